@@ -1,0 +1,47 @@
+#pragma once
+
+#include "result.h"
+#include "sandbox.h"
+
+#include <QCoroFwd>
+
+#include <QList>
+#include <QObject>
+
+namespace Paddock {
+
+// One interface for every place a workspace can live: a local folder, an OpenSandbox
+// sandbox, a Docker container. Every call is asynchronous and returns errors as values.
+// A backend is used from the thread that owns it.
+class Backend : public QObject
+{
+    Q_OBJECT
+
+public:
+    using QObject::QObject;
+    ~Backend() override = default;
+
+    // Short name shown to users and written to `paddockctl list --json`: "local", ...
+    virtual QString name() const = 0;
+    // A stable key that tells this backend instance apart from others of its kind (a basedir,
+    // a server); bootstrap logs are kept under it.
+    virtual QString instanceKey() const = 0;
+
+    virtual WorkspaceLayout layout(const SandboxInfo &sandbox) const = 0;
+
+    virtual QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter) = 0;
+    virtual QCoro::Task<Result<SandboxInfo>> get(QString sandboxId) = 0;
+    virtual QCoro::Task<Result<SandboxInfo>> create(CreateSpec spec) = 0;
+    // Attach to a running sandbox.
+    virtual QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) = 0;
+    virtual QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) = 0;
+    virtual QCoro::Task<Result<>> pause(QString sandboxId) = 0;
+    // Removes the sandbox. What happens to its files is the backend's documented choice.
+    virtual QCoro::Task<Result<>> kill(QString sandboxId) = 0;
+    virtual QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) = 0;
+    virtual QCoro::Task<Result<bool>> isReady(QString sandboxId) = 0;
+    // A non-zero exit is a normal result; only a transport failure is an error.
+    virtual QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) = 0;
+};
+
+} // namespace Paddock

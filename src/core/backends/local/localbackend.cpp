@@ -1,0 +1,451 @@
+#include "localbackend.h"
+
+#include "../../broadcast.h"
+#include "../../isolation.h"
+#include "../../logging.h"
+#include "../../tr.h"
+
+#include <QCoroTask>
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSaveFile>
+#include <QStandardPaths>
+#include <QTimer>
+
+#include <csignal>
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+namespace Paddock {
+
+namespace {
+
+constexpr auto MetadataDir = "/.paddock";
+constexpr auto MetadataFile = "/.paddock/workspace.json";
+constexpr qsizetype MaxKeptOutput = 1 << 20; // bytes of each stream kept in ExecResult
+
+QString isoTime(const QDateTime &time)
+{
+    return time.toUTC().toString(Qt::ISODateWithMs);
+}
+
+// Cuts a stream into lines as bytes arrive; a line split across reads is joined first.
+class LineSplitter
+{
+public:
+    LineSplitter(OutputChannel channel, const std::function<void(OutputChannel, const QByteArray &)> &onLine,
+                 QByteArray &kept)
+        : m_channel(channel)
+        , m_onLine(onLine)
+        , m_kept(kept)
+    {
+    }
+
+    void feed(const QByteArray &bytes)
+    {
+        m_kept += bytes;
+        if (m_kept.size() > 2 * MaxKeptOutput)
+            m_kept = m_kept.right(MaxKeptOutput);
+        if (!m_onLine)
+            return;
+        m_pending += bytes;
+        qsizetype start = 0;
+        for (qsizetype newline = m_pending.indexOf('\n'); newline >= 0; newline = m_pending.indexOf('\n', start)) {
+            emitLine(m_pending.sliced(start, newline - start));
+            start = newline + 1;
+        }
+        m_pending.remove(0, start);
+    }
+
+    void finish()
+    {
+        if (m_onLine && !m_pending.isEmpty())
+            emitLine(std::exchange(m_pending, {}));
+        if (m_kept.size() > MaxKeptOutput)
+            m_kept = m_kept.right(MaxKeptOutput);
+    }
+
+private:
+    void emitLine(QByteArray line)
+    {
+        if (line.endsWith('\r'))
+            line.chop(1);
+        m_onLine(m_channel, line);
+    }
+
+    OutputChannel m_channel;
+    const std::function<void(OutputChannel, const QByteArray &)> &m_onLine;
+    QByteArray &m_kept;
+    QByteArray m_pending;
+};
+
+} // namespace
+
+LocalBackend::LocalBackend(LocalOptions options, QObject *parent)
+    : Backend(parent)
+    , m_options(std::move(options))
+    , m_basedir(QDir::cleanPath(QDir(m_options.basedir.isEmpty() ? defaultBasedir() : m_options.basedir).absolutePath()))
+{
+}
+
+QString LocalBackend::defaultBasedir()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
+           + QStringLiteral("/paddock/workspaces");
+}
+
+QString LocalBackend::name() const
+{
+    return QStringLiteral("local");
+}
+
+QString LocalBackend::instanceKey() const
+{
+    return QStringLiteral("local-") + blake2b64Hex(m_basedir.toUtf8());
+}
+
+Result<QString> LocalBackend::workspacePath(const QString &workspaceId) const
+{
+    if (auto valid = validateWorkspaceId(workspaceId); !valid)
+        return fail(valid.error());
+    const QString path = QDir::cleanPath(m_basedir + u'/' + workspaceId);
+    const QFileInfo info(path);
+    // A symlink planted in basedir must not lead a workspace (or a delete) elsewhere.
+    if (info.isSymLink() || QFileInfo(path).dir().absolutePath() != m_basedir) {
+        return fail(Error::invalidArgument(
+            Tr::tr("workspace id \"%1\" would escape the base folder %2").arg(workspaceId, m_basedir)));
+    }
+    return path;
+}
+
+Result<> LocalBackend::checkWritable() const
+{
+    // Walk up to the nearest folder that exists: that one must be a writable directory.
+    QString probe = m_basedir;
+    while (!QFileInfo::exists(probe) && !QFileInfo(probe).isSymLink()) {
+        const QString parent = QFileInfo(probe).absolutePath();
+        if (parent == probe)
+            break;
+        probe = parent;
+    }
+    const QFileInfo info(probe);
+    if (!info.isDir()) {
+        return fail(Error::invalidArgument(
+            Tr::tr("the base folder %1 cannot be used: %2 is not a folder").arg(m_basedir, probe)));
+    }
+    if (::access(QFile::encodeName(probe).constData(), W_OK | X_OK) != 0) {
+        return fail(Error::invalidArgument(
+            Tr::tr("the base folder %1 is not writable (%2: %3)").arg(m_basedir, probe, QString::fromLocal8Bit(strerror(errno)))));
+    }
+    return {};
+}
+
+WorkspaceLayout LocalBackend::layout(const SandboxInfo &sandbox) const
+{
+    const QString workdir = m_basedir + u'/' + sandbox.sandboxId;
+    const QString gatewayHome = workdir + QStringLiteral("/.agentscope");
+    return {workdir, gatewayHome, gatewayHome + QStringLiteral("/.bootstrap-complete")};
+}
+
+Result<SandboxInfo> LocalBackend::readInfo(const QString &workspaceId) const
+{
+    auto path = workspacePath(workspaceId);
+    if (!path)
+        return fail(path.error());
+    QFile file(*path + QLatin1String(MetadataFile));
+    if (!file.open(QIODevice::ReadOnly)) {
+        return fail(Error::notFound(
+            Tr::tr("there is no local workspace %1 in %2").arg(workspaceId, m_basedir)));
+    }
+    QJsonParseError parseError{};
+    const QJsonObject json = QJsonDocument::fromJson(file.readAll(), &parseError).object();
+    if (parseError.error != QJsonParseError::NoError) {
+        return fail(Error::io(Tr::tr("the metadata of workspace %1 (%2) is damaged: %3")
+                                  .arg(workspaceId, file.fileName(), parseError.errorString())));
+    }
+
+    SandboxInfo info;
+    info.sandboxId = workspaceId;
+    info.workspaceId = json.value(QLatin1String("workspaceId")).toString(workspaceId);
+    info.userId = json.value(QLatin1String("userId")).toString();
+    info.agentId = json.value(QLatin1String("agentId")).toString();
+    info.rawState = json.value(QLatin1String("state")).toString();
+    info.state = parseSandboxState(info.rawState);
+    info.backend = name();
+    info.createdAt = QDateTime::fromString(json.value(QLatin1String("createdAt")).toString(), Qt::ISODateWithMs);
+    info.lastActivityAt =
+        QDateTime::fromString(json.value(QLatin1String("lastActivityAt")).toString(), Qt::ISODateWithMs);
+    const QJsonObject metadata = json.value(QLatin1String("metadata")).toObject();
+    for (auto it = metadata.begin(); it != metadata.end(); ++it)
+        info.metadata.insert(it.key(), it.value().toString());
+    return info;
+}
+
+Result<> LocalBackend::writeInfo(const SandboxInfo &info) const
+{
+    auto path = workspacePath(info.sandboxId);
+    if (!path)
+        return fail(path.error());
+    if (!QDir().mkpath(*path + QLatin1String(MetadataDir)))
+        return fail(Error::io(Tr::tr("cannot create %1").arg(*path + QLatin1String(MetadataDir))));
+
+    QJsonObject metadata;
+    for (auto it = info.metadata.cbegin(); it != info.metadata.cend(); ++it)
+        metadata.insert(it.key(), it.value());
+    const QJsonObject json{
+        {QStringLiteral("version"), 1},
+        {QStringLiteral("workspaceId"), info.workspaceId},
+        {QStringLiteral("userId"), info.userId},
+        {QStringLiteral("agentId"), info.agentId},
+        {QStringLiteral("state"), sandboxStateName(info.state)},
+        {QStringLiteral("createdAt"), isoTime(info.createdAt)},
+        {QStringLiteral("lastActivityAt"), isoTime(info.lastActivityAt)},
+        {QStringLiteral("metadata"), metadata},
+    };
+    QSaveFile file(*path + QLatin1String(MetadataFile));
+    if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(json).toJson()) < 0 || !file.commit())
+        return fail(Error::io(Tr::tr("cannot write %1: %2").arg(file.fileName(), file.errorString())));
+    return {};
+}
+
+Result<SandboxInfo> LocalBackend::setState(const QString &workspaceId, SandboxState state) const
+{
+    auto info = readInfo(workspaceId);
+    if (!info)
+        return info;
+    info->state = state;
+    info->rawState = sandboxStateName(state);
+    info->lastActivityAt = QDateTime::currentDateTimeUtc();
+    if (auto written = writeInfo(*info); !written)
+        return fail(written.error());
+    return info;
+}
+
+QCoro::Task<Result<QList<SandboxInfo>>> LocalBackend::list(ListFilter filter)
+{
+    QList<SandboxInfo> found;
+    const auto accept = [&filter](const SandboxInfo &info) {
+        return filter.states.isEmpty() || filter.states.contains(info.state);
+    };
+    if (filter.workspaceId) {
+        // Local workspaces live at <basedir>/<id>: no scan needed.
+        if (auto info = readInfo(*filter.workspaceId); info && accept(*info))
+            found.append(*info);
+        else if (!info && info.error().kind != Error::Kind::NotFound)
+            co_return fail(info.error());
+        co_return found;
+    }
+
+    const QDir dir(m_basedir);
+    const QStringList entries = dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Name);
+    for (const QString &entry : entries) {
+        auto info = readInfo(entry);
+        if (!info) {
+            if (info.error().kind != Error::Kind::NotFound)
+                qCWarning(lcLocal).noquote() << info.error().message;
+            continue; // a folder that is not a workspace of ours
+        }
+        if (accept(*info))
+            found.append(*info);
+    }
+    co_return found;
+}
+
+QCoro::Task<Result<SandboxInfo>> LocalBackend::get(QString sandboxId)
+{
+    co_return readInfo(sandboxId);
+}
+
+QCoro::Task<Result<SandboxInfo>> LocalBackend::create(CreateSpec spec)
+{
+    auto path = workspacePath(spec.workspaceId);
+    if (!path)
+        co_return fail(path.error());
+    if (auto writable = checkWritable(); !writable)
+        co_return fail(writable.error());
+    if (readInfo(spec.workspaceId))
+        co_return fail(Error::conflict(Tr::tr("local workspace %1 already exists").arg(spec.workspaceId)));
+
+    // A folder without our metadata (made by hand or by AgentScope) is adopted with its files.
+    const bool existed = QFileInfo(*path).isDir();
+    if (!existed && !QDir().mkpath(*path))
+        co_return fail(Error::io(Tr::tr("cannot create the workspace folder %1").arg(*path)));
+
+    SandboxInfo info;
+    info.sandboxId = spec.workspaceId;
+    info.workspaceId = spec.workspaceId;
+    info.userId = spec.userId;
+    info.agentId = spec.agentId;
+    info.state = SandboxState::Running;
+    info.rawState = sandboxStateName(info.state);
+    info.backend = name();
+    info.createdAt = QDateTime::currentDateTimeUtc();
+    info.lastActivityAt = info.createdAt;
+    info.metadata = spec.metadata;
+    info.metadata.insert(UserIdKey, spec.userId);
+    info.metadata.insert(AgentIdKey, spec.agentId);
+    info.metadata.insert(WorkspaceIdKey, spec.workspaceId); // last, so nothing overrides it
+    if (auto written = writeInfo(info); !written) {
+        // No half-made workspace: take back what this call created.
+        if (!existed)
+            QDir(*path).removeRecursively();
+        else
+            QDir(*path + QLatin1String(MetadataDir)).removeRecursively();
+        co_return fail(written.error());
+    }
+    qCInfo(lcLocal).noquote() << "created workspace" << *path;
+    co_return info;
+}
+
+QCoro::Task<Result<SandboxInfo>> LocalBackend::connect(QString sandboxId)
+{
+    auto info = readInfo(sandboxId);
+    if (!info)
+        co_return info;
+    if (info->state != SandboxState::Running) {
+        co_return fail(Error::conflict(
+            Tr::tr("local workspace %1 is %2, not Running").arg(sandboxId, sandboxStateName(info->state))));
+    }
+    co_return setState(sandboxId, SandboxState::Running);
+}
+
+QCoro::Task<Result<SandboxInfo>> LocalBackend::resume(QString sandboxId)
+{
+    co_return setState(sandboxId, SandboxState::Running);
+}
+
+QCoro::Task<Result<>> LocalBackend::pause(QString sandboxId)
+{
+    auto info = setState(sandboxId, SandboxState::Paused);
+    if (!info)
+        co_return fail(info.error());
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<>> LocalBackend::kill(QString sandboxId)
+{
+    auto path = workspacePath(sandboxId);
+    if (!path)
+        co_return fail(path.error());
+    if (!readInfo(sandboxId)) {
+        co_return fail(Error::notFound(Tr::tr("there is no local workspace %1 in %2").arg(sandboxId, m_basedir)));
+    }
+    if (!QDir(*path).removeRecursively())
+        co_return fail(Error::io(Tr::tr("could not delete all of %1").arg(*path)));
+    qCInfo(lcLocal).noquote() << "deleted workspace folder" << *path;
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<SandboxInfo>> LocalBackend::renew(QString sandboxId, std::chrono::seconds duration)
+{
+    Q_UNUSED(duration);
+    co_return fail(Error::unsupported(Tr::tr("local workspace %1 does not expire, so it cannot be renewed").arg(sandboxId)));
+}
+
+QCoro::Task<Result<bool>> LocalBackend::isReady(QString sandboxId)
+{
+    auto path = workspacePath(sandboxId);
+    if (!path)
+        co_return fail(path.error());
+    co_return QFileInfo(*path).isDir();
+}
+
+QStringList LocalBackend::bubblewrapArguments(const QString &workdir, const QString &cwd) const
+{
+    QStringList args{QStringLiteral("--die-with-parent"), QStringLiteral("--unshare-all"),
+                     QStringLiteral("--share-net"),       QStringLiteral("--ro-bind"),
+                     QStringLiteral("/usr"),               QStringLiteral("/usr")};
+    for (const char *dir : {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc"}) {
+        const QString path = QString::fromLatin1(dir);
+        args << QStringLiteral("--ro-bind-try") << path << path;
+    }
+    args << QStringLiteral("--proc") << QStringLiteral("/proc") << QStringLiteral("--dev") << QStringLiteral("/dev")
+         << QStringLiteral("--tmpfs") << QStringLiteral("/tmp") << QStringLiteral("--bind") << workdir << workdir
+         << QStringLiteral("--setenv") << QStringLiteral("HOME") << workdir << QStringLiteral("--chdir")
+         << (cwd.startsWith(workdir) ? cwd : workdir) << QStringLiteral("--");
+    return args;
+}
+
+QCoro::Task<Result<ExecResult>> LocalBackend::exec(QString sandboxId, ExecRequest request)
+{
+    auto path = workspacePath(sandboxId);
+    if (!path)
+        co_return fail(path.error());
+    if (request.argv.isEmpty())
+        co_return fail(Error::invalidArgument(Tr::tr("no command to run")));
+    const QString cwd = request.cwd.isEmpty() ? *path : request.cwd;
+
+    QProcess process;
+    process.setWorkingDirectory(cwd);
+    process.setProcessChannelMode(QProcess::SeparateChannels);
+    process.setStandardInputFile(QProcess::nullDevice());
+    process.setChildProcessModifier([] {
+        ::setsid(); // its own process group, so a timeout ends the whole command
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    });
+    if (m_options.bubblewrap) {
+        process.setProgram(QStringLiteral("bwrap"));
+        process.setArguments(bubblewrapArguments(*path, cwd) + request.argv);
+    } else {
+        process.setProgram(request.argv.constFirst());
+        process.setArguments(request.argv.mid(1));
+    }
+
+    ExecResult result;
+    LineSplitter out(OutputChannel::Stdout, request.onLine, result.stdOut);
+    LineSplitter err(OutputChannel::Stderr, request.onLine, result.stdErr);
+    QObject::connect(&process, &QProcess::readyReadStandardOutput, &process,
+                     [&] { out.feed(process.readAllStandardOutput()); });
+    QObject::connect(&process, &QProcess::readyReadStandardError, &process,
+                     [&] { err.feed(process.readAllStandardError()); });
+
+    // Resumed from the event loop, never from inside QProcess's own signal, because resuming
+    // ends this frame and with it the QProcess.
+    const auto done = std::make_shared<Broadcast<bool>>();
+    const auto settle = [done](bool started) {
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(), [done, started] {
+                if (!done->isSet())
+                    done->set(started);
+            },
+            Qt::QueuedConnection);
+    };
+    QObject::connect(&process, &QProcess::finished, &process, [settle] { settle(true); });
+    QObject::connect(&process, &QProcess::errorOccurred, &process, [settle](QProcess::ProcessError error) {
+        if (error == QProcess::FailedToStart)
+            settle(false);
+    });
+
+    QTimer timeout;
+    timeout.setSingleShot(true);
+    QObject::connect(&timeout, &QTimer::timeout, &process, [&] {
+        result.timedOut = true;
+        if (const qint64 pid = process.processId(); pid > 0)
+            ::kill(static_cast<pid_t>(-pid), SIGKILL);
+    });
+
+    process.start();
+    if (request.timeout.count() > 0)
+        timeout.start(request.timeout);
+
+    const bool started = co_await done->wait();
+    timeout.stop();
+    if (!started) {
+        co_return fail(Error::backend(
+            Tr::tr("cannot run %1: %2").arg(process.program(), process.errorString())));
+    }
+    out.feed(process.readAllStandardOutput());
+    err.feed(process.readAllStandardError());
+    out.finish();
+    err.finish();
+    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    co_return result;
+}
+
+} // namespace Paddock

@@ -1,0 +1,62 @@
+#pragma once
+
+#include "../../backend.h"
+
+#include <QString>
+
+namespace Paddock {
+
+struct LocalOptions
+{
+    QString basedir;          // empty: <XDG_DATA_HOME>/paddock/workspaces
+    bool bubblewrap = false;  // run commands inside bwrap with only the workspace writable
+};
+
+// The embedded default backend: a workspace is the folder <basedir>/<workspace id>.
+// Its metadata lives inside it (.paddock/workspace.json), so a restarted process finds every
+// workspace again by scanning basedir. Commands run as child processes in the folder.
+// States: Running (open in a manager) and Paused (closed; files kept). Files are removed only
+// by kill(), which deletes exactly workspacePath(id).
+class LocalBackend final : public Backend
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(LocalBackend)
+
+public:
+    explicit LocalBackend(LocalOptions options = {}, QObject *parent = nullptr);
+
+    static QString defaultBasedir();
+
+    QString basedir() const { return m_basedir; }
+    bool usesBubblewrap() const { return m_options.bubblewrap; }
+    // The folder of a workspace, or an error if the id is invalid or would escape basedir.
+    Result<QString> workspacePath(const QString &workspaceId) const;
+    // Whether new workspaces can be created under basedir (it exists or can be made, and is writable).
+    Result<> checkWritable() const;
+
+    QString name() const override;
+    QString instanceKey() const override;
+    WorkspaceLayout layout(const SandboxInfo &sandbox) const override;
+
+    QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter) override;
+    QCoro::Task<Result<SandboxInfo>> get(QString sandboxId) override;
+    QCoro::Task<Result<SandboxInfo>> create(CreateSpec spec) override;
+    QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) override;
+    QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) override;
+    QCoro::Task<Result<>> pause(QString sandboxId) override;
+    QCoro::Task<Result<>> kill(QString sandboxId) override;
+    QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
+    QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
+    QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;
+
+private:
+    Result<SandboxInfo> readInfo(const QString &workspaceId) const;
+    Result<> writeInfo(const SandboxInfo &info) const;
+    Result<SandboxInfo> setState(const QString &workspaceId, SandboxState state) const;
+    QStringList bubblewrapArguments(const QString &workdir, const QString &cwd) const;
+
+    LocalOptions m_options;
+    QString m_basedir;
+};
+
+} // namespace Paddock

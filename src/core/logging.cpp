@@ -1,0 +1,6 @@
+#include "logging.h"
+
+Q_LOGGING_CATEGORY(lcManager, "paddock.core.manager", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcProvision, "paddock.core.provision", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcLocal, "paddock.core.local", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcBootstrapLog, "paddock.core.bootstraplog", QtInfoMsg)

@@ -1,0 +1,263 @@
+#include "provisioner.h"
+
+#include "backend.h"
+#include "backoff.h"
+#include "bootstraplog.h"
+#include "logging.h"
+#include "shellquote.h"
+#include "tr.h"
+
+#include <QCoroTask>
+#include <QCoroTimer>
+
+#include <QDeadlineTimer>
+
+#include <algorithm>
+
+namespace Paddock {
+
+namespace {
+
+// The last bytes of a command's output, for an error message.
+QString tail(const QByteArray &output, qsizetype bytes = 2000)
+{
+    return QString::fromUtf8(output.right(bytes)).trimmed();
+}
+
+// GCC 12 cannot keep brace-initialised arrays alive across co_await, so the argument
+// lists are built here, outside the coroutines.
+QList<SandboxState> attachableStates()
+{
+    return {SandboxState::Running, SandboxState::Paused};
+}
+
+QString rootFolder()
+{
+    return QStringLiteral("/");
+}
+
+QStringList shellArgv(const QString &command)
+{
+    return {QStringLiteral("sh"), QStringLiteral("-c"), command};
+}
+
+QStringList layoutArgv(const WorkspaceLayout &layout)
+{
+    return QStringList{QStringLiteral("mkdir"), QStringLiteral("-p")} + layout.directories();
+}
+
+QStringList markerTestArgv(const WorkspaceLayout &layout)
+{
+    return {QStringLiteral("test"), QStringLiteral("-e"), layout.markerFile};
+}
+
+QStringList markerWriteArgv(const WorkspaceLayout &layout)
+{
+    // `: > file` creates it empty; the path is quoted as shlex.quote would.
+    return shellArgv(QStringLiteral(": > ") + shellQuote(layout.markerFile));
+}
+
+} // namespace
+
+QList<BootstrapCommand> parseBootstrapCommands(const QString &text, std::chrono::seconds timeout)
+{
+    QList<BootstrapCommand> commands;
+    const auto lines = QStringView(text).split(u'\n');
+    for (const QStringView line : lines) {
+        const QStringView trimmed = line.trimmed();
+        if (trimmed.isEmpty() || trimmed.startsWith(u'#'))
+            continue;
+        commands.append({trimmed.toString(), timeout});
+    }
+    return commands;
+}
+
+Provisioner::Provisioner(Backend *backend, BootstrapLogStore *logs, ProvisionOptions options)
+    : m_backend(backend)
+    , m_logs(logs)
+    , m_options(std::move(options))
+{
+}
+
+void Provisioner::status(const QString &workspaceId, const QString &text)
+{
+    qCInfo(lcProvision).noquote() << workspaceId << text;
+    if (auto appended = m_logs->append(m_backend->instanceKey(), workspaceId, LogLine::Kind::Status, text.toUtf8());
+        !appended) {
+        qCWarning(lcProvision).noquote() << appended.error().message;
+    }
+}
+
+QCoro::Task<Result<WorkspacePtr>> Provisioner::provision(ProvisionRequest request)
+{
+    const QString id = request.workspaceId;
+    // The log opens first: if it cannot be kept, nothing is created.
+    if (auto opened = m_logs->open(m_backend->instanceKey(), id); !opened)
+        co_return fail(opened.error());
+    status(id, Tr::tr("provisioning workspace %1 on the %2 backend").arg(id, m_backend->name()));
+
+    auto sandbox = co_await attachOrCreate(request);
+    if (!sandbox) {
+        status(id, Tr::tr("failed: %1").arg(sandbox.error().message));
+        m_logs->close(m_backend->instanceKey(), id);
+        co_return fail(sandbox.error());
+    }
+
+    const WorkspaceLayout layout = m_backend->layout(*sandbox);
+    Result<> prepared = co_await waitUntilReady(*sandbox);
+    if (prepared)
+        prepared = co_await ensureLayout(*sandbox, layout);
+    if (prepared)
+        prepared = co_await bootstrap(*sandbox, layout);
+
+    if (!prepared) {
+        status(id, Tr::tr("failed: %1").arg(prepared.error().message));
+        // Nothing will hold this sandbox, so it must not stay running. Its files stay, and the
+        // missing marker makes the next open bootstrap again.
+        if (auto paused = co_await m_backend->pause(sandbox->sandboxId); !paused)
+            qCWarning(lcProvision).noquote() << "cannot pause" << sandbox->sandboxId << paused.error().message;
+        m_logs->close(m_backend->instanceKey(), id);
+        co_return fail(prepared.error());
+    }
+
+    status(id, Tr::tr("workspace %1 is ready").arg(id));
+    m_logs->close(m_backend->instanceKey(), id);
+    co_return std::make_shared<SandboxWorkspace>(m_backend, *sandbox, layout);
+}
+
+QCoro::Task<Result<SandboxInfo>> Provisioner::attachOrCreate(const ProvisionRequest &request)
+{
+    const QString id = request.workspaceId;
+    const ListFilter attachable{id, attachableStates()};
+    auto found = co_await m_backend->list(attachable);
+    if (!found)
+        co_return fail(found.error());
+
+    QList<SandboxInfo> matches = *found;
+    if (matches.isEmpty()) {
+        status(id, Tr::tr("creating a new sandbox"));
+        QMap<QString, QString> metadata = m_options.metadata;
+        co_return co_await m_backend->create(CreateSpec{id, request.userId, request.agentId, metadata});
+    }
+
+    if (matches.size() > 1) {
+        qCWarning(lcProvision).noquote()
+            << QStringLiteral("%1 sandboxes match workspace_id=%2; attaching to most recent").arg(matches.size()).arg(id);
+        std::sort(matches.begin(), matches.end(),
+                  [](const SandboxInfo &a, const SandboxInfo &b) { return a.createdAt > b.createdAt; });
+    }
+    const SandboxInfo &newest = matches.constFirst();
+    if (newest.state == SandboxState::Paused) {
+        status(id, Tr::tr("resuming paused sandbox %1").arg(newest.sandboxId));
+        co_return co_await m_backend->resume(newest.sandboxId);
+    }
+    status(id, Tr::tr("connecting to running sandbox %1").arg(newest.sandboxId));
+    co_return co_await m_backend->connect(newest.sandboxId);
+}
+
+QCoro::Task<Result<>> Provisioner::waitUntilReady(const SandboxInfo &sandbox)
+{
+    const QDeadlineTimer deadline(m_options.readyTimeout);
+    Backoff backoff;
+    for (;;) {
+        auto ready = co_await m_backend->isReady(sandbox.sandboxId);
+        if (ready && *ready)
+            co_return Result<>{};
+        // An error counts as "not yet", as upstream does.
+        if (deadline.hasExpired()) {
+            co_return fail(Error::timeout(Tr::tr("sandbox %1 did not become ready within %2 s (workspace %3)")
+                                              .arg(sandbox.sandboxId)
+                                              .arg(std::chrono::duration<double>(m_options.readyTimeout).count())
+                                              .arg(sandbox.workspaceId)));
+        }
+        const auto delay = std::min(backoff.next(), std::chrono::milliseconds(std::max<qint64>(deadline.remainingTime(), 0)));
+        co_await QCoro::sleepFor(delay);
+    }
+}
+
+QCoro::Task<Result<>> Provisioner::ensureLayout(const SandboxInfo &sandbox, const WorkspaceLayout &layout)
+{
+    ExecRequest mkdir;
+    mkdir.argv = layoutArgv(layout);
+    mkdir.cwd = rootFolder();
+    auto result = co_await m_backend->exec(sandbox.sandboxId, std::move(mkdir));
+    if (!result)
+        co_return fail(result.error());
+    if (result->exitCode != 0) {
+        co_return fail(Error::backend(Tr::tr("cannot create the workspace layout (exit %1): %2")
+                                          .arg(result->exitCode)
+                                          .arg(tail(result->stdErr))));
+    }
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<>> Provisioner::bootstrap(const SandboxInfo &sandbox, const WorkspaceLayout &layout)
+{
+    const QString id = sandbox.workspaceId;
+    ExecRequest testMarker;
+    testMarker.argv = markerTestArgv(layout);
+    auto marker = co_await m_backend->exec(sandbox.sandboxId, std::move(testMarker));
+    if (!marker)
+        co_return fail(marker.error());
+    if (marker->exitCode == 0) {
+        status(id, Tr::tr("bootstrap already complete (%1 exists)").arg(layout.markerFile));
+        co_return Result<>{};
+    }
+
+    status(id, Tr::tr("bootstrap: %n command(s)", nullptr, int(m_options.bootstrap.size())));
+    for (const BootstrapCommand &command : m_options.bootstrap) {
+        if (auto ran = co_await runBootstrapCommand(sandbox, layout, command); !ran)
+            co_return ran;
+    }
+
+    // The marker goes last, so an interrupted bootstrap runs again on the next open.
+    ExecRequest writeMarker;
+    writeMarker.argv = markerWriteArgv(layout);
+    auto written = co_await m_backend->exec(sandbox.sandboxId, std::move(writeMarker));
+    if (!written)
+        co_return fail(written.error());
+    if (written->exitCode != 0) {
+        co_return fail(Error::bootstrap(Tr::tr("cannot write the bootstrap marker %1 (exit %2): %3")
+                                            .arg(layout.markerFile)
+                                            .arg(written->exitCode)
+                                            .arg(tail(written->stdErr))));
+    }
+    status(id, Tr::tr("bootstrap complete"));
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<>> Provisioner::runBootstrapCommand(const SandboxInfo &sandbox, const WorkspaceLayout &layout,
+                                                       const BootstrapCommand &command)
+{
+    const QString id = sandbox.workspaceId;
+    const QString key = m_backend->instanceKey();
+    m_logs->append(key, id, LogLine::Kind::Command, command.command.toUtf8());
+
+    ExecRequest request;
+    request.argv = shellArgv(command.command);
+    request.cwd = layout.workdir;
+    request.timeout = command.timeout;
+    BootstrapLogStore *logs = m_logs;
+    request.onLine = [logs, key, id](OutputChannel channel, const QByteArray &line) {
+        logs->append(key, id, channel == OutputChannel::Stdout ? LogLine::Kind::Stdout : LogLine::Kind::Stderr, line);
+    };
+
+    auto result = co_await m_backend->exec(sandbox.sandboxId, std::move(request));
+    if (!result)
+        co_return fail(result.error());
+    if (result->timedOut) {
+        co_return fail(Error::timeout(Tr::tr("bootstrap command timed out after %1 s: '%2'")
+                                          .arg(command.timeout.count())
+                                          .arg(command.command)));
+    }
+    if (result->exitCode != 0) {
+        QString message = Tr::tr("bootstrap failed (exit %1) for: '%2'").arg(result->exitCode).arg(command.command);
+        if (const QString err = tail(result->stdErr); !err.isEmpty())
+            message += u'\n' + Tr::tr("stderr: %1").arg(err);
+        co_return fail(Error::bootstrap(message));
+    }
+    status(id, Tr::tr("command finished (exit 0)"));
+    co_return Result<>{};
+}
+
+} // namespace Paddock

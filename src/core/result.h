@@ -1,0 +1,46 @@
+#pragma once
+
+#include <QString>
+
+#include <tl/expected.hpp>
+
+namespace Paddock {
+
+// What went wrong, as a value. The core never throws across its API.
+struct Error
+{
+    enum class Kind {
+        InvalidArgument, // bad input from the caller: a usage error in paddockctl
+        NotFound,
+        Conflict,        // the object is in the wrong state for the request
+        Io,
+        Backend,
+        Timeout,
+        Bootstrap,
+        Unsupported,
+    };
+
+    Kind kind = Kind::Backend;
+    QString message;
+
+    static Error invalidArgument(const QString &message) { return {Kind::InvalidArgument, message}; }
+    static Error notFound(const QString &message) { return {Kind::NotFound, message}; }
+    static Error conflict(const QString &message) { return {Kind::Conflict, message}; }
+    static Error io(const QString &message) { return {Kind::Io, message}; }
+    static Error backend(const QString &message) { return {Kind::Backend, message}; }
+    static Error timeout(const QString &message) { return {Kind::Timeout, message}; }
+    static Error bootstrap(const QString &message) { return {Kind::Bootstrap, message}; }
+    static Error unsupported(const QString &message) { return {Kind::Unsupported, message}; }
+
+    bool operator==(const Error &) const = default;
+};
+
+template<typename T = void>
+using Result = tl::expected<T, Error>;
+
+inline tl::unexpected<Error> fail(Error error)
+{
+    return tl::unexpected<Error>(std::move(error));
+}
+
+} // namespace Paddock

@@ -1,0 +1,99 @@
+#pragma once
+
+#include <QByteArray>
+#include <QDateTime>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+
+namespace Paddock {
+
+// Metadata keys shared with AgentScope's managers.
+inline constexpr QLatin1String WorkspaceIdKey{"agentscope.workspace.id"};
+inline constexpr QLatin1String UserIdKey{"agentscope.user.id"};
+inline constexpr QLatin1String AgentIdKey{"agentscope.agent.id"};
+
+enum class SandboxState {
+    Pending,
+    Running,
+    Pausing,
+    Paused,
+    Resuming,
+    Stopping,
+    Terminated,
+    Failed,
+    Unknown, // a state this build does not know; rawState keeps the server's word
+};
+
+QString sandboxStateName(SandboxState state);
+SandboxState parseSandboxState(const QString &name);
+
+// One sandbox (or local folder) as a backend reports it.
+struct SandboxInfo
+{
+    QString sandboxId;
+    QString workspaceId;
+    QString userId;
+    QString agentId;
+    SandboxState state = SandboxState::Unknown;
+    QString rawState;
+    QString backend;
+    QString image;
+    QDateTime createdAt;
+    std::optional<QDateTime> expiresAt;
+    QDateTime lastActivityAt;
+    QMap<QString, QString> metadata;
+};
+
+// Where a workspace lives inside its sandbox.
+struct WorkspaceLayout
+{
+    QString workdir;
+    QString gatewayHome;
+    QString markerFile; // written last by a complete bootstrap
+
+    QStringList directories() const; // workdir, data/, skills/, sessions/, gateway home
+};
+
+enum class OutputChannel {
+    Stdout,
+    Stderr,
+};
+
+struct ExecRequest
+{
+    QStringList argv;
+    QString cwd; // empty: the workspace folder
+    std::chrono::milliseconds timeout{0}; // 0: none
+    // Called once for every complete line, in arrival order, without the newline.
+    std::function<void(OutputChannel, const QByteArray &)> onLine;
+};
+
+struct ExecResult
+{
+    int exitCode = -1;
+    bool timedOut = false;
+    QByteArray stdOut;
+    QByteArray stdErr;
+};
+
+// What a new sandbox gets.
+struct CreateSpec
+{
+    QString workspaceId;
+    QString userId;
+    QString agentId;
+    QMap<QString, QString> metadata; // extra profile metadata; the id keys are set by the backend
+};
+
+struct ListFilter
+{
+    std::optional<QString> workspaceId;
+    QList<SandboxState> states; // empty: all
+};
+
+} // namespace Paddock

@@ -1,0 +1,188 @@
+#include "workspacemanager.h"
+
+#include "broadcast.h"
+#include "logging.h"
+#include "tr.h"
+
+#include <QCoroTask>
+
+#include <vector>
+
+namespace Paddock {
+
+WorkspaceManager::WorkspaceManager(WorkspaceProvider *provider, ManagerOptions options, QObject *parent)
+    : QObject(parent)
+    , m_provider(provider)
+    , m_options(std::move(options))
+{
+    if (!m_options.clock)
+        m_options.clock = std::make_shared<SteadyClock>();
+    m_sweepTimer.setInterval(m_options.sweepInterval);
+    QObject::connect(&m_sweepTimer, &QTimer::timeout, this, &WorkspaceManager::onSweepTimer);
+}
+
+WorkspaceManager::~WorkspaceManager() = default;
+
+Result<QString> WorkspaceManager::assignWorkspaceId(const QString &userId, const QString &agentId,
+                                                    const QString &sessionId) const
+{
+    if (auto ok = validatePrincipalId(Tr::tr("user"), userId); !ok)
+        return fail(ok.error());
+    if (auto ok = validatePrincipalId(Tr::tr("agent"), agentId); !ok)
+        return fail(ok.error());
+    return Paddock::assignWorkspaceId(m_options.isolation, userId, agentId, sessionId);
+}
+
+Result<QString> WorkspaceManager::resolveWorkspaceId(const WorkspaceRequest &request) const
+{
+    if (!request.workspaceId)
+        return assignWorkspaceId(request.userId, request.agentId, request.sessionId);
+    if (auto ok = validatePrincipalId(Tr::tr("user"), request.userId); !ok)
+        return fail(ok.error());
+    if (auto ok = validatePrincipalId(Tr::tr("agent"), request.agentId); !ok)
+        return fail(ok.error());
+    if (auto ok = validateWorkspaceId(*request.workspaceId); !ok)
+        return fail(ok.error());
+    return *request.workspaceId;
+}
+
+QCoro::Task<Result<WorkspacePtr>> WorkspaceManager::getWorkspace(WorkspaceRequest request)
+{
+    auto id = resolveWorkspaceId(request);
+    if (!id)
+        co_return fail(id.error());
+
+    if (const auto hit = m_cache.find(*id); hit != m_cache.end()) {
+        hit->lastAccess = m_options.clock->now();
+        co_return hit->workspace;
+    }
+    co_return co_await provisionShared(
+        ProvisionRequest{*id, std::move(request.userId), std::move(request.agentId), std::move(request.sessionId)});
+}
+
+QCoro::Task<Result<WorkspacePtr>> WorkspaceManager::provisionShared(ProvisionRequest request)
+{
+    const QString id = request.workspaceId;
+    if (const auto running = m_inflight.value(id)) {
+        // Someone is building this id already: share their result.
+        co_return co_await running->wait();
+    }
+
+    const auto pending = std::make_shared<Pending>();
+    m_inflight.insert(id, pending);
+    Q_EMIT provisioningStarted(id);
+
+    Result<WorkspacePtr> result = co_await m_provider->provision(std::move(request));
+
+    m_inflight.remove(id);
+    if (result) {
+        m_cache.insert(id, Entry{*result, m_options.clock->now()});
+    } else {
+        qCWarning(lcManager).noquote() << "provisioning" << id << "failed:" << result.error().message;
+    }
+    Q_EMIT provisioningFinished(id, result.has_value());
+    pending->set(result);
+    co_return result;
+}
+
+WorkspacePtr WorkspaceManager::cached(const QString &workspaceId) const
+{
+    const auto it = m_cache.constFind(workspaceId);
+    return it == m_cache.cend() ? nullptr : it->workspace;
+}
+
+QStringList WorkspaceManager::cachedIds() const
+{
+    return m_cache.keys();
+}
+
+QCoro::Task<Result<>> WorkspaceManager::safeClose(WorkspacePtr workspace)
+{
+    Result<> closed = co_await workspace->close();
+    if (!closed)
+        qCWarning(lcManager).noquote() << "Failed to close workspace" << workspace->id() << closed.error().message;
+    Q_EMIT workspaceClosed(workspace->id());
+    co_return closed;
+}
+
+QCoro::Task<Result<>> WorkspaceManager::close(QString workspaceId)
+{
+    if (const auto running = m_inflight.value(workspaceId))
+        co_await running->wait();
+    const auto it = m_cache.find(workspaceId);
+    if (it == m_cache.end())
+        co_return Result<>{};
+    WorkspacePtr workspace = it->workspace;
+    m_cache.erase(it);
+    co_return co_await safeClose(std::move(workspace));
+}
+
+QCoro::Task<> WorkspaceManager::closeAll()
+{
+    while (!m_inflight.isEmpty()) {
+        const auto running = *m_inflight.cbegin();
+        co_await running->wait();
+    }
+    const auto entries = std::exchange(m_cache, {});
+    std::vector<QCoro::Task<Result<>>> closing;
+    closing.reserve(static_cast<size_t>(entries.size()));
+    for (const Entry &entry : entries)
+        closing.push_back(safeClose(entry.workspace)); // tasks start at once and run side by side
+    for (auto &task : closing)
+        co_await task;
+}
+
+QCoro::Task<QStringList> WorkspaceManager::sweepOnce()
+{
+    const Clock::TimePoint now = m_options.clock->now();
+    QStringList expired;
+    std::vector<WorkspacePtr> evicted;
+    for (auto it = m_cache.begin(); it != m_cache.end();) {
+        if (now - it->lastAccess > m_options.ttl) {
+            expired.append(it.key());
+            evicted.push_back(std::move(it->workspace));
+            it = m_cache.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    if (evicted.empty())
+        co_return expired;
+
+    qCInfo(lcManager).noquote() << "sweeper evicts" << expired.join(QStringLiteral(", "));
+    std::vector<QCoro::Task<Result<>>> closing;
+    closing.reserve(evicted.size());
+    for (auto &workspace : evicted)
+        closing.push_back(safeClose(std::move(workspace)));
+    for (auto &task : closing)
+        co_await task;
+    co_return expired;
+}
+
+void WorkspaceManager::onSweepTimer()
+{
+    if (m_sweeping)
+        return; // the previous tick is still closing workspaces
+    auto done = std::make_shared<Broadcast<bool>>();
+    m_sweeping = done;
+    QCoro::connect(sweepOnce(), this, [this, done](const QStringList &) {
+        m_sweeping.reset();
+        done->set(true);
+    });
+}
+
+void WorkspaceManager::start()
+{
+    if (!m_sweepTimer.isActive())
+        m_sweepTimer.start();
+}
+
+QCoro::Task<> WorkspaceManager::stop()
+{
+    m_sweepTimer.stop();
+    if (const auto sweeping = m_sweeping)
+        co_await sweeping->wait();
+    co_await closeAll();
+}
+
+} // namespace Paddock

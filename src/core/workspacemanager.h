@@ -1,0 +1,110 @@
+#pragma once
+
+#include "clock.h"
+#include "isolation.h"
+#include "provisioner.h"
+#include "result.h"
+#include "workspace.h"
+
+#include <QCoroFwd>
+
+#include <QHash>
+#include <QObject>
+#include <QTimer>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+namespace Paddock {
+
+template<typename T>
+class Broadcast;
+
+struct ManagerOptions
+{
+    IsolationPolicy isolation = DefaultIsolationPolicy;
+    std::chrono::milliseconds ttl{std::chrono::seconds(3600)};
+    std::chrono::milliseconds sweepInterval{std::chrono::seconds(300)};
+    std::shared_ptr<Clock> clock; // null: the steady clock
+};
+
+struct WorkspaceRequest
+{
+    QString userId;
+    QString agentId;
+    QString sessionId;
+    std::optional<QString> workspaceId; // set: wins over the isolation policy
+};
+
+// AgentScope's workspace manager contract, without its global lock:
+// - a cache keyed by workspace id; a hit refreshes the idle clock and costs no I/O;
+// - a miss provisions through the WorkspaceProvider; different ids provision concurrently,
+//   concurrent requests for one id share one provisioning and get one instance;
+// - a failed provisioning caches nothing and every waiter gets the same error;
+// - the TTL sweeper evicts entries idle strictly longer than ttl, waking every sweepInterval;
+//   eviction closes the workspace (close = pause in the backend, then evict);
+// - closeAll() closes in parallel; stop() ends the sweeper, then closes everything.
+// Runs on the thread that owns it; callers co_await its tasks there.
+class WorkspaceManager final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(WorkspaceManager)
+
+public:
+    WorkspaceManager(WorkspaceProvider *provider, ManagerOptions options, QObject *parent = nullptr);
+    ~WorkspaceManager() override;
+
+    const ManagerOptions &options() const { return m_options; }
+    IsolationPolicy isolation() const { return m_options.isolation; }
+
+    Result<QString> assignWorkspaceId(const QString &userId, const QString &agentId,
+                                      const QString &sessionId = {}) const;
+    // The id a request resolves to: its explicit id (validated), else the policy's.
+    Result<QString> resolveWorkspaceId(const WorkspaceRequest &request) const;
+
+    QCoro::Task<Result<WorkspacePtr>> getWorkspace(WorkspaceRequest request);
+
+    WorkspacePtr cached(const QString &workspaceId) const;
+    QStringList cachedIds() const;
+    qsizetype cachedCount() const { return m_cache.size(); }
+    bool isProvisioning(const QString &workspaceId) const { return m_inflight.contains(workspaceId); }
+
+    // Evicts and closes one workspace (waiting for its provisioning if one runs). Closing an
+    // id that is not cached does nothing.
+    QCoro::Task<Result<>> close(QString workspaceId);
+    // Evicts everything and closes it all in parallel; done when every close is done.
+    QCoro::Task<void> closeAll();
+    // One sweeper tick: returns the ids it evicted.
+    QCoro::Task<QStringList> sweepOnce();
+
+    void start();
+    QCoro::Task<void> stop();
+    bool isStarted() const { return m_sweepTimer.isActive(); }
+
+Q_SIGNALS:
+    void provisioningStarted(const QString &workspaceId);
+    void provisioningFinished(const QString &workspaceId, bool ok);
+    void workspaceClosed(const QString &workspaceId);
+
+private:
+    struct Entry
+    {
+        WorkspacePtr workspace;
+        Clock::TimePoint lastAccess;
+    };
+    using Pending = Broadcast<Result<WorkspacePtr>>;
+
+    QCoro::Task<Result<WorkspacePtr>> provisionShared(ProvisionRequest request);
+    QCoro::Task<Result<>> safeClose(WorkspacePtr workspace);
+    void onSweepTimer();
+
+    WorkspaceProvider *m_provider;
+    ManagerOptions m_options;
+    QHash<QString, Entry> m_cache;
+    QHash<QString, std::shared_ptr<Pending>> m_inflight;
+    QTimer m_sweepTimer;
+    std::shared_ptr<Broadcast<bool>> m_sweeping; // set while a sweep runs
+};
+
+} // namespace Paddock
