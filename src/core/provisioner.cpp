@@ -177,10 +177,10 @@ QCoro::Task<Result<>> Provisioner::waitUntilReady(const SandboxInfo &sandbox)
 
 QCoro::Task<Result<>> Provisioner::ensureLayout(const SandboxInfo &sandbox, const WorkspaceLayout &layout)
 {
-    ExecRequest mkdir;
-    mkdir.argv = layoutArgv(layout);
-    mkdir.cwd = rootFolder();
-    auto result = co_await m_backend->exec(sandbox.sandboxId, std::move(mkdir));
+    ExecRequest makeDirs;
+    makeDirs.argv = layoutArgv(layout);
+    makeDirs.cwd = rootFolder();
+    auto result = co_await m_backend->exec(sandbox.sandboxId, std::move(makeDirs));
     if (!result)
         co_return fail(result.error());
     if (result->exitCode != 0) {

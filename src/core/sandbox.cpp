@@ -45,7 +45,7 @@ SandboxState parseSandboxState(const QString &name)
 
 QStringList WorkspaceLayout::directories() const
 {
-    const auto sub = [this](const char *name) { return workdir + u'/' + QLatin1String(name); };
+    const auto sub = [this](const char *name) -> QString { return workdir + u'/' + QLatin1String(name); };
     return {workdir, sub("data"), sub("skills"), sub("sessions"), gatewayHome};
 }
 

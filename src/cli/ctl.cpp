@@ -1,0 +1,524 @@
+#include "ctl.h"
+
+#include "backends/local/localbackend.h"
+#include "bootstraplog.h"
+#include "isolation.h"
+#include "provisioner.h"
+#include "workspacemanager.h"
+
+#include <QCoroTask>
+#include <QCoroTimer>
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLocale>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <memory>
+
+namespace Paddock::Ctl {
+
+namespace {
+
+struct Tr
+{
+    Q_DECLARE_TR_FUNCTIONS(paddockctl)
+};
+
+using namespace std::chrono_literals;
+
+void write(std::FILE *stream, const QByteArray &bytes)
+{
+    std::fwrite(bytes.constData(), 1, static_cast<size_t>(bytes.size()), stream);
+    std::fflush(stream);
+}
+
+void out(const QString &line)
+{
+    write(stdout, line.toUtf8() + '\n');
+}
+
+void err(const QString &line)
+{
+    write(stderr, QByteArrayLiteral("paddockctl: ") + line.toUtf8() + '\n');
+}
+
+struct CommandSpec
+{
+    const char *name;
+    const char *synopsis;
+    std::initializer_list<const char *> options; // command options it accepts
+    int minArgs;
+    int maxArgs; // -1: any number
+};
+
+const std::array<CommandSpec, 11> Commands{{
+    {"assign-id", "--isolation per_agent|per_session|per_user --user U --agent A [--session S]",
+     {"isolation", "user", "agent", "session"}, 0, 0},
+    {"open", "--user U --agent A [--session S] [--workspace-id ID] [--isolation P]",
+     {"user", "agent", "session", "workspace-id", "isolation"}, 0, 0},
+    {"list", "[--json]", {"json"}, 0, 0},
+    {"pause", "ID...", {}, 1, -1},
+    {"resume", "ID...", {}, 1, -1},
+    {"close", "ID...", {}, 1, -1},
+    {"kill", "ID...", {}, 1, -1},
+    {"renew", "ID --seconds N", {"seconds"}, 1, 1},
+    {"sweep", "--idle SECONDS [--dry-run]", {"idle", "dry-run"}, 0, 0},
+    {"logs", "ID [--follow]", {"follow"}, 1, 1},
+    {"help", "", {}, 0, 0},
+}};
+
+const std::array<const char *, 4> GlobalOptions{"backend", "basedir", "bootstrap", "bubblewrap"};
+
+const CommandSpec *findCommand(const QString &name)
+{
+    const auto it = std::find_if(Commands.cbegin(), Commands.cend(),
+                                 [&name](const CommandSpec &spec) { return name == QLatin1String(spec.name); });
+    return it == Commands.cend() ? nullptr : &*it;
+}
+
+QString commandNames()
+{
+    QStringList names;
+    for (const auto &spec : Commands)
+        names.append(QLatin1String(spec.name));
+    return names.join(QStringLiteral(", "));
+}
+
+QString helpText()
+{
+    QString text = Tr::tr("Usage: paddockctl [global options] <command> [options]\n"
+                          "\n"
+                          "Manage agent workspaces from the command line.\n"
+                          "\n"
+                          "Commands:\n");
+    for (const auto &spec : Commands) {
+        if (qstrcmp(spec.name, "help") == 0)
+            continue;
+        text += QStringLiteral("  %1 %2\n").arg(QLatin1String(spec.name), QLatin1String(spec.synopsis));
+    }
+    text += Tr::tr("\n"
+                   "Global options:\n"
+                   "  --backend local        where workspaces live (default: local)\n"
+                   "  --basedir DIR          the local backend's base folder\n"
+                   "                         (default: %1)\n"
+                   "  --bootstrap FILE       bootstrap commands, one shell command per line\n"
+                   "                         (an empty file means none)\n"
+                   "  --bubblewrap           run local commands inside bubblewrap (bwrap)\n"
+                   "  --help, --version\n"
+                   "\n"
+                   "Exit codes: 0 success, 1 the operation failed, 2 usage error.\n")
+                .arg(LocalBackend::defaultBasedir());
+    return text;
+}
+
+QString jsonTime(const QDateTime &time)
+{
+    return time.isValid() ? time.toUTC().toString(Qt::ISODateWithMs) : QString();
+}
+
+QJsonValue jsonTimeOrNull(const QDateTime &time)
+{
+    return time.isValid() ? QJsonValue(jsonTime(time)) : QJsonValue(QJsonValue::Null);
+}
+
+QString idleText(std::chrono::seconds idle)
+{
+    const auto hours = std::chrono::duration_cast<std::chrono::hours>(idle);
+    const auto minutes = std::chrono::duration_cast<std::chrono::minutes>(idle - hours);
+    const auto seconds = idle - hours - minutes;
+    if (hours.count() > 0)
+        return QStringLiteral("%1h %2m").arg(hours.count()).arg(minutes.count());
+    if (minutes.count() > 0)
+        return QStringLiteral("%1m %2s").arg(minutes.count()).arg(seconds.count());
+    return QStringLiteral("%1s").arg(seconds.count());
+}
+
+std::optional<qint64> parseCount(const QString &text)
+{
+    bool ok = false;
+    const qint64 value = text.toLongLong(&ok);
+    if (!ok || value < 0)
+        return std::nullopt;
+    return value;
+}
+
+// Everything one invocation works with.
+class Session
+{
+public:
+    QCommandLineParser parser;
+    const CommandSpec *command = nullptr;
+    QStringList args;
+    std::unique_ptr<LocalBackend> backend;
+    std::unique_ptr<BootstrapLogStore> logs;
+
+    bool has(const char *option) const { return parser.isSet(QLatin1String(option)); }
+    QString value(const char *option) const { return parser.value(QLatin1String(option)); }
+
+    int usage(const QString &message) const
+    {
+        err(message);
+        if (command) {
+            write(stderr, Tr::tr("usage: paddockctl %1 %2\n")
+                              .arg(QLatin1String(command->name), QLatin1String(command->synopsis))
+                              .toUtf8());
+        } else {
+            write(stderr, Tr::tr("Run 'paddockctl --help' for the commands.\n").toUtf8());
+        }
+        return Usage;
+    }
+
+    // An operation's error: a usage error when the input was bad, else a failure.
+    int failed(const QString &what, const Error &error) const
+    {
+        err(what.isEmpty() ? error.message : what + QStringLiteral(": ") + error.message);
+        return error.kind == Error::Kind::InvalidArgument ? Usage : Failure;
+    }
+
+    QCoro::Task<Result<SandboxInfo>> find(const QString &workspaceId) const
+    {
+        ListFilter filter;
+        filter.workspaceId = workspaceId;
+        auto found = co_await backend->list(filter);
+        if (!found)
+            co_return fail(found.error());
+        if (found->isEmpty())
+            co_return fail(Error::notFound(Tr::tr("no workspace %1").arg(workspaceId)));
+        std::sort(found->begin(), found->end(),
+                  [](const SandboxInfo &a, const SandboxInfo &b) { return a.createdAt > b.createdAt; });
+        co_return found->constFirst();
+    }
+};
+
+int assignId(Session &s)
+{
+    auto policy = parseIsolationPolicy(s.has("isolation") ? s.value("isolation") : isolationPolicyName(DefaultIsolationPolicy));
+    if (!policy)
+        return s.usage(policy.error().message);
+    if (!s.has("user") || !s.has("agent"))
+        return s.usage(Tr::tr("assign-id needs --user and --agent"));
+    for (const auto &[what, id] : {std::pair{Tr::tr("user"), s.value("user")}, std::pair{Tr::tr("agent"), s.value("agent")}}) {
+        if (auto valid = validatePrincipalId(what, id); !valid)
+            return s.usage(valid.error().message);
+    }
+    out(assignWorkspaceId(*policy, s.value("user"), s.value("agent"), s.value("session")));
+    return Success;
+}
+
+QCoro::Task<int> open(Session &s, ProvisionOptions options)
+{
+    auto policy = parseIsolationPolicy(s.has("isolation") ? s.value("isolation") : isolationPolicyName(DefaultIsolationPolicy));
+    if (!policy)
+        co_return s.usage(policy.error().message);
+    if (!s.has("user") || !s.has("agent"))
+        co_return s.usage(Tr::tr("open needs --user and --agent"));
+
+    WorkspaceRequest request;
+    request.userId = s.value("user");
+    request.agentId = s.value("agent");
+    request.sessionId = s.value("session");
+    if (s.has("workspace-id"))
+        request.workspaceId = s.value("workspace-id");
+
+    Provisioner provisioner(s.backend.get(), s.logs.get(), std::move(options));
+    ManagerOptions managerOptions;
+    managerOptions.isolation = *policy;
+    WorkspaceManager manager(&provisioner, managerOptions);
+    auto id = manager.resolveWorkspaceId(request);
+    if (!id)
+        co_return s.usage(id.error().message);
+    if (auto writable = s.backend->checkWritable(); !writable)
+        co_return s.usage(writable.error().message);
+
+    QObject::connect(s.logs.get(), &BootstrapLogStore::lineAppended, s.logs.get(),
+                     [](const QString &, const QString &, const LogLine &line) {
+                         write(stderr, line.serialize() + '\n');
+                     });
+    auto workspace = co_await manager.getWorkspace(request);
+    if (!workspace)
+        co_return s.failed(Tr::tr("cannot open workspace %1").arg(*id), workspace.error());
+    // The workspace stays open (Running) for whoever uses it next; close or pause ends that.
+    out((*workspace)->id());
+    co_return Success;
+}
+
+QCoro::Task<int> list(Session &s)
+{
+    auto all = co_await s.backend->list(ListFilter{});
+    if (!all)
+        co_return s.failed({}, all.error());
+    if (s.has("json")) {
+        QJsonArray rows;
+        for (const SandboxInfo &info : std::as_const(*all)) {
+            QJsonObject metadata;
+            for (auto it = info.metadata.cbegin(); it != info.metadata.cend(); ++it)
+                metadata.insert(it.key(), it.value());
+            rows.append(QJsonObject{
+                {QStringLiteral("workspaceId"), info.workspaceId},
+                {QStringLiteral("sandboxId"), info.sandboxId},
+                {QStringLiteral("state"), info.rawState.isEmpty() ? sandboxStateName(info.state) : info.rawState},
+                {QStringLiteral("userId"), info.userId},
+                {QStringLiteral("agentId"), info.agentId},
+                {QStringLiteral("backend"), info.backend},
+                {QStringLiteral("createdAt"), jsonTimeOrNull(info.createdAt)},
+                {QStringLiteral("expiresAt"), info.expiresAt ? jsonTimeOrNull(*info.expiresAt) : QJsonValue(QJsonValue::Null)},
+                {QStringLiteral("lastActivityAt"), jsonTimeOrNull(info.lastActivityAt)},
+                {QStringLiteral("metadata"), metadata},
+            });
+        }
+        write(stdout, QJsonDocument(rows).toJson(QJsonDocument::Indented));
+        co_return Success;
+    }
+
+    const QString format = QStringLiteral("%1  %2  %3  %4  %5  %6");
+    out(format.arg(Tr::tr("WORKSPACE"), -32)
+            .arg(Tr::tr("STATE"), -8)
+            .arg(Tr::tr("USER"), -12)
+            .arg(Tr::tr("AGENT"), -12)
+            .arg(Tr::tr("CREATED"), -20)
+            .arg(Tr::tr("LAST ACTIVITY")));
+    for (const SandboxInfo &info : std::as_const(*all)) {
+        out(format.arg(info.workspaceId, -32)
+                .arg(info.rawState, -8)
+                .arg(info.userId, -12)
+                .arg(info.agentId, -12)
+                .arg(info.createdAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")), -20)
+                .arg(info.lastActivityAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))));
+    }
+    co_return Success;
+}
+
+// pause, resume, close and kill: each id on its own; one failure does not stop the rest.
+QCoro::Task<int> lifecycle(Session &s)
+{
+    const QString command = QLatin1String(s.command->name);
+    for (const QString &id : std::as_const(s.args)) {
+        if (auto valid = validateWorkspaceId(id); !valid)
+            co_return s.usage(valid.error().message);
+    }
+    int exitCode = Success;
+    for (const QString &id : std::as_const(s.args)) {
+        auto sandbox = co_await s.find(id);
+        if (!sandbox) {
+            s.failed(QStringLiteral("%1 %2").arg(command, id), sandbox.error());
+            exitCode = Failure;
+            continue;
+        }
+        Result<> done;
+        QString report;
+        if (command == QLatin1String("resume")) {
+            auto resumed = co_await s.backend->resume(sandbox->sandboxId);
+            done = resumed ? Result<>{} : fail(resumed.error());
+            report = Tr::tr("%1 resumed").arg(id);
+        } else if (command == QLatin1String("kill")) {
+            const QString path = s.backend->layout(*sandbox).workdir;
+            done = co_await s.backend->kill(sandbox->sandboxId);
+            report = Tr::tr("%1 killed; deleted %2").arg(id, path);
+        } else {
+            // close = pause the backend (there is no manager cache to evict from here).
+            done = co_await s.backend->pause(sandbox->sandboxId);
+            report = command == QLatin1String("close") ? Tr::tr("%1 closed").arg(id) : Tr::tr("%1 paused").arg(id);
+        }
+        if (!done) {
+            s.failed(QStringLiteral("%1 %2").arg(command, id), done.error());
+            exitCode = Failure;
+            continue;
+        }
+        out(report);
+    }
+    co_return exitCode;
+}
+
+QCoro::Task<int> renew(Session &s)
+{
+    const QString id = s.args.constFirst();
+    if (auto valid = validateWorkspaceId(id); !valid)
+        co_return s.usage(valid.error().message);
+    if (!s.has("seconds"))
+        co_return s.usage(Tr::tr("renew needs --seconds N"));
+    const auto seconds = parseCount(s.value("seconds"));
+    if (!seconds || *seconds == 0)
+        co_return s.usage(Tr::tr("--seconds takes a positive whole number, not \"%1\"").arg(s.value("seconds")));
+    auto sandbox = co_await s.find(id);
+    if (!sandbox)
+        co_return s.failed(QStringLiteral("renew %1").arg(id), sandbox.error());
+    auto renewed = co_await s.backend->renew(sandbox->sandboxId, std::chrono::seconds(*seconds));
+    if (!renewed)
+        co_return s.failed(QStringLiteral("renew %1").arg(id), renewed.error());
+    out(Tr::tr("%1 expires at %2").arg(id, renewed->expiresAt ? jsonTime(*renewed->expiresAt) : Tr::tr("never")));
+    co_return Success;
+}
+
+QCoro::Task<int> sweep(Session &s)
+{
+    if (!s.has("idle"))
+        co_return s.usage(Tr::tr("sweep needs --idle SECONDS"));
+    const auto idle = parseCount(s.value("idle"));
+    if (!idle)
+        co_return s.usage(Tr::tr("--idle takes a whole number of seconds, not \"%1\"").arg(s.value("idle")));
+    ListFilter running;
+    running.states = {SandboxState::Running};
+    auto all = co_await s.backend->list(running);
+    if (!all)
+        co_return s.failed({}, all.error());
+
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    const bool dryRun = s.has("dry-run");
+    int exitCode = Success;
+    for (const SandboxInfo &info : std::as_const(*all)) {
+        const std::chrono::seconds idleFor(info.lastActivityAt.isValid() ? info.lastActivityAt.secsTo(now) : 0);
+        if (idleFor.count() <= *idle)
+            continue;
+        if (dryRun) {
+            out(Tr::tr("%1 would be paused (idle %2)").arg(info.workspaceId, idleText(idleFor)));
+            continue;
+        }
+        if (auto paused = co_await s.backend->pause(info.sandboxId); !paused) {
+            s.failed(QStringLiteral("pause %1").arg(info.workspaceId), paused.error());
+            exitCode = Failure;
+            continue;
+        }
+        out(Tr::tr("%1 paused (idle %2)").arg(info.workspaceId, idleText(idleFor)));
+    }
+    co_return exitCode;
+}
+
+QCoro::Task<int> logs(Session &s)
+{
+    const QString id = s.args.constFirst();
+    if (auto valid = validateWorkspaceId(id); !valid)
+        co_return s.usage(valid.error().message);
+    QFile file(s.logs->path(s.backend->instanceKey(), id));
+    const bool follow = s.has("follow");
+    if (!file.exists() && !follow)
+        co_return s.failed({}, Error::notFound(Tr::tr("there is no bootstrap log for workspace %1").arg(id)));
+
+    qint64 offset = 0;
+    for (;;) {
+        if (!file.isOpen() && file.exists() && !file.open(QIODevice::ReadOnly))
+            co_return s.failed({}, Error::io(Tr::tr("cannot read %1: %2").arg(file.fileName(), file.errorString())));
+        if (file.isOpen()) {
+            if (file.size() < offset)
+                offset = 0; // the log was replaced: start over
+            file.seek(offset);
+            QByteArray chunk = file.readAll();
+            if (follow) {
+                // Only whole lines: the rest comes with the next read.
+                chunk.truncate(chunk.lastIndexOf('\n') + 1);
+            }
+            offset += chunk.size();
+            write(stdout, chunk);
+        }
+        if (!follow)
+            co_return Success;
+        co_await QCoro::sleepFor(200ms);
+        if (file.isOpen() && !file.exists())
+            file.close(); // deleted meanwhile: wait for a new one
+    }
+}
+
+} // namespace
+
+QCoro::Task<int> run(QStringList arguments)
+{
+    Session s;
+    QCommandLineParser &parser = s.parser;
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    const QCommandLineOption help(QStringList{QStringLiteral("h"), QStringLiteral("help")});
+    const QCommandLineOption version(QStringLiteral("version"));
+    parser.addOptions({
+        help,
+        version,
+        {QStringLiteral("backend"), {}, QStringLiteral("name")},
+        {QStringLiteral("basedir"), {}, QStringLiteral("dir")},
+        {QStringLiteral("bootstrap"), {}, QStringLiteral("file")},
+        {QStringLiteral("bubblewrap"), {}},
+        {QStringLiteral("isolation"), {}, QStringLiteral("policy")},
+        {QStringLiteral("user"), {}, QStringLiteral("id")},
+        {QStringLiteral("agent"), {}, QStringLiteral("id")},
+        {QStringLiteral("session"), {}, QStringLiteral("id")},
+        {QStringLiteral("workspace-id"), {}, QStringLiteral("id")},
+        {QStringLiteral("json"), {}},
+        {QStringLiteral("seconds"), {}, QStringLiteral("n")},
+        {QStringLiteral("idle"), {}, QStringLiteral("seconds")},
+        {QStringLiteral("dry-run"), {}},
+        {QStringLiteral("follow"), {}},
+    });
+    if (!parser.parse(arguments))
+        co_return s.usage(parser.errorText());
+    if (parser.isSet(version)) {
+        out(QStringLiteral("paddockctl %1").arg(QCoreApplication::applicationVersion()));
+        co_return Success;
+    }
+    QStringList positional = parser.positionalArguments();
+    if (parser.isSet(help) || (!positional.isEmpty() && positional.constFirst() == QLatin1String("help"))) {
+        write(stdout, helpText().toUtf8());
+        co_return Success;
+    }
+    if (positional.isEmpty())
+        co_return s.usage(Tr::tr("no command given; commands: %1").arg(commandNames()));
+
+    s.command = findCommand(positional.takeFirst());
+    if (!s.command) {
+        co_return s.usage(Tr::tr("unknown command \"%1\"; commands: %2")
+                              .arg(parser.positionalArguments().constFirst(), commandNames()));
+    }
+    s.args = positional;
+    const int count = int(s.args.size());
+    if (count < s.command->minArgs || (s.command->maxArgs >= 0 && count > s.command->maxArgs))
+        co_return s.usage(Tr::tr("wrong number of arguments for %1").arg(QLatin1String(s.command->name)));
+    for (const QString &name : parser.optionNames()) {
+        const QByteArray option = name.toLatin1();
+        const auto matches = [&option](const char *candidate) { return option == candidate; };
+        const bool global = std::any_of(GlobalOptions.cbegin(), GlobalOptions.cend(), matches);
+        const bool own = std::any_of(s.command->options.begin(), s.command->options.end(), matches);
+        if (!global && !own)
+            co_return s.usage(Tr::tr("option --%1 does not apply to %2").arg(name, QLatin1String(s.command->name)));
+    }
+
+    if (qstrcmp(s.command->name, "assign-id") == 0)
+        co_return assignId(s);
+
+    const QString backendName = s.has("backend") ? s.value("backend") : QStringLiteral("local");
+    if (backendName != QLatin1String("local"))
+        co_return s.usage(Tr::tr("unknown backend \"%1\"; valid choices: %2").arg(backendName, QStringLiteral("local")));
+    if (s.has("basedir") && s.value("basedir").isEmpty())
+        co_return s.usage(Tr::tr("--basedir needs a folder"));
+
+    ProvisionOptions provisionOptions;
+    if (s.has("bootstrap")) {
+        QFile file(s.value("bootstrap"));
+        if (!file.open(QIODevice::ReadOnly))
+            co_return s.usage(Tr::tr("cannot read the bootstrap file %1: %2").arg(file.fileName(), file.errorString()));
+        provisionOptions.bootstrap = parseBootstrapCommands(QString::fromUtf8(file.readAll()), std::chrono::seconds(1800));
+    }
+
+    LocalOptions localOptions;
+    localOptions.basedir = s.value("basedir");
+    localOptions.bubblewrap = s.has("bubblewrap");
+    s.backend = std::make_unique<LocalBackend>(localOptions);
+    s.logs = std::make_unique<BootstrapLogStore>();
+
+    const QLatin1String name(s.command->name);
+    if (name == QLatin1String("open"))
+        co_return co_await open(s, std::move(provisionOptions));
+    if (name == QLatin1String("list"))
+        co_return co_await list(s);
+    if (name == QLatin1String("renew"))
+        co_return co_await renew(s);
+    if (name == QLatin1String("sweep"))
+        co_return co_await sweep(s);
+    if (name == QLatin1String("logs"))
+        co_return co_await logs(s);
+    co_return co_await lifecycle(s);
+}
+
+} // namespace Paddock::Ctl
