@@ -252,7 +252,8 @@ QCoro::Task<int> open(Session &s, ProvisionOptions options)
 
 QCoro::Task<int> list(Session &s)
 {
-    auto all = co_await s.backend->list(ListFilter{});
+    const ListFilter everything;
+    auto all = co_await s.backend->list(everything);
     if (!all)
         co_return s.failed({}, all.error());
     if (s.has("json")) {

@@ -136,8 +136,8 @@ QCoro::Task<Result<SandboxInfo>> Provisioner::attachOrCreate(const ProvisionRequ
     QList<SandboxInfo> matches = *found;
     if (matches.isEmpty()) {
         status(id, Tr::tr("creating a new sandbox"));
-        QMap<QString, QString> metadata = m_options.metadata;
-        co_return co_await m_backend->create(CreateSpec{id, request.userId, request.agentId, metadata});
+        const CreateSpec spec{id, request.userId, request.agentId, m_options.metadata};
+        co_return co_await m_backend->create(spec);
     }
 
     if (matches.size() > 1) {

@@ -54,10 +54,14 @@ QCoro::Task<Result<WorkspacePtr>> WorkspaceManager::getWorkspace(WorkspaceReques
 
     if (const auto hit = m_cache.find(*id); hit != m_cache.end()) {
         hit->lastAccess = m_options.clock->now();
-        co_return hit->workspace;
+        // A local copy: GCC 12 moves from a member named in co_return, emptying the cache.
+        WorkspacePtr workspace = hit->workspace;
+        co_return workspace;
     }
-    co_return co_await provisionShared(
-        ProvisionRequest{*id, std::move(request.userId), std::move(request.agentId), std::move(request.sessionId)});
+    // Named, not a temporary: GCC 12 destroys class temporaries inside co_await twice.
+    const ProvisionRequest provision{*id, std::move(request.userId), std::move(request.agentId),
+                                     std::move(request.sessionId)};
+    co_return co_await provisionShared(provision);
 }
 
 QCoro::Task<Result<WorkspacePtr>> WorkspaceManager::provisionShared(ProvisionRequest request)
@@ -165,9 +169,10 @@ void WorkspaceManager::onSweepTimer()
         return; // the previous tick is still closing workspaces
     auto done = std::make_shared<Broadcast<bool>>();
     m_sweeping = done;
-    QCoro::connect(sweepOnce(), this, [this, done](const QStringList &) {
+    QCoro::connect(sweepOnce(), this, [this, done](const QStringList &evicted) {
         m_sweeping.reset();
         done->set(true);
+        Q_EMIT sweepFinished(evicted);
     });
 }
 

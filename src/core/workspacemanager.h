@@ -86,6 +86,8 @@ Q_SIGNALS:
     void provisioningStarted(const QString &workspaceId);
     void provisioningFinished(const QString &workspaceId, bool ok);
     void workspaceClosed(const QString &workspaceId);
+    // One sweeper tick is done; evicted lists what it closed.
+    void sweepFinished(const QStringList &evicted);
 
 private:
     struct Entry

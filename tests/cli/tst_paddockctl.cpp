@@ -1,0 +1,364 @@
+// paddockctl as scripts use it: the real binary, run as a child process, in a temporary
+// XDG data home.
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+namespace {
+
+struct Run
+{
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+} // namespace
+
+class TestPaddockctl final : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_home;
+    QString m_basedir;
+
+    QProcessEnvironment environment() const
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path() + QStringLiteral("/data"));
+        env.remove(QStringLiteral("QT_LOGGING_RULES"));
+        return env;
+    }
+
+    void start(QProcess &process, const QStringList &args) const
+    {
+        process.setProcessEnvironment(environment());
+        process.start(QStringLiteral(PADDOCKCTL_PATH), args);
+        QVERIFY(process.waitForStarted());
+    }
+
+    Run run(const QStringList &args) const
+    {
+        QProcess process;
+        process.setProcessEnvironment(environment());
+        process.start(QStringLiteral(PADDOCKCTL_PATH), args);
+        if (!process.waitForFinished(120'000))
+            qFatal("paddockctl %s did not finish", qPrintable(args.join(u' ')));
+        return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+                QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+    }
+
+    QStringList local(QStringList args) const { return QStringList{QStringLiteral("--basedir"), m_basedir} + args; }
+
+    QString writeBootstrap(const QString &name, const QByteArray &text) const
+    {
+        QFile file(m_home.path() + u'/' + name);
+        if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size())
+            qFatal("cannot write %s", qPrintable(file.fileName()));
+        return file.fileName();
+    }
+
+    // The log of a workspace id under this test's basedir (each basedir has its own log folder).
+    QString logPath(const QString &id) const
+    {
+        QDir logs(m_home.path() + QStringLiteral("/data/paddock/logs"));
+        const QStringList keys = logs.entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        QString newest;
+        for (const QString &key : keys) {
+            const QString path = logs.filePath(key + u'/' + id + QStringLiteral(".log"));
+            if (QFileInfo::exists(path)
+                && (newest.isEmpty() || QFileInfo(path).birthTime() > QFileInfo(newest).birthTime()))
+                newest = path;
+        }
+        return newest;
+    }
+
+    static QByteArray readFile(const QString &path)
+    {
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        QVERIFY(m_home.isValid());
+        m_basedir = m_home.path() + QStringLiteral("/ws-") + QString::fromLatin1(QTest::currentTestFunction());
+    }
+
+    void versionAndHelp()
+    {
+        const Run version = run({QStringLiteral("--version")});
+        QCOMPARE(version.exitCode, 0);
+        QVERIFY(QRegularExpression(QStringLiteral("^paddockctl \\d+\\.\\d+\\.\\d+\n$")).match(version.out).hasMatch());
+        const Run help = run({QStringLiteral("--help")});
+        QCOMPARE(help.exitCode, 0);
+        for (const char *command : {"assign-id", "open", "list", "pause", "resume", "close", "kill", "renew", "sweep", "logs"})
+            QVERIFY2(help.out.contains(QLatin1String(command)), command);
+    }
+
+    void assignIdPrintsTheIdAndNothingElse_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("per_agent") << QStringList{"--isolation", "per_agent", "--user", "u1", "--agent", "a1"} << "4bf1218b645ff727";
+        QTest::newRow("default policy") << QStringList{"--user", "u1", "--agent", "a1"} << "4bf1218b645ff727";
+        QTest::newRow("empty user") << QStringList{"--isolation", "per_agent", "--user", "", "--agent", "a1"} << "19f69055a5066d5f";
+        QTest::newRow("per_user") << QStringList{"--isolation", "per_user", "--user", "u1", "--agent", "x"} << "48ea3da4179df93b";
+        QTest::newRow("session ignored") << QStringList{"--user", "u", "--agent", "a2", "--session", "s9"} << "be684553e8c14d87";
+    }
+
+    void assignIdPrintsTheIdAndNothingElse()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, expected);
+        const Run result = run(QStringList{QStringLiteral("assign-id")} + args);
+        QCOMPARE(result.exitCode, 0);
+        QCOMPARE(result.out, expected + u'\n');
+        QCOMPARE(result.err, QString());
+    }
+
+    void perSessionIdIsFreshEachTime()
+    {
+        const QStringList args{"assign-id", "--isolation", "per_session", "--user", "u", "--agent", "a", "--session", "s"};
+        const Run a = run(args);
+        const Run b = run(args);
+        QCOMPARE(a.exitCode, 0);
+        QVERIFY(QRegularExpression(QStringLiteral("^[0-9a-f]{32}\n$")).match(a.out).hasMatch());
+        QCOMPARE_NE(a.out, b.out);
+    }
+
+    void usageErrorsExitWithTwoAndCreateNothing_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("unknown isolation") << QStringList{"open", "--user", "u", "--agent", "a", "--isolation", "per_team"}
+                                           << "valid choices: per_session, per_agent, per_user";
+        QTest::newRow("assign unknown isolation") << QStringList{"assign-id", "--isolation", "PER_AGENT", "--user", "u", "--agent", "a"}
+                                                  << "per_session, per_agent, per_user";
+        QTest::newRow("empty id") << QStringList{"open", "--user", "u", "--agent", "a", "--workspace-id", ""} << "empty";
+        QTest::newRow("slash") << QStringList{"open", "--user", "u", "--agent", "a", "--workspace-id", "a/b"} << "path separator";
+        QTest::newRow("backslash") << QStringList{"open", "--user", "u", "--agent", "a", "--workspace-id", "a\\b"} << "path separator";
+        QTest::newRow("dotdot") << QStringList{"open", "--user", "u", "--agent", "a", "--workspace-id", ".."} << "\"..\"";
+        QTest::newRow("too long") << QStringList{"open", "--user", "u", "--agent", "a", "--workspace-id", QString(129, u'x')} << "129 bytes";
+        QTest::newRow("missing agent") << QStringList{"open", "--user", "u"} << "--agent";
+        QTest::newRow("unknown command") << QStringList{"explode"} << "unknown command";
+        QTest::newRow("no command") << QStringList{} << "no command";
+        QTest::newRow("unknown option") << QStringList{"list", "--colour"} << "colour";
+        QTest::newRow("option of another command") << QStringList{"list", "--follow"} << "--follow does not apply to list";
+        QTest::newRow("unknown backend") << QStringList{"--backend", "k8s", "list"} << "valid choices: local";
+        QTest::newRow("pause without id") << QStringList{"pause"} << "wrong number of arguments";
+        QTest::newRow("pause bad id") << QStringList{"pause", "../etc"} << "path separator";
+        QTest::newRow("renew without seconds") << QStringList{"renew", "abc"} << "--seconds";
+        QTest::newRow("renew bad seconds") << QStringList{"renew", "abc", "--seconds", "soon"} << "positive whole number";
+        QTest::newRow("sweep bad idle") << QStringList{"sweep", "--idle", "-5"} << "whole number";
+        QTest::newRow("missing bootstrap file") << QStringList{"--bootstrap", "/nonexistent/boot.txt", "open", "--user", "u", "--agent", "a"}
+                                                << "/nonexistent/boot.txt";
+    }
+
+    void usageErrorsExitWithTwoAndCreateNothing()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, mentions);
+        const Run result = run(local(args));
+        QCOMPARE(result.exitCode, 2);
+        QVERIFY2(result.err.contains(mentions), qPrintable(result.err));
+        QCOMPARE(result.out, QString());
+        QVERIFY(!QFileInfo::exists(m_basedir));
+        QVERIFY(!QFileInfo::exists(m_home.path() + QStringLiteral("/data/paddock/logs")));
+    }
+
+    void unwritableBasedirIsAUsageError()
+    {
+        const QString blocker = writeBootstrap(QStringLiteral("not-a-folder"), "x");
+        const Run result = run({QStringLiteral("--basedir"), blocker + QStringLiteral("/ws"), QStringLiteral("open"),
+                                QStringLiteral("--user"), QStringLiteral("u"), QStringLiteral("--agent"), QStringLiteral("a")});
+        QCOMPARE(result.exitCode, 2);
+        QVERIFY2(result.err.contains(blocker) && result.err.contains(QLatin1String("not a folder")), qPrintable(result.err));
+        QVERIFY(QFileInfo(blocker).isFile());
+        QVERIFY(!QFileInfo::exists(m_home.path() + QStringLiteral("/data/paddock/logs")));
+    }
+
+    void openStreamsTheLogAndListShowsTheWorkspace()
+    {
+        const QString boot = writeBootstrap(QStringLiteral("boot.txt"), "echo hello from bootstrap\necho warn >&2\n");
+        const Run opened = run(local({QStringLiteral("--bootstrap"), boot, QStringLiteral("open"), QStringLiteral("--user"),
+                                      QStringLiteral("张三"), QStringLiteral("--agent"), QStringLiteral("运维")}));
+        QCOMPARE(opened.exitCode, 0);
+        const QString id = opened.out.trimmed();
+        QCOMPARE(opened.out, id + u'\n');
+        QCOMPARE(id, run({"assign-id", "--user", "张三", "--agent", "运维"}).out.trimmed());
+        QVERIFY2(opened.err.contains(QLatin1String(" out hello from bootstrap\n")), qPrintable(opened.err));
+        QVERIFY(opened.err.contains(QLatin1String(" err warn\n")));
+        QVERIFY(QFileInfo(m_basedir + u'/' + id + QStringLiteral("/sessions")).isDir());
+
+        const Run listed = run(local({QStringLiteral("list"), QStringLiteral("--json")}));
+        QCOMPARE(listed.exitCode, 0);
+        const QJsonArray rows = QJsonDocument::fromJson(listed.out.toUtf8()).array();
+        QCOMPARE(rows.size(), 1);
+        const QJsonObject row = rows.first().toObject();
+        QCOMPARE(row.value(QLatin1String("workspaceId")).toString(), id);
+        QCOMPARE(row.value(QLatin1String("sandboxId")).toString(), id);
+        QCOMPARE(row.value(QLatin1String("state")).toString(), QStringLiteral("Running"));
+        QCOMPARE(row.value(QLatin1String("userId")).toString(), QStringLiteral("张三"));
+        QCOMPARE(row.value(QLatin1String("agentId")).toString(), QStringLiteral("运维"));
+        QCOMPARE(row.value(QLatin1String("backend")).toString(), QStringLiteral("local"));
+        QVERIFY(QDateTime::fromString(row.value(QLatin1String("createdAt")).toString(), Qt::ISODateWithMs).isValid());
+        QVERIFY(QDateTime::fromString(row.value(QLatin1String("lastActivityAt")).toString(), Qt::ISODateWithMs).isValid());
+        QVERIFY(row.contains(QLatin1String("expiresAt")));
+        QVERIFY(row.value(QLatin1String("expiresAt")).isNull());
+
+        const Run text = run(local({QStringLiteral("list")}));
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY(text.out.contains(id) && text.out.contains(QLatin1String("Running")));
+
+        const Run logs = run(local({QStringLiteral("logs"), id}));
+        QCOMPARE(logs.exitCode, 0);
+        QVERIFY(logs.out.contains(QLatin1String(" cmd echo hello from bootstrap\n")));
+        QVERIFY(logs.out.contains(QLatin1String(" out hello from bootstrap\n")));
+    }
+
+    void lifecycleCommands()
+    {
+        const QString a = run(local({"open", "--user", "u", "--agent", "a"})).out.trimmed();
+        const QString b = run(local({"open", "--user", "u", "--agent", "b"})).out.trimmed();
+        QVERIFY(!a.isEmpty() && !b.isEmpty());
+        const auto state = [this](const QString &id) {
+            const QJsonArray rows = QJsonDocument::fromJson(run(local({"list", "--json"})).out.toUtf8()).array();
+            for (const QJsonValue &row : rows) {
+                if (row[QLatin1String("workspaceId")].toString() == id)
+                    return row[QLatin1String("state")].toString();
+            }
+            return QString();
+        };
+
+        Run result = run(local({QStringLiteral("pause"), a, b}));
+        QCOMPARE(result.exitCode, 0);
+        QCOMPARE(state(a), QStringLiteral("Paused"));
+        QCOMPARE(state(b), QStringLiteral("Paused"));
+        result = run(local({QStringLiteral("resume"), a}));
+        QCOMPARE(result.exitCode, 0);
+        QCOMPARE(state(a), QStringLiteral("Running"));
+        result = run(local({QStringLiteral("close"), a}));
+        QCOMPARE(result.exitCode, 0);
+        QCOMPARE(state(a), QStringLiteral("Paused"));
+
+        // One unknown id fails (exit 1) but does not stop the others.
+        result = run(local({QStringLiteral("resume"), QStringLiteral("nosuchworkspace"), b}));
+        QCOMPARE(result.exitCode, 1);
+        QVERIFY(result.err.contains(QLatin1String("nosuchworkspace")));
+        QCOMPARE(state(b), QStringLiteral("Running"));
+
+        result = run(local({QStringLiteral("renew"), b, QStringLiteral("--seconds"), QStringLiteral("600")}));
+        QCOMPARE(result.exitCode, 1);
+        QVERIFY(result.err.contains(QLatin1String("does not expire")));
+
+        result = run(local({QStringLiteral("kill"), a}));
+        QCOMPARE(result.exitCode, 0);
+        QVERIFY2(result.out.contains(m_basedir + u'/' + a), qPrintable(result.out)); // names the path it deleted
+        QVERIFY(!QFileInfo::exists(m_basedir + u'/' + a));
+        QVERIFY(QFileInfo::exists(m_basedir + u'/' + b));
+        QCOMPARE(state(a), QString());
+    }
+
+    void sweepPausesIdleRunningWorkspaces()
+    {
+        const QString a = run(local({"open", "--user", "u", "--agent", "a"})).out.trimmed();
+        QVERIFY(!a.isEmpty());
+        // Nothing is idle for a day.
+        Run result = run(local({QStringLiteral("sweep"), QStringLiteral("--idle"), QStringLiteral("86400")}));
+        QCOMPARE(result.exitCode, 0);
+        QCOMPARE(result.out, QString());
+        // Backdate the last activity, as if it had been idle for two hours.
+        const QString metadata = m_basedir + u'/' + a + QStringLiteral("/.paddock/workspace.json");
+        QJsonObject json = QJsonDocument::fromJson(readFile(metadata)).object();
+        json.insert(QStringLiteral("lastActivityAt"),
+                    QDateTime::currentDateTimeUtc().addSecs(-7200).toString(Qt::ISODateWithMs));
+        QFile file(metadata);
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(QJsonDocument(json).toJson());
+        file.close();
+
+        result = run(local({QStringLiteral("sweep"), QStringLiteral("--idle"), QStringLiteral("3600"), QStringLiteral("--dry-run")}));
+        QCOMPARE(result.exitCode, 0);
+        QVERIFY2(result.out.contains(a) && result.out.contains(QLatin1String("would be paused")), qPrintable(result.out));
+        QVERIFY(readFile(metadata).contains("\"Running\""));
+
+        result = run(local({QStringLiteral("sweep"), QStringLiteral("--idle"), QStringLiteral("3600")}));
+        QCOMPARE(result.exitCode, 0);
+        QVERIFY(result.out.contains(a + QStringLiteral(" paused (idle 2h")));
+        QVERIFY(readFile(metadata).contains("\"Paused\""));
+    }
+
+    void logsFollowShowsNewLines()
+    {
+        const QString id = run(local({"open", "--user", "u", "--agent", "a"})).out.trimmed();
+        QVERIFY(!id.isEmpty());
+        QProcess follow;
+        start(follow, local({QStringLiteral("logs"), id, QStringLiteral("--follow")}));
+        QByteArray seen;
+        QTRY_VERIFY((seen += follow.readAllStandardOutput()).contains("is ready"));
+        QCOMPARE(seen.count("provisioning workspace"), 1);
+
+        const QString boot = writeBootstrap(QStringLiteral("follow.txt"), "echo fresh line\n");
+        QCOMPARE(run(local({"--bootstrap", boot, "open", "--user", "u", "--agent", "a"})).exitCode, 0);
+        QTRY_COMPARE((seen += follow.readAllStandardOutput()).count("provisioning workspace"), 2);
+        follow.kill();
+        follow.waitForFinished();
+    }
+
+    void killMinusNineDuringBootstrapKeepsTheLogAndBootstrapsAgain()
+    {
+        // Each line goes to the log (through paddockctl) and to side.txt (by the shell itself).
+        const QString slow = writeBootstrap(QStringLiteral("slow.txt"),
+                                            "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); echo \"line $i\"; "
+                                            "echo \"line $i\" >> side.txt; sleep 0.005; done\n");
+        QProcess victim;
+        start(victim, local({QStringLiteral("--bootstrap"), slow, QStringLiteral("open"), QStringLiteral("--user"),
+                             QStringLiteral("u"), QStringLiteral("--agent"), QStringLiteral("victim")}));
+        const QString id = run({"assign-id", "--user", "u", "--agent", "victim"}).out.trimmed();
+        QTRY_VERIFY2_WITH_TIMEOUT(!logPath(id).isEmpty() && readFile(logPath(id)).contains(" out line 60\n"),
+                                  qPrintable(logPath(id) + u'\n' + QString::fromUtf8(readFile(logPath(id)).right(400)) + QString::fromUtf8(victim.readAllStandardError().right(400))),
+                                  60'000);
+        ::kill(static_cast<pid_t>(victim.processId()), SIGKILL);
+        QVERIFY(victim.waitForFinished());
+        QCOMPARE(victim.exitStatus(), QProcess::CrashExit);
+
+        const QByteArray log = readFile(logPath(id));
+        QVERIFY(log.endsWith('\n')); // no torn last line
+        QStringList outLines;
+        for (const QByteArray &raw : log.split('\n')) {
+            if (raw.contains(" out "))
+                outLines.append(QString::fromUtf8(raw.mid(raw.indexOf(" out ") + 5)));
+        }
+        QVERIFY(outLines.size() >= 60);
+        for (int i = 0; i < outLines.size(); ++i)
+            QCOMPARE(outLines[i], QStringLiteral("line %1").arg(i + 1)); // none lost, none out of order
+        const QStringList side = QString::fromUtf8(readFile(m_basedir + u'/' + id + QStringLiteral("/side.txt"))).split(u'\n', Qt::SkipEmptyParts);
+        QVERIFY(side.size() >= outLines.size());
+        QCOMPARE(side.mid(0, outLines.size()), outLines);
+        QVERIFY(!QFileInfo::exists(m_basedir + u'/' + id + QStringLiteral("/.agentscope/.bootstrap-complete")));
+
+        // The interrupted bootstrap runs again on the next open, and this time completes.
+        const QString quick = writeBootstrap(QStringLiteral("quick.txt"), "echo second attempt\n");
+        const Run again = run(local({QStringLiteral("--bootstrap"), quick, QStringLiteral("open"), QStringLiteral("--user"),
+                                     QStringLiteral("u"), QStringLiteral("--agent"), QStringLiteral("victim")}));
+        QCOMPARE(again.exitCode, 0);
+        QVERIFY(again.err.contains(QLatin1String(" out second attempt\n")));
+        QVERIFY(QFileInfo::exists(m_basedir + u'/' + id + QStringLiteral("/.agentscope/.bootstrap-complete")));
+        QVERIFY(readFile(logPath(id)).startsWith(log)); // appended, never rewritten
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPaddockctl)
+#include "tst_paddockctl.moc"

@@ -1,0 +1,361 @@
+// The workspace pipeline end to end on the local backend, in a temporary basedir, with real
+// child processes (and bubblewrap where it runs).
+
+#include "backends/local/localbackend.h"
+#include "bootstraplog.h"
+#include "provisioner.h"
+#include "workspacemanager.h"
+
+
+// moc cannot parse <concepts> and <coroutine>, and needs nothing from them.
+#ifndef Q_MOC_RUN
+#include <QCoroTask>
+#endif
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <vector>
+
+using namespace Paddock;
+using namespace std::chrono_literals;
+
+namespace {
+
+QByteArray readFile(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+QList<BootstrapCommand> commands(std::initializer_list<const char *> lines, std::chrono::seconds timeout = 60s)
+{
+    QList<BootstrapCommand> list;
+    for (const char *line : lines)
+        list.append({QString::fromUtf8(line), timeout});
+    return list;
+}
+
+// One "process": a backend, a log store and a manager over a basedir.
+struct Stack
+{
+    Stack(const QString &basedir, const QString &logRoot, QList<BootstrapCommand> bootstrap, bool bubblewrap = false)
+        : backend(LocalOptions{basedir, bubblewrap})
+        , logs(logRoot)
+        , provisioner(&backend, &logs, ProvisionOptions{std::move(bootstrap), {}, 30'000ms})
+        , manager(&provisioner, {})
+    {
+    }
+
+    Result<WorkspacePtr> open(const QString &user, const QString &agent)
+    {
+        return QCoro::waitFor(manager.getWorkspace(WorkspaceRequest{user, agent, {}, std::nullopt}));
+    }
+
+    SandboxInfo info(const QString &id)
+    {
+        auto info = QCoro::waitFor(backend.get(id));
+        return info ? *info : SandboxInfo{};
+    }
+
+    QList<LogLine> log(const QString &id) const
+    {
+        auto lines = logs.read(backend.instanceKey(), id);
+        return lines ? *lines : QList<LogLine>{};
+    }
+
+    LocalBackend backend;
+    BootstrapLogStore logs;
+    Provisioner provisioner;
+    WorkspaceManager manager;
+};
+
+QStringList texts(const QList<LogLine> &lines, LogLine::Kind kind)
+{
+    QStringList found;
+    for (const LogLine &line : lines) {
+        if (line.kind == kind)
+            found.append(QString::fromUtf8(line.text));
+    }
+    return found;
+}
+
+} // namespace
+
+class TestLocalBackend final : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_basedir;
+    QString m_logs;
+
+private Q_SLOTS:
+    void init()
+    {
+        QVERIFY(m_dir.isValid());
+        m_basedir = m_dir.path() + QStringLiteral("/base-") + QString::fromLatin1(QTest::currentTestFunction());
+        m_logs = m_dir.path() + QStringLiteral("/logs-") + QString::fromLatin1(QTest::currentTestFunction());
+    }
+
+    void provisionCreatesLayoutRunsBootstrapAndLogsEveryLine()
+    {
+        Stack stack(m_basedir, m_logs,
+                    commands({"echo hello; echo oops >&2; printf 'no newline at end'",
+                              "for i in 1 2 3; do echo line $i; done; pwd > where.txt"}));
+        const auto workspace = stack.open(QStringLiteral("alice@example.com"), QStringLiteral("运维"));
+        QVERIFY2(workspace, qPrintable(workspace ? QString() : workspace.error().message));
+        const QString id = (*workspace)->id();
+        QCOMPARE(id, assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("alice@example.com"), QStringLiteral("运维")));
+
+        const QString root = m_basedir + u'/' + id;
+        for (const char *sub : {"data", "skills", "sessions", ".agentscope"})
+            QVERIFY2(QFileInfo(root + u'/' + QLatin1String(sub)).isDir(), sub);
+        QVERIFY(QFileInfo::exists(root + QStringLiteral("/.agentscope/.bootstrap-complete")));
+        // Commands run in the workspace folder.
+        QCOMPARE(readFile(root + QStringLiteral("/where.txt")).trimmed(), QFile::encodeName(root));
+
+        const QList<LogLine> log = stack.log(id);
+        QCOMPARE(texts(log, LogLine::Kind::Stdout),
+                 QStringList({"hello", "no newline at end", "line 1", "line 2", "line 3"}));
+        QCOMPARE(texts(log, LogLine::Kind::Stderr), QStringList{"oops"});
+        QCOMPARE(texts(log, LogLine::Kind::Command).size(), 2);
+        for (const LogLine &line : log)
+            QVERIFY(line.time.isValid());
+
+        const SandboxInfo info = stack.info(id);
+        QCOMPARE(info.state, SandboxState::Running);
+        QCOMPARE(info.userId, QStringLiteral("alice@example.com"));
+        QCOMPARE(info.agentId, QStringLiteral("运维"));
+        QCOMPARE(info.metadata.value(WorkspaceIdKey), id);
+        QCOMPARE(info.metadata.value(AgentIdKey), QStringLiteral("运维"));
+        QVERIFY(!info.expiresAt);
+    }
+
+    void restartedProcessFindsWorkspacesAgainWithoutBootstrapping()
+    {
+        QString id;
+        {
+            Stack first(m_basedir, m_logs, commands({"echo run >> runs.txt"}));
+            const auto workspace = first.open(QStringLiteral("u"), QStringLiteral("a"));
+            QVERIFY(workspace);
+            id = (*workspace)->id();
+            QVERIFY(first.open(QStringLiteral("v"), QStringLiteral("b")));
+            QCoro::waitFor(first.manager.stop()); // closes: both paused
+            QCOMPARE(first.info(id).state, SandboxState::Paused);
+        }
+
+        Stack second(m_basedir, m_logs, commands({"echo run >> runs.txt"}));
+        const auto listed = QCoro::waitFor(second.backend.list({}));
+        QVERIFY(listed);
+        QCOMPARE(listed->size(), 2);
+
+        const auto workspace = second.open(QStringLiteral("u"), QStringLiteral("a"));
+        QVERIFY(workspace);
+        QCOMPARE((*workspace)->id(), id);
+        QCOMPARE(second.info(id).state, SandboxState::Running);
+        QCOMPARE(readFile(m_basedir + u'/' + id + QStringLiteral("/runs.txt")), QByteArray("run\n"));
+        const QStringList status = texts(second.log(id), LogLine::Kind::Status);
+        QVERIFY(status.filter(QStringLiteral("resuming paused sandbox")).size() == 1);
+        QVERIFY(status.filter(QStringLiteral("bootstrap already complete")).size() == 1);
+    }
+
+    void runningWorkspaceIsConnectedTo()
+    {
+        Stack first(m_basedir, m_logs, {});
+        const auto workspace = first.open(QStringLiteral("u"), QStringLiteral("a"));
+        QVERIFY(workspace);
+        // A second process (no cache) while the first still holds it open.
+        Stack second(m_basedir, m_logs, {});
+        QVERIFY(second.open(QStringLiteral("u"), QStringLiteral("a")));
+        QVERIFY(texts(second.log((*workspace)->id()), LogLine::Kind::Status)
+                    .filter(QStringLiteral("connecting to running sandbox"))
+                    .size()
+                == 1);
+    }
+
+    void failedBootstrapRunsAgainOnNextOpen()
+    {
+        const QString id = assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("u"), QStringLiteral("a"));
+        {
+            Stack stack(m_basedir, m_logs, commands({"echo first >> runs.txt", "echo broken >&2; exit 3", "echo never >> runs.txt"}));
+            QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("provisioning .* failed")));
+            const auto workspace = stack.open(QStringLiteral("u"), QStringLiteral("a"));
+            QVERIFY(!workspace);
+            QCOMPARE(workspace.error().kind, Error::Kind::Bootstrap);
+            QVERIFY2(workspace.error().message.contains(QLatin1String("exit 3")), qPrintable(workspace.error().message));
+            QVERIFY(workspace.error().message.contains(QLatin1String("echo broken >&2; exit 3")));
+            QVERIFY(workspace.error().message.contains(QLatin1String("stderr: broken")));
+            QCOMPARE(stack.manager.cachedCount(), 0);
+            // The folder stays (data is never thrown away), without its marker, and is not left running.
+            QVERIFY(!QFileInfo::exists(m_basedir + u'/' + id + QStringLiteral("/.agentscope/.bootstrap-complete")));
+            QCOMPARE(stack.info(id).state, SandboxState::Paused);
+            QCOMPARE(texts(stack.log(id), LogLine::Kind::Stderr), QStringList{"broken"});
+        }
+        Stack fixed(m_basedir, m_logs, commands({"echo first >> runs.txt", "echo second >> runs.txt"}));
+        QVERIFY(fixed.open(QStringLiteral("u"), QStringLiteral("a")));
+        QCOMPARE(readFile(m_basedir + u'/' + id + QStringLiteral("/runs.txt")), QByteArray("first\nfirst\nsecond\n"));
+        QVERIFY(QFileInfo::exists(m_basedir + u'/' + id + QStringLiteral("/.agentscope/.bootstrap-complete")));
+    }
+
+    void concurrentOpensShareOneBootstrapAndOneError()
+    {
+        Stack stack(m_basedir, m_logs, commands({"echo run >> runs.txt; exit 7"}));
+        std::vector<QCoro::Task<Result<WorkspacePtr>>> tasks;
+        for (int i = 0; i < 8; ++i)
+            tasks.push_back(stack.manager.getWorkspace(WorkspaceRequest{QStringLiteral("u"), QStringLiteral("a"), QString::number(i), std::nullopt}));
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("provisioning .* failed")));
+        std::optional<Error> first;
+        for (auto &task : tasks) {
+            const auto result = QCoro::waitFor(task);
+            QVERIFY(!result);
+            if (!first)
+                first = result.error();
+            QCOMPARE(result.error(), *first);
+        }
+        const QString id = assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("u"), QStringLiteral("a"));
+        QCOMPARE(readFile(m_basedir + u'/' + id + QStringLiteral("/runs.txt")), QByteArray("run\n"));
+    }
+
+    void eachCommandHasItsOwnTimeout()
+    {
+        Stack stack(m_basedir, m_logs, commands({"echo before; exec sleep 60"}, 1s));
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("provisioning .* failed")));
+        const auto workspace = stack.open(QStringLiteral("u"), QStringLiteral("a"));
+        QVERIFY(!workspace);
+        QCOMPARE(workspace.error().kind, Error::Kind::Timeout);
+        QVERIFY2(workspace.error().message.contains(QLatin1String("timed out after 1 s")), qPrintable(workspace.error().message));
+        const QString id = assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("u"), QStringLiteral("a"));
+        QCOMPARE(texts(stack.log(id), LogLine::Kind::Stdout), QStringList{"before"});
+    }
+
+    void pathsAreShellQuoted()
+    {
+        // A basedir with a space and a quote: the marker is written through `sh -c` with the path
+        // quoted as shlex.quote does.
+        const QString basedir = m_dir.path() + QStringLiteral("/it's a \"base\" $dir");
+        Stack stack(basedir, m_logs, commands({"echo ok"}));
+        const auto workspace = stack.open(QStringLiteral("u"), QStringLiteral("a"));
+        QVERIFY2(workspace, qPrintable(workspace ? QString() : workspace.error().message));
+        QVERIFY(QFileInfo::exists(basedir + u'/' + (*workspace)->id() + QStringLiteral("/.agentscope/.bootstrap-complete")));
+    }
+
+    void idsThatWouldEscapeBasedirAreRefused()
+    {
+        LocalBackend backend(LocalOptions{m_basedir, false});
+        QVERIFY(QDir().mkpath(m_basedir));
+        const QString outside = m_dir.path() + QStringLiteral("/outside");
+        QVERIFY(QDir().mkpath(outside));
+        QFile precious(outside + QStringLiteral("/precious.txt"));
+        QVERIFY(precious.open(QIODevice::WriteOnly));
+        precious.close();
+        QVERIFY(QFile::link(outside, m_basedir + QStringLiteral("/planted")));
+
+        for (const QString &id : {QStringLiteral(".."), QStringLiteral("a/../../x"), QStringLiteral("planted"), QString()}) {
+            const auto path = backend.workspacePath(id);
+            QVERIFY2(!path, qPrintable(id));
+            QCOMPARE(path.error().kind, Error::Kind::InvalidArgument);
+            const auto created = QCoro::waitFor(backend.create(CreateSpec{id, QStringLiteral("u"), QStringLiteral("a"), {}}));
+            QVERIFY(!created);
+            const auto killed = QCoro::waitFor(backend.kill(id));
+            QVERIFY(!killed);
+        }
+        QVERIFY(QFileInfo::exists(outside + QStringLiteral("/precious.txt")));
+        QVERIFY(QFileInfo::exists(m_basedir + QStringLiteral("/planted")));
+    }
+
+    void unwritableBasedirIsAClearErrorAndCreatesNothing()
+    {
+        // A basedir below a regular file can never be made (even for root).
+        const QString file = m_dir.path() + QStringLiteral("/a-file");
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.close();
+        Stack stack(file + QStringLiteral("/workspaces"), m_logs, {});
+        const auto writable = stack.backend.checkWritable();
+        QVERIFY(!writable);
+        QCOMPARE(writable.error().kind, Error::Kind::InvalidArgument);
+        QVERIFY2(writable.error().message.contains(file), qPrintable(writable.error().message));
+        QVERIFY(writable.error().message.contains(QLatin1String("not a folder")));
+
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("provisioning .* failed")));
+        const auto workspace = stack.open(QStringLiteral("u"), QStringLiteral("a"));
+        QVERIFY(!workspace);
+        QCOMPARE(workspace.error().kind, Error::Kind::InvalidArgument);
+        QVERIFY(QFileInfo(file).isFile());
+    }
+
+    void killDeletesExactlyTheWorkspaceFolder()
+    {
+        Stack stack(m_basedir, m_logs, {});
+        const auto a = stack.open(QStringLiteral("u"), QStringLiteral("a"));
+        const auto b = stack.open(QStringLiteral("u"), QStringLiteral("b"));
+        QVERIFY(a && b);
+        QVERIFY(QCoro::waitFor(stack.backend.kill((*a)->id())));
+        QVERIFY(!QFileInfo::exists(m_basedir + u'/' + (*a)->id()));
+        QVERIFY(QFileInfo::exists(m_basedir + u'/' + (*b)->id()));
+        const auto again = QCoro::waitFor(stack.backend.kill((*a)->id()));
+        QVERIFY(!again);
+        QCOMPARE(again.error().kind, Error::Kind::NotFound);
+    }
+
+    void foreignFoldersAreNotWorkspacesButCanBeAdopted()
+    {
+        QVERIFY(QDir().mkpath(m_basedir + QStringLiteral("/handmade/data")));
+        QFile keep(m_basedir + QStringLiteral("/handmade/data/keep.txt"));
+        QVERIFY(keep.open(QIODevice::WriteOnly));
+        keep.write("mine");
+        keep.close();
+        Stack stack(m_basedir, m_logs, {});
+        QCOMPARE(QCoro::waitFor(stack.backend.list({}))->size(), 0);
+        const auto workspace = QCoro::waitFor(stack.manager.getWorkspace(
+            WorkspaceRequest{QStringLiteral("u"), QStringLiteral("a"), {}, QStringLiteral("handmade")}));
+        QVERIFY(workspace);
+        QCOMPARE(readFile(m_basedir + QStringLiteral("/handmade/data/keep.txt")), QByteArray("mine"));
+        QCOMPARE(QCoro::waitFor(stack.backend.list({}))->size(), 1);
+    }
+
+    void renewIsNotSupportedLocally()
+    {
+        Stack stack(m_basedir, m_logs, {});
+        const auto workspace = stack.open(QStringLiteral("u"), QStringLiteral("a"));
+        QVERIFY(workspace);
+        const auto renewed = QCoro::waitFor(stack.backend.renew((*workspace)->id(), 60s));
+        QVERIFY(!renewed);
+        QCOMPARE(renewed.error().kind, Error::Kind::Unsupported);
+    }
+
+    void bubblewrapConfinesCommandsToTheWorkspace()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("bwrap")).isEmpty())
+            QSKIP("bwrap is not installed (Debian package bubblewrap)");
+        QProcess probe;
+        probe.start(QStringLiteral("bwrap"), {QStringLiteral("--ro-bind"), QStringLiteral("/"), QStringLiteral("/"), QStringLiteral("true")});
+        if (!probe.waitForFinished() || probe.exitCode() != 0)
+            QSKIP(qPrintable(QStringLiteral("bwrap cannot create a sandbox here: ") + QString::fromUtf8(probe.readAllStandardError())));
+
+        const QString outsideMarker = QStringLiteral("/tmp/paddock-bwrap-") + QString::number(QCoreApplication::applicationPid());
+        QFile::remove(outsideMarker);
+        Stack stack(m_basedir, m_logs,
+                    commands({qPrintable(QStringLiteral("echo inside > in.txt && touch ") + outsideMarker
+                                         + QStringLiteral(" && ls -d ") + outsideMarker)}),
+                    true);
+        const auto workspace = stack.open(QStringLiteral("u"), QStringLiteral("a"));
+        QVERIFY2(workspace, qPrintable(workspace ? QString() : workspace.error().message));
+        QCOMPARE(readFile(m_basedir + u'/' + (*workspace)->id() + QStringLiteral("/in.txt")), QByteArray("inside\n"));
+        // /tmp inside the sandbox is its own: nothing reached the host's /tmp.
+        QVERIFY(!QFileInfo::exists(outsideMarker));
+        QCOMPARE(texts(stack.log((*workspace)->id()), LogLine::Kind::Stdout), QStringList{outsideMarker});
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLocalBackend)
+#include "tst_localbackend.moc"
