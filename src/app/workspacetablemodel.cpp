@@ -11,8 +11,8 @@ namespace {
 bool sameRow(const SandboxInfo &a, const SandboxInfo &b)
 {
     return a.state == b.state && a.rawState == b.rawState && a.userId == b.userId && a.agentId == b.agentId
-           && a.lastActivityAt == b.lastActivityAt && a.createdAt == b.createdAt && a.expiresAt == b.expiresAt
-           && a.metadata == b.metadata;
+        && a.lastActivityAt == b.lastActivityAt && a.createdAt == b.createdAt && a.expiresAt == b.expiresAt
+        && a.metadata == b.metadata;
 }
 
 } // namespace

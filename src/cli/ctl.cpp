@@ -60,10 +60,16 @@ struct CommandSpec
 };
 
 const std::array<CommandSpec, 11> Commands{{
-    {"assign-id", "--isolation per_agent|per_session|per_user --user U --agent A [--session S]",
-     {"isolation", "user", "agent", "session"}, 0, 0},
-    {"open", "--user U --agent A [--session S] [--workspace-id ID] [--isolation P]",
-     {"user", "agent", "session", "workspace-id", "isolation"}, 0, 0},
+    {"assign-id",
+     "--isolation per_agent|per_session|per_user --user U --agent A [--session S]",
+     {"isolation", "user", "agent", "session"},
+     0,
+     0},
+    {"open",
+     "--user U --agent A [--session S] [--workspace-id ID] [--isolation P]",
+     {"user", "agent", "session", "workspace-id", "isolation"},
+     0,
+     0},
     {"list", "[--json]", {"json"}, 0, 0},
     {"pause", "ID...", {}, 1, -1},
     {"resume", "ID...", {}, 1, -1},
@@ -167,9 +173,10 @@ public:
     {
         err(message);
         if (command) {
-            write(stderr, Tr::tr("usage: paddockctl %1 %2\n")
-                              .arg(QLatin1String(command->name), QLatin1String(command->synopsis))
-                              .toUtf8());
+            write(stderr,
+                  Tr::tr("usage: paddockctl %1 %2\n")
+                      .arg(QLatin1String(command->name), QLatin1String(command->synopsis))
+                      .toUtf8());
         } else {
             write(stderr, Tr::tr("Run 'paddockctl --help' for the commands.\n").toUtf8());
         }
@@ -200,12 +207,14 @@ public:
 
 int assignId(Session &s)
 {
-    auto policy = parseIsolationPolicy(s.has("isolation") ? s.value("isolation") : isolationPolicyName(DefaultIsolationPolicy));
+    auto policy =
+        parseIsolationPolicy(s.has("isolation") ? s.value("isolation") : isolationPolicyName(DefaultIsolationPolicy));
     if (!policy)
         return s.usage(policy.error().message);
     if (!s.has("user") || !s.has("agent"))
         return s.usage(Tr::tr("assign-id needs --user and --agent"));
-    for (const auto &[what, id] : {std::pair{Tr::tr("user"), s.value("user")}, std::pair{Tr::tr("agent"), s.value("agent")}}) {
+    for (const auto &[what, id] :
+         {std::pair{Tr::tr("user"), s.value("user")}, std::pair{Tr::tr("agent"), s.value("agent")}}) {
         if (auto valid = validatePrincipalId(what, id); !valid)
             return s.usage(valid.error().message);
     }
@@ -215,7 +224,8 @@ int assignId(Session &s)
 
 QCoro::Task<int> open(Session &s, ProvisionOptions options)
 {
-    auto policy = parseIsolationPolicy(s.has("isolation") ? s.value("isolation") : isolationPolicyName(DefaultIsolationPolicy));
+    auto policy =
+        parseIsolationPolicy(s.has("isolation") ? s.value("isolation") : isolationPolicyName(DefaultIsolationPolicy));
     if (!policy)
         co_return s.usage(policy.error().message);
     if (!s.has("user") || !s.has("agent"))
@@ -238,10 +248,9 @@ QCoro::Task<int> open(Session &s, ProvisionOptions options)
     if (auto writable = s.backend->checkWritable(); !writable)
         co_return s.usage(writable.error().message);
 
-    QObject::connect(s.logs.get(), &BootstrapLogStore::lineAppended, s.logs.get(),
-                     [](const QString &, const QString &, const LogLine &line) {
-                         write(stderr, line.serialize() + '\n');
-                     });
+    QObject::connect(
+        s.logs.get(), &BootstrapLogStore::lineAppended, s.logs.get(),
+        [](const QString &, const QString &, const LogLine &line) { write(stderr, line.serialize() + '\n'); });
     auto workspace = co_await manager.getWorkspace(request);
     if (!workspace)
         co_return s.failed(Tr::tr("cannot open workspace %1").arg(*id), workspace.error());
@@ -270,7 +279,8 @@ QCoro::Task<int> list(Session &s)
                 {QStringLiteral("agentId"), info.agentId},
                 {QStringLiteral("backend"), info.backend},
                 {QStringLiteral("createdAt"), jsonTimeOrNull(info.createdAt)},
-                {QStringLiteral("expiresAt"), info.expiresAt ? jsonTimeOrNull(*info.expiresAt) : QJsonValue(QJsonValue::Null)},
+                {QStringLiteral("expiresAt"),
+                 info.expiresAt ? jsonTimeOrNull(*info.expiresAt) : QJsonValue(QJsonValue::Null)},
                 {QStringLiteral("lastActivityAt"), jsonTimeOrNull(info.lastActivityAt)},
                 {QStringLiteral("metadata"), metadata},
             });
@@ -490,7 +500,8 @@ QCoro::Task<int> run(QStringList arguments)
 
     const QString backendName = s.has("backend") ? s.value("backend") : QStringLiteral("local");
     if (backendName != QLatin1String("local"))
-        co_return s.usage(Tr::tr("unknown backend \"%1\"; valid choices: %2").arg(backendName, QStringLiteral("local")));
+        co_return s.usage(
+            Tr::tr("unknown backend \"%1\"; valid choices: %2").arg(backendName, QStringLiteral("local")));
     if (s.has("basedir") && s.value("basedir").isEmpty())
         co_return s.usage(Tr::tr("--basedir needs a folder"));
 
@@ -499,7 +510,8 @@ QCoro::Task<int> run(QStringList arguments)
         QFile file(s.value("bootstrap"));
         if (!file.open(QIODevice::ReadOnly))
             co_return s.usage(Tr::tr("cannot read the bootstrap file %1: %2").arg(file.fileName(), file.errorString()));
-        provisionOptions.bootstrap = parseBootstrapCommands(QString::fromUtf8(file.readAll()), std::chrono::seconds(1800));
+        provisionOptions.bootstrap =
+            parseBootstrapCommands(QString::fromUtf8(file.readAll()), std::chrono::seconds(1800));
     }
 
     LocalOptions localOptions;

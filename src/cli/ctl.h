@@ -13,7 +13,7 @@ namespace Paddock::Ctl {
 enum ExitCode {
     Success = 0,
     Failure = 1, // the operation failed; the reason is on stderr
-    Usage = 2,   // the command line is wrong
+    Usage = 2, // the command line is wrong
 };
 
 // Runs one paddockctl command line (arguments include the program name).

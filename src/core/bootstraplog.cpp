@@ -83,8 +83,7 @@ BootstrapLogStore::~BootstrapLogStore()
 
 QString BootstrapLogStore::defaultRoot()
 {
-    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
-           + QStringLiteral("/paddock/logs");
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QStringLiteral("/paddock/logs");
 }
 
 QString BootstrapLogStore::path(const QString &instanceKey, const QString &workspaceId) const

@@ -17,7 +17,7 @@ struct LogLine
         Stdout,
         Stderr,
         Command, // a bootstrap command about to run
-        Status,  // Paddock's own account of the steps
+        Status, // Paddock's own account of the steps
     };
 
     QDateTime time;
@@ -50,8 +50,7 @@ public:
     // Opens (creating if needed) the log of one workspace for appending.
     Result<> open(const QString &instanceKey, const QString &workspaceId);
     // Appends one line; the text must not contain a newline (it is cut there if it does).
-    Result<> append(const QString &instanceKey, const QString &workspaceId, LogLine::Kind kind,
-                    const QByteArray &text);
+    Result<> append(const QString &instanceKey, const QString &workspaceId, LogLine::Kind kind, const QByteArray &text);
     void close(const QString &instanceKey, const QString &workspaceId);
 
     Result<QList<LogLine>> read(const QString &instanceKey, const QString &workspaceId) const;

@@ -9,8 +9,7 @@ namespace Paddock {
 
 // A value that several coroutines wait for and all receive. set() resumes every waiter in
 // the order they started waiting; a waiter that arrives later gets the value at once.
-template<typename T>
-class Broadcast
+template<typename T> class Broadcast
 {
 public:
     bool isSet() const { return m_value.has_value(); }

@@ -58,8 +58,8 @@ QString blake2b64Hex(const QByteArray &bytes)
 {
     std::array<uint8_t, 8> digest{};
     // libb2 sets the digest length in the parameter block, so this is BLAKE2b-64 proper.
-    const int rc = blake2b(digest.data(), bytes.constData(), nullptr, digest.size(),
-                           static_cast<size_t>(bytes.size()), 0);
+    const int rc =
+        blake2b(digest.data(), bytes.constData(), nullptr, digest.size(), static_cast<size_t>(bytes.size()), 0);
     Q_ASSERT(rc == 0);
     Q_UNUSED(rc);
     return QString::fromLatin1(
@@ -95,9 +95,8 @@ Result<> validateWorkspaceId(const QString &workspaceId)
         return fail(Error::invalidArgument(Tr::tr("the workspace id \"%1\" contains \"..\"").arg(workspaceId)));
     const qsizetype bytes = workspaceId.toUtf8().size();
     if (bytes > MaxWorkspaceIdBytes)
-        return fail(Error::invalidArgument(Tr::tr("the workspace id is %1 bytes long; at most %2 are allowed")
-                                               .arg(bytes)
-                                               .arg(MaxWorkspaceIdBytes)));
+        return fail(Error::invalidArgument(
+            Tr::tr("the workspace id is %1 bytes long; at most %2 are allowed").arg(bytes).arg(MaxWorkspaceIdBytes)));
     return {};
 }
 

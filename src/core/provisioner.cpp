@@ -141,8 +141,10 @@ QCoro::Task<Result<SandboxInfo>> Provisioner::attachOrCreate(const ProvisionRequ
     }
 
     if (matches.size() > 1) {
-        qCWarning(lcProvision).noquote()
-            << QStringLiteral("%1 sandboxes match workspace_id=%2; attaching to most recent").arg(matches.size()).arg(id);
+        qCWarning(lcProvision).noquote() << QStringLiteral(
+                                                "%1 sandboxes match workspace_id=%2; attaching to most recent")
+                                                .arg(matches.size())
+                                                .arg(id);
         std::sort(matches.begin(), matches.end(),
                   [](const SandboxInfo &a, const SandboxInfo &b) { return a.createdAt > b.createdAt; });
     }
@@ -170,7 +172,8 @@ QCoro::Task<Result<>> Provisioner::waitUntilReady(const SandboxInfo &sandbox)
                                               .arg(std::chrono::duration<double>(m_options.readyTimeout).count())
                                               .arg(sandbox.workspaceId)));
         }
-        const auto delay = std::min(backoff.next(), std::chrono::milliseconds(std::max<qint64>(deadline.remainingTime(), 0)));
+        const auto delay =
+            std::min(backoff.next(), std::chrono::milliseconds(std::max<qint64>(deadline.remainingTime(), 0)));
         co_await QCoro::sleepFor(delay);
     }
 }
@@ -246,9 +249,8 @@ QCoro::Task<Result<>> Provisioner::runBootstrapCommand(const SandboxInfo &sandbo
     if (!result)
         co_return fail(result.error());
     if (result->timedOut) {
-        co_return fail(Error::timeout(Tr::tr("bootstrap command timed out after %1 s: '%2'")
-                                          .arg(command.timeout.count())
-                                          .arg(command.command)));
+        co_return fail(Error::timeout(
+            Tr::tr("bootstrap command timed out after %1 s: '%2'").arg(command.timeout.count()).arg(command.command)));
     }
     if (result->exitCode != 0) {
         QString message = Tr::tr("bootstrap failed (exit %1) for: '%2'").arg(result->exitCode).arg(command.command);

@@ -12,7 +12,7 @@ struct Error
     enum class Kind {
         InvalidArgument, // bad input from the caller: a usage error in paddockctl
         NotFound,
-        Conflict,        // the object is in the wrong state for the request
+        Conflict, // the object is in the wrong state for the request
         Io,
         Backend,
         Timeout,
@@ -35,8 +35,7 @@ struct Error
     bool operator==(const Error &) const = default;
 };
 
-template<typename T = void>
-using Result = tl::expected<T, Error>;
+template<typename T = void> using Result = tl::expected<T, Error>;
 
 inline tl::unexpected<Error> fail(Error error)
 {

@@ -18,8 +18,7 @@
 
 namespace Paddock {
 
-template<typename T>
-class Broadcast;
+template<typename T> class Broadcast;
 
 struct ManagerOptions
 {

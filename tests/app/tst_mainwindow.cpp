@@ -37,7 +37,8 @@ private Q_SLOTS:
 
         view->selectRow(0);
         window.findChild<QAction *>(QStringLiteral("actionPause"))->trigger();
-        QTRY_COMPARE(window.model()->index(0, WorkspaceTableModel::StateColumn).data().toString(), QStringLiteral("Paused"));
+        QTRY_COMPARE(window.model()->index(0, WorkspaceTableModel::StateColumn).data().toString(),
+                     QStringLiteral("Paused"));
         QVERIFY(view->selectionModel()->isRowSelected(0, {}));
     }
 };

@@ -53,7 +53,8 @@ private Q_SLOTS:
         const QModelIndexList selected = selection.selectedRows();
         QCOMPARE(selected.size(), 1);
         QCOMPARE(selected.first().data(WorkspaceTableModel::WorkspaceIdRole).toString(), QStringLiteral("c"));
-        QCOMPARE(model.index(selected.first().row(), WorkspaceTableModel::StateColumn).data().toString(), QStringLiteral("Paused"));
+        QCOMPARE(model.index(selected.first().row(), WorkspaceTableModel::StateColumn).data().toString(),
+                 QStringLiteral("Paused"));
 
         // The same listing again changes nothing.
         model.update({row("a"), row("c", SandboxState::Paused), row("d"), row("e")});

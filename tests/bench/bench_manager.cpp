@@ -69,8 +69,8 @@ QString idFor(int i)
 QCoro::Task<void> populate(WorkspaceManager &manager, int count)
 {
     for (int i = 0; i < count; ++i) {
-        const WorkspaceRequest request{QStringLiteral("user-%1@example.com").arg(i % 97),
-                                       QStringLiteral("agent-%1").arg(i % 13), {}, idFor(i)};
+        const WorkspaceRequest request{
+            QStringLiteral("user-%1@example.com").arg(i % 97), QStringLiteral("agent-%1").arg(i % 13), {}, idFor(i)};
         auto result = co_await manager.getWorkspace(request);
         Q_ASSERT(result);
     }
@@ -106,8 +106,10 @@ int main(int argc, char *argv[])
     QCoreApplication app(argc, argv);
     QLoggingCategory::setFilterRules(QStringLiteral("paddock.*=false"));
     QCommandLineParser parser;
-    parser.addOptions({{QStringLiteral("workspaces"), QStringLiteral("cached workspaces"), QStringLiteral("n"), QStringLiteral("10000")},
-                       {QStringLiteral("hits"), QStringLiteral("cache hits to time"), QStringLiteral("n"), QStringLiteral("1000000")}});
+    parser.addOptions({{QStringLiteral("workspaces"), QStringLiteral("cached workspaces"), QStringLiteral("n"),
+                        QStringLiteral("10000")},
+                       {QStringLiteral("hits"), QStringLiteral("cache hits to time"), QStringLiteral("n"),
+                        QStringLiteral("1000000")}});
     parser.addHelpOption();
     parser.process(app);
     const int workspaces = std::max(1, parser.value(QStringLiteral("workspaces")).toInt());
@@ -143,8 +145,10 @@ int main(int argc, char *argv[])
     std::printf("paddock manager benchmark (%d cached workspaces, %d timed hits)\n", workspaces, hits);
     std::printf("  cache-hit getWorkspace, explicit id   median %8.1f ns   [target <= 1000 ns]\n", hitExplicit);
     std::printf("  cache-hit getWorkspace, policy id     median %8.1f ns   [target <= 1000 ns]\n", hitPolicy);
-    std::printf("  sweep, nothing idle                   median %8.3f ms   [target <= 5 ms for 10,000]\n", median(sweeps));
-    std::printf("  sweep evicting and closing all %-6lld        %8.3f ms\n", static_cast<long long>(evicted.size()), evictAll);
+    std::printf("  sweep, nothing idle                   median %8.3f ms   [target <= 5 ms for 10,000]\n",
+                median(sweeps));
+    std::printf("  sweep evicting and closing all %-6lld        %8.3f ms\n", static_cast<long long>(evicted.size()),
+                evictAll);
     std::printf("  heap per cached workspace                    %8.0f B    [target <= 4096 B]\n", perWorkspace);
     return evicted.size() == cachedBefore ? 0 : 1;
 }

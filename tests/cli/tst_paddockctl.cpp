@@ -103,7 +103,8 @@ private Q_SLOTS:
         QVERIFY(QRegularExpression(QStringLiteral("^paddockctl \\d+\\.\\d+\\.\\d+\n$")).match(version.out).hasMatch());
         const Run help = run({QStringLiteral("--help")});
         QCOMPARE(help.exitCode, 0);
-        for (const char *command : {"assign-id", "open", "list", "pause", "resume", "close", "kill", "renew", "sweep", "logs"})
+        for (const char *command :
+             {"assign-id", "open", "list", "pause", "resume", "close", "kill", "renew", "sweep", "logs"})
             QVERIFY2(help.out.contains(QLatin1String(command)), command);
     }
 
@@ -111,11 +112,15 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("per_agent") << QStringList{"--isolation", "per_agent", "--user", "u1", "--agent", "a1"} << "4bf1218b645ff727";
+        QTest::newRow("per_agent") << QStringList{"--isolation", "per_agent", "--user", "u1", "--agent", "a1"}
+                                   << "4bf1218b645ff727";
         QTest::newRow("default policy") << QStringList{"--user", "u1", "--agent", "a1"} << "4bf1218b645ff727";
-        QTest::newRow("empty user") << QStringList{"--isolation", "per_agent", "--user", "", "--agent", "a1"} << "19f69055a5066d5f";
-        QTest::newRow("per_user") << QStringList{"--isolation", "per_user", "--user", "u1", "--agent", "x"} << "48ea3da4179df93b";
-        QTest::newRow("session ignored") << QStringList{"--user", "u", "--agent", "a2", "--session", "s9"} << "be684553e8c14d87";
+        QTest::newRow("empty user") << QStringList{"--isolation", "per_agent", "--user", "", "--agent", "a1"}
+                                    << "19f69055a5066d5f";
+        QTest::newRow("per_user") << QStringList{"--isolation", "per_user", "--user", "u1", "--agent", "x"}
+                                  << "48ea3da4179df93b";
+        QTest::newRow("session ignored") << QStringList{"--user", "u", "--agent", "a2", "--session", "s9"}
+                                         << "be684553e8c14d87";
     }
 
     void assignIdPrintsTheIdAndNothingElse()
@@ -130,7 +135,8 @@ private Q_SLOTS:
 
     void perSessionIdIsFreshEachTime()
     {
-        const QStringList args{"assign-id", "--isolation", "per_session", "--user", "u", "--agent", "a", "--session", "s"};
+        const QStringList args{"assign-id", "--isolation", "per_session", "--user", "u",
+                               "--agent",   "a",           "--session",   "s"};
         const Run a = run(args);
         const Run b = run(args);
         QCOMPARE(a.exitCode, 0);
@@ -142,28 +148,39 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("mentions");
-        QTest::newRow("unknown isolation") << QStringList{"open", "--user", "u", "--agent", "a", "--isolation", "per_team"}
-                                           << "valid choices: per_session, per_agent, per_user";
-        QTest::newRow("assign unknown isolation") << QStringList{"assign-id", "--isolation", "PER_AGENT", "--user", "u", "--agent", "a"}
-                                                  << "per_session, per_agent, per_user";
-        QTest::newRow("empty id") << QStringList{"open", "--user", "u", "--agent", "a", "--workspace-id", ""} << "empty";
-        QTest::newRow("slash") << QStringList{"open", "--user", "u", "--agent", "a", "--workspace-id", "a/b"} << "path separator";
-        QTest::newRow("backslash") << QStringList{"open", "--user", "u", "--agent", "a", "--workspace-id", "a\\b"} << "path separator";
-        QTest::newRow("dotdot") << QStringList{"open", "--user", "u", "--agent", "a", "--workspace-id", ".."} << "\"..\"";
-        QTest::newRow("too long") << QStringList{"open", "--user", "u", "--agent", "a", "--workspace-id", QString(129, u'x')} << "129 bytes";
+        QTest::newRow("unknown isolation")
+            << QStringList{"open", "--user", "u", "--agent", "a", "--isolation", "per_team"}
+            << "valid choices: per_session, per_agent, per_user";
+        QTest::newRow("assign unknown isolation")
+            << QStringList{"assign-id", "--isolation", "PER_AGENT", "--user", "u", "--agent", "a"}
+            << "per_session, per_agent, per_user";
+        QTest::newRow("empty id") << QStringList{"open", "--user", "u", "--agent", "a", "--workspace-id", ""}
+                                  << "empty";
+        QTest::newRow("slash") << QStringList{"open", "--user", "u", "--agent", "a", "--workspace-id", "a/b"}
+                               << "path separator";
+        QTest::newRow("backslash") << QStringList{"open", "--user", "u", "--agent", "a", "--workspace-id", "a\\b"}
+                                   << "path separator";
+        QTest::newRow("dotdot") << QStringList{"open", "--user", "u", "--agent", "a", "--workspace-id", ".."}
+                                << "\"..\"";
+        QTest::newRow("too long") << QStringList{"open",           "--user",          "u", "--agent", "a",
+                                                 "--workspace-id", QString(129, u'x')}
+                                  << "129 bytes";
         QTest::newRow("missing agent") << QStringList{"open", "--user", "u"} << "--agent";
         QTest::newRow("unknown command") << QStringList{"explode"} << "unknown command";
         QTest::newRow("no command") << QStringList{} << "no command";
         QTest::newRow("unknown option") << QStringList{"list", "--colour"} << "colour";
-        QTest::newRow("option of another command") << QStringList{"list", "--follow"} << "--follow does not apply to list";
+        QTest::newRow("option of another command")
+            << QStringList{"list", "--follow"} << "--follow does not apply to list";
         QTest::newRow("unknown backend") << QStringList{"--backend", "k8s", "list"} << "valid choices: local";
         QTest::newRow("pause without id") << QStringList{"pause"} << "wrong number of arguments";
         QTest::newRow("pause bad id") << QStringList{"pause", "../etc"} << "path separator";
         QTest::newRow("renew without seconds") << QStringList{"renew", "abc"} << "--seconds";
-        QTest::newRow("renew bad seconds") << QStringList{"renew", "abc", "--seconds", "soon"} << "positive whole number";
+        QTest::newRow("renew bad seconds")
+            << QStringList{"renew", "abc", "--seconds", "soon"} << "positive whole number";
         QTest::newRow("sweep bad idle") << QStringList{"sweep", "--idle", "-5"} << "whole number";
-        QTest::newRow("missing bootstrap file") << QStringList{"--bootstrap", "/nonexistent/boot.txt", "open", "--user", "u", "--agent", "a"}
-                                                << "/nonexistent/boot.txt";
+        QTest::newRow("missing bootstrap file")
+            << QStringList{"--bootstrap", "/nonexistent/boot.txt", "open", "--user", "u", "--agent", "a"}
+            << "/nonexistent/boot.txt";
     }
 
     void usageErrorsExitWithTwoAndCreateNothing()
@@ -181,10 +198,12 @@ private Q_SLOTS:
     void unwritableBasedirIsAUsageError()
     {
         const QString blocker = writeBootstrap(QStringLiteral("not-a-folder"), "x");
-        const Run result = run({QStringLiteral("--basedir"), blocker + QStringLiteral("/ws"), QStringLiteral("open"),
-                                QStringLiteral("--user"), QStringLiteral("u"), QStringLiteral("--agent"), QStringLiteral("a")});
+        const Run result =
+            run({QStringLiteral("--basedir"), blocker + QStringLiteral("/ws"), QStringLiteral("open"),
+                 QStringLiteral("--user"), QStringLiteral("u"), QStringLiteral("--agent"), QStringLiteral("a")});
         QCOMPARE(result.exitCode, 2);
-        QVERIFY2(result.err.contains(blocker) && result.err.contains(QLatin1String("not a folder")), qPrintable(result.err));
+        QVERIFY2(result.err.contains(blocker) && result.err.contains(QLatin1String("not a folder")),
+                 qPrintable(result.err));
         QVERIFY(QFileInfo(blocker).isFile());
         QVERIFY(!QFileInfo::exists(m_home.path() + QStringLiteral("/data/paddock/logs")));
     }
@@ -192,8 +211,9 @@ private Q_SLOTS:
     void openStreamsTheLogAndListShowsTheWorkspace()
     {
         const QString boot = writeBootstrap(QStringLiteral("boot.txt"), "echo hello from bootstrap\necho warn >&2\n");
-        const Run opened = run(local({QStringLiteral("--bootstrap"), boot, QStringLiteral("open"), QStringLiteral("--user"),
-                                      QStringLiteral("张三"), QStringLiteral("--agent"), QStringLiteral("运维")}));
+        const Run opened =
+            run(local({QStringLiteral("--bootstrap"), boot, QStringLiteral("open"), QStringLiteral("--user"),
+                       QStringLiteral("张三"), QStringLiteral("--agent"), QStringLiteral("运维")}));
         QCOMPARE(opened.exitCode, 0);
         const QString id = opened.out.trimmed();
         QCOMPARE(opened.out, id + u'\n');
@@ -214,7 +234,8 @@ private Q_SLOTS:
         QCOMPARE(row.value(QLatin1String("agentId")).toString(), QStringLiteral("运维"));
         QCOMPARE(row.value(QLatin1String("backend")).toString(), QStringLiteral("local"));
         QVERIFY(QDateTime::fromString(row.value(QLatin1String("createdAt")).toString(), Qt::ISODateWithMs).isValid());
-        QVERIFY(QDateTime::fromString(row.value(QLatin1String("lastActivityAt")).toString(), Qt::ISODateWithMs).isValid());
+        QVERIFY(
+            QDateTime::fromString(row.value(QLatin1String("lastActivityAt")).toString(), Qt::ISODateWithMs).isValid());
         QVERIFY(row.contains(QLatin1String("expiresAt")));
         QVERIFY(row.value(QLatin1String("expiresAt")).isNull());
 
@@ -289,9 +310,11 @@ private Q_SLOTS:
         file.write(QJsonDocument(json).toJson());
         file.close();
 
-        result = run(local({QStringLiteral("sweep"), QStringLiteral("--idle"), QStringLiteral("3600"), QStringLiteral("--dry-run")}));
+        result = run(local(
+            {QStringLiteral("sweep"), QStringLiteral("--idle"), QStringLiteral("3600"), QStringLiteral("--dry-run")}));
         QCOMPARE(result.exitCode, 0);
-        QVERIFY2(result.out.contains(a) && result.out.contains(QLatin1String("would be paused")), qPrintable(result.out));
+        QVERIFY2(result.out.contains(a) && result.out.contains(QLatin1String("would be paused")),
+                 qPrintable(result.out));
         QVERIFY(readFile(metadata).contains("\"Running\""));
 
         result = run(local({QStringLiteral("sweep"), QStringLiteral("--idle"), QStringLiteral("3600")}));
@@ -324,11 +347,13 @@ private Q_SLOTS:
                                             "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); echo \"line $i\"; "
                                             "echo \"line $i\" >> side.txt; sleep 0.005; done\n");
         QProcess victim;
-        start(victim, local({QStringLiteral("--bootstrap"), slow, QStringLiteral("open"), QStringLiteral("--user"),
-                             QStringLiteral("u"), QStringLiteral("--agent"), QStringLiteral("victim")}));
+        start(victim,
+              local({QStringLiteral("--bootstrap"), slow, QStringLiteral("open"), QStringLiteral("--user"),
+                     QStringLiteral("u"), QStringLiteral("--agent"), QStringLiteral("victim")}));
         const QString id = run({"assign-id", "--user", "u", "--agent", "victim"}).out.trimmed();
         QTRY_VERIFY2_WITH_TIMEOUT(!logPath(id).isEmpty() && readFile(logPath(id)).contains(" out line 60\n"),
-                                  qPrintable(logPath(id) + u'\n' + QString::fromUtf8(readFile(logPath(id)).right(400)) + QString::fromUtf8(victim.readAllStandardError().right(400))),
+                                  qPrintable(logPath(id) + u'\n' + QString::fromUtf8(readFile(logPath(id)).right(400))
+                                             + QString::fromUtf8(victim.readAllStandardError().right(400))),
                                   60'000);
         ::kill(static_cast<pid_t>(victim.processId()), SIGKILL);
         QVERIFY(victim.waitForFinished());
@@ -344,15 +369,17 @@ private Q_SLOTS:
         QVERIFY(outLines.size() >= 60);
         for (int i = 0; i < outLines.size(); ++i)
             QCOMPARE(outLines[i], QStringLiteral("line %1").arg(i + 1)); // none lost, none out of order
-        const QStringList side = QString::fromUtf8(readFile(m_basedir + u'/' + id + QStringLiteral("/side.txt"))).split(u'\n', Qt::SkipEmptyParts);
+        const QStringList side = QString::fromUtf8(readFile(m_basedir + u'/' + id + QStringLiteral("/side.txt")))
+                                     .split(u'\n', Qt::SkipEmptyParts);
         QVERIFY(side.size() >= outLines.size());
         QCOMPARE(side.mid(0, outLines.size()), outLines);
         QVERIFY(!QFileInfo::exists(m_basedir + u'/' + id + QStringLiteral("/.agentscope/.bootstrap-complete")));
 
         // The interrupted bootstrap runs again on the next open, and this time completes.
         const QString quick = writeBootstrap(QStringLiteral("quick.txt"), "echo second attempt\n");
-        const Run again = run(local({QStringLiteral("--bootstrap"), quick, QStringLiteral("open"), QStringLiteral("--user"),
-                                     QStringLiteral("u"), QStringLiteral("--agent"), QStringLiteral("victim")}));
+        const Run again =
+            run(local({QStringLiteral("--bootstrap"), quick, QStringLiteral("open"), QStringLiteral("--user"),
+                       QStringLiteral("u"), QStringLiteral("--agent"), QStringLiteral("victim")}));
         QCOMPARE(again.exitCode, 0);
         QVERIFY(again.err.contains(QLatin1String(" out second attempt\n")));
         QVERIFY(QFileInfo::exists(m_basedir + u'/' + id + QStringLiteral("/.agentscope/.bootstrap-complete")));

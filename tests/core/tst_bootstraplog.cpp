@@ -28,7 +28,8 @@ private Q_SLOTS:
         QSignalSpy spy(&store, &BootstrapLogStore::lineAppended);
         QVERIFY(store.append(QStringLiteral("local-1"), QStringLiteral("ws"), LogLine::Kind::Command, "echo 你好"));
         QVERIFY(store.append(QStringLiteral("local-1"), QStringLiteral("ws"), LogLine::Kind::Stdout, "你好"));
-        QVERIFY(store.append(QStringLiteral("local-1"), QStringLiteral("ws"), LogLine::Kind::Stderr, "bad\nsecond half"));
+        QVERIFY(
+            store.append(QStringLiteral("local-1"), QStringLiteral("ws"), LogLine::Kind::Stderr, "bad\nsecond half"));
         QCOMPARE(spy.size(), 3);
 
         // Another reader sees every line without any flush or close by the writer.

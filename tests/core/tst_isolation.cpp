@@ -18,15 +18,38 @@ private Q_SLOTS:
         QTest::addColumn<QString>("agent");
         QTest::addColumn<QString>("expected");
         // Computed with Python's hashlib.blake2b(digest_size=8) (reference §1).
-        QTest::newRow("per_agent u1 a1") << "per_agent" << "u1" << "a1" << "4bf1218b645ff727";
-        QTest::newRow("per_agent u a1") << "per_agent" << "u" << "a1" << "d9d7166baacd6047";
-        QTest::newRow("per_agent u a2") << "per_agent" << "u" << "a2" << "be684553e8c14d87";
-        QTest::newRow("per_agent empty user") << "per_agent" << "" << "a1" << "19f69055a5066d5f";
-        QTest::newRow("per_user u1") << "per_user" << "u1" << "a1" << "48ea3da4179df93b";
-        QTest::newRow("per_user u1 other agent") << "per_user" << "u1" << "zzz" << "48ea3da4179df93b";
-        QTest::newRow("per_user empty") << "per_user" << "" << "" << "db411675917f437a";
+        QTest::newRow("per_agent u1 a1") << "per_agent"
+                                         << "u1"
+                                         << "a1"
+                                         << "4bf1218b645ff727";
+        QTest::newRow("per_agent u a1") << "per_agent"
+                                        << "u"
+                                        << "a1"
+                                        << "d9d7166baacd6047";
+        QTest::newRow("per_agent u a2") << "per_agent"
+                                        << "u"
+                                        << "a2"
+                                        << "be684553e8c14d87";
+        QTest::newRow("per_agent empty user") << "per_agent"
+                                              << ""
+                                              << "a1"
+                                              << "19f69055a5066d5f";
+        QTest::newRow("per_user u1") << "per_user"
+                                     << "u1"
+                                     << "a1"
+                                     << "48ea3da4179df93b";
+        QTest::newRow("per_user u1 other agent") << "per_user"
+                                                 << "u1"
+                                                 << "zzz"
+                                                 << "48ea3da4179df93b";
+        QTest::newRow("per_user empty") << "per_user"
+                                        << ""
+                                        << ""
+                                        << "db411675917f437a";
         // No escaping, as upstream: these collide by design.
-        QTest::newRow("collision a") << "per_agent" << "a::b" << "c"
+        QTest::newRow("collision a") << "per_agent"
+                                     << "a::b"
+                                     << "c"
                                      << QString(assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("a"),
                                                                   QStringLiteral("b::c")));
     }
@@ -47,8 +70,8 @@ private Q_SLOTS:
         // BLAKE2b-64 puts the digest length into the parameter block, so its output differs from
         // the first 8 bytes of BLAKE2b-512 over the same input.
         const QByteArray input("u1::a1");
-        const QString truncated512 = QString::fromLatin1(
-            QCryptographicHash::hash(input, QCryptographicHash::Blake2b_512).left(8).toHex());
+        const QString truncated512 =
+            QString::fromLatin1(QCryptographicHash::hash(input, QCryptographicHash::Blake2b_512).left(8).toHex());
         QCOMPARE_NE(blake2b64Hex(input), truncated512);
         QCOMPARE(blake2b64Hex(input), QStringLiteral("4bf1218b645ff727"));
     }
@@ -62,8 +85,10 @@ private Q_SLOTS:
 
     void perSessionIsFreshUuid4Hex()
     {
-        const QString a = assignWorkspaceId(IsolationPolicy::PerSession, QStringLiteral("u"), QStringLiteral("a"), QStringLiteral("s"));
-        const QString b = assignWorkspaceId(IsolationPolicy::PerSession, QStringLiteral("u"), QStringLiteral("a"), QStringLiteral("s"));
+        const QString a = assignWorkspaceId(IsolationPolicy::PerSession, QStringLiteral("u"), QStringLiteral("a"),
+                                            QStringLiteral("s"));
+        const QString b = assignWorkspaceId(IsolationPolicy::PerSession, QStringLiteral("u"), QStringLiteral("a"),
+                                            QStringLiteral("s"));
         const QRegularExpression uuid4(QStringLiteral("^[0-9a-f]{12}4[0-9a-f]{3}[89ab][0-9a-f]{15}$"));
         QVERIFY2(uuid4.match(a).hasMatch(), qPrintable(a));
         QVERIFY2(uuid4.match(b).hasMatch(), qPrintable(b));

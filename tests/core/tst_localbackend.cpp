@@ -6,7 +6,6 @@
 #include "provisioner.h"
 #include "workspacemanager.h"
 
-
 // moc cannot parse <concepts> and <coroutine>, and needs nothing from them.
 #ifndef Q_MOC_RUN
 #include <QCoroTask>
@@ -114,7 +113,9 @@ private Q_SLOTS:
         const auto workspace = stack.open(QStringLiteral("alice@example.com"), QStringLiteral("运维"));
         QVERIFY2(workspace, qPrintable(workspace ? QString() : workspace.error().message));
         const QString id = (*workspace)->id();
-        QCOMPARE(id, assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("alice@example.com"), QStringLiteral("运维")));
+        QCOMPARE(
+            id,
+            assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("alice@example.com"), QStringLiteral("运维")));
 
         const QString root = m_basedir + u'/' + id;
         for (const char *sub : {"data", "skills", "sessions", ".agentscope"})
@@ -186,12 +187,14 @@ private Q_SLOTS:
     {
         const QString id = assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("u"), QStringLiteral("a"));
         {
-            Stack stack(m_basedir, m_logs, commands({"echo first >> runs.txt", "echo broken >&2; exit 3", "echo never >> runs.txt"}));
+            Stack stack(m_basedir, m_logs,
+                        commands({"echo first >> runs.txt", "echo broken >&2; exit 3", "echo never >> runs.txt"}));
             QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("provisioning .* failed")));
             const auto workspace = stack.open(QStringLiteral("u"), QStringLiteral("a"));
             QVERIFY(!workspace);
             QCOMPARE(workspace.error().kind, Error::Kind::Bootstrap);
-            QVERIFY2(workspace.error().message.contains(QLatin1String("exit 3")), qPrintable(workspace.error().message));
+            QVERIFY2(workspace.error().message.contains(QLatin1String("exit 3")),
+                     qPrintable(workspace.error().message));
             QVERIFY(workspace.error().message.contains(QLatin1String("echo broken >&2; exit 3")));
             QVERIFY(workspace.error().message.contains(QLatin1String("stderr: broken")));
             QCOMPARE(stack.manager.cachedCount(), 0);
@@ -211,7 +214,8 @@ private Q_SLOTS:
         Stack stack(m_basedir, m_logs, commands({"echo run >> runs.txt; exit 7"}));
         std::vector<QCoro::Task<Result<WorkspacePtr>>> tasks;
         for (int i = 0; i < 8; ++i)
-            tasks.push_back(stack.manager.getWorkspace(WorkspaceRequest{QStringLiteral("u"), QStringLiteral("a"), QString::number(i), std::nullopt}));
+            tasks.push_back(stack.manager.getWorkspace(
+                WorkspaceRequest{QStringLiteral("u"), QStringLiteral("a"), QString::number(i), std::nullopt}));
         QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("provisioning .* failed")));
         std::optional<Error> first;
         for (auto &task : tasks) {
@@ -232,7 +236,8 @@ private Q_SLOTS:
         const auto workspace = stack.open(QStringLiteral("u"), QStringLiteral("a"));
         QVERIFY(!workspace);
         QCOMPARE(workspace.error().kind, Error::Kind::Timeout);
-        QVERIFY2(workspace.error().message.contains(QLatin1String("timed out after 1 s")), qPrintable(workspace.error().message));
+        QVERIFY2(workspace.error().message.contains(QLatin1String("timed out after 1 s")),
+                 qPrintable(workspace.error().message));
         const QString id = assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("u"), QStringLiteral("a"));
         QCOMPARE(texts(stack.log(id), LogLine::Kind::Stdout), QStringList{"before"});
     }
@@ -245,7 +250,8 @@ private Q_SLOTS:
         Stack stack(basedir, m_logs, commands({"echo ok"}));
         const auto workspace = stack.open(QStringLiteral("u"), QStringLiteral("a"));
         QVERIFY2(workspace, qPrintable(workspace ? QString() : workspace.error().message));
-        QVERIFY(QFileInfo::exists(basedir + u'/' + (*workspace)->id() + QStringLiteral("/.agentscope/.bootstrap-complete")));
+        QVERIFY(QFileInfo::exists(basedir + u'/' + (*workspace)->id()
+                                  + QStringLiteral("/.agentscope/.bootstrap-complete")));
     }
 
     void idsThatWouldEscapeBasedirAreRefused()
@@ -259,11 +265,13 @@ private Q_SLOTS:
         precious.close();
         QVERIFY(QFile::link(outside, m_basedir + QStringLiteral("/planted")));
 
-        for (const QString &id : {QStringLiteral(".."), QStringLiteral("a/../../x"), QStringLiteral("planted"), QString()}) {
+        for (const QString &id :
+             {QStringLiteral(".."), QStringLiteral("a/../../x"), QStringLiteral("planted"), QString()}) {
             const auto path = backend.workspacePath(id);
             QVERIFY2(!path, qPrintable(id));
             QCOMPARE(path.error().kind, Error::Kind::InvalidArgument);
-            const auto created = QCoro::waitFor(backend.create(CreateSpec{id, QStringLiteral("u"), QStringLiteral("a"), {}}));
+            const auto created =
+                QCoro::waitFor(backend.create(CreateSpec{id, QStringLiteral("u"), QStringLiteral("a"), {}}));
             QVERIFY(!created);
             const auto killed = QCoro::waitFor(backend.kill(id));
             QVERIFY(!killed);
@@ -338,11 +346,14 @@ private Q_SLOTS:
         if (QStandardPaths::findExecutable(QStringLiteral("bwrap")).isEmpty())
             QSKIP("bwrap is not installed (Debian package bubblewrap)");
         QProcess probe;
-        probe.start(QStringLiteral("bwrap"), {QStringLiteral("--ro-bind"), QStringLiteral("/"), QStringLiteral("/"), QStringLiteral("true")});
+        probe.start(QStringLiteral("bwrap"),
+                    {QStringLiteral("--ro-bind"), QStringLiteral("/"), QStringLiteral("/"), QStringLiteral("true")});
         if (!probe.waitForFinished() || probe.exitCode() != 0)
-            QSKIP(qPrintable(QStringLiteral("bwrap cannot create a sandbox here: ") + QString::fromUtf8(probe.readAllStandardError())));
+            QSKIP(qPrintable(QStringLiteral("bwrap cannot create a sandbox here: ")
+                             + QString::fromUtf8(probe.readAllStandardError())));
 
-        const QString outsideMarker = QStringLiteral("/tmp/paddock-bwrap-") + QString::number(QCoreApplication::applicationPid());
+        const QString outsideMarker =
+            QStringLiteral("/tmp/paddock-bwrap-") + QString::number(QCoreApplication::applicationPid());
         QFile::remove(outsideMarker);
         Stack stack(m_basedir, m_logs,
                     commands({qPrintable(QStringLiteral("echo inside > in.txt && touch ") + outsideMarker

@@ -16,18 +16,30 @@ private Q_SLOTS:
         QTest::addColumn<QString>("argument");
         QTest::addColumn<QString>("expected");
         // What Python's shlex.quote returns for the same input.
-        QTest::newRow("empty") << "" << "''";
-        QTest::newRow("safe") << "abc-XYZ_09@%+=:,./" << "abc-XYZ_09@%+=:,./";
-        QTest::newRow("space") << "a b" << "'a b'";
-        QTest::newRow("pipe and semicolon") << "a b c | ;" << "'a b c | ;'";
-        QTest::newRow("single quote") << "it's" << "'it'\"'\"'s'";
-        QTest::newRow("pip spec") << "mcp<2.0.0" << "'mcp<2.0.0'";
-        QTest::newRow("dollar") << "$HOME" << "'$HOME'";
-        QTest::newRow("tilde") << "~" << "'~'";
-        QTest::newRow("glob") << "*.py" << "'*.py'";
-        QTest::newRow("newline") << "a\nb" << "'a\nb'";
-        QTest::newRow("non-ascii") << "运维" << "'运维'";
-        QTest::newRow("only quote") << "'" << "''\"'\"''";
+        QTest::newRow("empty") << ""
+                               << "''";
+        QTest::newRow("safe") << "abc-XYZ_09@%+=:,./"
+                              << "abc-XYZ_09@%+=:,./";
+        QTest::newRow("space") << "a b"
+                               << "'a b'";
+        QTest::newRow("pipe and semicolon") << "a b c | ;"
+                                            << "'a b c | ;'";
+        QTest::newRow("single quote") << "it's"
+                                      << "'it'\"'\"'s'";
+        QTest::newRow("pip spec") << "mcp<2.0.0"
+                                  << "'mcp<2.0.0'";
+        QTest::newRow("dollar") << "$HOME"
+                                << "'$HOME'";
+        QTest::newRow("tilde") << "~"
+                               << "'~'";
+        QTest::newRow("glob") << "*.py"
+                              << "'*.py'";
+        QTest::newRow("newline") << "a\nb"
+                                 << "'a\nb'";
+        QTest::newRow("non-ascii") << "运维"
+                                   << "'运维'";
+        QTest::newRow("only quote") << "'"
+                                    << "''\"'\"''";
     }
 
     void quote()
@@ -40,7 +52,8 @@ private Q_SLOTS:
     void joinMatchesUpstreamWireForm()
     {
         // Reference §3: the pip bootstrap line as AgentScope sends it.
-        const QString pip = QStringLiteral("uv pip install --python /root/.agentscope/.venv/bin/python 'mcp<2.0.0' uvicorn fastapi httpx");
+        const QString pip = QStringLiteral(
+            "uv pip install --python /root/.agentscope/.venv/bin/python 'mcp<2.0.0' uvicorn fastapi httpx");
         QCOMPARE(shellJoin({QStringLiteral("sh"), QStringLiteral("-c"), pip}),
                  QStringLiteral("sh -c 'uv pip install --python /root/.agentscope/.venv/bin/python "
                                 "'\"'\"'mcp<2.0.0'\"'\"' uvicorn fastapi httpx'"));

@@ -39,17 +39,21 @@ private Q_SLOTS:
     {
         FakeProvider provider;
         WorkspaceManager manager(&provider, {});
-        const auto first = QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a"), QStringLiteral("s1"))));
-        const auto second = QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a"), QStringLiteral("s2"))));
+        const auto first = QCoro::waitFor(
+            manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a"), QStringLiteral("s1"))));
+        const auto second = QCoro::waitFor(
+            manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a"), QStringLiteral("s2"))));
         QVERIFY(first && second);
         QCOMPARE(first->get(), second->get());
         // A hit hands out the cached instance and keeps it cached.
-        const auto third = QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a"), QStringLiteral("s3"))));
+        const auto third = QCoro::waitFor(
+            manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a"), QStringLiteral("s3"))));
         QVERIFY(third && *third);
         QCOMPARE(third->get(), first->get());
         QCOMPARE(manager.cached((*first)->id()).get(), first->get());
         QCOMPARE(provider.requests.size(), 1);
-        QCOMPARE((*first)->id(), assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("u"), QStringLiteral("a")));
+        QCOMPARE((*first)->id(),
+                 assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("u"), QStringLiteral("a")));
     }
 
     void eightConcurrentGetsGiveOneInstance()
@@ -60,7 +64,8 @@ private Q_SLOTS:
         auto gate = provider.gate(id);
         std::vector<QCoro::Task<Result<WorkspacePtr>>> tasks;
         for (int i = 0; i < 8; ++i)
-            tasks.push_back(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a"), QString::number(i))));
+            tasks.push_back(
+                manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a"), QString::number(i))));
         QVERIFY(manager.isProvisioning(id));
         QCOMPARE(provider.requests.size(), 1);
         gate->release();
@@ -133,8 +138,10 @@ private Q_SLOTS:
         ManagerOptions options;
         options.isolation = IsolationPolicy::PerSession;
         WorkspaceManager manager(&provider, options);
-        const auto leader = QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("lead"), QStringLiteral("s1"), QStringLiteral("team-1"))));
-        const auto helper = QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("helper"), QStringLiteral("s2"), QStringLiteral("team-1"))));
+        const auto leader = QCoro::waitFor(manager.getWorkspace(
+            request(QStringLiteral("u"), QStringLiteral("lead"), QStringLiteral("s1"), QStringLiteral("team-1"))));
+        const auto helper = QCoro::waitFor(manager.getWorkspace(
+            request(QStringLiteral("u"), QStringLiteral("helper"), QStringLiteral("s2"), QStringLiteral("team-1"))));
         QVERIFY(leader && helper);
         QCOMPARE((*leader)->id(), QStringLiteral("team-1"));
         QCOMPARE(leader->get(), helper->get());
@@ -172,9 +179,12 @@ private Q_SLOTS:
         FakeProvider provider;
         ManagerOptions perAgent;
         WorkspaceManager agents(&provider, perAgent);
-        const auto s1 = QCoro::waitFor(agents.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a1"), QStringLiteral("s1"))));
-        const auto s2 = QCoro::waitFor(agents.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a1"), QStringLiteral("s2"))));
-        const auto other = QCoro::waitFor(agents.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a2"), QStringLiteral("s1"))));
+        const auto s1 = QCoro::waitFor(
+            agents.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a1"), QStringLiteral("s1"))));
+        const auto s2 = QCoro::waitFor(
+            agents.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a1"), QStringLiteral("s2"))));
+        const auto other = QCoro::waitFor(
+            agents.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a2"), QStringLiteral("s1"))));
         QCOMPARE(s1->get(), s2->get());
         QCOMPARE_NE(s1->get(), other->get());
 
@@ -191,8 +201,10 @@ private Q_SLOTS:
         ManagerOptions perSession;
         perSession.isolation = IsolationPolicy::PerSession;
         WorkspaceManager sessions(&provider, perSession);
-        const auto x = QCoro::waitFor(sessions.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a1"), QStringLiteral("s1"))));
-        const auto y = QCoro::waitFor(sessions.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a1"), QStringLiteral("s1"))));
+        const auto x = QCoro::waitFor(
+            sessions.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a1"), QStringLiteral("s1"))));
+        const auto y = QCoro::waitFor(
+            sessions.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a1"), QStringLiteral("s1"))));
         QCOMPARE_NE((*x)->id(), (*y)->id());
     }
 
@@ -204,9 +216,11 @@ private Q_SLOTS:
         options.ttl = 10s;
         options.clock = clock;
         WorkspaceManager manager(&provider, options);
-        const auto idle = fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("idle")))));
+        const auto idle =
+            fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("idle")))));
         clock->advance(4s);
-        const auto busy = fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("busy")))));
+        const auto busy =
+            fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("busy")))));
 
         clock->advance(6s); // idle: exactly ttl, not more
         QCOMPARE(QCoro::waitFor(manager.sweepOnce()), QStringList());
@@ -237,10 +251,13 @@ private Q_SLOTS:
         WorkspaceManager manager(&provider, options);
         const QString bad = assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("u"), QStringLiteral("bad"));
         provider.failClose.append(bad);
-        const auto broken = fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("bad")))));
-        const auto good = fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("good")))));
+        const auto broken =
+            fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("bad")))));
+        const auto good =
+            fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("good")))));
         clock->advance(2s);
-        QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("Failed to close workspace .*close failed on purpose")));
+        QTest::ignoreMessage(QtWarningMsg,
+                             QRegularExpression(QStringLiteral("Failed to close workspace .*close failed on purpose")));
         const QStringList evicted = QCoro::waitFor(manager.sweepOnce());
         QCOMPARE(evicted.size(), 2);
         QCOMPARE(broken->closed, 1);
@@ -259,7 +276,8 @@ private Q_SLOTS:
         WorkspaceManager manager(&provider, options);
         manager.start();
         QVERIFY(manager.isStarted());
-        const auto first = fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a")))));
+        const auto first =
+            fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a")))));
         QSignalSpy closedSpy(&manager, &WorkspaceManager::workspaceClosed);
         QSignalSpy ticks(&manager, &WorkspaceManager::sweepFinished);
         // The sweeper ticks on its own but finds nothing idle long enough.
@@ -272,7 +290,8 @@ private Q_SLOTS:
         QTRY_COMPARE(ticks.constLast().constFirst().toStringList(), QStringList{first->id()});
         QCOMPARE(manager.cachedCount(), 0);
 
-        const auto second = fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a")))));
+        const auto second =
+            fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a")))));
         QCOMPARE_NE(first.get(), second.get());
         QCOMPARE(second->id(), first->id());
         QCoro::waitFor(manager.stop());
@@ -282,7 +301,8 @@ private Q_SLOTS:
     {
         FakeProvider provider;
         WorkspaceManager manager(&provider, {});
-        const auto workspace = fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a")))));
+        const auto workspace =
+            fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a")))));
         QVERIFY(QCoro::waitFor(manager.close(workspace->id())));
         QCOMPARE(workspace->closed, 1);
         QCOMPARE(manager.cachedCount(), 0);
@@ -333,7 +353,8 @@ private Q_SLOTS:
     {
         FakeProvider provider;
         WorkspaceManager manager(&provider, {});
-        provider.failClose.append(assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("u"), QStringLiteral("x")));
+        provider.failClose.append(
+            assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("u"), QStringLiteral("x")));
         QVERIFY(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("x")))));
         QVERIFY(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("y")))));
         QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("Failed to close workspace")));

@@ -90,14 +90,15 @@ private:
 LocalBackend::LocalBackend(LocalOptions options, QObject *parent)
     : Backend(parent)
     , m_options(std::move(options))
-    , m_basedir(QDir::cleanPath(QDir(m_options.basedir.isEmpty() ? defaultBasedir() : m_options.basedir).absolutePath()))
+    , m_basedir(
+          QDir::cleanPath(QDir(m_options.basedir.isEmpty() ? defaultBasedir() : m_options.basedir).absolutePath()))
 {
 }
 
 QString LocalBackend::defaultBasedir()
 {
     return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
-           + QStringLiteral("/paddock/workspaces");
+        + QStringLiteral("/paddock/workspaces");
 }
 
 QString LocalBackend::name() const
@@ -140,8 +141,8 @@ Result<> LocalBackend::checkWritable() const
             Tr::tr("the base folder %1 cannot be used: %2 is not a folder").arg(m_basedir, probe)));
     }
     if (::access(QFile::encodeName(probe).constData(), W_OK | X_OK) != 0) {
-        return fail(Error::invalidArgument(
-            Tr::tr("the base folder %1 is not writable (%2: %3)").arg(m_basedir, probe, QString::fromLocal8Bit(strerror(errno)))));
+        return fail(Error::invalidArgument(Tr::tr("the base folder %1 is not writable (%2: %3)")
+                                               .arg(m_basedir, probe, QString::fromLocal8Bit(strerror(errno)))));
     }
     return {};
 }
@@ -160,8 +161,7 @@ Result<SandboxInfo> LocalBackend::readInfo(const QString &workspaceId) const
         return fail(path.error());
     QFile file(*path + QLatin1String(MetadataFile));
     if (!file.open(QIODevice::ReadOnly)) {
-        return fail(Error::notFound(
-            Tr::tr("there is no local workspace %1 in %2").arg(workspaceId, m_basedir)));
+        return fail(Error::notFound(Tr::tr("there is no local workspace %1 in %2").arg(workspaceId, m_basedir)));
     }
     QJsonParseError parseError{};
     const QJsonObject json = QJsonDocument::fromJson(file.readAll(), &parseError).object();
@@ -345,7 +345,8 @@ QCoro::Task<Result<>> LocalBackend::kill(QString sandboxId)
 QCoro::Task<Result<SandboxInfo>> LocalBackend::renew(QString sandboxId, std::chrono::seconds duration)
 {
     Q_UNUSED(duration);
-    co_return fail(Error::unsupported(Tr::tr("local workspace %1 does not expire, so it cannot be renewed").arg(sandboxId)));
+    co_return fail(
+        Error::unsupported(Tr::tr("local workspace %1 does not expire, so it cannot be renewed").arg(sandboxId)));
 }
 
 QCoro::Task<Result<bool>> LocalBackend::isReady(QString sandboxId)
@@ -358,9 +359,9 @@ QCoro::Task<Result<bool>> LocalBackend::isReady(QString sandboxId)
 
 QStringList LocalBackend::bubblewrapArguments(const QString &workdir, const QString &cwd) const
 {
-    QStringList args{QStringLiteral("--die-with-parent"), QStringLiteral("--unshare-all"),
-                     QStringLiteral("--share-net"),       QStringLiteral("--ro-bind"),
-                     QStringLiteral("/usr"),               QStringLiteral("/usr")};
+    QStringList args{
+        QStringLiteral("--die-with-parent"), QStringLiteral("--unshare-all"), QStringLiteral("--share-net"),
+        QStringLiteral("--ro-bind"),         QStringLiteral("/usr"),          QStringLiteral("/usr")};
     for (const char *dir : {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc"}) {
         const QString path = QString::fromLatin1(dir);
         args << QStringLiteral("--ro-bind-try") << path << path;
@@ -410,7 +411,8 @@ QCoro::Task<Result<ExecResult>> LocalBackend::exec(QString sandboxId, ExecReques
     const auto done = std::make_shared<Broadcast<bool>>();
     const auto settle = [done](bool started) {
         QMetaObject::invokeMethod(
-            QCoreApplication::instance(), [done, started] {
+            QCoreApplication::instance(),
+            [done, started] {
                 if (!done->isSet())
                     done->set(started);
             },
@@ -437,8 +439,7 @@ QCoro::Task<Result<ExecResult>> LocalBackend::exec(QString sandboxId, ExecReques
     const bool started = co_await done->wait();
     timeout.stop();
     if (!started) {
-        co_return fail(Error::backend(
-            Tr::tr("cannot run %1: %2").arg(process.program(), process.errorString())));
+        co_return fail(Error::backend(Tr::tr("cannot run %1: %2").arg(process.program(), process.errorString())));
     }
     out.feed(process.readAllStandardOutput());
     err.feed(process.readAllStandardError());

@@ -8,8 +8,8 @@ namespace Paddock {
 
 struct LocalOptions
 {
-    QString basedir;          // empty: <XDG_DATA_HOME>/paddock/workspaces
-    bool bubblewrap = false;  // run commands inside bwrap with only the workspace writable
+    QString basedir; // empty: <XDG_DATA_HOME>/paddock/workspaces
+    bool bubblewrap = false; // run commands inside bwrap with only the workspace writable
 };
 
 // The embedded default backend: a workspace is the folder <basedir>/<workspace id>.
