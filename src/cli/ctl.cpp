@@ -169,6 +169,13 @@ public:
     bool has(const char *option) const { return parser.isSet(QLatin1String(option)); }
     QString value(const char *option) const { return parser.value(QLatin1String(option)); }
 
+    // --isolation, or the default policy when it is not given.
+    Result<IsolationPolicy> isolation() const
+    {
+        return has("isolation") ? parseIsolationPolicy(value("isolation"))
+                                : Result<IsolationPolicy>(DefaultIsolationPolicy);
+    }
+
     int usage(const QString &message) const
     {
         err(message);
@@ -207,8 +214,7 @@ public:
 
 int assignId(Session &s)
 {
-    auto policy =
-        parseIsolationPolicy(s.has("isolation") ? s.value("isolation") : isolationPolicyName(DefaultIsolationPolicy));
+    const auto policy = s.isolation();
     if (!policy)
         return s.usage(policy.error().message);
     if (!s.has("user") || !s.has("agent"))
@@ -224,8 +230,7 @@ int assignId(Session &s)
 
 QCoro::Task<int> open(Session &s, ProvisionOptions options)
 {
-    auto policy =
-        parseIsolationPolicy(s.has("isolation") ? s.value("isolation") : isolationPolicyName(DefaultIsolationPolicy));
+    const auto policy = s.isolation();
     if (!policy)
         co_return s.usage(policy.error().message);
     if (!s.has("user") || !s.has("agent"))

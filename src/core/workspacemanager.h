@@ -44,7 +44,8 @@ struct WorkspaceRequest
 // - the TTL sweeper evicts entries idle strictly longer than ttl, waking every sweepInterval;
 //   eviction closes the workspace (close = pause in the backend, then evict);
 // - closeAll() closes in parallel; stop() ends the sweeper, then closes everything.
-// Runs on the thread that owns it; callers co_await its tasks there.
+// Runs on the thread that owns it; callers co_await its tasks there. co_await stop() before
+// destroying it, so that no provisioning or close is still running.
 class WorkspaceManager final : public QObject
 {
     Q_OBJECT
