@@ -58,6 +58,15 @@ QCoro::Task<Result<WorkspacePtr>> WorkspaceManager::getWorkspace(WorkspaceReques
         WorkspacePtr workspace = hit->workspace;
         co_return workspace;
     }
+    if (const auto closing = m_closing.value(*id)) {
+        // Close = pause, then evict: wait for the pause, then attach again (resume).
+        co_await closing->wait();
+        if (const auto hit = m_cache.find(*id); hit != m_cache.end()) {
+            hit->lastAccess = m_options.clock->now();
+            WorkspacePtr workspace = hit->workspace;
+            co_return workspace;
+        }
+    }
     // Named, not a temporary: GCC 12 destroys class temporaries inside co_await twice.
     const ProvisionRequest provision{*id, std::move(request.userId), std::move(request.agentId),
                                      std::move(request.sessionId)};
@@ -102,10 +111,18 @@ QStringList WorkspaceManager::cachedIds() const
 
 QCoro::Task<Result<>> WorkspaceManager::safeClose(WorkspacePtr workspace)
 {
+    // The workspace has left the cache already; until its backend is paused, a request for the
+    // same id waits here rather than attaching to a sandbox that is about to pause.
+    const QString id = workspace->id();
+    const auto done = std::make_shared<Broadcast<bool>>();
+    m_closing.insert(id, done);
     Result<> closed = co_await workspace->close();
     if (!closed)
-        qCWarning(lcManager).noquote() << "Failed to close workspace" << workspace->id() << closed.error().message;
-    Q_EMIT workspaceClosed(workspace->id());
+        qCWarning(lcManager).noquote() << "Failed to close workspace" << id << closed.error().message;
+    if (m_closing.value(id) == done)
+        m_closing.remove(id);
+    done->set(true);
+    Q_EMIT workspaceClosed(id);
     co_return closed;
 }
 

@@ -42,7 +42,8 @@ struct WorkspaceRequest
 //   concurrent requests for one id share one provisioning and get one instance;
 // - a failed provisioning caches nothing and every waiter gets the same error;
 // - the TTL sweeper evicts entries idle strictly longer than ttl, waking every sweepInterval;
-//   eviction closes the workspace (close = pause in the backend, then evict);
+//   eviction closes the workspace (close = pause in the backend, then evict: a request for an
+//   id that is being closed waits for the pause, then attaches again);
 // - closeAll() closes in parallel; stop() ends the sweeper, then closes everything.
 // Runs on the thread that owns it; callers co_await its tasks there. co_await stop() before
 // destroying it, so that no provisioning or close is still running.
@@ -105,6 +106,7 @@ private:
     ManagerOptions m_options;
     QHash<QString, Entry> m_cache;
     QHash<QString, std::shared_ptr<Pending>> m_inflight;
+    QHash<QString, std::shared_ptr<Broadcast<bool>>> m_closing; // evicted, backend not yet paused
     QTimer m_sweepTimer;
     std::shared_ptr<Broadcast<bool>> m_sweeping; // set while a sweep runs
 };

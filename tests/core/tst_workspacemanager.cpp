@@ -328,6 +328,29 @@ private Q_SLOTS:
         QCOMPARE(manager.cachedCount(), 0);
     }
 
+    void requestDuringCloseWaitsForThePauseThenAttachesAgain()
+    {
+        FakeProvider provider;
+        provider.closeGate = std::make_shared<Gate>();
+        WorkspaceManager manager(&provider, {});
+        const auto first =
+            fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a")))));
+        auto closing = manager.close(first->id());
+        QCOMPARE(first->closeStarted, 1);
+        auto reopening = manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a")));
+        // Not served the instance being paused, and no second provisioning while it pauses.
+        QVERIFY(!reopening.isReady());
+        QCOMPARE(provider.requests.size(), 1);
+        provider.closeGate->release();
+        QVERIFY(QCoro::waitFor(closing));
+        const auto second = fake(QCoro::waitFor(reopening));
+        QVERIFY(second);
+        QCOMPARE(first->closed, 1);
+        QCOMPARE_NE(second.get(), first.get());
+        QCOMPARE(provider.requests.size(), 2);
+        QCOMPARE(manager.cached(first->id()).get(), second.get());
+    }
+
     void closeAllClosesInParallel()
     {
         FakeProvider provider;
