@@ -1,0 +1,164 @@
+#include "httpclient.h"
+
+#include "../../logging.h"
+#include "../../tr.h"
+
+#include <QCoroNetworkReply>
+#include <QCoroTask>
+#include <QCoroTimer>
+
+#include <QLocale>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QTimeZone>
+
+#include <algorithm>
+#include <memory>
+
+Q_LOGGING_CATEGORY(lcHttp, "paddock.core.opensandbox.http", QtInfoMsg)
+
+namespace Paddock::OpenSandbox {
+
+namespace {
+
+struct ReplyDeleter
+{
+    void operator()(QNetworkReply *reply) const { reply->deleteLater(); }
+};
+
+bool isRetryableStatus(int status)
+{
+    return status == 429 || status == 502 || status == 503 || status == 504;
+}
+
+bool isConnectionError(QNetworkReply::NetworkError error)
+{
+    switch (error) {
+    case QNetworkReply::ConnectionRefusedError:
+    case QNetworkReply::RemoteHostClosedError:
+    case QNetworkReply::TimeoutError:
+    case QNetworkReply::TemporaryNetworkFailureError:
+    case QNetworkReply::NetworkSessionFailedError:
+    case QNetworkReply::ProxyConnectionRefusedError:
+    case QNetworkReply::ProxyConnectionClosedError:
+    case QNetworkReply::ProxyTimeoutError:
+    case QNetworkReply::UnknownNetworkError:
+    case QNetworkReply::OperationCanceledError: // the transfer timeout (we never abort ourselves)
+        return true;
+    default:
+        return false;
+    }
+}
+
+Error::Kind kindForStatus(int status)
+{
+    if (status == 404)
+        return Error::Kind::NotFound;
+    if (status == 409)
+        return Error::Kind::Conflict;
+    return Error::Kind::Backend;
+}
+
+// GCC 12: requests are built here, outside the coroutine.
+QNetworkRequest networkRequest(const HttpRequest &request)
+{
+    QNetworkRequest network(request.url);
+    network.setTransferTimeout(int(request.transferTimeout.count()));
+    network.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+    if (!request.body.isEmpty())
+        network.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    network.setRawHeader(QByteArrayLiteral("Accept"), QByteArrayLiteral("application/json"));
+    for (const auto &[name, value] : request.headers)
+        network.setRawHeader(name, value);
+    return network;
+}
+
+HttpResponse readResponse(QNetworkReply *reply)
+{
+    HttpResponse response;
+    response.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    response.body = reply->readAll();
+    for (const auto &[name, value] : reply->rawHeaderPairs())
+        response.headers.insert(name.toLower(), value);
+    response.requestId = QString::fromLatin1(response.headers.value(QByteArrayLiteral("x-request-id")));
+    return response;
+}
+
+} // namespace
+
+std::optional<std::chrono::milliseconds> retryAfterDelay(const QByteArray &value, const QDateTime &now)
+{
+    const QByteArray trimmed = value.trimmed();
+    if (trimmed.isEmpty())
+        return std::nullopt;
+    bool ok = false;
+    const qint64 seconds = trimmed.toLongLong(&ok);
+    if (ok)
+        return seconds < 0 ? std::nullopt : std::optional(std::chrono::milliseconds(seconds * 1000));
+    // HTTP-date, e.g. "Wed, 21 Oct 2026 07:28:00 GMT".
+    QDateTime date =
+        QLocale::c().toDateTime(QString::fromLatin1(trimmed), QStringLiteral("ddd, dd MMM yyyy HH:mm:ss 'GMT'"));
+    if (!date.isValid())
+        return std::nullopt;
+    date.setTimeZone(QTimeZone::utc());
+    return std::chrono::milliseconds(std::max<qint64>(0, now.msecsTo(date)));
+}
+
+HttpClient::HttpClient(QNetworkAccessManager *network, RetryPolicy retry, QObject *parent)
+    : QObject(parent)
+    , m_network(network)
+    , m_retry(retry)
+{
+}
+
+QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
+{
+    const QNetworkRequest network = networkRequest(request);
+    auto delay = m_retry.firstDelay;
+    for (int attempt = 1;; ++attempt) {
+        ++m_attempts;
+        std::unique_ptr<QNetworkReply, ReplyDeleter> reply(
+            m_network->sendCustomRequest(network, request.method, request.body));
+        co_await reply.get();
+
+        const QNetworkReply::NetworkError networkError = reply->error();
+        const HttpResponse response = readResponse(reply.get());
+        const bool answered = response.status != 0;
+        qCDebug(lcHttp).noquote() << request.method << request.url.toString(QUrl::RemoveUserInfo) << "->"
+                                  << response.status << response.requestId;
+
+        if (answered && response.status >= 200 && response.status < 300)
+            co_return response;
+
+        const bool retryable = request.retrySafe && attempt < m_retry.maxAttempts
+            && (answered ? isRetryableStatus(response.status) : isConnectionError(networkError));
+        if (!retryable) {
+            if (answered) {
+                const ApiError api = parseApiError(response.status, response.body, response.requestId);
+                co_return fail(Error{kindForStatus(response.status), api.describe()});
+            }
+            const QString reason = networkError == QNetworkReply::OperationCanceledError
+                ? Tr::tr("no answer within %1 s").arg(request.transferTimeout.count() / 1000.0)
+                : reply->errorString();
+            co_return fail(
+                Error::backend(Tr::tr("%1 %2 failed: %3")
+                                   .arg(QString::fromLatin1(request.method),
+                                        request.url.toString(QUrl::RemoveUserInfo | QUrl::RemoveQuery), reason)));
+        }
+
+        auto wait = delay;
+        if (const auto asked = retryAfterDelay(response.headers.value(QByteArrayLiteral("retry-after")),
+                                               QDateTime::currentDateTimeUtc()))
+            wait = std::min(*asked, std::chrono::milliseconds(60'000));
+        qCInfo(lcHttp).noquote() << request.method << request.url.toString(QUrl::RemoveUserInfo | QUrl::RemoveQuery)
+                                 << "attempt" << attempt << "failed ("
+                                 << (answered ? QString::number(response.status) : reply->errorString())
+                                 << "); retrying in" << wait.count() << "ms";
+        reply.reset();
+        co_await QCoro::sleepFor(wait);
+        delay = std::min(m_retry.maxDelay, std::chrono::milliseconds(qint64(double(delay.count()) * m_retry.factor)));
+    }
+}
+
+} // namespace Paddock::OpenSandbox

@@ -1,0 +1,77 @@
+#pragma once
+
+#include "../../result.h"
+#include "wire.h"
+
+#include <QCoroFwd>
+
+#include <QByteArray>
+#include <QDateTime>
+#include <QHash>
+#include <QList>
+#include <QObject>
+#include <QUrl>
+
+#include <chrono>
+#include <optional>
+#include <utility>
+
+class QNetworkAccessManager;
+
+namespace Paddock::OpenSandbox {
+
+struct HttpRequest
+{
+    QByteArray method = "GET";
+    QUrl url;
+    QByteArray body; // sent as application/json when not empty
+    QList<std::pair<QByteArray, QByteArray>> headers;
+    // Safe to send again after a connection error, 429, 502, 503 or 504. Only requests that the
+    // protocol reference says may repeat (GET; pause, resume and delete) set it.
+    bool retrySafe = false;
+    std::chrono::milliseconds transferTimeout{30'000}; // idle timeout; 0: none (streams)
+};
+
+struct HttpResponse
+{
+    int status = 0;
+    QByteArray body;
+    QString requestId; // X-Request-ID
+    QHash<QByteArray, QByteArray> headers; // lower-case names
+};
+
+struct RetryPolicy
+{
+    int maxAttempts = 4;
+    std::chrono::milliseconds firstDelay{250};
+    double factor = 2.0;
+    std::chrono::milliseconds maxDelay{8'000};
+};
+
+// The delay a Retry-After header asks for: delta-seconds or an HTTP date, relative to now.
+std::optional<std::chrono::milliseconds> retryAfterDelay(const QByteArray &value, const QDateTime &now);
+
+// One request/response round trip over QNetworkAccessManager, with the retry rules of the
+// protocol reference. A non-2xx answer becomes an Error whose message names the HTTP status,
+// the server's code and message, and the X-Request-ID (ApiError::describe); status 404 is
+// Error::Kind::NotFound and 409 Error::Kind::Conflict. Header values are never logged.
+class HttpClient final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(HttpClient)
+
+public:
+    explicit HttpClient(QNetworkAccessManager *network, RetryPolicy retry = {}, QObject *parent = nullptr);
+
+    QCoro::Task<Result<HttpResponse>> send(HttpRequest request);
+
+    // How many times send() went to the network, retries included (for tests and diagnostics).
+    int attempts() const { return m_attempts; }
+
+private:
+    QNetworkAccessManager *m_network;
+    RetryPolicy m_retry;
+    int m_attempts = 0;
+};
+
+} // namespace Paddock::OpenSandbox

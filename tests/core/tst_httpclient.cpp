@@ -1,0 +1,226 @@
+// The OpenSandbox HTTP layer against a scripted HTTP server on 127.0.0.1: retries only where
+// they are safe, error bodies turned into messages with the request id, transfer timeouts.
+
+#include "backends/opensandbox/httpclient.h"
+
+#ifndef Q_MOC_RUN
+#include <QCoroTask>
+#endif
+
+#include <QNetworkAccessManager>
+#include <QQueue>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTest>
+
+using namespace Paddock;
+using namespace Paddock::OpenSandbox;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Answers each request with the next scripted raw response; an empty script entry means
+// "accept and never answer".
+class ScriptedServer final : public QTcpServer
+{
+public:
+    ScriptedServer()
+    {
+        QObject::connect(this, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = nextPendingConnection()) {
+                QObject::connect(socket, &QTcpSocket::readyRead, socket, [this, socket] { onData(socket); });
+                QObject::connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+        if (!listen(QHostAddress::LocalHost, 0))
+            qFatal("cannot listen on 127.0.0.1");
+    }
+
+    QUrl url(const QString &path) const
+    {
+        return QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(serverPort()).arg(path));
+    }
+
+    static QByteArray response(int status, const QByteArray &body, const QByteArray &extraHeaders = {})
+    {
+        return "HTTP/1.1 " + QByteArray::number(status)
+            + " X\r\nContent-Type: application/json\r\n"
+              "X-Request-ID: req-"
+            + QByteArray::number(status) + "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n"
+            + extraHeaders + "\r\n" + body;
+    }
+
+    QQueue<QByteArray> script;
+    QList<QByteArray> requests;
+
+private:
+    void onData(QTcpSocket *socket)
+    {
+        QByteArray &buffer = m_buffers[socket];
+        buffer += socket->readAll();
+        for (;;) {
+            const qsizetype end = buffer.indexOf("\r\n\r\n");
+            if (end < 0)
+                return;
+            qsizetype length = 0;
+            for (const QByteArray &line : buffer.left(end).split('\n')) {
+                if (line.toLower().startsWith("content-length:"))
+                    length = line.mid(15).trimmed().toLongLong();
+            }
+            if (buffer.size() < end + 4 + length)
+                return;
+            requests.append(buffer.left(end + 4 + length));
+            buffer.remove(0, end + 4 + length);
+            const QByteArray answer = script.isEmpty() ? response(500, "{}") : script.dequeue();
+            if (!answer.isEmpty())
+                socket->write(answer);
+        }
+    }
+
+    QHash<QTcpSocket *, QByteArray> m_buffers;
+};
+
+RetryPolicy quickRetries(int attempts)
+{
+    return RetryPolicy{attempts, 10ms, 2.0, 50ms};
+}
+
+HttpRequest get(const QUrl &url)
+{
+    HttpRequest request;
+    request.url = url;
+    request.retrySafe = true;
+    return request;
+}
+
+} // namespace
+
+class TestHttpClient final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void successCarriesBodyAndRequestId()
+    {
+        ScriptedServer server;
+        server.script.enqueue(ScriptedServer::response(200, R"({"items":[]})"));
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(3));
+        HttpRequest request = get(server.url(QStringLiteral("/v1/sandboxes")));
+        request.headers.append(std::pair<QByteArray, QByteArray>("OPEN-SANDBOX-API-KEY", "secret"));
+        const auto response = QCoro::waitFor(client.send(request));
+        QVERIFY(response);
+        QCOMPARE(response->status, 200);
+        QCOMPARE(response->body, QByteArray(R"({"items":[]})"));
+        QCOMPARE(response->requestId, QStringLiteral("req-200"));
+        QVERIFY(server.requests.first().contains("OPEN-SANDBOX-API-KEY: secret\r\n"));
+    }
+
+    void safeRequestsAreRetriedOnBusyAnswers()
+    {
+        ScriptedServer server;
+        server.script.enqueue(ScriptedServer::response(503, R"({"code":"X","message":"busy"})"));
+        server.script.enqueue(ScriptedServer::response(502, "bad gateway"));
+        server.script.enqueue(ScriptedServer::response(429, "{}", "Retry-After: 0\r\n"));
+        server.script.enqueue(ScriptedServer::response(200, "{}"));
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(5));
+        const auto response = QCoro::waitFor(client.send(get(server.url(QStringLiteral("/v1/sandboxes/a")))));
+        QVERIFY(response);
+        QCOMPARE(client.attempts(), 4);
+        QCOMPARE(server.requests.size(), 4);
+    }
+
+    void createIsNeverRetried()
+    {
+        ScriptedServer server;
+        server.script.enqueue(
+            ScriptedServer::response(503, R"({"code":"GENERAL::UNAVAILABLE","message":"try later"})"));
+        server.script.enqueue(ScriptedServer::response(202, "{}"));
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(5));
+        HttpRequest create;
+        create.method = "POST";
+        create.url = server.url(QStringLiteral("/v1/sandboxes"));
+        create.body = R"({"image":{"uri":"python:3.11-slim"}})";
+        const auto response = QCoro::waitFor(client.send(create));
+        QVERIFY(!response);
+        QCOMPARE(client.attempts(), 1);
+        QCOMPARE(response.error().message,
+                 QStringLiteral("HTTP 503 GENERAL::UNAVAILABLE: try later (request req-503)"));
+        QVERIFY(server.requests.first().startsWith("POST /v1/sandboxes HTTP/1.1"));
+        QVERIFY(server.requests.first().contains("Content-Type: application/json"));
+    }
+
+    void errorsNameStatusCodeMessageAndRequestId()
+    {
+        ScriptedServer server;
+        server.script.enqueue(
+            ScriptedServer::response(404, R"({"code":"DOCKER::SANDBOX_NOT_FOUND","message":"Sandbox s1 not found"})"));
+        server.script.enqueue(
+            ScriptedServer::response(409, R"({"code":"DOCKER::SANDBOX_NOT_RUNNING","message":"not running"})"));
+        server.script.enqueue(
+            ScriptedServer::response(422, R"({"detail":[{"loc":["query","pageSize"],"msg":"too big","type":"x"}]})"));
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(3));
+        auto result = QCoro::waitFor(client.send(get(server.url(QStringLiteral("/v1/sandboxes/s1")))));
+        QCOMPARE(result.error().kind, Error::Kind::NotFound);
+        QCOMPARE(result.error().message,
+                 QStringLiteral("HTTP 404 DOCKER::SANDBOX_NOT_FOUND: Sandbox s1 not found (request req-404)"));
+        result = QCoro::waitFor(client.send(get(server.url(QStringLiteral("/v1/sandboxes/s1/pause")))));
+        QCOMPARE(result.error().kind, Error::Kind::Conflict);
+        result = QCoro::waitFor(client.send(get(server.url(QStringLiteral("/v1/sandboxes?pageSize=500")))));
+        QCOMPARE(result.error().kind, Error::Kind::Backend);
+        QVERIFY(result.error().message.contains(QLatin1String("HTTP 422 VALIDATION_ERROR: query.pageSize: too big")));
+        QCOMPARE(client.attempts(), 3); // 4xx are never retried
+    }
+
+    void connectionRefusedIsRetriedThenReported()
+    {
+        quint16 port = 0;
+        {
+            QTcpServer probe;
+            QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+            port = probe.serverPort();
+        } // closed again: nothing listens there now
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(3));
+        const auto result =
+            QCoro::waitFor(client.send(get(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/sandboxes").arg(port)))));
+        QVERIFY(!result);
+        QCOMPARE(client.attempts(), 3);
+        QVERIFY2(result.error().message.contains(QLatin1String("GET http://127.0.0.1")),
+                 qPrintable(result.error().message));
+    }
+
+    void silentServerHitsTheTransferTimeout()
+    {
+        ScriptedServer server;
+        server.script.enqueue(QByteArray()); // never answers
+        server.script.enqueue(QByteArray());
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(2));
+        HttpRequest request = get(server.url(QStringLiteral("/v1/sandboxes")));
+        request.transferTimeout = 200ms;
+        const auto result = QCoro::waitFor(client.send(request));
+        QVERIFY(!result);
+        QCOMPARE(client.attempts(), 2);
+        QVERIFY2(result.error().message.contains(QLatin1String("no answer within 0.2 s")),
+                 qPrintable(result.error().message));
+    }
+
+    void retryAfterValues()
+    {
+        const QDateTime now(QDate(2026, 10, 21), QTime(7, 27, 0), Qt::UTC);
+        QCOMPARE(retryAfterDelay("3", now), std::optional(3000ms));
+        QCOMPARE(retryAfterDelay(" 0 ", now), std::optional(0ms));
+        QCOMPARE(retryAfterDelay("Wed, 21 Oct 2026 07:28:00 GMT", now), std::optional(60'000ms));
+        QCOMPARE(retryAfterDelay("Wed, 21 Oct 2026 07:00:00 GMT", now), std::optional(0ms));
+        QCOMPARE(retryAfterDelay("", now), std::nullopt);
+        QCOMPARE(retryAfterDelay("-5", now), std::nullopt);
+        QCOMPARE(retryAfterDelay("soon", now), std::nullopt);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHttpClient)
+#include "tst_httpclient.moc"
