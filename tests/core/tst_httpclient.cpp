@@ -2,83 +2,22 @@
 // they are safe, error bodies turned into messages with the request id, transfer timeouts.
 
 #include "backends/opensandbox/httpclient.h"
+#include "scriptedhttpserver.h"
 
 #ifndef Q_MOC_RUN
 #include <QCoroTask>
 #endif
 
 #include <QNetworkAccessManager>
-#include <QQueue>
 #include <QTcpServer>
-#include <QTcpSocket>
 #include <QTest>
 
 using namespace Paddock;
 using namespace Paddock::OpenSandbox;
+using namespace PaddockTest;
 using namespace std::chrono_literals;
 
 namespace {
-
-// Answers each request with the next scripted raw response; an empty script entry means
-// "accept and never answer".
-class ScriptedServer final : public QTcpServer
-{
-public:
-    ScriptedServer()
-    {
-        QObject::connect(this, &QTcpServer::newConnection, this, [this] {
-            while (QTcpSocket *socket = nextPendingConnection()) {
-                QObject::connect(socket, &QTcpSocket::readyRead, socket, [this, socket] { onData(socket); });
-                QObject::connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
-            }
-        });
-        if (!listen(QHostAddress::LocalHost, 0))
-            qFatal("cannot listen on 127.0.0.1");
-    }
-
-    QUrl url(const QString &path) const
-    {
-        return QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(serverPort()).arg(path));
-    }
-
-    static QByteArray response(int status, const QByteArray &body, const QByteArray &extraHeaders = {})
-    {
-        return "HTTP/1.1 " + QByteArray::number(status)
-            + " X\r\nContent-Type: application/json\r\n"
-              "X-Request-ID: req-"
-            + QByteArray::number(status) + "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n"
-            + extraHeaders + "\r\n" + body;
-    }
-
-    QQueue<QByteArray> script;
-    QList<QByteArray> requests;
-
-private:
-    void onData(QTcpSocket *socket)
-    {
-        QByteArray &buffer = m_buffers[socket];
-        buffer += socket->readAll();
-        for (;;) {
-            const qsizetype end = buffer.indexOf("\r\n\r\n");
-            if (end < 0)
-                return;
-            qsizetype length = 0;
-            for (const QByteArray &line : buffer.left(end).split('\n')) {
-                if (line.toLower().startsWith("content-length:"))
-                    length = line.mid(15).trimmed().toLongLong();
-            }
-            if (buffer.size() < end + 4 + length)
-                return;
-            requests.append(buffer.left(end + 4 + length));
-            buffer.remove(0, end + 4 + length);
-            const QByteArray answer = script.isEmpty() ? response(500, "{}") : script.dequeue();
-            if (!answer.isEmpty())
-                socket->write(answer);
-        }
-    }
-
-    QHash<QTcpSocket *, QByteArray> m_buffers;
-};
 
 RetryPolicy quickRetries(int attempts)
 {
@@ -102,8 +41,8 @@ class TestHttpClient final : public QObject
 private Q_SLOTS:
     void successCarriesBodyAndRequestId()
     {
-        ScriptedServer server;
-        server.script.enqueue(ScriptedServer::response(200, R"({"items":[]})"));
+        ScriptedHttpServer server;
+        server.script.enqueue(ScriptedHttpServer::response(200, R"({"items":[]})"));
         QNetworkAccessManager network;
         HttpClient client(&network, quickRetries(3));
         HttpRequest request = get(server.url(QStringLiteral("/v1/sandboxes")));
@@ -118,11 +57,11 @@ private Q_SLOTS:
 
     void safeRequestsAreRetriedOnBusyAnswers()
     {
-        ScriptedServer server;
-        server.script.enqueue(ScriptedServer::response(503, R"({"code":"X","message":"busy"})"));
-        server.script.enqueue(ScriptedServer::response(502, "bad gateway"));
-        server.script.enqueue(ScriptedServer::response(429, "{}", "Retry-After: 0\r\n"));
-        server.script.enqueue(ScriptedServer::response(200, "{}"));
+        ScriptedHttpServer server;
+        server.script.enqueue(ScriptedHttpServer::response(503, R"({"code":"X","message":"busy"})"));
+        server.script.enqueue(ScriptedHttpServer::response(502, "bad gateway"));
+        server.script.enqueue(ScriptedHttpServer::response(429, "{}", "Retry-After: 0\r\n"));
+        server.script.enqueue(ScriptedHttpServer::response(200, "{}"));
         QNetworkAccessManager network;
         HttpClient client(&network, quickRetries(5));
         const auto response = QCoro::waitFor(client.send(get(server.url(QStringLiteral("/v1/sandboxes/a")))));
@@ -133,10 +72,10 @@ private Q_SLOTS:
 
     void createIsNeverRetried()
     {
-        ScriptedServer server;
+        ScriptedHttpServer server;
         server.script.enqueue(
-            ScriptedServer::response(503, R"({"code":"GENERAL::UNAVAILABLE","message":"try later"})"));
-        server.script.enqueue(ScriptedServer::response(202, "{}"));
+            ScriptedHttpServer::response(503, R"({"code":"GENERAL::UNAVAILABLE","message":"try later"})"));
+        server.script.enqueue(ScriptedHttpServer::response(202, "{}"));
         QNetworkAccessManager network;
         HttpClient client(&network, quickRetries(5));
         HttpRequest create;
@@ -154,13 +93,13 @@ private Q_SLOTS:
 
     void errorsNameStatusCodeMessageAndRequestId()
     {
-        ScriptedServer server;
+        ScriptedHttpServer server;
+        server.script.enqueue(ScriptedHttpServer::response(
+            404, R"({"code":"DOCKER::SANDBOX_NOT_FOUND","message":"Sandbox s1 not found"})"));
         server.script.enqueue(
-            ScriptedServer::response(404, R"({"code":"DOCKER::SANDBOX_NOT_FOUND","message":"Sandbox s1 not found"})"));
-        server.script.enqueue(
-            ScriptedServer::response(409, R"({"code":"DOCKER::SANDBOX_NOT_RUNNING","message":"not running"})"));
-        server.script.enqueue(
-            ScriptedServer::response(422, R"({"detail":[{"loc":["query","pageSize"],"msg":"too big","type":"x"}]})"));
+            ScriptedHttpServer::response(409, R"({"code":"DOCKER::SANDBOX_NOT_RUNNING","message":"not running"})"));
+        server.script.enqueue(ScriptedHttpServer::response(
+            422, R"({"detail":[{"loc":["query","pageSize"],"msg":"too big","type":"x"}]})"));
         QNetworkAccessManager network;
         HttpClient client(&network, quickRetries(3));
         auto result = QCoro::waitFor(client.send(get(server.url(QStringLiteral("/v1/sandboxes/s1")))));
@@ -195,7 +134,7 @@ private Q_SLOTS:
 
     void silentServerHitsTheTransferTimeout()
     {
-        ScriptedServer server;
+        ScriptedHttpServer server;
         server.script.enqueue(QByteArray()); // never answers
         server.script.enqueue(QByteArray());
         QNetworkAccessManager network;

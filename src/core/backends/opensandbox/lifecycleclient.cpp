@@ -1,0 +1,260 @@
+#include "lifecycleclient.h"
+
+#include "../../tr.h"
+#include "metadatacodec.h"
+#include "wire.h"
+
+#include <QCoroTask>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcessEnvironment>
+
+namespace Paddock::OpenSandbox {
+
+namespace {
+
+constexpr int MaxPages = 10'000; // a server that always says hasNextPage cannot hold us forever
+
+QJsonObject stringMap(const QMap<QString, QString> &map, bool encodeValues = false)
+{
+    QJsonObject json;
+    for (auto it = map.cbegin(); it != map.cend(); ++it)
+        json.insert(it.key(), encodeValues ? encodeMetadataValue(it.value()) : it.value());
+    return json;
+}
+
+Result<QJsonObject> jsonObject(const HttpResponse &response)
+{
+    QJsonParseError error{};
+    const QJsonDocument document = QJsonDocument::fromJson(response.body, &error);
+    if (error.error != QJsonParseError::NoError || !document.isObject()) {
+        return fail(Error::backend(Tr::tr("the server's answer is not a JSON object (HTTP %1, request %2)")
+                                       .arg(response.status)
+                                       .arg(response.requestId)));
+    }
+    return document.object();
+}
+
+} // namespace
+
+ConnectionConfig ConnectionConfig::resolved() const
+{
+    const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    ConnectionConfig config = *this;
+    if (config.domain.isEmpty())
+        config.domain = env.value(QStringLiteral("OPEN_SANDBOX_DOMAIN"), QStringLiteral("localhost:8080"));
+    if (config.apiKey.isEmpty())
+        config.apiKey = env.value(QStringLiteral("OPEN_SANDBOX_API_KEY")).toUtf8();
+    if (config.protocol.isEmpty())
+        config.protocol = QStringLiteral("http");
+    for (const QString &scheme : {QStringLiteral("http"), QStringLiteral("https")}) {
+        if (config.domain.startsWith(scheme + QStringLiteral("://"))) {
+            config.protocol = scheme;
+            config.domain = config.domain.mid(scheme.size() + 3);
+        }
+    }
+    while (config.domain.endsWith(u'/'))
+        config.domain.chop(1);
+    return config;
+}
+
+QUrl ConnectionConfig::baseUrl() const
+{
+    return QUrl(protocol + QStringLiteral("://") + domain + QStringLiteral("/v1"));
+}
+
+SandboxInfo parseSandbox(const QJsonObject &json)
+{
+    SandboxInfo info;
+    info.sandboxId = json.value(QLatin1String("id")).toString();
+    const QJsonObject status = json.value(QLatin1String("status")).toObject();
+    info.rawState = status.value(QLatin1String("state")).toString();
+    info.state = parseSandboxState(info.rawState);
+    info.image = json.value(QLatin1String("image")).toObject().value(QLatin1String("uri")).toString();
+    info.backend = QStringLiteral("opensandbox");
+    if (const auto created = parseTimestamp(json.value(QLatin1String("createdAt")).toString()))
+        info.createdAt = *created;
+    if (const auto expires = parseTimestamp(json.value(QLatin1String("expiresAt")).toString()))
+        info.expiresAt = *expires;
+    const QJsonObject metadata = json.value(QLatin1String("metadata")).toObject();
+    for (auto it = metadata.begin(); it != metadata.end(); ++it)
+        info.metadata.insert(it.key(), decodeMetadataValue(it.value().toString()).text);
+    info.workspaceId = info.metadata.value(WorkspaceIdKey);
+    info.userId = info.metadata.value(UserIdKey);
+    info.agentId = info.metadata.value(AgentIdKey);
+    return info;
+}
+
+QByteArray createBody(const SandboxCreate &create)
+{
+    QJsonObject body{
+        {QStringLiteral("image"), QJsonObject{{QStringLiteral("uri"), create.image}}},
+        {QStringLiteral("entrypoint"), QJsonArray::fromStringList(create.entrypoint)},
+        {QStringLiteral("resourceLimits"), stringMap(create.resourceLimits)},
+        {QStringLiteral("metadata"), stringMap(create.metadata, true)},
+    };
+    body.insert(QStringLiteral("timeout"),
+                create.timeout ? QJsonValue(qint64(create.timeout->count())) : QJsonValue(QJsonValue::Null));
+    if (!create.env.isEmpty())
+        body.insert(QStringLiteral("env"), stringMap(create.env));
+    return QJsonDocument(body).toJson(QJsonDocument::Compact);
+}
+
+QByteArray listQuery(const QStringList &states, const QMap<QString, QString> &metadata, int page, int pageSize)
+{
+    QByteArrayList parts;
+    for (const QString &state : states)
+        parts.append("state=" + QUrl::toPercentEncoding(state));
+    if (!metadata.isEmpty()) {
+        // One parameter whose value is itself "k=v&k2=v2", percent-encoded as a whole.
+        QByteArrayList pairs;
+        for (auto it = metadata.cbegin(); it != metadata.cend(); ++it)
+            pairs.append(it.key().toUtf8() + '=' + encodeMetadataValue(it.value()).toUtf8());
+        parts.append("metadata=" + QUrl::toPercentEncoding(QString::fromUtf8(pairs.join('&'))));
+    }
+    parts.append("page=" + QByteArray::number(page));
+    parts.append("pageSize=" + QByteArray::number(pageSize));
+    return parts.join('&');
+}
+
+LifecycleClient::LifecycleClient(HttpClient *http, ConnectionConfig config, QObject *parent)
+    : QObject(parent)
+    , m_http(http)
+    , m_config(config.resolved())
+{
+}
+
+HttpRequest LifecycleClient::request(const QByteArray &method, const QString &path, const QByteArray &query) const
+{
+    HttpRequest request;
+    request.method = method;
+    QUrl url = m_config.baseUrl();
+    url.setPath(url.path() + path);
+    if (!query.isEmpty())
+        url.setQuery(QString::fromLatin1(query), QUrl::StrictMode);
+    request.url = url;
+    request.transferTimeout = m_config.requestTimeout;
+    if (!m_config.apiKey.isEmpty())
+        request.headers.append({QByteArrayLiteral("OPEN-SANDBOX-API-KEY"), m_config.apiKey});
+    // GET, pause, resume and delete may be repeated; create and renew may not.
+    request.retrySafe = method == "GET" || method == "DELETE" || path.endsWith(QLatin1String("/pause"))
+        || path.endsWith(QLatin1String("/resume"));
+    return request;
+}
+
+QCoro::Task<Result<QList<SandboxInfo>>> LifecycleClient::list(QStringList states, QMap<QString, QString> metadata)
+{
+    QList<SandboxInfo> all;
+    for (int page = 1; page <= MaxPages; ++page) {
+        const HttpRequest listing = request(QByteArrayLiteral("GET"), QStringLiteral("/sandboxes"),
+                                            listQuery(states, metadata, page, PageSize));
+        auto response = co_await m_http->send(listing);
+        if (!response)
+            co_return fail(response.error());
+        const auto json = jsonObject(*response);
+        if (!json)
+            co_return fail(json.error());
+        const QJsonArray items = json->value(QLatin1String("items")).toArray();
+        for (const QJsonValue &item : items)
+            all.append(parseSandbox(item.toObject()));
+        if (!json->value(QLatin1String("pagination")).toObject().value(QLatin1String("hasNextPage")).toBool())
+            break;
+    }
+    co_return all;
+}
+
+QCoro::Task<Result<SandboxInfo>> LifecycleClient::get(QString sandboxId)
+{
+    const HttpRequest fetch = request(QByteArrayLiteral("GET"), QStringLiteral("/sandboxes/") + sandboxId);
+    auto response = co_await m_http->send(fetch);
+    if (!response)
+        co_return fail(response.error());
+    const auto json = jsonObject(*response);
+    if (!json)
+        co_return fail(json.error());
+    co_return parseSandbox(*json);
+}
+
+QCoro::Task<Result<SandboxInfo>> LifecycleClient::create(SandboxCreate create)
+{
+    HttpRequest post = request(QByteArrayLiteral("POST"), QStringLiteral("/sandboxes"));
+    post.body = createBody(create);
+    auto response = co_await m_http->send(post);
+    if (!response)
+        co_return fail(response.error());
+    const auto json = jsonObject(*response);
+    if (!json)
+        co_return fail(json.error());
+    SandboxInfo info = parseSandbox(*json);
+    if (info.image.isEmpty())
+        info.image = create.image; // CreateSandboxResponse carries no image
+    co_return info;
+}
+
+QCoro::Task<Result<>> LifecycleClient::remove(QString sandboxId)
+{
+    const HttpRequest del = request(QByteArrayLiteral("DELETE"), QStringLiteral("/sandboxes/") + sandboxId);
+    auto response = co_await m_http->send(del);
+    if (!response)
+        co_return fail(response.error());
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<>> LifecycleClient::pause(QString sandboxId)
+{
+    const HttpRequest post =
+        request(QByteArrayLiteral("POST"), QStringLiteral("/sandboxes/") + sandboxId + QStringLiteral("/pause"));
+    auto response = co_await m_http->send(post);
+    if (!response)
+        co_return fail(response.error());
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<>> LifecycleClient::resume(QString sandboxId)
+{
+    const HttpRequest post =
+        request(QByteArrayLiteral("POST"), QStringLiteral("/sandboxes/") + sandboxId + QStringLiteral("/resume"));
+    auto response = co_await m_http->send(post);
+    if (!response)
+        co_return fail(response.error());
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<QDateTime>> LifecycleClient::renew(QString sandboxId, std::chrono::seconds duration)
+{
+    const QDateTime expiresAt = QDateTime::currentDateTimeUtc().addSecs(duration.count());
+    HttpRequest post = request(QByteArrayLiteral("POST"),
+                               QStringLiteral("/sandboxes/") + sandboxId + QStringLiteral("/renew-expiration"));
+    post.body = QJsonDocument(QJsonObject{{QStringLiteral("expiresAt"), formatTimestamp(expiresAt)}})
+                    .toJson(QJsonDocument::Compact);
+    auto response = co_await m_http->send(post);
+    if (!response)
+        co_return fail(response.error());
+    const auto json = jsonObject(*response);
+    if (!json)
+        co_return fail(json.error());
+    const auto granted = parseTimestamp(json->value(QLatin1String("expiresAt")).toString());
+    co_return granted ? *granted : expiresAt;
+}
+
+QCoro::Task<Result<Endpoint>> LifecycleClient::endpoint(QString sandboxId, int port)
+{
+    const QByteArray query = QByteArrayLiteral("use_server_proxy=") + (m_config.useServerProxy ? "true" : "false");
+    const HttpRequest fetch =
+        request(QByteArrayLiteral("GET"), QStringLiteral("/sandboxes/%1/endpoints/%2").arg(sandboxId).arg(port), query);
+    auto response = co_await m_http->send(fetch);
+    if (!response)
+        co_return fail(response.error());
+    const auto json = jsonObject(*response);
+    if (!json)
+        co_return fail(json.error());
+    Endpoint endpoint;
+    endpoint.endpoint = json->value(QLatin1String("endpoint")).toString();
+    const QJsonObject headers = json->value(QLatin1String("headers")).toObject();
+    for (auto it = headers.begin(); it != headers.end(); ++it)
+        endpoint.headers.insert(it.key().toUtf8(), it.value().toString().toUtf8());
+    co_return endpoint;
+}
+
+} // namespace Paddock::OpenSandbox

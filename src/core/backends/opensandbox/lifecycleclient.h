@@ -1,0 +1,87 @@
+#pragma once
+
+#include "../../result.h"
+#include "../../sandbox.h"
+#include "httpclient.h"
+
+#include <QCoroFwd>
+
+#include <QJsonObject>
+#include <QMap>
+#include <QObject>
+#include <QStringList>
+
+#include <chrono>
+#include <optional>
+
+namespace Paddock::OpenSandbox {
+
+// Where the lifecycle API is and how to authenticate, as the official SDKs take it.
+struct ConnectionConfig
+{
+    QString domain; // host[:port], possibly with a scheme; empty: $OPEN_SANDBOX_DOMAIN or localhost:8080
+    QString protocol; // "http" or "https"; a scheme in domain wins
+    QByteArray apiKey; // empty: $OPEN_SANDBOX_API_KEY; empty again: no header
+    bool useServerProxy = false;
+    std::chrono::milliseconds requestTimeout{30'000};
+
+    // Fills the empty fields from the environment and the SDK defaults.
+    ConnectionConfig resolved() const;
+    QUrl baseUrl() const; // <protocol>://<domain>/v1
+};
+
+struct SandboxCreate
+{
+    QString image = QStringLiteral("python:3.11-slim");
+    QStringList entrypoint{QStringLiteral("tail"), QStringLiteral("-f"), QStringLiteral("/dev/null")};
+    std::optional<std::chrono::seconds> timeout = std::chrono::seconds(1800); // nullopt: manual cleanup
+    QMap<QString, QString> resourceLimits{{QStringLiteral("cpu"), QStringLiteral("1")},
+                                          {QStringLiteral("memory"), QStringLiteral("2Gi")}};
+    QMap<QString, QString> env;
+    QMap<QString, QString> metadata; // raw values; encoded on the way out
+};
+
+struct Endpoint
+{
+    QString endpoint; // host[:port][/path], no scheme
+    QMap<QByteArray, QByteArray> headers;
+};
+
+// The parts of a `Sandbox` JSON object the console uses; metadata values decoded for display.
+SandboxInfo parseSandbox(const QJsonObject &json);
+QByteArray createBody(const SandboxCreate &create);
+// The whole query of a list request (state repeated, one percent-encoded metadata value).
+QByteArray listQuery(const QStringList &states, const QMap<QString, QString> &metadata, int page, int pageSize);
+
+// The OpenSandbox lifecycle API (`/v1/sandboxes…`).
+class LifecycleClient final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(LifecycleClient)
+
+public:
+    static constexpr int PageSize = 200; // the server's maximum
+
+    LifecycleClient(HttpClient *http, ConnectionConfig config, QObject *parent = nullptr);
+
+    const ConnectionConfig &config() const { return m_config; }
+
+    // Every page, following hasNextPage. Metadata values are matched in their encoded form.
+    QCoro::Task<Result<QList<SandboxInfo>>> list(QStringList states, QMap<QString, QString> metadata);
+    QCoro::Task<Result<SandboxInfo>> get(QString sandboxId);
+    QCoro::Task<Result<SandboxInfo>> create(SandboxCreate create);
+    QCoro::Task<Result<>> remove(QString sandboxId);
+    QCoro::Task<Result<>> pause(QString sandboxId);
+    QCoro::Task<Result<>> resume(QString sandboxId);
+    // expiresAt = now (client clock, UTC) + duration, as the SDKs compute it.
+    QCoro::Task<Result<QDateTime>> renew(QString sandboxId, std::chrono::seconds duration);
+    QCoro::Task<Result<Endpoint>> endpoint(QString sandboxId, int port);
+
+private:
+    HttpRequest request(const QByteArray &method, const QString &path, const QByteArray &query = {}) const;
+
+    HttpClient *m_http;
+    ConnectionConfig m_config;
+};
+
+} // namespace Paddock::OpenSandbox

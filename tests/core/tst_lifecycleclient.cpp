@@ -1,0 +1,232 @@
+// The OpenSandbox lifecycle client: the exact requests it sends and how it reads the answers,
+// against scripted responses shaped like the spec's examples.
+
+#include "backends/opensandbox/lifecycleclient.h"
+#include "backends/opensandbox/wire.h"
+#include "scriptedhttpserver.h"
+
+#ifndef Q_MOC_RUN
+#include <QCoroTask>
+#endif
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QTest>
+
+using namespace Paddock;
+using namespace Paddock::OpenSandbox;
+using namespace PaddockTest;
+using namespace std::chrono_literals;
+
+namespace {
+
+const QByteArray SandboxJson = R"({"id":"0c9f1f0e-5b7a-4d59-9d5f-3c1f2f7a9b11","image":{"uri":"python:3.11-slim"},
+ "status":{"state":"Running","reason":"CONTAINER_RUNNING","message":"Sandbox container is running.",
+           "lastTransitionAt":"2026-06-15T10:16:58.123456Z"},
+ "metadata":{"agentscope.workspace.id":"4bf1218b645ff727","agentscope.user.id":"alice",
+             "agentscope.agent.id":"b32-5c7zbz53wq","team":"ml"},
+ "entrypoint":["tail","-f","/dev/null"],
+ "expiresAt":"2026-06-15T10:46:58.123456Z","createdAt":"2026-06-15T10:16:58.5+00:00"})";
+
+QByteArray requestLine(const QByteArray &request)
+{
+    return request.left(request.indexOf("\r\n"));
+}
+
+QByteArray requestBody(const QByteArray &request)
+{
+    return request.mid(request.indexOf("\r\n\r\n") + 4);
+}
+
+struct Fixture
+{
+    Fixture()
+        : http(&network, RetryPolicy{2, 10ms, 2.0, 20ms})
+        , client(&http,
+                 ConnectionConfig{QStringLiteral("127.0.0.1:%1").arg(server.serverPort()), QStringLiteral("http"),
+                                  "k3y", false, 5000ms})
+    {
+    }
+    ScriptedHttpServer server;
+    QNetworkAccessManager network;
+    HttpClient http;
+    LifecycleClient client;
+};
+
+} // namespace
+
+class TestLifecycleClient final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void connectionConfigFollowsTheSdks()
+    {
+        qputenv("OPEN_SANDBOX_DOMAIN", "sandbox.example:9000");
+        qputenv("OPEN_SANDBOX_API_KEY", "from-env");
+        ConnectionConfig config = ConnectionConfig{}.resolved();
+        QCOMPARE(config.baseUrl(), QUrl(QStringLiteral("http://sandbox.example:9000/v1")));
+        QCOMPARE(config.apiKey, QByteArray("from-env"));
+        qunsetenv("OPEN_SANDBOX_DOMAIN");
+        qunsetenv("OPEN_SANDBOX_API_KEY");
+        config = ConnectionConfig{}.resolved();
+        QCOMPARE(config.baseUrl(), QUrl(QStringLiteral("http://localhost:8080/v1")));
+        QVERIFY(config.apiKey.isEmpty());
+        config = ConnectionConfig{QStringLiteral("https://osb.internal/"), QStringLiteral("http"), "k", false, 1s}
+                     .resolved();
+        QCOMPARE(config.baseUrl(), QUrl(QStringLiteral("https://osb.internal/v1")));
+    }
+
+    void parsesTheSandboxObject()
+    {
+        const SandboxInfo info = parseSandbox(QJsonDocument::fromJson(SandboxJson).object());
+        QCOMPARE(info.sandboxId, QStringLiteral("0c9f1f0e-5b7a-4d59-9d5f-3c1f2f7a9b11"));
+        QCOMPARE(info.state, SandboxState::Running);
+        QCOMPARE(info.image, QStringLiteral("python:3.11-slim"));
+        QCOMPARE(info.workspaceId, QStringLiteral("4bf1218b645ff727"));
+        QCOMPARE(info.userId, QStringLiteral("alice"));
+        QCOMPARE(info.agentId, QStringLiteral("运维")); // decoded for display
+        QCOMPARE(info.metadata.value(QStringLiteral("team")), QStringLiteral("ml"));
+        QCOMPARE(formatTimestamp(*info.expiresAt), QStringLiteral("2026-06-15T10:46:58.123Z"));
+        QCOMPARE(formatTimestamp(info.createdAt), QStringLiteral("2026-06-15T10:16:58.500Z"));
+
+        // Unknown states are kept as they come; no expiresAt means it never expires.
+        const SandboxInfo odd =
+            parseSandbox(QJsonDocument::fromJson(R"({"id":"x","status":{"state":"Allocated"}})").object());
+        QCOMPARE(odd.state, SandboxState::Unknown);
+        QCOMPARE(odd.rawState, QStringLiteral("Allocated"));
+        QVERIFY(!odd.expiresAt);
+    }
+
+    void listSendsStatesAndOneEncodedMetadataValueAndFollowsPages()
+    {
+        Fixture f;
+        f.server.script.enqueue(ScriptedHttpServer::response(
+            200,
+            R"({"items":[)" + SandboxJson
+                + R"(],"pagination":{"page":1,"pageSize":200,"totalItems":2,"totalPages":2,"hasNextPage":true}})"));
+        f.server.script.enqueue(ScriptedHttpServer::response(
+            200,
+            R"({"items":[{"id":"second","status":{"state":"Paused"}}],"pagination":{"page":2,"pageSize":200,"totalItems":2,"totalPages":2,"hasNextPage":false}})"));
+        const QMap<QString, QString> metadata{
+            {QStringLiteral("agentscope.workspace.id"), QStringLiteral("4bf1218b645ff727")},
+            {QStringLiteral("agentscope.agent.id"), QStringLiteral("运维")}};
+        const auto listed =
+            QCoro::waitFor(f.client.list({QStringLiteral("Running"), QStringLiteral("Paused")}, metadata));
+        QVERIFY2(listed, qPrintable(listed ? QString() : listed.error().message));
+        QCOMPARE(listed->size(), 2);
+        QCOMPARE(listed->at(1).state, SandboxState::Paused);
+        QCOMPARE(f.server.requests.size(), 2);
+        QCOMPARE(
+            requestLine(f.server.requests[0]),
+            QByteArray("GET /v1/sandboxes?state=Running&state=Paused&metadata=agentscope.agent.id%3Db32-5c7zbz53wq%26"
+                       "agentscope.workspace.id%3D4bf1218b645ff727&page=1&pageSize=200 HTTP/1.1"));
+        QVERIFY(requestLine(f.server.requests[1]).contains("&page=2&pageSize=200 "));
+        QVERIFY(f.server.requests[0].contains("OPEN-SANDBOX-API-KEY: k3y\r\n"));
+    }
+
+    void createSendsTheSpecShape()
+    {
+        Fixture f;
+        f.server.script.enqueue(ScriptedHttpServer::response(
+            202,
+            R"({"id":"new-1","status":{"state":"Running"},"metadata":{"agentscope.workspace.id":"w"},"createdAt":"2026-06-15T10:16:58Z","expiresAt":"2026-06-15T10:46:58Z"})"));
+        SandboxCreate create;
+        create.metadata = {{QStringLiteral("agentscope.user.id"), QStringLiteral("alice@example.com")},
+                           {QStringLiteral("agentscope.workspace.id"), QStringLiteral("w")}};
+        create.env = {{QStringLiteral("PYTHONUNBUFFERED"), QStringLiteral("1")}};
+        const auto created = QCoro::waitFor(f.client.create(create));
+        QVERIFY(created);
+        QCOMPARE(created->sandboxId, QStringLiteral("new-1"));
+        QCOMPARE(created->image, QStringLiteral("python:3.11-slim"));
+        QCOMPARE(requestLine(f.server.requests[0]), QByteArray("POST /v1/sandboxes HTTP/1.1"));
+        const QJsonObject body = QJsonDocument::fromJson(requestBody(f.server.requests[0])).object();
+        QCOMPARE(body.value(QLatin1String("image")).toObject().value(QLatin1String("uri")).toString(),
+                 QStringLiteral("python:3.11-slim"));
+        QCOMPARE(body.value(QLatin1String("timeout")).toInt(), 1800);
+        QCOMPARE(body.value(QLatin1String("entrypoint")).toArray().size(), 3);
+        QCOMPARE(body.value(QLatin1String("resourceLimits")).toObject().value(QLatin1String("memory")).toString(),
+                 QStringLiteral("2Gi"));
+        QCOMPARE(body.value(QLatin1String("env")).toObject().value(QLatin1String("PYTHONUNBUFFERED")).toString(),
+                 QStringLiteral("1"));
+        const QString user =
+            body.value(QLatin1String("metadata")).toObject().value(QLatin1String("agentscope.user.id")).toString();
+        QVERIFY2(user.startsWith(QLatin1String("b32-")), qPrintable(user)); // label-safe on the wire
+
+        SandboxCreate manual;
+        manual.timeout.reset();
+        QVERIFY(QJsonDocument::fromJson(createBody(manual)).object().value(QLatin1String("timeout")).isNull());
+    }
+
+    void lifecycleCallsWithEmptyBodies()
+    {
+        Fixture f;
+        f.server.script.enqueue(ScriptedHttpServer::response(202, {}));
+        f.server.script.enqueue(ScriptedHttpServer::response(202, {}));
+        f.server.script.enqueue(ScriptedHttpServer::response(204, {}));
+        QVERIFY(QCoro::waitFor(f.client.pause(QStringLiteral("s1"))));
+        QVERIFY(QCoro::waitFor(f.client.resume(QStringLiteral("s1"))));
+        QVERIFY(QCoro::waitFor(f.client.remove(QStringLiteral("s1"))));
+        QCOMPARE(requestLine(f.server.requests[0]), QByteArray("POST /v1/sandboxes/s1/pause HTTP/1.1"));
+        QCOMPARE(requestLine(f.server.requests[1]), QByteArray("POST /v1/sandboxes/s1/resume HTTP/1.1"));
+        QCOMPARE(requestLine(f.server.requests[2]), QByteArray("DELETE /v1/sandboxes/s1 HTTP/1.1"));
+    }
+
+    void wrongStateIsAConflictNamingTheRequest()
+    {
+        Fixture f;
+        f.server.script.enqueue(ScriptedHttpServer::response(
+            409, R"({"code":"DOCKER::SANDBOX_NOT_RUNNING","message":"Sandbox s1 is not running"})"));
+        const auto paused = QCoro::waitFor(f.client.pause(QStringLiteral("s1")));
+        QVERIFY(!paused);
+        QCOMPARE(paused.error().kind, Error::Kind::Conflict);
+        QCOMPARE(paused.error().message,
+                 QStringLiteral("HTTP 409 DOCKER::SANDBOX_NOT_RUNNING: Sandbox s1 is not running (request req-409)"));
+    }
+
+    void renewSendsAnAbsoluteTimeFromTheClientClock()
+    {
+        Fixture f;
+        f.server.script.enqueue(ScriptedHttpServer::response(200, R"({"expiresAt":"2030-01-01T00:00:00.000000Z"})"));
+        const QDateTime before = QDateTime::currentDateTimeUtc();
+        const auto renewed = QCoro::waitFor(f.client.renew(QStringLiteral("s1"), 600s));
+        const QDateTime after = QDateTime::currentDateTimeUtc();
+        QVERIFY(renewed);
+        QCOMPARE(formatTimestamp(*renewed), QStringLiteral("2030-01-01T00:00:00.000Z")); // the server's word wins
+        QCOMPARE(requestLine(f.server.requests[0]), QByteArray("POST /v1/sandboxes/s1/renew-expiration HTTP/1.1"));
+        const auto sent = parseTimestamp(QJsonDocument::fromJson(requestBody(f.server.requests[0]))
+                                             .object()
+                                             .value(QLatin1String("expiresAt"))
+                                             .toString());
+        QVERIFY(sent);
+        QVERIFY(*sent >= before.addSecs(600).addMSecs(-1) && *sent <= after.addSecs(600));
+    }
+
+    void endpointCarriesItsHeaders()
+    {
+        Fixture f;
+        f.server.script.enqueue(ScriptedHttpServer::response(
+            200, R"({"endpoint":"127.0.0.1:40123/proxy/44772","headers":{"OpenSandbox-Secure-Access":"tok"}})"));
+        const auto endpoint = QCoro::waitFor(f.client.endpoint(QStringLiteral("s1"), 44772));
+        QVERIFY(endpoint);
+        QCOMPARE(endpoint->endpoint, QStringLiteral("127.0.0.1:40123/proxy/44772"));
+        QCOMPARE(endpoint->headers.value("OpenSandbox-Secure-Access"), QByteArray("tok"));
+        QCOMPARE(requestLine(f.server.requests[0]),
+                 QByteArray("GET /v1/sandboxes/s1/endpoints/44772?use_server_proxy=false HTTP/1.1"));
+    }
+
+    void notJsonIsAClearError()
+    {
+        Fixture f;
+        f.server.script.enqueue(ScriptedHttpServer::response(200, "<html>proxy login</html>"));
+        const auto got = QCoro::waitFor(f.client.get(QStringLiteral("s1")));
+        QVERIFY(!got);
+        QVERIFY2(got.error().message.contains(QLatin1String("not a JSON object")), qPrintable(got.error().message));
+        QVERIFY(got.error().message.contains(QLatin1String("req-200")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLifecycleClient)
+#include "tst_lifecycleclient.moc"
