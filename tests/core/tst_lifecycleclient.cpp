@@ -217,6 +217,42 @@ private Q_SLOTS:
                  QByteArray("GET /v1/sandboxes/s1/endpoints/44772?use_server_proxy=false HTTP/1.1"));
     }
 
+    void patchMetadataIsAMergePatchWithEncodedValues()
+    {
+        Fixture f;
+        f.server.script.enqueue(ScriptedHttpServer::response(200, SandboxJson));
+        QMap<QString, std::optional<QString>> patch;
+        patch.insert(QStringLiteral("name"), QStringLiteral("我的工作区"));
+        patch.insert(QStringLiteral("team"), std::nullopt);
+        QVERIFY(QCoro::waitFor(f.client.patchMetadata(QStringLiteral("s1"), patch)));
+        QCOMPARE(requestLine(f.server.requests[0]), QByteArray("PATCH /v1/sandboxes/s1/metadata HTTP/1.1"));
+        const QJsonObject body = QJsonDocument::fromJson(requestBody(f.server.requests[0])).object();
+        QVERIFY(body.value(QLatin1String("name")).toString().startsWith(QLatin1String("b32-")));
+        QVERIFY(body.value(QLatin1String("team")).isNull());
+        QVERIFY(body.contains(QLatin1String("team")));
+    }
+
+    void waitForStatePollsUntilItSettles()
+    {
+        Fixture f;
+        const auto state = [](const char *name) {
+            return ScriptedHttpServer::response(200, R"({"id":"s1","status":{"state":")" + QByteArray(name) + R"("}})");
+        };
+        f.server.script.enqueue(state("Running"));
+        f.server.script.enqueue(state("Pausing"));
+        f.server.script.enqueue(state("Paused"));
+        const auto settled = QCoro::waitFor(f.client.waitForState(QStringLiteral("s1"), {SandboxState::Paused}, 10s));
+        QVERIFY(settled);
+        QCOMPARE(settled->state, SandboxState::Paused);
+        QCOMPARE(f.server.requests.size(), 3);
+
+        f.server.script.enqueue(state("Failed"));
+        const auto failed = QCoro::waitFor(f.client.waitForState(QStringLiteral("s1"), {SandboxState::Running}, 10s));
+        QVERIFY(!failed);
+        QCOMPARE(failed.error().kind, Error::Kind::Conflict);
+        QVERIFY(failed.error().message.contains(QLatin1String("Failed")));
+    }
+
     void notJsonIsAClearError()
     {
         Fixture f;

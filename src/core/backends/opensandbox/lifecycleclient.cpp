@@ -1,11 +1,14 @@
 #include "lifecycleclient.h"
 
+#include "../../backoff.h"
 #include "../../tr.h"
 #include "metadatacodec.h"
 #include "wire.h"
 
 #include <QCoroTask>
+#include <QCoroTimer>
 
+#include <QDeadlineTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcessEnvironment>
@@ -255,6 +258,49 @@ QCoro::Task<Result<Endpoint>> LifecycleClient::endpoint(QString sandboxId, int p
     for (auto it = headers.begin(); it != headers.end(); ++it)
         endpoint.headers.insert(it.key().toUtf8(), it.value().toString().toUtf8());
     co_return endpoint;
+}
+
+QCoro::Task<Result<SandboxInfo>> LifecycleClient::patchMetadata(QString sandboxId,
+                                                                QMap<QString, std::optional<QString>> patch)
+{
+    QJsonObject body;
+    for (auto it = patch.cbegin(); it != patch.cend(); ++it)
+        body.insert(it.key(), it.value() ? QJsonValue(encodeMetadataValue(*it.value())) : QJsonValue(QJsonValue::Null));
+    HttpRequest request = this->request(QByteArrayLiteral("PATCH"),
+                                        QStringLiteral("/sandboxes/") + sandboxId + QStringLiteral("/metadata"));
+    request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    auto response = co_await m_http->send(request);
+    if (!response)
+        co_return fail(response.error());
+    const auto json = jsonObject(*response);
+    if (!json)
+        co_return fail(json.error());
+    co_return parseSandbox(*json);
+}
+
+QCoro::Task<Result<SandboxInfo>> LifecycleClient::waitForState(QString sandboxId, QList<SandboxState> wanted,
+                                                               std::chrono::milliseconds limit)
+{
+    const QDeadlineTimer deadline(limit);
+    Backoff backoff;
+    for (;;) {
+        auto info = co_await get(sandboxId);
+        if (!info)
+            co_return info;
+        if (wanted.contains(info->state))
+            co_return info;
+        if (info->state == SandboxState::Failed || info->state == SandboxState::Terminated) {
+            co_return fail(Error::conflict(
+                Tr::tr("sandbox %1 is %2 and cannot become %3")
+                    .arg(sandboxId, info->rawState, sandboxStateName(wanted.value(0, SandboxState::Running)))));
+        }
+        if (deadline.hasExpired()) {
+            co_return fail(Error::timeout(Tr::tr("sandbox %1 is still %2 after %3 s")
+                                              .arg(sandboxId, info->rawState)
+                                              .arg(std::chrono::duration<double>(limit).count())));
+        }
+        co_await QCoro::sleepFor(std::min(backoff.next(), std::chrono::milliseconds(deadline.remainingTime())));
+    }
 }
 
 } // namespace Paddock::OpenSandbox

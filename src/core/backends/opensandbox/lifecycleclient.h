@@ -76,6 +76,12 @@ public:
     // expiresAt = now (client clock, UTC) + duration, as the SDKs compute it.
     QCoro::Task<Result<QDateTime>> renew(QString sandboxId, std::chrono::seconds duration);
     QCoro::Task<Result<Endpoint>> endpoint(QString sandboxId, int port);
+    // JSON merge patch: a value sets (encoded), nullopt removes the key.
+    QCoro::Task<Result<SandboxInfo>> patchMetadata(QString sandboxId, QMap<QString, std::optional<QString>> patch);
+    // Pause and resume answer 202 at once; this polls GET (0.1 s, x1.5, capped at 1 s) until the
+    // state is one of `wanted`, a state that cannot lead there, or the time is up.
+    QCoro::Task<Result<SandboxInfo>> waitForState(QString sandboxId, QList<SandboxState> wanted,
+                                                  std::chrono::milliseconds limit);
 
 private:
     HttpRequest request(const QByteArray &method, const QString &path, const QByteArray &query = {}) const;
