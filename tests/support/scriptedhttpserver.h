@@ -1,7 +1,8 @@
 #pragma once
 
 // A scripted HTTP/1.1 server on 127.0.0.1 for client tests: each request gets the next queued
-// raw response (an empty entry: accept and never answer); every request is kept byte for byte.
+// raw response (an empty entry: accept and never answer; a response with `Connection: close`
+// is followed by closing the connection); every request is kept byte for byte.
 
 #include <QHash>
 #include <QQueue>
@@ -66,6 +67,9 @@ private:
             const QByteArray answer = script.isEmpty() ? response(500, "{}") : script.dequeue();
             if (!answer.isEmpty())
                 socket->write(answer);
+            // A streamed answer without Content-Length ends when the connection does.
+            if (answer.contains("\r\nConnection: close\r\n"))
+                socket->disconnectFromHost();
         }
     }
 

@@ -2,6 +2,7 @@
 
 #include "../../broadcast.h"
 #include "../../isolation.h"
+#include "../../linesplitter.h"
 #include "../../logging.h"
 #include "../../tr.h"
 
@@ -28,62 +29,11 @@ namespace {
 
 constexpr auto MetadataDir = "/.paddock";
 constexpr auto MetadataFile = "/.paddock/workspace.json";
-constexpr qsizetype MaxKeptOutput = 1 << 20; // bytes of each stream kept in ExecResult
 
 QString isoTime(const QDateTime &time)
 {
     return time.toUTC().toString(Qt::ISODateWithMs);
 }
-
-// Cuts a stream into lines as bytes arrive; a line split across reads is joined first.
-class LineSplitter
-{
-public:
-    LineSplitter(OutputChannel channel, const std::function<void(OutputChannel, const QByteArray &)> &onLine,
-                 QByteArray &kept)
-        : m_channel(channel)
-        , m_onLine(onLine)
-        , m_kept(kept)
-    {
-    }
-
-    void feed(const QByteArray &bytes)
-    {
-        m_kept += bytes;
-        if (m_kept.size() > 2 * MaxKeptOutput)
-            m_kept = m_kept.right(MaxKeptOutput);
-        if (!m_onLine)
-            return;
-        m_pending += bytes;
-        qsizetype start = 0;
-        for (qsizetype newline = m_pending.indexOf('\n'); newline >= 0; newline = m_pending.indexOf('\n', start)) {
-            emitLine(m_pending.sliced(start, newline - start));
-            start = newline + 1;
-        }
-        m_pending.remove(0, start);
-    }
-
-    void finish()
-    {
-        if (m_onLine && !m_pending.isEmpty())
-            emitLine(std::exchange(m_pending, {}));
-        if (m_kept.size() > MaxKeptOutput)
-            m_kept = m_kept.right(MaxKeptOutput);
-    }
-
-private:
-    void emitLine(QByteArray line)
-    {
-        if (line.endsWith('\r'))
-            line.chop(1);
-        m_onLine(m_channel, line);
-    }
-
-    OutputChannel m_channel;
-    const std::function<void(OutputChannel, const QByteArray &)> &m_onLine;
-    QByteArray &m_kept;
-    QByteArray m_pending;
-};
 
 } // namespace
 

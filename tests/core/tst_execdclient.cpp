@@ -1,0 +1,156 @@
+// execd's command stream as the client reads it: lines cut across chunks, exit codes from the
+// terminal events, the endpoint headers (and never the API key), and a stream that goes silent.
+
+#include "backends/opensandbox/execdclient.h"
+#include "scriptedhttpserver.h"
+
+#ifndef Q_MOC_RUN
+#include <QCoroTask>
+#endif
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QTest>
+
+using namespace Paddock;
+using namespace Paddock::OpenSandbox;
+using namespace PaddockTest;
+using namespace std::chrono_literals;
+
+namespace {
+
+QByteArray stream(const QByteArray &events)
+{
+    return "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n" + events;
+}
+
+struct Fixture
+{
+    explicit Fixture(std::chrono::milliseconds pingInterval = 3s)
+        : http(&network, RetryPolicy{1, 10ms, 2.0, 10ms})
+        , client(&network, &http,
+                 ExecdTarget::fromEndpoint(Endpoint{QStringLiteral("127.0.0.1:%1/proxy/44772").arg(server.serverPort()),
+                                                    {{"OpenSandbox-Secure-Access", "tok"}}},
+                                           QStringLiteral("http")),
+                 pingInterval)
+    {
+    }
+    ScriptedHttpServer server;
+    QNetworkAccessManager network;
+    HttpClient http;
+    ExecdClient client;
+};
+
+} // namespace
+
+class TestExecdClient final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void runStreamsLinesAndReadsTheExitCode()
+    {
+        Fixture f;
+        f.server.script.enqueue(stream(R"({"type":"init","text":"cmd-1","timestamp":1}
+
+{"type":"stdout","text":"hel","timestamp":2}
+
+{"type":"stdout","text":"lo\nwor","timestamp":3}
+
+{"type":"ping","text":"pong","timestamp":4}
+
+{"type":"stderr","text":"oops\n","timestamp":5}
+
+{"type":"stdout","text":"ld","timestamp":6}
+
+{"type":"error","error":{"ename":"CommandExecError","evalue":"4","traceback":[]},"timestamp":7}
+
+)"));
+        QList<std::pair<OutputChannel, QByteArray>> lines;
+        const auto result = QCoro::waitFor(f.client.run(
+            ExecdCommand{QStringLiteral("sh -c 'echo oops >&2; exit 4'"), QStringLiteral("/workspace"), 600s, {}},
+            [&lines](OutputChannel channel, const QByteArray &line) {
+                lines.append({channel, line});
+            }));
+        QVERIFY2(result, qPrintable(result ? QString() : result.error().message));
+        QCOMPARE(result->exitCode, 4);
+        QCOMPARE(result->stdOut, QByteArray("hello\nworld"));
+        QCOMPARE(result->stdErr, QByteArray("oops\n"));
+        QCOMPARE(lines.size(), 3);
+        QCOMPARE(lines[0], std::pair(OutputChannel::Stdout, QByteArray("hello")));
+        QCOMPARE(lines[1], std::pair(OutputChannel::Stderr, QByteArray("oops")));
+        QCOMPARE(lines[2], std::pair(OutputChannel::Stdout, QByteArray("world")));
+
+        const QByteArray request = f.server.requests.first();
+        QVERIFY(request.startsWith("POST /proxy/44772/command HTTP/1.1\r\n"));
+        QVERIFY(request.contains("OpenSandbox-Secure-Access: tok\r\n"));
+        QVERIFY(request.contains("Accept: text/event-stream\r\n"));
+        QVERIFY(!request.toLower().contains("open-sandbox-api-key"));
+        const QJsonObject body = QJsonDocument::fromJson(request.mid(request.indexOf("\r\n\r\n") + 4)).object();
+        QCOMPARE(body.value(QLatin1String("command")).toString(), QStringLiteral("sh -c 'echo oops >&2; exit 4'"));
+        QCOMPARE(body.value(QLatin1String("cwd")).toString(), QStringLiteral("/workspace"));
+        QCOMPARE(body.value(QLatin1String("timeout")).toInteger(), 600000); // milliseconds
+        QCOMPARE(body.value(QLatin1String("background")).toBool(true), false);
+    }
+
+    void successWithDataPrefixes()
+    {
+        Fixture f;
+        f.server.script.enqueue(
+            stream("data: {\"type\":\"init\",\"text\":\"c\"}\n\ndata: {\"type\":\"stdout\",\"text\":\"ok\\n\"}\n\n"
+                   "data: {\"type\":\"execution_complete\",\"execution_time\":5}\n\n"));
+        const auto result = QCoro::waitFor(f.client.run(ExecdCommand{QStringLiteral("echo ok"), {}, 0ms, {}}, {}));
+        QVERIFY(result);
+        QCOMPARE(result->exitCode, 0);
+        QCOMPARE(result->stdOut, QByteArray("ok\n"));
+    }
+
+    void streamWithoutTerminalEventHasUnknownExitCode()
+    {
+        Fixture f;
+        f.server.script.enqueue(stream(R"({"type":"init","text":"c"})"
+                                       "\n\n"));
+        const auto result = QCoro::waitFor(f.client.run(ExecdCommand{QStringLiteral("true"), {}, 0ms, {}}, {}));
+        QVERIFY(result);
+        QCOMPARE(result->exitCode, -1);
+    }
+
+    void silentStreamIsDeadAfterThreeMissedPings()
+    {
+        Fixture f(100ms);
+        // Headers and the init event, then nothing, with the connection left open.
+        f.server.script.enqueue(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n{\"type\":\"init\",\"text\":\"c\"}\n\n");
+        const auto result = QCoro::waitFor(f.client.run(ExecdCommand{QStringLiteral("sleep 1000"), {}, 0ms, {}}, {}));
+        QVERIFY(!result);
+        QCOMPARE(result.error().kind, Error::Kind::Timeout);
+        QVERIFY2(result.error().message.contains(QLatin1String("went silent (no ping for 0.3 s)")),
+                 qPrintable(result.error().message));
+    }
+
+    void errorBodiesBeforeTheStream()
+    {
+        Fixture f;
+        f.server.script.enqueue(ScriptedHttpServer::response(
+            401, R"({"error":"Unauthorized: invalid or missing header X-EXECD-ACCESS-TOKEN"})"));
+        const auto result = QCoro::waitFor(f.client.run(ExecdCommand{QStringLiteral("true"), {}, 0ms, {}}, {}));
+        QVERIFY(!result);
+        QCOMPARE(
+            result.error().message,
+            QStringLiteral("HTTP 401: Unauthorized: invalid or missing header X-EXECD-ACCESS-TOKEN (request req-401)"));
+    }
+
+    void pingAnswersReadiness()
+    {
+        Fixture f;
+        f.server.script.enqueue(ScriptedHttpServer::response(200, {}));
+        const auto ready = QCoro::waitFor(f.client.ping());
+        QVERIFY(ready && *ready);
+        QVERIFY(f.server.requests.first().startsWith("GET /proxy/44772/ping HTTP/1.1\r\n"));
+        QVERIFY(f.server.requests.first().contains("OpenSandbox-Secure-Access: tok\r\n"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExecdClient)
+#include "tst_execdclient.moc"
