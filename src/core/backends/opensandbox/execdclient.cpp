@@ -20,11 +20,6 @@ namespace Paddock::OpenSandbox {
 
 namespace {
 
-struct ReplyDeleter
-{
-    void operator()(QNetworkReply *reply) const { reply->deleteLater(); }
-};
-
 QNetworkRequest streamRequest(const ExecdTarget &target)
 {
     QUrl url = target.base;

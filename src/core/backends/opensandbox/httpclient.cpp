@@ -22,11 +22,6 @@ namespace Paddock::OpenSandbox {
 
 namespace {
 
-struct ReplyDeleter
-{
-    void operator()(QNetworkReply *reply) const { reply->deleteLater(); }
-};
-
 bool isRetryableStatus(int status)
 {
     return status == 429 || status == 502 || status == 503 || status == 504;
@@ -86,6 +81,11 @@ HttpResponse readResponse(QNetworkReply *reply)
 }
 
 } // namespace
+
+void ReplyDeleter::operator()(QNetworkReply *reply) const
+{
+    reply->deleteLater();
+}
 
 std::optional<std::chrono::milliseconds> retryAfterDelay(const QByteArray &value, const QDateTime &now)
 {

@@ -17,6 +17,7 @@
 #include <utility>
 
 class QNetworkAccessManager;
+class QNetworkReply;
 
 namespace Paddock::OpenSandbox {
 
@@ -46,6 +47,13 @@ struct RetryPolicy
     std::chrono::milliseconds firstDelay{250};
     double factor = 2.0;
     std::chrono::milliseconds maxDelay{8'000};
+};
+
+// Owns a QNetworkReply for the length of one request; deleteLater, since the reply may still
+// be emitting when its owner lets go.
+struct ReplyDeleter
+{
+    void operator()(QNetworkReply *reply) const;
 };
 
 // The delay a Retry-After header asks for: delta-seconds or an HTTP date, relative to now.

@@ -128,6 +128,22 @@ LifecycleClient::LifecycleClient(HttpClient *http, ConnectionConfig config, QObj
 {
 }
 
+QCoro::Task<Result<QJsonObject>> LifecycleClient::sendForJson(HttpRequest request)
+{
+    auto response = co_await m_http->send(std::move(request));
+    if (!response)
+        co_return fail(response.error());
+    co_return jsonObject(*response);
+}
+
+QCoro::Task<Result<>> LifecycleClient::sendForNothing(HttpRequest request)
+{
+    auto response = co_await m_http->send(std::move(request));
+    if (!response)
+        co_return fail(response.error());
+    co_return Result<>{};
+}
+
 HttpRequest LifecycleClient::request(const QByteArray &method, const QString &path, const QByteArray &query) const
 {
     HttpRequest request;
@@ -152,10 +168,7 @@ QCoro::Task<Result<QList<SandboxInfo>>> LifecycleClient::list(QStringList states
     for (int page = 1; page <= MaxPages; ++page) {
         const HttpRequest listing = request(QByteArrayLiteral("GET"), QStringLiteral("/sandboxes"),
                                             listQuery(states, metadata, page, PageSize));
-        auto response = co_await m_http->send(listing);
-        if (!response)
-            co_return fail(response.error());
-        const auto json = jsonObject(*response);
+        const auto json = co_await sendForJson(listing);
         if (!json)
             co_return fail(json.error());
         const QJsonArray items = json->value(QLatin1String("items")).toArray();
@@ -170,10 +183,7 @@ QCoro::Task<Result<QList<SandboxInfo>>> LifecycleClient::list(QStringList states
 QCoro::Task<Result<SandboxInfo>> LifecycleClient::get(QString sandboxId)
 {
     const HttpRequest fetch = request(QByteArrayLiteral("GET"), QStringLiteral("/sandboxes/") + sandboxId);
-    auto response = co_await m_http->send(fetch);
-    if (!response)
-        co_return fail(response.error());
-    const auto json = jsonObject(*response);
+    const auto json = co_await sendForJson(fetch);
     if (!json)
         co_return fail(json.error());
     co_return parseSandbox(*json);
@@ -183,10 +193,7 @@ QCoro::Task<Result<SandboxInfo>> LifecycleClient::create(SandboxCreate create)
 {
     HttpRequest post = request(QByteArrayLiteral("POST"), QStringLiteral("/sandboxes"));
     post.body = createBody(create);
-    auto response = co_await m_http->send(post);
-    if (!response)
-        co_return fail(response.error());
-    const auto json = jsonObject(*response);
+    const auto json = co_await sendForJson(post);
     if (!json)
         co_return fail(json.error());
     SandboxInfo info = parseSandbox(*json);
@@ -198,30 +205,21 @@ QCoro::Task<Result<SandboxInfo>> LifecycleClient::create(SandboxCreate create)
 QCoro::Task<Result<>> LifecycleClient::remove(QString sandboxId)
 {
     const HttpRequest del = request(QByteArrayLiteral("DELETE"), QStringLiteral("/sandboxes/") + sandboxId);
-    auto response = co_await m_http->send(del);
-    if (!response)
-        co_return fail(response.error());
-    co_return Result<>{};
+    co_return co_await sendForNothing(del);
 }
 
 QCoro::Task<Result<>> LifecycleClient::pause(QString sandboxId)
 {
     const HttpRequest post =
         request(QByteArrayLiteral("POST"), QStringLiteral("/sandboxes/") + sandboxId + QStringLiteral("/pause"));
-    auto response = co_await m_http->send(post);
-    if (!response)
-        co_return fail(response.error());
-    co_return Result<>{};
+    co_return co_await sendForNothing(post);
 }
 
 QCoro::Task<Result<>> LifecycleClient::resume(QString sandboxId)
 {
     const HttpRequest post =
         request(QByteArrayLiteral("POST"), QStringLiteral("/sandboxes/") + sandboxId + QStringLiteral("/resume"));
-    auto response = co_await m_http->send(post);
-    if (!response)
-        co_return fail(response.error());
-    co_return Result<>{};
+    co_return co_await sendForNothing(post);
 }
 
 QCoro::Task<Result<QDateTime>> LifecycleClient::renew(QString sandboxId, std::chrono::seconds duration)
@@ -231,10 +229,7 @@ QCoro::Task<Result<QDateTime>> LifecycleClient::renew(QString sandboxId, std::ch
                                QStringLiteral("/sandboxes/") + sandboxId + QStringLiteral("/renew-expiration"));
     post.body = QJsonDocument(QJsonObject{{QStringLiteral("expiresAt"), formatTimestamp(expiresAt)}})
                     .toJson(QJsonDocument::Compact);
-    auto response = co_await m_http->send(post);
-    if (!response)
-        co_return fail(response.error());
-    const auto json = jsonObject(*response);
+    const auto json = co_await sendForJson(post);
     if (!json)
         co_return fail(json.error());
     const auto granted = parseTimestamp(json->value(QLatin1String("expiresAt")).toString());
@@ -246,10 +241,7 @@ QCoro::Task<Result<Endpoint>> LifecycleClient::endpoint(QString sandboxId, int p
     const QByteArray query = QByteArrayLiteral("use_server_proxy=") + (m_config.useServerProxy ? "true" : "false");
     const HttpRequest fetch =
         request(QByteArrayLiteral("GET"), QStringLiteral("/sandboxes/%1/endpoints/%2").arg(sandboxId).arg(port), query);
-    auto response = co_await m_http->send(fetch);
-    if (!response)
-        co_return fail(response.error());
-    const auto json = jsonObject(*response);
+    const auto json = co_await sendForJson(fetch);
     if (!json)
         co_return fail(json.error());
     Endpoint endpoint;
@@ -269,10 +261,7 @@ QCoro::Task<Result<SandboxInfo>> LifecycleClient::patchMetadata(QString sandboxI
     HttpRequest request = this->request(QByteArrayLiteral("PATCH"),
                                         QStringLiteral("/sandboxes/") + sandboxId + QStringLiteral("/metadata"));
     request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
-    auto response = co_await m_http->send(request);
-    if (!response)
-        co_return fail(response.error());
-    const auto json = jsonObject(*response);
+    const auto json = co_await sendForJson(request);
     if (!json)
         co_return fail(json.error());
     co_return parseSandbox(*json);

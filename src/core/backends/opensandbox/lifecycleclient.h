@@ -85,6 +85,8 @@ public:
 
 private:
     HttpRequest request(const QByteArray &method, const QString &path, const QByteArray &query = {}) const;
+    QCoro::Task<Result<QJsonObject>> sendForJson(HttpRequest request);
+    QCoro::Task<Result<>> sendForNothing(HttpRequest request); // 2xx with no body to read
 
     HttpClient *m_http;
     ConnectionConfig m_config;
