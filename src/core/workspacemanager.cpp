@@ -52,20 +52,13 @@ QCoro::Task<Result<WorkspacePtr>> WorkspaceManager::getWorkspace(WorkspaceReques
     if (!id)
         co_return fail(id.error());
 
-    if (const auto hit = m_cache.find(*id); hit != m_cache.end()) {
-        hit->lastAccess = m_options.clock->now();
-        // A local copy: GCC 12 moves from a member named in co_return, emptying the cache.
-        WorkspacePtr workspace = hit->workspace;
+    if (WorkspacePtr workspace = touch(*id))
         co_return workspace;
-    }
     if (const auto closing = m_closing.value(*id)) {
         // Close = pause, then evict: wait for the pause, then attach again (resume).
         co_await closing->wait();
-        if (const auto hit = m_cache.find(*id); hit != m_cache.end()) {
-            hit->lastAccess = m_options.clock->now();
-            WorkspacePtr workspace = hit->workspace;
+        if (WorkspacePtr workspace = touch(*id))
             co_return workspace;
-        }
     }
     // Named, not a temporary: GCC 12 destroys class temporaries inside co_await twice.
     const ProvisionRequest provision{*id, std::move(request.userId), std::move(request.agentId),
@@ -96,6 +89,16 @@ QCoro::Task<Result<WorkspacePtr>> WorkspaceManager::provisionShared(ProvisionReq
     Q_EMIT provisioningFinished(id, result.has_value());
     pending->set(result);
     co_return result;
+}
+
+WorkspacePtr WorkspaceManager::touch(const QString &workspaceId)
+{
+    // Returns a copy, never the member itself: GCC 12 moves from a member named in co_return.
+    const auto it = m_cache.find(workspaceId);
+    if (it == m_cache.end())
+        return nullptr;
+    it->lastAccess = m_options.clock->now();
+    return it->workspace;
 }
 
 WorkspacePtr WorkspaceManager::cached(const QString &workspaceId) const

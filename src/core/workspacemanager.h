@@ -98,6 +98,7 @@ private:
     };
     using Pending = Broadcast<Result<WorkspacePtr>>;
 
+    WorkspacePtr touch(const QString &workspaceId); // a cache hit refreshes the idle clock
     QCoro::Task<Result<WorkspacePtr>> provisionShared(ProvisionRequest request);
     QCoro::Task<Result<>> safeClose(WorkspacePtr workspace);
     void onSweepTimer();
