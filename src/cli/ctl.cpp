@@ -220,7 +220,7 @@ int assignId(Session &s)
     if (!s.has("user") || !s.has("agent"))
         return s.usage(Tr::tr("assign-id needs --user and --agent"));
     for (const auto &[what, id] :
-         {std::pair{Tr::tr("user"), s.value("user")}, std::pair{Tr::tr("agent"), s.value("agent")}}) {
+         {std::pair{Principal::User, s.value("user")}, std::pair{Principal::Agent, s.value("agent")}}) {
         if (auto valid = validatePrincipalId(what, id); !valid)
             return s.usage(valid.error().message);
     }

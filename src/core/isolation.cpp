@@ -100,10 +100,13 @@ Result<> validateWorkspaceId(const QString &workspaceId)
     return {};
 }
 
-Result<> validatePrincipalId(const QString &what, const QString &id)
+Result<> validatePrincipalId(Principal what, const QString &id)
 {
-    if (id.contains(QChar(u'\0')))
-        return fail(Error::invalidArgument(Tr::tr("the %1 id contains a NUL character").arg(what)));
+    // Only the error is translated: this runs on every getWorkspace.
+    if (id.contains(QChar(u'\0'))) {
+        return fail(Error::invalidArgument(what == Principal::User ? Tr::tr("the user id contains a NUL character")
+                                                                   : Tr::tr("the agent id contains a NUL character")));
+    }
     return {};
 }
 

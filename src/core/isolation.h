@@ -33,6 +33,10 @@ QString assignWorkspaceId(IsolationPolicy policy, const QString &userId, const Q
 // Bad input checks. Each returns an error that names the problem.
 constexpr qsizetype MaxWorkspaceIdBytes = 128;
 Result<> validateWorkspaceId(const QString &workspaceId);
-Result<> validatePrincipalId(const QString &what, const QString &id);
+enum class Principal {
+    User,
+    Agent,
+};
+Result<> validatePrincipalId(Principal what, const QString &id);
 
 } // namespace Paddock

@@ -2,7 +2,6 @@
 
 #include "broadcast.h"
 #include "logging.h"
-#include "tr.h"
 
 #include <QCoroTask>
 
@@ -26,9 +25,9 @@ WorkspaceManager::~WorkspaceManager() = default;
 Result<QString> WorkspaceManager::assignWorkspaceId(const QString &userId, const QString &agentId,
                                                     const QString &sessionId) const
 {
-    if (auto ok = validatePrincipalId(Tr::tr("user"), userId); !ok)
+    if (auto ok = validatePrincipalId(Principal::User, userId); !ok)
         return fail(ok.error());
-    if (auto ok = validatePrincipalId(Tr::tr("agent"), agentId); !ok)
+    if (auto ok = validatePrincipalId(Principal::Agent, agentId); !ok)
         return fail(ok.error());
     return Paddock::assignWorkspaceId(m_options.isolation, userId, agentId, sessionId);
 }
@@ -37,9 +36,9 @@ Result<QString> WorkspaceManager::resolveWorkspaceId(const WorkspaceRequest &req
 {
     if (!request.workspaceId)
         return assignWorkspaceId(request.userId, request.agentId, request.sessionId);
-    if (auto ok = validatePrincipalId(Tr::tr("user"), request.userId); !ok)
+    if (auto ok = validatePrincipalId(Principal::User, request.userId); !ok)
         return fail(ok.error());
-    if (auto ok = validatePrincipalId(Tr::tr("agent"), request.agentId); !ok)
+    if (auto ok = validatePrincipalId(Principal::Agent, request.agentId); !ok)
         return fail(ok.error());
     if (auto ok = validateWorkspaceId(*request.workspaceId); !ok)
         return fail(ok.error());

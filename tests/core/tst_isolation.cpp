@@ -145,9 +145,9 @@ private Q_SLOTS:
 
     void principalIds()
     {
-        QVERIFY(validatePrincipalId(QStringLiteral("user"), QStringLiteral("alice@example.com")));
-        QVERIFY(validatePrincipalId(QStringLiteral("user"), QStringLiteral("运维 / ../ \\ anything")));
-        const auto nul = validatePrincipalId(QStringLiteral("agent"), QString(QStringLiteral("a") + QChar(u'\0')));
+        QVERIFY(validatePrincipalId(Principal::User, QStringLiteral("alice@example.com")));
+        QVERIFY(validatePrincipalId(Principal::User, QStringLiteral("运维 / ../ \\ anything")));
+        const auto nul = validatePrincipalId(Principal::Agent, QString(QStringLiteral("a") + QChar(u'\0')));
         QVERIFY(!nul);
         QVERIFY(nul.error().message.contains(QLatin1String("agent")));
         QVERIFY(nul.error().message.contains(QLatin1String("NUL")));
