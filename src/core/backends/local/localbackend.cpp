@@ -6,6 +6,7 @@
 #include "../../logging.h"
 #include "../../tr.h"
 
+#include <QCoroFuture>
 #include <QCoroTask>
 
 #include <QCoreApplication>
@@ -17,6 +18,7 @@
 #include <QSaveFile>
 #include <QStandardPaths>
 #include <QTimer>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <csignal>
 
@@ -192,19 +194,25 @@ QCoro::Task<Result<QList<SandboxInfo>>> LocalBackend::list(ListFilter filter)
         co_return found;
     }
 
-    const QDir dir(m_basedir);
-    const QStringList entries = dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Name);
-    for (const QString &entry : entries) {
-        auto info = readInfo(entry);
-        if (!info) {
-            if (info.error().kind != Error::Kind::NotFound)
-                qCWarning(lcLocal).noquote() << info.error().message;
-            continue; // a folder that is not a workspace of ours
+    // A full scan reads one file per workspace: off the caller's thread (the console's GUI
+    // thread among them). readInfo() only reads the file system and this backend's fixed basedir.
+    QFuture<QList<SandboxInfo>> scan = QtConcurrent::run([this, states = filter.states] {
+        QList<SandboxInfo> scanned;
+        const QStringList entries =
+            QDir(m_basedir).entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Name);
+        for (const QString &entry : entries) {
+            auto info = readInfo(entry);
+            if (!info) {
+                if (info.error().kind != Error::Kind::NotFound)
+                    qCWarning(lcLocal).noquote() << info.error().message;
+                continue; // a folder that is not a workspace of ours
+            }
+            if (states.isEmpty() || states.contains(info->state))
+                scanned.append(*info);
         }
-        if (accept(*info))
-            found.append(*info);
-    }
-    co_return found;
+        return scanned;
+    });
+    co_return co_await scan;
 }
 
 QCoro::Task<Result<SandboxInfo>> LocalBackend::get(QString sandboxId)

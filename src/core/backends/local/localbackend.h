@@ -16,7 +16,8 @@ struct LocalOptions
 // Its metadata lives inside it (.paddock/workspace.json), so a restarted process finds every
 // workspace again by scanning basedir. Commands run as child processes in the folder.
 // States: Running (open in a manager) and Paused (closed; files kept). Files are removed only
-// by kill(), which deletes exactly workspacePath(id).
+// by kill(), which deletes exactly workspacePath(id). A full list() scans on a worker thread, so
+// the backend must outlive the tasks it hands out (as every backend must).
 class LocalBackend final : public Backend
 {
     Q_OBJECT
