@@ -1,6 +1,7 @@
 #include "ctl.h"
 
 #include "backends/local/localbackend.h"
+#include "backends/opensandbox/opensandboxbackend.h"
 #include "bootstraplog.h"
 #include "isolation.h"
 #include "provisioner.h"
@@ -81,7 +82,8 @@ const std::array<CommandSpec, 11> Commands{{
     {"help", "", {}, 0, 0},
 }};
 
-const std::array<const char *, 4> GlobalOptions{"backend", "basedir", "bootstrap", "bubblewrap"};
+const std::array<const char *, 9> GlobalOptions{"backend",  "basedir",          "bootstrap", "bubblewrap",     "domain",
+                                                "protocol", "use-server-proxy", "image",     "sandbox-timeout"};
 
 const CommandSpec *findCommand(const QString &name)
 {
@@ -112,12 +114,22 @@ QString helpText()
     }
     text += Tr::tr("\n"
                    "Global options:\n"
-                   "  --backend local        where workspaces live (default: local)\n"
-                   "  --basedir DIR          the local backend's base folder\n"
-                   "                         (default: %1)\n"
+                   "  --backend local|opensandbox  where workspaces live (default: local)\n"
                    "  --bootstrap FILE       bootstrap commands, one shell command per line\n"
-                   "                         (an empty file means none)\n"
-                   "  --bubblewrap           run local commands inside bubblewrap (bwrap)\n"
+                   "                         (an empty file means none; default: none on local,\n"
+                   "                         AgentScope's bootstrap on OpenSandbox)\n"
+                   "\n"
+                   "Local backend:\n"
+                   "  --basedir DIR          the base folder (default: %1)\n"
+                   "  --bubblewrap           run commands inside bubblewrap (bwrap)\n"
+                   "\n"
+                   "OpenSandbox backend (API key from OPEN_SANDBOX_API_KEY):\n"
+                   "  --domain HOST[:PORT]   the server (default: OPEN_SANDBOX_DOMAIN, else localhost:8080)\n"
+                   "  --protocol http|https  (default: http)\n"
+                   "  --use-server-proxy     reach execd through the server's proxy\n"
+                   "  --image IMAGE          image of new sandboxes (default: python:3.11-slim)\n"
+                   "  --sandbox-timeout N    seconds until a new sandbox expires; 0: never (default: 1800)\n"
+                   "\n"
                    "  --help, --version\n"
                    "\n"
                    "Exit codes: 0 success, 1 the operation failed, 2 usage error.\n")
@@ -163,7 +175,8 @@ public:
     QCommandLineParser parser;
     const CommandSpec *command = nullptr;
     QStringList args;
-    std::unique_ptr<LocalBackend> backend;
+    std::unique_ptr<Backend> backend;
+    LocalBackend *local = nullptr; // the backend, when it is the local one
     std::unique_ptr<BootstrapLogStore> logs;
 
     bool has(const char *option) const { return parser.isSet(QLatin1String(option)); }
@@ -250,8 +263,10 @@ QCoro::Task<int> open(Session &s, ProvisionOptions options)
     auto id = manager.resolveWorkspaceId(request);
     if (!id)
         co_return s.usage(id.error().message);
-    if (auto writable = s.backend->checkWritable(); !writable)
-        co_return s.usage(writable.error().message);
+    if (s.local) {
+        if (auto writable = s.local->checkWritable(); !writable)
+            co_return s.usage(writable.error().message);
+    }
 
     QObject::connect(
         s.logs.get(), &BootstrapLogStore::lineAppended, s.logs.get(),
@@ -337,7 +352,8 @@ QCoro::Task<int> lifecycle(Session &s)
         } else if (command == QLatin1String("kill")) {
             const QString path = s.backend->layout(*sandbox).workdir;
             done = co_await s.backend->kill(sandbox->sandboxId);
-            report = Tr::tr("%1 killed; deleted %2").arg(id, path);
+            report = s.local ? Tr::tr("%1 killed; deleted %2").arg(id, path)
+                             : Tr::tr("%1 killed; deleted sandbox %2").arg(id, sandbox->sandboxId);
         } else {
             // close = pause the backend (there is no manager cache to evict from here).
             done = co_await s.backend->pause(sandbox->sandboxId);
@@ -457,6 +473,11 @@ QCoro::Task<int> run(QStringList arguments)
         {QStringLiteral("basedir"), {}, QStringLiteral("dir")},
         {QStringLiteral("bootstrap"), {}, QStringLiteral("file")},
         {QStringLiteral("bubblewrap"), {}},
+        {QStringLiteral("domain"), {}, QStringLiteral("host")},
+        {QStringLiteral("protocol"), {}, QStringLiteral("scheme")},
+        {QStringLiteral("use-server-proxy"), {}},
+        {QStringLiteral("image"), {}, QStringLiteral("image")},
+        {QStringLiteral("sandbox-timeout"), {}, QStringLiteral("seconds")},
         {QStringLiteral("isolation"), {}, QStringLiteral("policy")},
         {QStringLiteral("user"), {}, QStringLiteral("id")},
         {QStringLiteral("agent"), {}, QStringLiteral("id")},
@@ -504,9 +525,19 @@ QCoro::Task<int> run(QStringList arguments)
         co_return assignId(s);
 
     const QString backendName = s.has("backend") ? s.value("backend") : QStringLiteral("local");
-    if (backendName != QLatin1String("local"))
+    const bool openSandbox = backendName == QLatin1String("opensandbox");
+    if (backendName != QLatin1String("local") && !openSandbox) {
         co_return s.usage(
-            Tr::tr("unknown backend \"%1\"; valid choices: %2").arg(backendName, QStringLiteral("local")));
+            Tr::tr("unknown backend \"%1\"; valid choices: %2").arg(backendName, QStringLiteral("local, opensandbox")));
+    }
+    for (const char *option : {"basedir", "bubblewrap"}) {
+        if (openSandbox && s.has(option))
+            co_return s.usage(Tr::tr("option --%1 applies to the local backend only").arg(QLatin1String(option)));
+    }
+    for (const char *option : {"domain", "protocol", "use-server-proxy", "image", "sandbox-timeout"}) {
+        if (!openSandbox && s.has(option))
+            co_return s.usage(Tr::tr("option --%1 applies to the opensandbox backend only").arg(QLatin1String(option)));
+    }
     if (s.has("basedir") && s.value("basedir").isEmpty())
         co_return s.usage(Tr::tr("--basedir needs a folder"));
 
@@ -516,13 +547,48 @@ QCoro::Task<int> run(QStringList arguments)
         if (!file.open(QIODevice::ReadOnly))
             co_return s.usage(Tr::tr("cannot read the bootstrap file %1: %2").arg(file.fileName(), file.errorString()));
         provisionOptions.bootstrap =
-            parseBootstrapCommands(QString::fromUtf8(file.readAll()), std::chrono::seconds(1800));
+            parseBootstrapCommands(QString::fromUtf8(file.readAll()),
+                                   openSandbox ? OpenSandbox::BootstrapCommandTimeout : std::chrono::seconds(1800));
+    } else if (openSandbox) {
+        provisionOptions.bootstrap = OpenSandbox::agentscopeBootstrapCommands();
     }
 
-    LocalOptions localOptions;
-    localOptions.basedir = s.value("basedir");
-    localOptions.bubblewrap = s.has("bubblewrap");
-    s.backend = std::make_unique<LocalBackend>(localOptions);
+    if (openSandbox) {
+        OpenSandbox::BackendOptions options;
+        options.connection.domain = s.value("domain");
+        options.connection.useServerProxy = s.has("use-server-proxy");
+        if (s.has("protocol")) {
+            options.connection.protocol = s.value("protocol");
+            if (options.connection.protocol != QLatin1String("http")
+                && options.connection.protocol != QLatin1String("https"))
+                co_return s.usage(Tr::tr("--protocol takes http or https, not \"%1\"").arg(s.value("protocol")));
+        }
+        if (auto valid = OpenSandbox::validateDomain(options.connection.resolved()); !valid)
+            co_return s.usage(valid.error().message);
+        if (s.has("image")) {
+            if (s.value("image").trimmed().isEmpty())
+                co_return s.usage(Tr::tr("--image needs an image name"));
+            options.sandbox.image = s.value("image");
+        }
+        if (s.has("sandbox-timeout")) {
+            const auto seconds = parseCount(s.value("sandbox-timeout"));
+            if (!seconds || (*seconds != 0 && *seconds < 60)) {
+                co_return s.usage(Tr::tr("--sandbox-timeout takes 0 (never expire) or at least 60 seconds, not \"%1\"")
+                                      .arg(s.value("sandbox-timeout")));
+            }
+            options.sandbox.timeout = *seconds == 0 ? std::nullopt : std::optional(std::chrono::seconds(*seconds));
+        }
+        // A command line holds nothing open: the lease ends with the process.
+        options.keepLeases = false;
+        s.backend = std::make_unique<OpenSandbox::OpenSandboxBackend>(options);
+    } else {
+        LocalOptions localOptions;
+        localOptions.basedir = s.value("basedir");
+        localOptions.bubblewrap = s.has("bubblewrap");
+        auto local = std::make_unique<LocalBackend>(localOptions);
+        s.local = local.get();
+        s.backend = std::move(local);
+    }
     s.logs = std::make_unique<BootstrapLogStore>();
 
     const QLatin1String name(s.command->name);

@@ -42,6 +42,11 @@ public:
     virtual QCoro::Task<Result<bool>> isReady(QString sandboxId) = 0;
     // A non-zero exit is a normal result; only a transport failure is an error.
     virtual QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) = 0;
+
+Q_SIGNALS:
+    // The backend found that a sandbox it was holding for a workspace is gone (deleted behind
+    // our back, or expired). Whoever caches that workspace must drop it: the manager does.
+    void sandboxLost(const QString &sandboxId, const QString &workspaceId);
 };
 
 } // namespace Paddock

@@ -31,6 +31,8 @@ class WorkspaceProvider
 public:
     virtual ~WorkspaceProvider() = default;
     virtual QCoro::Task<Result<WorkspacePtr>> provision(ProvisionRequest request) = 0;
+    // The backend the workspaces live in, if there is one to watch for lost sandboxes.
+    virtual Backend *backend() const { return nullptr; }
 };
 
 struct BootstrapCommand
@@ -62,7 +64,7 @@ class Provisioner final : public WorkspaceProvider
 public:
     Provisioner(Backend *backend, BootstrapLogStore *logs, ProvisionOptions options = {});
 
-    Backend *backend() const { return m_backend; }
+    Backend *backend() const override { return m_backend; }
     const ProvisionOptions &options() const { return m_options; }
 
     QCoro::Task<Result<WorkspacePtr>> provision(ProvisionRequest request) override;

@@ -18,10 +18,12 @@ struct Error
         Timeout,
         Bootstrap,
         Unsupported,
+        Unreachable, // no answer (connection error or timeout): the request may or may not have run
     };
 
     Kind kind = Kind::Backend;
     QString message;
+    int httpStatus = 0; // the HTTP status of a remote backend's answer; 0: none
 
     static Error invalidArgument(const QString &message) { return {Kind::InvalidArgument, message}; }
     static Error notFound(const QString &message) { return {Kind::NotFound, message}; }
@@ -31,6 +33,7 @@ struct Error
     static Error timeout(const QString &message) { return {Kind::Timeout, message}; }
     static Error bootstrap(const QString &message) { return {Kind::Bootstrap, message}; }
     static Error unsupported(const QString &message) { return {Kind::Unsupported, message}; }
+    static Error unreachable(const QString &message) { return {Kind::Unreachable, message}; }
 
     bool operator==(const Error &) const = default;
 };

@@ -1,5 +1,6 @@
 #include "workspacemanager.h"
 
+#include "backend.h"
 #include "broadcast.h"
 #include "logging.h"
 
@@ -18,6 +19,24 @@ WorkspaceManager::WorkspaceManager(WorkspaceProvider *provider, ManagerOptions o
         m_options.clock = std::make_shared<SteadyClock>();
     m_sweepTimer.setInterval(m_options.sweepInterval);
     QObject::connect(&m_sweepTimer, &QTimer::timeout, this, &WorkspaceManager::onSweepTimer);
+    if (Backend *backend = m_provider->backend())
+        QObject::connect(backend, &Backend::sandboxLost, this, &WorkspaceManager::onSandboxLost);
+}
+
+void WorkspaceManager::onSandboxLost(const QString &sandboxId, const QString &workspaceId)
+{
+    const auto entry = m_cache.constFind(workspaceId);
+    if (entry == m_cache.cend())
+        return;
+    const auto *held = dynamic_cast<const SandboxWorkspace *>(entry->workspace.get());
+    if (held && held->sandbox().sandboxId != sandboxId)
+        return; // the cache already holds a newer sandbox for this id
+    // Nothing to pause or close: the sandbox is gone. The next request provisions it again.
+    qCWarning(lcManager).noquote() << QStringLiteral("workspace %1 lost sandbox %2; it is provisioned again on the "
+                                                     "next request. Ephemeral workspace data may have been lost.")
+                                          .arg(workspaceId, sandboxId);
+    m_cache.erase(entry);
+    Q_EMIT workspaceLost(workspaceId);
 }
 
 WorkspaceManager::~WorkspaceManager() = default;

@@ -89,6 +89,8 @@ Q_SIGNALS:
     void workspaceClosed(const QString &workspaceId);
     // One sweeper tick is done; evicted lists what it closed.
     void sweepFinished(const QStringList &evicted);
+    // The backend lost the sandbox of a cached workspace; it was dropped from the cache.
+    void workspaceLost(const QString &workspaceId);
 
 private:
     struct Entry
@@ -102,6 +104,7 @@ private:
     QCoro::Task<Result<WorkspacePtr>> provisionShared(ProvisionRequest request);
     QCoro::Task<Result<>> safeClose(WorkspacePtr workspace);
     void onSweepTimer();
+    void onSandboxLost(const QString &sandboxId, const QString &workspaceId);
 
     WorkspaceProvider *m_provider;
     ManagerOptions m_options;

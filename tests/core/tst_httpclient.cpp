@@ -110,6 +110,7 @@ private Q_SLOTS:
         QCOMPARE(result.error().kind, Error::Kind::Conflict);
         result = QCoro::waitFor(client.send(get(server.url(QStringLiteral("/v1/sandboxes?pageSize=500")))));
         QCOMPARE(result.error().kind, Error::Kind::Backend);
+        QCOMPARE(result.error().httpStatus, 422);
         QVERIFY(result.error().message.contains(QLatin1String("HTTP 422 VALIDATION_ERROR: query.pageSize: too big")));
         QCOMPARE(client.attempts(), 3); // 4xx are never retried
     }
@@ -128,6 +129,7 @@ private Q_SLOTS:
             QCoro::waitFor(client.send(get(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/sandboxes").arg(port)))));
         QVERIFY(!result);
         QCOMPARE(client.attempts(), 3);
+        QCOMPARE(result.error().kind, Error::Kind::Unreachable);
         QVERIFY2(result.error().message.contains(QLatin1String("GET http://127.0.0.1")),
                  qPrintable(result.error().message));
     }
@@ -144,6 +146,7 @@ private Q_SLOTS:
         const auto result = QCoro::waitFor(client.send(request));
         QVERIFY(!result);
         QCOMPARE(client.attempts(), 2);
+        QCOMPARE(result.error().kind, Error::Kind::Unreachable);
         QVERIFY2(result.error().message.contains(QLatin1String("no answer within 0.2 s")),
                  qPrintable(result.error().message));
     }

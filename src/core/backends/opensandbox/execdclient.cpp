@@ -8,11 +8,13 @@
 #include <QCoroNetworkReply>
 #include <QCoroTask>
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QTimer>
+#include <QUuid>
 
 #include <memory>
 
@@ -55,7 +57,7 @@ ExecdTarget ExecdTarget::fromEndpoint(const Endpoint &endpoint, const QString &p
 
 QByteArray commandBody(const ExecdCommand &command)
 {
-    QJsonObject body{{QStringLiteral("command"), command.command}, {QStringLiteral("background"), false}};
+    QJsonObject body{{QStringLiteral("command"), command.command}, {QStringLiteral("background"), command.background}};
     if (!command.cwd.isEmpty())
         body.insert(QStringLiteral("cwd"), command.cwd);
     if (command.timeout.count() > 0)
@@ -88,14 +90,243 @@ QCoro::Task<Result<bool>> ExecdClient::ping()
     co_return response->status == 200;
 }
 
+QByteArray uploadBody(const QList<UploadFile> &files, const QByteArray &boundary)
+{
+    QByteArray body;
+    for (const UploadFile &file : files) {
+        const QJsonObject metadata{{QStringLiteral("path"), file.path}, {QStringLiteral("mode"), file.mode}};
+        QByteArray name = file.path.section(u'/', -1).toUtf8();
+        name.replace('"', "%22");
+        body += "--" + boundary
+            + "\r\nContent-Disposition: form-data; name=\"metadata\"; filename=\"metadata\"\r\n"
+              "Content-Type: application/json\r\n\r\n"
+            + QJsonDocument(metadata).toJson(QJsonDocument::Compact) + "\r\n";
+        body += "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + name
+            + "\"\r\nContent-Type: application/octet-stream\r\n\r\n" + file.data + "\r\n";
+    }
+    body += "--" + boundary + "--\r\n";
+    return body;
+}
+
+FileInfo parseFileInfo(const QJsonObject &json)
+{
+    FileInfo info;
+    info.path = json.value(QLatin1String("path")).toString();
+    info.type = json.value(QLatin1String("type")).toString();
+    info.size = json.value(QLatin1String("size")).toInteger();
+    if (const auto modified = parseTimestamp(json.value(QLatin1String("modified_at")).toString()))
+        info.modifiedAt = *modified;
+    info.owner = json.value(QLatin1String("owner")).toString();
+    info.group = json.value(QLatin1String("group")).toString();
+    info.mode = json.value(QLatin1String("mode")).toInt();
+    return info;
+}
+
+HttpRequest ExecdClient::request(const QByteArray &method, const QString &path, const QByteArray &query) const
+{
+    HttpRequest request;
+    request.method = method;
+    request.url = m_target.base;
+    request.url.setPath(m_target.base.path() + path);
+    if (!query.isEmpty())
+        request.url.setQuery(QString::fromLatin1(query), QUrl::StrictMode);
+    request.retrySafe = method == "GET";
+    for (auto it = m_target.headers.cbegin(); it != m_target.headers.cend(); ++it)
+        request.headers.append({it.key(), it.value()});
+    return request;
+}
+
+namespace {
+
+QByteArray pathQuery(const QString &path)
+{
+    return "path=" + QUrl::toPercentEncoding(path);
+}
+
+Result<QJsonDocument> jsonBody(const HttpResponse &response)
+{
+    QJsonParseError error{};
+    QJsonDocument document = QJsonDocument::fromJson(response.body, &error);
+    if (error.error != QJsonParseError::NoError) {
+        return fail(Error::backend(
+            Tr::tr("execd's answer is not JSON (HTTP %1, request %2)").arg(response.status).arg(response.requestId)));
+    }
+    return document;
+}
+
+} // namespace
+
+QCoro::Task<Result<QString>> ExecdClient::start(ExecdCommand command)
+{
+    command.background = true;
+    auto streamed = co_await stream(std::move(command), {});
+    if (!streamed)
+        co_return fail(streamed.error());
+    if (streamed->commandId.isEmpty())
+        co_return fail(Error::backend(Tr::tr("execd started a background command but sent no id")));
+    if (streamed->result.exitCode != 0) {
+        co_return fail(
+            Error::backend(Tr::tr("execd could not start the command (exit %1)").arg(streamed->result.exitCode)));
+    }
+    co_return streamed->commandId;
+}
+
+QCoro::Task<Result<CommandStatus>> ExecdClient::status(QString commandId)
+{
+    const HttpRequest fetch =
+        request(QByteArrayLiteral("GET"),
+                QStringLiteral("/command/status/") + QString::fromLatin1(QUrl::toPercentEncoding(commandId)));
+    auto response = co_await m_http->send(fetch);
+    if (!response)
+        co_return fail(response.error());
+    const auto json = jsonBody(*response);
+    if (!json)
+        co_return fail(json.error());
+    const QJsonObject object = json->object();
+    CommandStatus status;
+    status.id = object.value(QLatin1String("id")).toString();
+    status.running = object.value(QLatin1String("running")).toBool();
+    if (object.contains(QLatin1String("exit_code")) && !object.value(QLatin1String("exit_code")).isNull())
+        status.exitCode = object.value(QLatin1String("exit_code")).toInt();
+    status.error = object.value(QLatin1String("error")).toString();
+    co_return status;
+}
+
+QCoro::Task<Result<LogChunk>> ExecdClient::logs(QString commandId, QByteArray cursor)
+{
+    HttpRequest fetch =
+        request(QByteArrayLiteral("GET"),
+                QStringLiteral("/command/%1/logs").arg(QString::fromLatin1(QUrl::toPercentEncoding(commandId))),
+                cursor.isEmpty() ? QByteArray() : "cursor=" + QUrl::toPercentEncoding(QString::fromLatin1(cursor)));
+    fetch.accept = QByteArrayLiteral("text/plain");
+    auto response = co_await m_http->send(fetch);
+    if (!response)
+        co_return fail(response.error());
+    LogChunk chunk;
+    chunk.data = response->body;
+    chunk.cursor = response->headers.value(QByteArrayLiteral("execd-commands-tail-cursor"), cursor);
+    co_return chunk;
+}
+
+QCoro::Task<Result<>> ExecdClient::interrupt(QString commandId)
+{
+    const HttpRequest del =
+        request(QByteArrayLiteral("DELETE"), QStringLiteral("/command"), "id=" + QUrl::toPercentEncoding(commandId));
+    auto response = co_await m_http->send(del);
+    if (!response)
+        co_return fail(response.error());
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<>> ExecdClient::upload(QList<UploadFile> files)
+{
+    const QByteArray boundary = "paddock-" + QUuid::createUuid().toByteArray(QUuid::Id128);
+    HttpRequest post = request(QByteArrayLiteral("POST"), QStringLiteral("/files/upload"));
+    post.body = uploadBody(files, boundary);
+    post.contentType = "multipart/form-data; boundary=" + boundary;
+    auto response = co_await m_http->send(post);
+    if (!response)
+        co_return fail(response.error());
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<QByteArray>> ExecdClient::download(QString path)
+{
+    HttpRequest fetch = request(QByteArrayLiteral("GET"), QStringLiteral("/files/download"), pathQuery(path));
+    fetch.accept = QByteArrayLiteral("application/octet-stream");
+    auto response = co_await m_http->send(fetch);
+    if (!response)
+        co_return fail(response.error());
+    co_return response->body;
+}
+
+QCoro::Task<Result<QMap<QString, FileInfo>>> ExecdClient::fileInfo(QStringList paths)
+{
+    QByteArrayList query;
+    for (const QString &path : std::as_const(paths))
+        query.append(pathQuery(path));
+    const HttpRequest fetch = request(QByteArrayLiteral("GET"), QStringLiteral("/files/info"), query.join('&'));
+    auto response = co_await m_http->send(fetch);
+    if (!response)
+        co_return fail(response.error());
+    const auto json = jsonBody(*response);
+    if (!json)
+        co_return fail(json.error());
+    QMap<QString, FileInfo> infos;
+    const QJsonObject object = json->object();
+    for (auto it = object.begin(); it != object.end(); ++it)
+        infos.insert(it.key(), parseFileInfo(it.value().toObject()));
+    co_return infos;
+}
+
+QCoro::Task<Result<QList<FileInfo>>> ExecdClient::listDirectory(QString path, int depth)
+{
+    const HttpRequest fetch = request(QByteArrayLiteral("GET"), QStringLiteral("/directories/list"),
+                                      pathQuery(path) + "&depth=" + QByteArray::number(depth));
+    auto response = co_await m_http->send(fetch);
+    if (!response)
+        co_return fail(response.error());
+    const auto json = jsonBody(*response);
+    if (!json)
+        co_return fail(json.error());
+    QList<FileInfo> entries;
+    const QJsonArray array = json->array();
+    for (const QJsonValue &value : array)
+        entries.append(parseFileInfo(value.toObject()));
+    co_return entries;
+}
+
+QCoro::Task<Result<>> ExecdClient::makeDirectories(QStringList paths, int mode)
+{
+    QJsonObject body;
+    for (const QString &path : std::as_const(paths))
+        body.insert(path, QJsonObject{{QStringLiteral("mode"), mode}});
+    HttpRequest post = request(QByteArrayLiteral("POST"), QStringLiteral("/directories"));
+    post.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    auto response = co_await m_http->send(post);
+    if (!response)
+        co_return fail(response.error());
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<>> ExecdClient::removeDirectory(QString path)
+{
+    const HttpRequest del = request(QByteArrayLiteral("DELETE"), QStringLiteral("/directories"), pathQuery(path));
+    auto response = co_await m_http->send(del);
+    if (!response)
+        co_return fail(response.error());
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<>> ExecdClient::removeFile(QString path)
+{
+    const HttpRequest del = request(QByteArrayLiteral("DELETE"), QStringLiteral("/files"), pathQuery(path));
+    auto response = co_await m_http->send(del);
+    if (!response)
+        co_return fail(response.error());
+    co_return Result<>{};
+}
+
 QCoro::Task<Result<ExecResult>> ExecdClient::run(ExecdCommand command,
                                                  std::function<void(OutputChannel, const QByteArray &)> onLine)
+{
+    command.background = false;
+    auto streamed = co_await stream(std::move(command), std::move(onLine));
+    if (!streamed)
+        co_return fail(streamed.error());
+    ExecResult result = streamed->result;
+    co_return result;
+}
+
+QCoro::Task<Result<ExecdClient::Streamed>>
+ExecdClient::stream(ExecdCommand command, std::function<void(OutputChannel, const QByteArray &)> onLine)
 {
     const QNetworkRequest request = streamRequest(m_target);
     const QByteArray body = commandBody(command);
     std::unique_ptr<QNetworkReply, ReplyDeleter> reply(m_network->post(request, body));
 
-    ExecResult result;
+    Streamed streamed;
+    ExecResult &result = streamed.result;
     QList<ExecdEvent> events;
     ExecdStreamParser parser;
     LineSplitter out(OutputChannel::Stdout, onLine, result.stdOut);
@@ -106,6 +337,8 @@ QCoro::Task<Result<ExecResult>> ExecdClient::run(ExecdCommand command,
                 out.feed(event.text.toUtf8());
             else if (event.type == ExecdEvent::Type::Stderr)
                 err.feed(event.text.toUtf8());
+            else if (event.type == ExecdEvent::Type::Init && streamed.commandId.isEmpty())
+                streamed.commandId = event.text;
             events.append(event);
         }
     };
@@ -138,18 +371,18 @@ QCoro::Task<Result<ExecResult>> ExecdClient::run(ExecdCommand command,
     if (status != 200) {
         if (status == 0)
             co_return fail(
-                Error::backend(Tr::tr("cannot reach execd at %1: %2")
-                                   .arg(m_target.base.toString(QUrl::RemoveUserInfo), reply->errorString())));
+                Error::unreachable(Tr::tr("cannot reach execd at %1: %2")
+                                       .arg(m_target.base.toString(QUrl::RemoveUserInfo), reply->errorString())));
         const ApiError api = parseApiError(status, reply->readAll(),
                                            QString::fromLatin1(reply->rawHeader(QByteArrayLiteral("X-Request-ID"))));
-        co_return fail(Error{status == 404 ? Error::Kind::NotFound : Error::Kind::Backend, api.describe()});
+        co_return fail(Error{status == 404 ? Error::Kind::NotFound : Error::Kind::Backend, api.describe(), status});
     }
     take(parser.feed(reply->readAll()));
     take(parser.finish());
     out.finish();
     err.finish();
     result.exitCode = execdExitCode(events);
-    co_return result;
+    co_return streamed;
 }
 
 } // namespace Paddock::OpenSandbox

@@ -6,12 +6,15 @@
 
 #include <QCoroFwd>
 
+#include <QDateTime>
+#include <QJsonObject>
 #include <QMap>
 #include <QObject>
 #include <QUrl>
 
 #include <chrono>
 #include <functional>
+#include <optional>
 
 class QNetworkAccessManager;
 
@@ -35,6 +38,43 @@ struct ExecdCommand
     QString cwd;
     std::chrono::milliseconds timeout{0}; // execd kills the process group after it; 0: none
     QMap<QString, QString> envs;
+    bool background = false;
+};
+
+// execd's FileInfo. `mode` is the permission bits as execd writes them: an int that reads like
+// octal (644 means rw-r--r--).
+struct FileInfo
+{
+    QString path;
+    QString type; // file, directory, symlink, other
+    qint64 size = 0;
+    QDateTime modifiedAt;
+    QString owner;
+    QString group;
+    int mode = 0;
+};
+
+struct CommandStatus
+{
+    QString id;
+    bool running = false;
+    std::optional<int> exitCode;
+    QString error;
+};
+
+// Output of a background command after a cursor, and the cursor to ask with next time. The
+// cursor is opaque: the spec says lines, execd counts bytes; we only ever feed back its answer.
+struct LogChunk
+{
+    QByteArray data;
+    QByteArray cursor;
+};
+
+struct UploadFile
+{
+    QString path; // where it goes in the sandbox
+    QByteArray data;
+    int mode = 644; // octal-looking, as execd takes it
 };
 
 // execd's command API. run() streams `POST /command`: stdout and stderr arrive as events in
@@ -50,11 +90,38 @@ public:
     ExecdClient(QNetworkAccessManager *network, HttpClient *http, ExecdTarget target,
                 std::chrono::milliseconds pingInterval = std::chrono::seconds(3), QObject *parent = nullptr);
 
+    const ExecdTarget &target() const { return m_target; }
+
     QCoro::Task<Result<bool>> ping();
     QCoro::Task<Result<ExecResult>> run(ExecdCommand command,
                                         std::function<void(OutputChannel, const QByteArray &)> onLine);
 
+    // Background commands: execd answers with the command id at once; the output goes to one
+    // combined log read by cursor.
+    QCoro::Task<Result<QString>> start(ExecdCommand command);
+    QCoro::Task<Result<CommandStatus>> status(QString commandId);
+    QCoro::Task<Result<LogChunk>> logs(QString commandId, QByteArray cursor);
+    QCoro::Task<Result<>> interrupt(QString commandId);
+
+    // Files and directories.
+    QCoro::Task<Result<>> upload(QList<UploadFile> files);
+    QCoro::Task<Result<QByteArray>> download(QString path);
+    QCoro::Task<Result<QMap<QString, FileInfo>>> fileInfo(QStringList paths);
+    QCoro::Task<Result<QList<FileInfo>>> listDirectory(QString path, int depth = 1);
+    QCoro::Task<Result<>> makeDirectories(QStringList paths, int mode = 755);
+    QCoro::Task<Result<>> removeDirectory(QString path);
+    QCoro::Task<Result<>> removeFile(QString path);
+
 private:
+    struct Streamed
+    {
+        ExecResult result;
+        QString commandId;
+    };
+    QCoro::Task<Result<Streamed>> stream(ExecdCommand command,
+                                         std::function<void(OutputChannel, const QByteArray &)> onLine);
+    HttpRequest request(const QByteArray &method, const QString &path, const QByteArray &query = {}) const;
+
     QNetworkAccessManager *m_network;
     HttpClient *m_http;
     ExecdTarget m_target;
@@ -62,5 +129,9 @@ private:
 };
 
 QByteArray commandBody(const ExecdCommand &command);
+// The multipart body of `POST /files/upload`: for each file a `metadata` part (JSON, with a
+// filename, since execd reads it as a file part) followed by its `file` part.
+QByteArray uploadBody(const QList<UploadFile> &files, const QByteArray &boundary);
+FileInfo parseFileInfo(const QJsonObject &json);
 
 } // namespace Paddock::OpenSandbox

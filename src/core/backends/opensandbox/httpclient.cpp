@@ -62,8 +62,8 @@ QNetworkRequest networkRequest(const HttpRequest &request)
     network.setTransferTimeout(int(request.transferTimeout.count()));
     network.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
     if (!request.body.isEmpty())
-        network.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    network.setRawHeader(QByteArrayLiteral("Accept"), QByteArrayLiteral("application/json"));
+        network.setHeader(QNetworkRequest::ContentTypeHeader, request.contentType);
+    network.setRawHeader(QByteArrayLiteral("Accept"), request.accept);
     for (const auto &[name, value] : request.headers)
         network.setRawHeader(name, value);
     return network;
@@ -136,15 +136,15 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
         if (!retryable) {
             if (answered) {
                 const ApiError api = parseApiError(response.status, response.body, response.requestId);
-                co_return fail(Error{kindForStatus(response.status), api.describe()});
+                co_return fail(Error{kindForStatus(response.status), api.describe(), response.status});
             }
             const QString reason = networkError == QNetworkReply::OperationCanceledError
                 ? Tr::tr("no answer within %1 s").arg(request.transferTimeout.count() / 1000.0)
                 : reply->errorString();
             co_return fail(
-                Error::backend(Tr::tr("%1 %2 failed: %3")
-                                   .arg(QString::fromLatin1(request.method),
-                                        request.url.toString(QUrl::RemoveUserInfo | QUrl::RemoveQuery), reason)));
+                Error::unreachable(Tr::tr("%1 %2 failed: %3")
+                                       .arg(QString::fromLatin1(request.method),
+                                            request.url.toString(QUrl::RemoveUserInfo | QUrl::RemoveQuery), reason)));
         }
 
         auto wait = delay;

@@ -25,7 +25,9 @@ struct HttpRequest
 {
     QByteArray method = "GET";
     QUrl url;
-    QByteArray body; // sent as application/json when not empty
+    QByteArray body; // sent with contentType when not empty
+    QByteArray contentType = "application/json";
+    QByteArray accept = "application/json";
     QList<std::pair<QByteArray, QByteArray>> headers;
     // Safe to send again after a connection error, 429, 502, 503 or 504. Only requests that the
     // protocol reference says may repeat (GET; pause, resume and delete) set it.

@@ -62,6 +62,35 @@ ConnectionConfig ConnectionConfig::resolved() const
     return config;
 }
 
+Result<> validateDomain(const ConnectionConfig &resolved)
+{
+    const QString &domain = resolved.domain;
+    const auto bad = [&domain](const QString &why) {
+        return fail(Error::invalidArgument(Tr::tr("invalid OpenSandbox domain \"%1\": %2").arg(domain, why)));
+    };
+    if (resolved.protocol != QLatin1String("http") && resolved.protocol != QLatin1String("https"))
+        return fail(
+            Error::invalidArgument(Tr::tr("invalid protocol \"%1\": use http or https").arg(resolved.protocol)));
+    if (domain.isEmpty())
+        return bad(Tr::tr("it is empty"));
+    if (domain.contains(u'/') || domain.contains(u'?') || domain.contains(u'#'))
+        return bad(Tr::tr("give host[:port] only, without a path (the client adds /v1)"));
+    if (domain.contains(u'@') || domain.contains(u' '))
+        return bad(Tr::tr("give host[:port] only"));
+    // QUrl takes a port of 0 or one past 65535 as "no port"; say so instead.
+    const qsizetype colon = domain.lastIndexOf(u':');
+    if (colon > domain.lastIndexOf(u']')) {
+        bool ok = false;
+        const int port = domain.mid(colon + 1).toInt(&ok);
+        if (!ok || port < 1 || port > 65535)
+            return bad(Tr::tr("the port must be a number from 1 to 65535"));
+    }
+    const QUrl url(resolved.protocol + QStringLiteral("://") + domain, QUrl::StrictMode);
+    if (!url.isValid() || url.host().isEmpty())
+        return bad(Tr::tr("not a host name or address"));
+    return {};
+}
+
 QUrl ConnectionConfig::baseUrl() const
 {
     return QUrl(protocol + QStringLiteral("://") + domain + QStringLiteral("/v1"));

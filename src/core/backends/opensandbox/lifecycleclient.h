@@ -30,6 +30,10 @@ struct ConnectionConfig
     QUrl baseUrl() const; // <protocol>://<domain>/v1
 };
 
+// A domain is host[:port] (optionally after http:// or https://): no path, no query, a port in
+// 1..65535. Checked before anything is sent, so a typo gets one clear message.
+Result<> validateDomain(const ConnectionConfig &resolved);
+
 struct SandboxCreate
 {
     QString image = QStringLiteral("python:3.11-slim");

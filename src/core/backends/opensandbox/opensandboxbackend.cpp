@@ -1,0 +1,372 @@
+#include "opensandboxbackend.h"
+
+#include "../../isolation.h"
+#include "../../shellquote.h"
+#include "../../tr.h"
+
+#include <QCoroTask>
+
+#include <QLoggingCategory>
+#include <QNetworkAccessManager>
+
+#include <algorithm>
+
+Q_LOGGING_CATEGORY(lcOpenSandbox, "paddock.core.opensandbox", QtInfoMsg)
+
+namespace Paddock::OpenSandbox {
+
+namespace {
+
+// GCC 12 cannot keep brace-initialised lists alive across co_await: built out here.
+QList<SandboxState> runningState()
+{
+    return {SandboxState::Running};
+}
+
+QList<SandboxState> pausedState()
+{
+    return {SandboxState::Paused};
+}
+
+QStringList stateNames(const QList<SandboxState> &states)
+{
+    QStringList names;
+    for (const SandboxState state : states)
+        names.append(sandboxStateName(state));
+    return names;
+}
+
+QMap<QString, QString> workspaceFilter(const std::optional<QString> &workspaceId)
+{
+    QMap<QString, QString> filter;
+    if (workspaceId)
+        filter.insert(WorkspaceIdKey, *workspaceId);
+    return filter;
+}
+
+// A create that got no answer, or a gateway's 502/504: the server may have made the sandbox.
+bool outcomeUnknown(const Error &error)
+{
+    return error.kind == Error::Kind::Unreachable || error.httpStatus == 502 || error.httpStatus == 504;
+}
+
+QString venvPython(const QString &gatewayHome)
+{
+    return gatewayHome + QStringLiteral("/.venv/bin/python");
+}
+
+} // namespace
+
+QList<BootstrapCommand> agentscopeBootstrapCommands(const QStringList &extraPip, const QString &gatewayHome)
+{
+    const QString python = venvPython(gatewayHome);
+    QString pip = QStringLiteral("uv pip install --python ") + shellQuote(python)
+        + QStringLiteral(" 'mcp<2.0.0' uvicorn fastapi httpx");
+    for (const QString &extra : extraPip)
+        pip += u' ' + shellQuote(extra);
+    // The package directory, found without importing it (agentscope is installed --no-deps).
+    const QString package = QStringLiteral("\"$(") + shellQuote(python)
+        + QStringLiteral(" -c 'import importlib.util, os; "
+                         "print(os.path.dirname(importlib.util.find_spec(\"agentscope\").origin))')\"");
+    const QStringList commands{
+        QStringLiteral("apt-get update -qq && apt-get install -y --no-install-recommends curl ca-certificates "
+                       "ripgrep && rm -rf /var/lib/apt/lists/*"),
+        QStringLiteral("curl -LsSf https://astral.sh/uv/install.sh | env UV_INSTALL_DIR=/usr/local/bin "
+                       "INSTALLER_NO_MODIFY_PATH=1 sh"),
+        QStringLiteral("uv venv ") + shellQuote(gatewayHome + QStringLiteral("/.venv")),
+        pip,
+        QStringLiteral("uv pip install --python ") + shellQuote(python) + QStringLiteral(" --no-deps 'agentscope'"),
+        QStringLiteral("cp ") + package + QStringLiteral("/tool/_builtin/_scripts/_glob_helper.py ")
+            + shellQuote(gatewayHome + QStringLiteral("/_glob_helper.py")),
+        // The gateway script is AgentScope's marker, so it is written last, through a temporary
+        // name: it exists only complete.
+        QStringLiteral("cp ") + package + QStringLiteral("/workspace/_mcp_gateway/_mcp_gateway_app.py ")
+            + shellQuote(gatewayHome + QStringLiteral("/.gateway.tmp")) + QStringLiteral(" && mv ")
+            + shellQuote(gatewayHome + QStringLiteral("/.gateway.tmp")) + u' '
+            + shellQuote(gatewayHome + QStringLiteral("/_mcp_gateway_app.py")),
+    };
+    QList<BootstrapCommand> list;
+    for (const QString &command : commands)
+        list.append({command, BootstrapCommandTimeout});
+    return list;
+}
+
+OpenSandboxBackend::OpenSandboxBackend(BackendOptions options, QObject *parent)
+    : Backend(parent)
+    , m_options(std::move(options))
+    , m_network(std::make_unique<QNetworkAccessManager>())
+    , m_http(std::make_unique<HttpClient>(m_network.get(), m_options.retry))
+    , m_lifecycle(std::make_unique<LifecycleClient>(m_http.get(), m_options.connection))
+{
+    m_options.connection = m_lifecycle->config(); // resolved: environment and defaults applied
+    m_leaseTimer.setInterval(m_options.leaseCheckInterval);
+    QObject::connect(&m_leaseTimer, &QTimer::timeout, this, [this] {
+        if (!m_renewing)
+            QCoro::connect(renewLeases(), this, [](int) {});
+    });
+}
+
+OpenSandboxBackend::~OpenSandboxBackend() = default;
+
+QString OpenSandboxBackend::name() const
+{
+    return QStringLiteral("opensandbox");
+}
+
+QString OpenSandboxBackend::instanceKey() const
+{
+    return QStringLiteral("opensandbox-") + blake2b64Hex(m_lifecycle->config().baseUrl().toString().toUtf8());
+}
+
+WorkspaceLayout OpenSandboxBackend::layout(const SandboxInfo &) const
+{
+    return {m_options.workdir, m_options.gatewayHome, m_options.gatewayHome + QStringLiteral("/_mcp_gateway_app.py")};
+}
+
+QCoro::Task<Result<QList<SandboxInfo>>> OpenSandboxBackend::list(ListFilter filter)
+{
+    auto all = co_await m_lifecycle->list(stateNames(filter.states), workspaceFilter(filter.workspaceId));
+    if (!all)
+        co_return fail(all.error());
+    // Only workspaces: sandboxes that carry the workspace id. An explicit filter also checks the
+    // decoded id, since a hashed (`h-`) value could in principle be shared.
+    QList<SandboxInfo> workspaces;
+    workspaces.reserve(all->size());
+    for (SandboxInfo &info : *all) {
+        if (info.workspaceId.isEmpty()
+            || (filter.workspaceId && info.workspaceId != *filter.workspaceId
+                && !info.workspaceId.startsWith(QLatin1String("h-"))))
+            continue;
+        workspaces.append(std::move(info));
+    }
+    co_return workspaces;
+}
+
+QCoro::Task<Result<SandboxInfo>> OpenSandboxBackend::get(QString sandboxId)
+{
+    co_return co_await m_lifecycle->get(sandboxId);
+}
+
+QCoro::Task<Result<SandboxInfo>> OpenSandboxBackend::create(CreateSpec spec)
+{
+    const ListFilter existing{spec.workspaceId, {}};
+    constexpr int Attempts = 3;
+    for (int attempt = 1;; ++attempt) {
+        auto created = co_await createOnce(spec);
+        if (created || !outcomeUnknown(created.error()) || attempt == Attempts)
+            co_return created;
+        // No answer: the sandbox may exist. Look before creating again.
+        qCInfo(lcOpenSandbox).noquote() << "create of workspace" << spec.workspaceId
+                                        << "got no answer; looking it up by metadata:" << created.error().message;
+        auto found = co_await list(existing);
+        if (!found)
+            co_return fail(Error{created.error().kind,
+                                 Tr::tr("%1; and the lookup that should tell whether the sandbox was made failed: %2")
+                                     .arg(created.error().message, found.error().message)});
+        if (!found->isEmpty()) {
+            std::sort(found->begin(), found->end(),
+                      [](const SandboxInfo &a, const SandboxInfo &b) { return a.createdAt > b.createdAt; });
+            SandboxInfo sandbox = found->constFirst();
+            qCInfo(lcOpenSandbox).noquote() << "the create had gone through:" << sandbox.sandboxId;
+            hold(sandbox);
+            co_return sandbox;
+        }
+    }
+}
+
+QCoro::Task<Result<SandboxInfo>> OpenSandboxBackend::createOnce(CreateSpec spec)
+{
+    SandboxCreate create = m_options.sandbox;
+    // As AgentScope's manager: user and agent first, profile metadata over them, and the
+    // workspace id last, so nothing can override it.
+    create.metadata.clear();
+    create.metadata.insert(UserIdKey, spec.userId);
+    create.metadata.insert(AgentIdKey, spec.agentId);
+    for (auto it = spec.metadata.cbegin(); it != spec.metadata.cend(); ++it)
+        create.metadata.insert(it.key(), it.value());
+    create.metadata.insert(WorkspaceIdKey, spec.workspaceId);
+    auto created = co_await m_lifecycle->create(create);
+    if (created)
+        hold(*created);
+    co_return created;
+}
+
+QCoro::Task<Result<SandboxInfo>> OpenSandboxBackend::connect(QString sandboxId)
+{
+    auto info = co_await m_lifecycle->get(sandboxId);
+    if (!info)
+        co_return info;
+    if (info->state != SandboxState::Running) {
+        co_return fail(
+            Error::conflict(Tr::tr("sandbox %1 is not attachable (state %2)").arg(sandboxId, info->rawState)));
+    }
+    hold(*info);
+    co_return info;
+}
+
+QCoro::Task<Result<SandboxInfo>> OpenSandboxBackend::resume(QString sandboxId)
+{
+    auto resumed = co_await m_lifecycle->resume(sandboxId);
+    // 409: not paused. If it is already running, that is what the caller wanted.
+    if (!resumed && resumed.error().kind != Error::Kind::Conflict)
+        co_return fail(resumed.error());
+    auto info = co_await m_lifecycle->waitForState(sandboxId, runningState(), m_options.settleTimeout);
+    if (!info) {
+        co_return fail(resumed ? info.error() : resumed.error());
+    }
+    // After a resume execd may live elsewhere (Kubernetes): resolve it again.
+    m_execd.remove(sandboxId);
+    hold(*info);
+    co_return info;
+}
+
+QCoro::Task<Result<>> OpenSandboxBackend::pause(QString sandboxId)
+{
+    release(sandboxId);
+    auto paused = co_await m_lifecycle->pause(sandboxId);
+    if (!paused && paused.error().kind != Error::Kind::Conflict)
+        co_return paused;
+    // 409: not running. Already paused is what the caller wanted; any other state is an error.
+    auto info = co_await m_lifecycle->waitForState(sandboxId, pausedState(), m_options.settleTimeout);
+    if (!info)
+        co_return fail(paused ? info.error() : paused.error());
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<>> OpenSandboxBackend::kill(QString sandboxId)
+{
+    release(sandboxId);
+    auto removed = co_await m_lifecycle->remove(sandboxId);
+    // Kill is idempotent: a sandbox that is already gone (deleted by a retried DELETE whose
+    // first answer was lost, or expired) counts as killed.
+    if (!removed && removed.error().kind == Error::Kind::NotFound) {
+        qCInfo(lcOpenSandbox).noquote() << "sandbox" << sandboxId << "is already gone";
+        co_return Result<>{};
+    }
+    co_return removed;
+}
+
+QCoro::Task<Result<SandboxInfo>> OpenSandboxBackend::renew(QString sandboxId, std::chrono::seconds duration)
+{
+    auto renewed = co_await m_lifecycle->renew(sandboxId, duration);
+    if (!renewed)
+        co_return fail(renewed.error());
+    if (auto lease = m_leases.find(sandboxId); lease != m_leases.end())
+        lease->expiresAt = *renewed;
+    auto info = co_await m_lifecycle->get(sandboxId);
+    if (!info)
+        co_return info;
+    info->expiresAt = *renewed;
+    co_return info;
+}
+
+QCoro::Task<Result<std::shared_ptr<ExecdClient>>> OpenSandboxBackend::execd(QString sandboxId)
+{
+    if (auto cached = m_execd.value(sandboxId))
+        co_return cached;
+    auto endpoint = co_await m_lifecycle->endpoint(sandboxId, ExecdTarget::Port);
+    if (!endpoint)
+        co_return fail(endpoint.error());
+    auto client = std::make_shared<ExecdClient>(m_network.get(), m_http.get(),
+                                                ExecdTarget::fromEndpoint(*endpoint, m_options.connection.protocol),
+                                                m_options.execdPingInterval);
+    m_execd.insert(sandboxId, client);
+    co_return client;
+}
+
+QCoro::Task<Result<bool>> OpenSandboxBackend::isReady(QString sandboxId)
+{
+    auto client = co_await execd(sandboxId);
+    if (!client)
+        co_return fail(client.error());
+    auto pinged = co_await (*client)->ping();
+    if (!pinged)
+        m_execd.remove(sandboxId);
+    co_return pinged;
+}
+
+QCoro::Task<Result<ExecResult>> OpenSandboxBackend::exec(QString sandboxId, ExecRequest request)
+{
+    if (request.argv.isEmpty())
+        co_return fail(Error::invalidArgument(Tr::tr("no command to run")));
+    auto client = co_await execd(sandboxId);
+    if (!client)
+        co_return fail(client.error());
+    ExecdCommand command;
+    command.command = shellJoin(request.argv);
+    command.cwd = request.cwd.isEmpty() ? m_options.workdir : request.cwd;
+    command.timeout = request.timeout;
+    auto result = co_await (*client)->run(command, request.onLine);
+    if (!result) {
+        if (result.error().kind == Error::Kind::Unreachable || result.error().kind == Error::Kind::Timeout)
+            m_execd.remove(sandboxId); // resolve the endpoint again next time
+        co_return result;
+    }
+    // execd reports a command killed at its timeout with exit code -1 (reference §3.2).
+    if (request.timeout.count() > 0 && result->exitCode == -1)
+        result->timedOut = true;
+    co_return result;
+}
+
+void OpenSandboxBackend::hold(const SandboxInfo &sandbox)
+{
+    if (!m_options.keepLeases || !m_options.sandbox.timeout)
+        return;
+    m_leases.insert(sandbox.sandboxId, {sandbox.workspaceId, sandbox.expiresAt});
+    if (!m_leaseTimer.isActive())
+        m_leaseTimer.start();
+}
+
+void OpenSandboxBackend::release(const QString &sandboxId)
+{
+    m_leases.remove(sandboxId);
+    if (m_leases.isEmpty())
+        m_leaseTimer.stop();
+}
+
+void OpenSandboxBackend::lost(const QString &sandboxId)
+{
+    const QString workspaceId = m_leases.value(sandboxId).workspaceId;
+    release(sandboxId);
+    m_execd.remove(sandboxId);
+    qCWarning(lcOpenSandbox).noquote() << "workspace" << workspaceId << "lost its sandbox" << sandboxId;
+    Q_EMIT sandboxLost(sandboxId, workspaceId);
+}
+
+QCoro::Task<int> OpenSandboxBackend::renewLeases()
+{
+    if (m_renewing || !m_options.sandbox.timeout)
+        co_return 0;
+    m_renewing = true;
+    const std::chrono::seconds timeout = *m_options.sandbox.timeout;
+    const QDateTime renewBefore = QDateTime::currentDateTimeUtc().addSecs(timeout.count() / 2);
+    QStringList due;
+    for (auto it = m_leases.cbegin(); it != m_leases.cend(); ++it) {
+        if (!it->expiresAt || *it->expiresAt < renewBefore)
+            due.append(it.key());
+    }
+    int renewed = 0;
+    for (const QString &sandboxId : std::as_const(due)) {
+        if (!m_leases.contains(sandboxId))
+            continue; // paused or killed meanwhile
+        auto granted = co_await m_lifecycle->renew(sandboxId, timeout);
+        if (granted) {
+            if (auto lease = m_leases.find(sandboxId); lease != m_leases.end())
+                lease->expiresAt = *granted;
+            ++renewed;
+            Q_EMIT leaseRenewed(sandboxId, *granted);
+        } else if (granted.error().kind == Error::Kind::NotFound) {
+            lost(sandboxId);
+        } else if (granted.error().kind == Error::Kind::Conflict) {
+            // 409: a sandbox without expiry (manual cleanup) has no lease to keep.
+            if (auto lease = m_leases.find(sandboxId); lease != m_leases.end())
+                lease->expiresAt = QDateTime::currentDateTimeUtc().addYears(100);
+        } else {
+            qCWarning(lcOpenSandbox).noquote() << "cannot renew the lease of" << sandboxId << granted.error().message;
+        }
+    }
+    m_renewing = false;
+    co_return renewed;
+}
+
+} // namespace Paddock::OpenSandbox

@@ -1,0 +1,122 @@
+#pragma once
+
+#include "../../backend.h"
+#include "../../provisioner.h"
+#include "execdclient.h"
+#include "httpclient.h"
+#include "lifecycleclient.h"
+
+#include <QCoroFwd>
+
+#include <QDateTime>
+#include <QHash>
+#include <QTimer>
+
+#include <chrono>
+#include <memory>
+
+class QNetworkAccessManager;
+
+namespace Paddock::OpenSandbox {
+
+// Where AgentScope's OpenSandbox workspaces keep things (reference §3, OpenSandbox constants).
+inline constexpr QLatin1String DefaultWorkdir{"/workspace"};
+inline constexpr QLatin1String DefaultGatewayHome{"/root/.agentscope"};
+inline constexpr std::chrono::seconds BootstrapCommandTimeout{600};
+
+// AgentScope's bootstrap for OpenSandbox, in its order (apt, uv, venv, gateway requirements plus
+// extraPip, agentscope), followed by two commands that put the glob helper and the gateway
+// script from the agentscope package just installed into the gateway home, the script last. The
+// script is the marker: a sandbox bootstrapped here is one AgentScope attaches to without
+// bootstrapping again, and the other way round.
+QList<BootstrapCommand> agentscopeBootstrapCommands(const QStringList &extraPip = {},
+                                                    const QString &gatewayHome = DefaultGatewayHome);
+
+struct BackendOptions
+{
+    ConnectionConfig connection;
+    // What new sandboxes get (image python:3.11-slim, entrypoint, timeout 1800 s, resources, env).
+    // Its metadata is ignored: the workspace's comes from CreateSpec.
+    SandboxCreate sandbox;
+    QString workdir = DefaultWorkdir;
+    QString gatewayHome = DefaultGatewayHome;
+    RetryPolicy retry;
+    // Pause and resume answer at once; how long to poll for the state to settle.
+    std::chrono::milliseconds settleTimeout{60'000};
+    // Keep the lease of every sandbox this backend attached to and has not paused: renew it when
+    // less than half of the sandbox timeout is left. Checked every leaseCheckInterval.
+    bool keepLeases = true;
+    std::chrono::milliseconds leaseCheckInterval{15'000};
+    std::chrono::milliseconds execdPingInterval{3'000};
+};
+
+// Workspaces as OpenSandbox sandboxes, as AgentScope's OpenSandboxWorkspaceManager keeps them:
+// found by the metadata `agentscope.workspace.id` (newest first), resumed when paused,
+// connected to when running, created otherwise; close pauses. Metadata values are encoded to
+// fit the server's label rules (metadatacodec.h) and decoded for display.
+//
+// A create that gets no answer (a dropped connection, a timeout, a 502 or 504) may have made
+// the sandbox anyway, so it is never sent again blindly: the backend first looks the workspace
+// up by its metadata and only creates when nothing is there.
+class OpenSandboxBackend final : public Backend
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(OpenSandboxBackend)
+
+public:
+    explicit OpenSandboxBackend(BackendOptions options, QObject *parent = nullptr);
+    ~OpenSandboxBackend() override;
+
+    const BackendOptions &options() const { return m_options; }
+    LifecycleClient *lifecycle() const { return m_lifecycle.get(); }
+    // The sandboxes whose lease this backend keeps.
+    QStringList leasedSandboxes() const { return m_leases.keys(); }
+
+    QString name() const override;
+    QString instanceKey() const override;
+    WorkspaceLayout layout(const SandboxInfo &sandbox) const override;
+
+    QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter) override;
+    QCoro::Task<Result<SandboxInfo>> get(QString sandboxId) override;
+    QCoro::Task<Result<SandboxInfo>> create(CreateSpec spec) override;
+    QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) override;
+    QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) override;
+    QCoro::Task<Result<>> pause(QString sandboxId) override;
+    QCoro::Task<Result<>> kill(QString sandboxId) override;
+    QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
+    QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
+    QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;
+
+    // execd of one sandbox, resolved through `endpoints/44772` (and cached until the sandbox
+    // is resumed or an execd call cannot connect).
+    QCoro::Task<Result<std::shared_ptr<ExecdClient>>> execd(QString sandboxId);
+
+    // One pass of the lease keeper (the timer calls it); returns how many leases it renewed.
+    QCoro::Task<int> renewLeases();
+
+Q_SIGNALS:
+    void leaseRenewed(const QString &sandboxId, const QDateTime &expiresAt);
+
+private:
+    struct Lease
+    {
+        QString workspaceId;
+        std::optional<QDateTime> expiresAt;
+    };
+
+    QCoro::Task<Result<SandboxInfo>> createOnce(CreateSpec spec);
+    void hold(const SandboxInfo &sandbox);
+    void release(const QString &sandboxId);
+    void lost(const QString &sandboxId);
+
+    BackendOptions m_options;
+    std::unique_ptr<QNetworkAccessManager> m_network;
+    std::unique_ptr<HttpClient> m_http;
+    std::unique_ptr<LifecycleClient> m_lifecycle;
+    QHash<QString, std::shared_ptr<ExecdClient>> m_execd;
+    QHash<QString, Lease> m_leases;
+    QTimer m_leaseTimer;
+    bool m_renewing = false;
+};
+
+} // namespace Paddock::OpenSandbox
