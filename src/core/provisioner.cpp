@@ -53,8 +53,10 @@ QStringList markerTestArgv(const WorkspaceLayout &layout)
 
 QStringList markerWriteArgv(const WorkspaceLayout &layout)
 {
-    // `: > file` creates it empty; the path is quoted as shlex.quote would.
-    return shellArgv(QStringLiteral(": > ") + shellQuote(layout.markerFile));
+    // Creates it empty unless a bootstrap command wrote it (AgentScope's marker is its gateway
+    // script, which must not be truncated); the path is quoted as shlex.quote would.
+    const QString marker = shellQuote(layout.markerFile);
+    return shellArgv(QStringLiteral("[ -e ") + marker + QStringLiteral(" ] || : > ") + marker);
 }
 
 } // namespace

@@ -19,6 +19,7 @@ struct Error
         Bootstrap,
         Unsupported,
         Unreachable, // no answer (connection error or timeout): the request may or may not have run
+        Cancelled, // the user stopped it before it ran
     };
 
     Kind kind = Kind::Backend;

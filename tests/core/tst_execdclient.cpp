@@ -106,14 +106,17 @@ private Q_SLOTS:
         QCOMPARE(result->stdOut, QByteArray("ok\n"));
     }
 
-    void streamWithoutTerminalEventHasUnknownExitCode()
+    // A stream that ends before the command's result is not a failed command: its fate is
+    // unknown, and the caller is told so (upstream reads it as exit code 0, or later -1).
+    void streamWithoutTerminalEventIsAnError()
     {
         Fixture f;
         f.server.script.enqueue(stream(R"({"type":"init","text":"c"})"
                                        "\n\n"));
-        const auto result = QCoro::waitFor(f.client.run(ExecdCommand{QStringLiteral("true"), {}, 0ms, {}}, {}));
-        QVERIFY(result);
-        QCOMPARE(result->exitCode, -1);
+        const auto result = QCoro::waitFor(f.client.run(ExecdCommand{QStringLiteral("true"), {}, 0ms, {}, false}, {}));
+        QVERIFY(!result);
+        QCOMPARE(result.error().kind, Error::Kind::Unreachable);
+        QVERIFY2(result.error().message.contains(QLatin1String("broke off")), qPrintable(result.error().message));
     }
 
     void silentStreamIsDeadAfterThreeMissedPings()

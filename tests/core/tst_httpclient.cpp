@@ -134,6 +134,38 @@ private Q_SLOTS:
                  qPrintable(result.error().message));
     }
 
+    // Qt's HTTP layer sends a request again on its own when the server closes the connection
+    // before answering. For a create that would be a second sandbox: a request that is not
+    // safe to repeat goes out exactly once, and the caller learns that its outcome is unknown.
+    void unsafeRequestIsNeverSentTwiceBehindOurBack()
+    {
+        ScriptedHttpServer server;
+        server.script.enqueue(ScriptedHttpServer::response(200, R"({"items":[]})"));
+        server.script.enqueue(ScriptedHttpServer::drop());
+        server.script.enqueue(ScriptedHttpServer::response(202, R"({"id":"second"})"));
+        server.script.enqueue(ScriptedHttpServer::response(202, R"({"id":"third"})"));
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(3));
+        // A first request leaves a kept-alive connection for the create to reuse.
+        QVERIFY(QCoro::waitFor(client.send(get(server.url(QStringLiteral("/v1/sandboxes"))))));
+        HttpRequest create;
+        create.method = "POST";
+        create.url = server.url(QStringLiteral("/v1/sandboxes"));
+        create.body = R"({"image":{"uri":"python:3.11-slim"}})";
+        const auto result = QCoro::waitFor(client.send(create));
+        QVERIFY(!result);
+        QCOMPARE(result.error().kind, Error::Kind::Unreachable);
+        QCOMPARE(server.requests.size(), 2);
+        QVERIFY(server.requests.at(1).startsWith("POST /v1/sandboxes"));
+        QVERIFY(server.requests.at(1).endsWith(R"({"image":{"uri":"python:3.11-slim"}})"));
+
+        // Bodies still arrive whole on a fresh connection.
+        const auto again = QCoro::waitFor(client.send(create));
+        QVERIFY2(again, qPrintable(again ? QString() : again.error().message));
+        QCOMPARE(again->body, QByteArray(R"({"id":"second"})"));
+        QVERIFY(server.requests.at(2).endsWith(R"({"image":{"uri":"python:3.11-slim"}})"));
+    }
+
     void silentServerHitsTheTransferTimeout()
     {
         ScriptedHttpServer server;

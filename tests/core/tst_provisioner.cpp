@@ -60,7 +60,8 @@ private Q_SLOTS:
                      "mkdir -p /workspace /workspace/data /workspace/skills /workspace/sessions /root/.agentscope",
                      "test -e /root/.agentscope/_mcp_gateway_app.py",
                      "sh -c 'uv pip install '\"'\"'mcp<2.0.0'\"'\"' uvicorn'",
-                     "sh -c ': > /root/.agentscope/_mcp_gateway_app.py'",
+                     "sh -c '[ -e /root/.agentscope/_mcp_gateway_app.py ] || : > "
+                     "/root/.agentscope/_mcp_gateway_app.py'",
                  }));
         const auto lines = logs.read(backend.instanceKey(), QStringLiteral("ws1"));
         QVERIFY(lines);

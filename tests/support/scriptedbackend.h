@@ -91,7 +91,7 @@ public:
         result.exitCode = 0;
         if (request.argv.value(0) == QLatin1String("test"))
             result.exitCode = files.contains(request.argv.value(2)) ? 0 : 1;
-        else if (request.argv.value(2).startsWith(QLatin1String(": > ")))
+        else if (request.argv.value(2).startsWith(QLatin1String("[ -e ")))
             files.insert(QStringLiteral("/root/.agentscope/_mcp_gateway_app.py"));
         else if (failing.contains(request.argv.value(2)))
             result.exitCode = 9;

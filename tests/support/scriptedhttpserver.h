@@ -43,6 +43,9 @@ public:
             + extraHeaders + "\r\n" + body;
     }
 
+    // A script entry that closes the connection without answering.
+    static QByteArray drop() { return QByteArrayLiteral("\x01drop"); }
+
     QQueue<QByteArray> script;
     QList<QByteArray> requests;
 
@@ -65,6 +68,10 @@ private:
             requests.append(buffer.left(end + 4 + length));
             buffer.remove(0, end + 4 + length);
             const QByteArray answer = script.isEmpty() ? response(500, "{}") : script.dequeue();
+            if (answer == drop()) {
+                socket->abort();
+                return;
+            }
             if (!answer.isEmpty())
                 socket->write(answer);
             // A streamed answer without Content-Length ends when the connection does.

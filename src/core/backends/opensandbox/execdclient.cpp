@@ -16,6 +16,7 @@
 #include <QTimer>
 #include <QUuid>
 
+#include <algorithm>
 #include <memory>
 
 namespace Paddock::OpenSandbox {
@@ -323,7 +324,8 @@ ExecdClient::stream(ExecdCommand command, std::function<void(OutputChannel, cons
 {
     const QNetworkRequest request = streamRequest(m_target);
     const QByteArray body = commandBody(command);
-    std::unique_ptr<QNetworkReply, ReplyDeleter> reply(m_network->post(request, body));
+    // Sent once: a command must not run twice because a connection dropped.
+    std::unique_ptr<QNetworkReply, ReplyDeleter> reply(sendOnce(m_network, request, QByteArrayLiteral("POST"), body));
 
     Streamed streamed;
     ExecResult &result = streamed.result;
@@ -381,6 +383,19 @@ ExecdClient::stream(ExecdCommand command, std::function<void(OutputChannel, cons
     take(parser.finish());
     out.finish();
     err.finish();
+    const bool ended = std::any_of(events.cbegin(), events.cend(), [](const ExecdEvent &event) {
+        return event.type == ExecdEvent::Type::ExecutionComplete || event.type == ExecdEvent::Type::Error;
+    });
+    if (!ended) {
+        // The stream broke off (the server went away, a proxy cut it): the command's fate is
+        // unknown, which is not the same as a failed command.
+        const QString reason = reply->error() != QNetworkReply::NoError
+            ? reply->errorString()
+            : Tr::tr("it ended without the command's result");
+        co_return fail(
+            Error::unreachable(Tr::tr("the command stream from %1 broke off: %2")
+                                   .arg(m_target.base.toString(QUrl::RemoveUserInfo | QUrl::RemovePath), reason)));
+    }
     result.exitCode = execdExitCode(events);
     co_return streamed;
 }

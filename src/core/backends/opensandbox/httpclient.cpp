@@ -14,6 +14,7 @@
 #include <QTimeZone>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 
 Q_LOGGING_CATEGORY(lcHttp, "paddock.core.opensandbox.http", QtInfoMsg)
@@ -40,6 +41,7 @@ bool isConnectionError(QNetworkReply::NetworkError error)
     case QNetworkReply::ProxyTimeoutError:
     case QNetworkReply::UnknownNetworkError:
     case QNetworkReply::OperationCanceledError: // the transfer timeout (we never abort ourselves)
+    case QNetworkReply::ContentReSendError: // closed before an answer; Qt may not send it again
         return true;
     default:
         return false;
@@ -82,6 +84,44 @@ HttpResponse readResponse(QNetworkReply *reply)
 
 } // namespace
 
+OneShotBody::OneShotBody(QByteArray data, QObject *parent)
+    : QIODevice(parent)
+    , m_data(std::move(data))
+{
+    open(QIODevice::ReadOnly);
+}
+
+qint64 OneShotBody::bytesAvailable() const
+{
+    return m_data.size() - m_offset + QIODevice::bytesAvailable();
+}
+
+qint64 OneShotBody::readData(char *data, qint64 maxSize)
+{
+    if (m_offset >= m_data.size())
+        return -1;
+    const qint64 count = std::min<qint64>(maxSize, m_data.size() - m_offset);
+    std::memcpy(data, m_data.constData() + m_offset, size_t(count));
+    m_offset += count;
+    return count;
+}
+
+qint64 OneShotBody::writeData(const char *, qint64)
+{
+    return -1;
+}
+
+QNetworkReply *sendOnce(QNetworkAccessManager *network, QNetworkRequest request, const QByteArray &method,
+                        const QByteArray &body)
+{
+    request.setHeader(QNetworkRequest::ContentLengthHeader, body.size());
+    request.setAttribute(QNetworkRequest::DoNotBufferUploadDataAttribute, true);
+    auto *device = new OneShotBody(body);
+    QNetworkReply *reply = network->sendCustomRequest(request, method, device);
+    device->setParent(reply); // read until the reply is done, deleted with it
+    return reply;
+}
+
 void ReplyDeleter::operator()(QNetworkReply *reply) const
 {
     reply->deleteLater();
@@ -118,8 +158,12 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
     auto delay = m_retry.firstDelay;
     for (int attempt = 1;; ++attempt) {
         ++m_attempts;
-        std::unique_ptr<QNetworkReply, ReplyDeleter> reply(
-            m_network->sendCustomRequest(network, request.method, request.body));
+        std::unique_ptr<QNetworkReply, ReplyDeleter> reply;
+        if (!request.retrySafe && !request.body.isEmpty()) {
+            reply.reset(sendOnce(m_network, network, request.method, request.body));
+        } else {
+            reply.reset(m_network->sendCustomRequest(network, request.method, request.body));
+        }
         co_await reply.get();
 
         const QNetworkReply::NetworkError networkError = reply->error();
@@ -138,9 +182,11 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
                 const ApiError api = parseApiError(response.status, response.body, response.requestId);
                 co_return fail(Error{kindForStatus(response.status), api.describe(), response.status});
             }
-            const QString reason = networkError == QNetworkReply::OperationCanceledError
-                ? Tr::tr("no answer within %1 s").arg(request.transferTimeout.count() / 1000.0)
-                : reply->errorString();
+            QString reason = reply->errorString();
+            if (networkError == QNetworkReply::OperationCanceledError)
+                reason = Tr::tr("no answer within %1 s").arg(request.transferTimeout.count() / 1000.0);
+            else if (networkError == QNetworkReply::ContentReSendError)
+                reason = Tr::tr("the server closed the connection without answering");
             co_return fail(
                 Error::unreachable(Tr::tr("%1 %2 failed: %3")
                                        .arg(QString::fromLatin1(request.method),

@@ -8,7 +8,9 @@
 #include <QByteArray>
 #include <QDateTime>
 #include <QHash>
+#include <QIODevice>
 #include <QList>
+#include <QNetworkRequest>
 #include <QObject>
 #include <QUrl>
 
@@ -57,6 +59,33 @@ struct ReplyDeleter
 {
     void operator()(QNetworkReply *reply) const;
 };
+
+// A request body that can be read only once. Qt's HTTP layer sends a request again on its own
+// when the server closes the connection before answering (up to twice, whatever the method);
+// for a create that is a second sandbox, for an execd command a second run. A body Qt may not
+// buffer and cannot rewind makes that resend fail with ContentReSendError instead, and the
+// caller learns that the outcome is unknown.
+class OneShotBody final : public QIODevice
+{
+public:
+    explicit OneShotBody(QByteArray data, QObject *parent = nullptr);
+
+    bool isSequential() const override { return true; }
+    bool reset() override { return false; }
+    qint64 bytesAvailable() const override;
+
+protected:
+    qint64 readData(char *data, qint64 maxSize) override;
+    qint64 writeData(const char *data, qint64 maxSize) override;
+
+private:
+    QByteArray m_data;
+    qint64 m_offset = 0;
+};
+
+// Sends a request that must not be repeated, with a OneShotBody.
+QNetworkReply *sendOnce(QNetworkAccessManager *network, QNetworkRequest request, const QByteArray &method,
+                        const QByteArray &body);
 
 // The delay a Retry-After header asks for: delta-seconds or an HTTP date, relative to now.
 std::optional<std::chrono::milliseconds> retryAfterDelay(const QByteArray &value, const QDateTime &now);

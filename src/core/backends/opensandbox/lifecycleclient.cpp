@@ -32,9 +32,14 @@ Result<QJsonObject> jsonObject(const HttpResponse &response)
     QJsonParseError error{};
     const QJsonDocument document = QJsonDocument::fromJson(response.body, &error);
     if (error.error != QJsonParseError::NoError || !document.isObject()) {
-        return fail(Error::backend(Tr::tr("the server's answer is not a JSON object (HTTP %1, request %2)")
-                                       .arg(response.status)
-                                       .arg(response.requestId)));
+        const QString type = QString::fromLatin1(response.headers.value(QByteArrayLiteral("content-type")));
+        QString message = Tr::tr("the server's answer is not a JSON object (HTTP %1, %2)")
+                              .arg(response.status)
+                              .arg(type.isEmpty() ? Tr::tr("no content type") : type);
+        if (!response.requestId.isEmpty())
+            message += u' ' + Tr::tr("(request %1)").arg(response.requestId);
+        message += u' ' + Tr::tr("- is this an OpenSandbox server?");
+        return fail(Error::backend(message));
     }
     return document.object();
 }

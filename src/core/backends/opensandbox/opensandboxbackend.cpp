@@ -339,7 +339,8 @@ QCoro::Task<int> OpenSandboxBackend::renewLeases()
         co_return 0;
     m_renewing = true;
     const std::chrono::seconds timeout = *m_options.sandbox.timeout;
-    const QDateTime renewBefore = QDateTime::currentDateTimeUtc().addSecs(timeout.count() / 2);
+    const std::chrono::seconds margin = m_options.leaseRenewMargin.value_or(timeout / 2);
+    const QDateTime renewBefore = QDateTime::currentDateTimeUtc().addSecs(margin.count());
     QStringList due;
     for (auto it = m_leases.cbegin(); it != m_leases.cend(); ++it) {
         if (!it->expiresAt || *it->expiresAt < renewBefore)

@@ -47,6 +47,8 @@ struct BackendOptions
     // less than half of the sandbox timeout is left. Checked every leaseCheckInterval.
     bool keepLeases = true;
     std::chrono::milliseconds leaseCheckInterval{15'000};
+    // Renew when less than this is left; nullopt: half the sandbox timeout.
+    std::optional<std::chrono::seconds> leaseRenewMargin;
     std::chrono::milliseconds execdPingInterval{3'000};
 };
 
