@@ -81,7 +81,7 @@ private Q_SLOTS:
 
     void parsesTheSandboxObject()
     {
-        const SandboxInfo info = parseSandbox(QJsonDocument::fromJson(SandboxJson).object());
+        const SandboxInfo info = *parseSandbox(SandboxJson);
         QCOMPARE(info.sandboxId, QStringLiteral("0c9f1f0e-5b7a-4d59-9d5f-3c1f2f7a9b11"));
         QCOMPARE(info.state, SandboxState::Running);
         QCOMPARE(info.image, QStringLiteral("python:3.11-slim"));
@@ -93,8 +93,7 @@ private Q_SLOTS:
         QCOMPARE(formatTimestamp(info.createdAt), QStringLiteral("2026-06-15T10:16:58.500Z"));
 
         // Unknown states are kept as they come; no expiresAt means it never expires.
-        const SandboxInfo odd =
-            parseSandbox(QJsonDocument::fromJson(R"({"id":"x","status":{"state":"Allocated"}})").object());
+        const SandboxInfo odd = *parseSandbox(R"({"id":"x","status":{"state":"Allocated"}})");
         QCOMPARE(odd.state, SandboxState::Unknown);
         QCOMPARE(odd.rawState, QStringLiteral("Allocated"));
         QVERIFY(!odd.expiresAt);

@@ -152,19 +152,47 @@ HttpClient::HttpClient(QNetworkAccessManager *network, RetryPolicy retry, QObjec
 {
 }
 
+HttpClient::~HttpClient() = default;
+
+void HttpClient::setMaxConnections(int connections)
+{
+    m_maxConnections = std::max(connections, 1);
+}
+
+QNetworkAccessManager *HttpClient::pickManager()
+{
+    // The least busy manager that still has a free connection; a new one while we may.
+    QNetworkAccessManager *best = m_network;
+    for (const auto &extra : m_extra) {
+        if (m_busy.value(extra.get()) < m_busy.value(best))
+            best = extra.get();
+    }
+    const int managers = int(m_extra.size()) + 1;
+    if (m_busy.value(best) >= ConnectionsPerManager && managers * ConnectionsPerManager < m_maxConnections) {
+        m_extra.push_back(std::make_unique<QNetworkAccessManager>());
+        best = m_extra.back().get();
+    }
+    return best;
+}
+
 QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
 {
     const QNetworkRequest network = networkRequest(request);
     auto delay = m_retry.firstDelay;
     for (int attempt = 1;; ++attempt) {
         ++m_attempts;
+        QNetworkAccessManager *manager = pickManager();
         std::unique_ptr<QNetworkReply, ReplyDeleter> reply;
         if (!request.retrySafe && !request.body.isEmpty()) {
-            reply.reset(sendOnce(m_network, network, request.method, request.body));
+            reply.reset(sendOnce(manager, network, request.method, request.body));
         } else {
-            reply.reset(m_network->sendCustomRequest(network, request.method, request.body));
+            reply.reset(manager->sendCustomRequest(network, request.method, request.body));
         }
+        ++m_busy[manager];
+        m_maxInFlight = std::max(m_maxInFlight, ++m_inFlight);
         co_await reply.get();
+        --m_busy[manager];
+        --m_inFlight;
 
         const QNetworkReply::NetworkError networkError = reply->error();
         const HttpResponse response = readResponse(reply.get());

@@ -15,8 +15,10 @@
 #include <QUrl>
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <utility>
+#include <vector>
 
 class QNetworkAccessManager;
 class QNetworkReply;
@@ -101,14 +103,31 @@ class HttpClient final : public QObject
 
 public:
     explicit HttpClient(QNetworkAccessManager *network, RetryPolicy retry = {}, QObject *parent = nullptr);
+    ~HttpClient() override;
 
     QCoro::Task<Result<HttpResponse>> send(HttpRequest request);
 
     // How many times send() went to the network, retries included (for tests and diagnostics).
     int attempts() const { return m_attempts; }
+    // Requests of this client on the wire right now, and the most there ever were.
+    int inFlight() const { return m_inFlight; }
+    int maxInFlight() const { return m_maxInFlight; }
+
+    // QNetworkAccessManager opens at most six connections to one host and queues the rest. To
+    // keep up to `connections` requests really in flight (a bulk pause at concurrency 16),
+    // requests beyond six at a time go through extra managers, six each. Default 6: one manager.
+    void setMaxConnections(int connections);
 
 private:
+    QNetworkAccessManager *pickManager();
+
     QNetworkAccessManager *m_network;
+    std::vector<std::unique_ptr<QNetworkAccessManager>> m_extra;
+    QHash<QNetworkAccessManager *, int> m_busy;
+    int m_maxConnections = ConnectionsPerManager;
+    int m_inFlight = 0;
+    int m_maxInFlight = 0;
+    static constexpr int ConnectionsPerManager = 6;
     RetryPolicy m_retry;
     int m_attempts = 0;
 };

@@ -1,10 +1,13 @@
 #include "lifecycleclient.h"
 
 #include "../../backoff.h"
+#include "../../bulk.h"
 #include "../../tr.h"
 #include "metadatacodec.h"
+#include "sandboxjson.h"
 #include "wire.h"
 
+#include <QCoroFuture>
 #include <QCoroTask>
 #include <QCoroTimer>
 
@@ -12,6 +15,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcessEnvironment>
+#include <QSet>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace Paddock::OpenSandbox {
 
@@ -31,16 +36,8 @@ Result<QJsonObject> jsonObject(const HttpResponse &response)
 {
     QJsonParseError error{};
     const QJsonDocument document = QJsonDocument::fromJson(response.body, &error);
-    if (error.error != QJsonParseError::NoError || !document.isObject()) {
-        const QString type = QString::fromLatin1(response.headers.value(QByteArrayLiteral("content-type")));
-        QString message = Tr::tr("the server's answer is not a JSON object (HTTP %1, %2)")
-                              .arg(response.status)
-                              .arg(type.isEmpty() ? Tr::tr("no content type") : type);
-        if (!response.requestId.isEmpty())
-            message += u' ' + Tr::tr("(request %1)").arg(response.requestId);
-        message += u' ' + Tr::tr("- is this an OpenSandbox server?");
-        return fail(Error::backend(message));
-    }
+    if (error.error != QJsonParseError::NoError || !document.isObject())
+        return fail(notJsonError(response));
     return document.object();
 }
 
@@ -99,28 +96,6 @@ Result<> validateDomain(const ConnectionConfig &resolved)
 QUrl ConnectionConfig::baseUrl() const
 {
     return QUrl(protocol + QStringLiteral("://") + domain + QStringLiteral("/v1"));
-}
-
-SandboxInfo parseSandbox(const QJsonObject &json)
-{
-    SandboxInfo info;
-    info.sandboxId = json.value(QLatin1String("id")).toString();
-    const QJsonObject status = json.value(QLatin1String("status")).toObject();
-    info.rawState = status.value(QLatin1String("state")).toString();
-    info.state = parseSandboxState(info.rawState);
-    info.image = json.value(QLatin1String("image")).toObject().value(QLatin1String("uri")).toString();
-    info.backend = QStringLiteral("opensandbox");
-    if (const auto created = parseTimestamp(json.value(QLatin1String("createdAt")).toString()))
-        info.createdAt = *created;
-    if (const auto expires = parseTimestamp(json.value(QLatin1String("expiresAt")).toString()))
-        info.expiresAt = *expires;
-    const QJsonObject metadata = json.value(QLatin1String("metadata")).toObject();
-    for (auto it = metadata.begin(); it != metadata.end(); ++it)
-        info.metadata.insert(it.key(), decodeMetadataValue(it.value().toString()).text);
-    info.workspaceId = info.metadata.value(WorkspaceIdKey);
-    info.userId = info.metadata.value(UserIdKey);
-    info.agentId = info.metadata.value(AgentIdKey);
-    return info;
 }
 
 QByteArray createBody(const SandboxCreate &create)
@@ -196,20 +171,82 @@ HttpRequest LifecycleClient::request(const QByteArray &method, const QString &pa
     return request;
 }
 
+QCoro::Task<Result<ListPage>> LifecycleClient::fetchPage(QStringList states, QMap<QString, QString> metadata, int page)
+{
+    const HttpRequest listing =
+        request(QByteArrayLiteral("GET"), QStringLiteral("/sandboxes"), listQuery(states, metadata, page, PageSize));
+    auto response = co_await m_http->send(listing);
+    if (!response)
+        co_return fail(response.error());
+    // 200 sandboxes take a few milliseconds to parse: a worker thread does it, so the caller's
+    // thread (the GUI's) stays free and the next page's transfer overlaps the parsing. The page
+    // travels by pointer: a QFuture hands out copies of its result.
+    const auto parse = [](const HttpResponse &answer) {
+        return std::make_shared<Result<ListPage>>(parseListPage(answer));
+    };
+    const std::shared_ptr<Result<ListPage>> parsed = co_await QtConcurrent::run(parse, std::move(*response));
+    co_return std::move(*parsed);
+}
+
 QCoro::Task<Result<QList<SandboxInfo>>> LifecycleClient::list(QStringList states, QMap<QString, QString> metadata)
 {
+    auto first = co_await fetchPage(states, metadata, 1);
+    if (!first)
+        co_return fail(first.error());
+    QList<QList<SandboxInfo>> pages;
+    pages.append(std::move(first->items));
+    bool more = first->hasNextPage;
+    int fetched = 1;
+    if (more && first->totalPages > 1) {
+        // The first page says how many there are: the rest come a few at a time.
+        const int total = std::min(first->totalPages, MaxPages);
+        QList<int> rest;
+        for (int page = 2; page <= total; ++page)
+            rest.append(page);
+        pages.resize(total);
+        bool lastHasNext = false;
+        const std::function<QCoro::Task<Result<>>(const int &)> fetch =
+            [this, &states, &metadata, &pages, &lastHasNext, total](const int &page) -> QCoro::Task<Result<>> {
+            auto fetched = co_await fetchPage(states, metadata, page);
+            if (!fetched)
+                co_return fail(fetched.error());
+            pages[page - 1] = std::move(fetched->items);
+            if (page == total)
+                lastHasNext = fetched->hasNextPage;
+            co_return Result<>{};
+        };
+        const auto results = co_await runBounded<int>(rest, ListConcurrency, fetch);
+        for (const Result<> &result : results) {
+            if (!result)
+                co_return fail(result.error());
+        }
+        fetched = total;
+        more = lastHasNext;
+    }
+    // The listing grew while we read it (or the server gave no page count): one page at a time.
+    while (more && fetched < MaxPages) {
+        auto page = co_await fetchPage(states, metadata, ++fetched);
+        if (!page)
+            co_return fail(page.error());
+        pages.append(std::move(page->items));
+        more = page->hasNextPage;
+    }
+
+    // Pages can overlap when sandboxes come and go meanwhile: each sandbox once.
+    qsizetype count = 0;
+    for (const QList<SandboxInfo> &page : std::as_const(pages))
+        count += page.size();
     QList<SandboxInfo> all;
-    for (int page = 1; page <= MaxPages; ++page) {
-        const HttpRequest listing = request(QByteArrayLiteral("GET"), QStringLiteral("/sandboxes"),
-                                            listQuery(states, metadata, page, PageSize));
-        const auto json = co_await sendForJson(listing);
-        if (!json)
-            co_return fail(json.error());
-        const QJsonArray items = json->value(QLatin1String("items")).toArray();
-        for (const QJsonValue &item : items)
-            all.append(parseSandbox(item.toObject()));
-        if (!json->value(QLatin1String("pagination")).toObject().value(QLatin1String("hasNextPage")).toBool())
-            break;
+    all.reserve(count);
+    QSet<QString> seen;
+    seen.reserve(count);
+    for (QList<SandboxInfo> &page : pages) {
+        for (SandboxInfo &info : page) {
+            if (!seen.contains(info.sandboxId)) {
+                seen.insert(info.sandboxId);
+                all.append(std::move(info));
+            }
+        }
     }
     co_return all;
 }
@@ -217,20 +254,23 @@ QCoro::Task<Result<QList<SandboxInfo>>> LifecycleClient::list(QStringList states
 QCoro::Task<Result<SandboxInfo>> LifecycleClient::get(QString sandboxId)
 {
     const HttpRequest fetch = request(QByteArrayLiteral("GET"), QStringLiteral("/sandboxes/") + sandboxId);
-    const auto json = co_await sendForJson(fetch);
-    if (!json)
-        co_return fail(json.error());
-    co_return parseSandbox(*json);
+    const auto response = co_await m_http->send(fetch);
+    if (!response)
+        co_return fail(response.error());
+    co_return parseSandboxResponse(*response);
 }
 
 QCoro::Task<Result<SandboxInfo>> LifecycleClient::create(SandboxCreate create)
 {
     HttpRequest post = request(QByteArrayLiteral("POST"), QStringLiteral("/sandboxes"));
     post.body = createBody(create);
-    const auto json = co_await sendForJson(post);
-    if (!json)
-        co_return fail(json.error());
-    SandboxInfo info = parseSandbox(*json);
+    const auto response = co_await m_http->send(post);
+    if (!response)
+        co_return fail(response.error());
+    auto parsed = parseSandboxResponse(*response);
+    if (!parsed)
+        co_return fail(parsed.error());
+    SandboxInfo info = std::move(*parsed);
     if (info.image.isEmpty())
         info.image = create.image; // CreateSandboxResponse carries no image
     co_return info;
@@ -295,10 +335,10 @@ QCoro::Task<Result<SandboxInfo>> LifecycleClient::patchMetadata(QString sandboxI
     HttpRequest request = this->request(QByteArrayLiteral("PATCH"),
                                         QStringLiteral("/sandboxes/") + sandboxId + QStringLiteral("/metadata"));
     request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
-    const auto json = co_await sendForJson(request);
-    if (!json)
-        co_return fail(json.error());
-    co_return parseSandbox(*json);
+    const auto response = co_await m_http->send(request);
+    if (!response)
+        co_return fail(response.error());
+    co_return parseSandboxResponse(*response);
 }
 
 QCoro::Task<Result<SandboxInfo>> LifecycleClient::waitForState(QString sandboxId, QList<SandboxState> wanted,

@@ -3,6 +3,7 @@
 #include "../../result.h"
 #include "../../sandbox.h"
 #include "httpclient.h"
+#include "sandboxjson.h"
 
 #include <QCoroFwd>
 
@@ -51,8 +52,6 @@ struct Endpoint
     QMap<QByteArray, QByteArray> headers;
 };
 
-// The parts of a `Sandbox` JSON object the console uses; metadata values decoded for display.
-SandboxInfo parseSandbox(const QJsonObject &json);
 QByteArray createBody(const SandboxCreate &create);
 // The whole query of a list request (state repeated, one percent-encoded metadata value).
 QByteArray listQuery(const QStringList &states, const QMap<QString, QString> &metadata, int page, int pageSize);
@@ -65,12 +64,15 @@ class LifecycleClient final : public QObject
 
 public:
     static constexpr int PageSize = 200; // the server's maximum
+    static constexpr int ListConcurrency = 4; // pages in flight at once after the first
 
     LifecycleClient(HttpClient *http, ConnectionConfig config, QObject *parent = nullptr);
 
     const ConnectionConfig &config() const { return m_config; }
 
-    // Every page, following hasNextPage. Metadata values are matched in their encoded form.
+    // Every page: the first, then the rest ListConcurrency at a time (the first says how many),
+    // then any that hasNextPage still announces; each sandbox once. Pages are parsed on a
+    // worker thread. Metadata values are matched in their encoded form.
     QCoro::Task<Result<QList<SandboxInfo>>> list(QStringList states, QMap<QString, QString> metadata);
     QCoro::Task<Result<SandboxInfo>> get(QString sandboxId);
     QCoro::Task<Result<SandboxInfo>> create(SandboxCreate create);
@@ -88,6 +90,7 @@ public:
                                                   std::chrono::milliseconds limit);
 
 private:
+    QCoro::Task<Result<ListPage>> fetchPage(QStringList states, QMap<QString, QString> metadata, int page);
     HttpRequest request(const QByteArray &method, const QString &path, const QByteArray &query = {}) const;
     QCoro::Task<Result<QJsonObject>> sendForJson(HttpRequest request);
     QCoro::Task<Result<>> sendForNothing(HttpRequest request); // 2xx with no body to read

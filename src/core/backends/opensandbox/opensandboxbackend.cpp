@@ -132,7 +132,8 @@ QCoro::Task<Result<QList<SandboxInfo>>> OpenSandboxBackend::list(ListFilter filt
     // decoded id, since a hashed (`h-`) value could in principle be shared.
     QList<SandboxInfo> workspaces;
     workspaces.reserve(all->size());
-    for (SandboxInfo &info : *all) {
+    QList<SandboxInfo> listed = std::move(*all);
+    for (SandboxInfo &info : listed) {
         if (info.workspaceId.isEmpty()
             || (filter.workspaceId && info.workspaceId != *filter.workspaceId
                 && !info.workspaceId.startsWith(QLatin1String("h-"))))

@@ -10,30 +10,82 @@
 
 namespace Paddock::OpenSandbox {
 
+namespace {
+
+// Digits at [from, from + count) as a number; -1 if any is not a digit.
+int digits(QStringView text, qsizetype from, qsizetype count)
+{
+    if (from + count > text.size())
+        return -1;
+    int value = 0;
+    for (qsizetype i = from; i < from + count; ++i) {
+        const char16_t c = text[i].unicode();
+        if (c < u'0' || c > u'9')
+            return -1;
+        value = value * 10 + (c - u'0');
+    }
+    return value;
+}
+
+} // namespace
+
+// By position rather than with a regular expression: a listing parses two per sandbox.
 std::optional<QDateTime> parseTimestamp(QStringView text)
 {
-    static const QRegularExpression pattern(QStringLiteral(
-        R"(^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$)"));
-    const QRegularExpressionMatch match = pattern.match(text);
-    if (!match.hasMatch())
+    // yyyy-MM-ddTHH:mm:ss
+    if (text.size() < 20 || text[4] != u'-' || text[7] != u'-' || text[13] != u':' || text[16] != u':')
         return std::nullopt;
-    const auto number = [&match](int group) { return match.capturedView(group).toInt(); };
-    const QDate date(number(1), number(2), number(3));
+    const char16_t separator = text[10].unicode();
+    if (separator != u'T' && separator != u't' && separator != u' ')
+        return std::nullopt;
+    const int year = digits(text, 0, 4);
+    const int month = digits(text, 5, 2);
+    const int day = digits(text, 8, 2);
+    const int hour = digits(text, 11, 2);
+    const int minute = digits(text, 14, 2);
+    const int second = digits(text, 17, 2);
+    if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0)
+        return std::nullopt;
+
+    qsizetype at = 19;
     int milliseconds = 0;
-    if (const QStringView fraction = match.capturedView(7); !fraction.isEmpty())
-        milliseconds = fraction.left(3).toString().leftJustified(3, u'0').toInt();
-    const QTime time(number(4), number(5), number(6), milliseconds);
+    if (text[at] == u'.') {
+        const qsizetype start = ++at;
+        while (at < text.size() && text[at] >= u'0' && text[at] <= u'9')
+            ++at;
+        const qsizetype count = at - start;
+        if (count < 1 || count > 9)
+            return std::nullopt;
+        for (qsizetype i = 0; i < 3; ++i)
+            milliseconds = milliseconds * 10 + (i < count ? text[start + i].unicode() - u'0' : 0);
+    }
+    if (at >= text.size())
+        return std::nullopt; // a zone is required
+    int offsetSeconds = 0;
+    const char16_t zone = text[at].unicode();
+    if (zone == u'Z' || zone == u'z') {
+        if (at + 1 != text.size())
+            return std::nullopt;
+    } else if (zone == u'+' || zone == u'-') {
+        if (at + 6 != text.size() || text[at + 3] != u':')
+            return std::nullopt;
+        const int hours = digits(text, at + 1, 2);
+        const int minutes = digits(text, at + 4, 2);
+        if (hours < 0 || minutes < 0 || hours > 23 || minutes > 59)
+            return std::nullopt;
+        offsetSeconds = (hours * 3600 + minutes * 60) * (zone == u'-' ? -1 : 1);
+    } else {
+        return std::nullopt;
+    }
+
+    const QDate date(year, month, day);
+    const QTime time(hour, minute, second, milliseconds);
     if (!date.isValid() || !time.isValid())
         return std::nullopt;
-    int offsetSeconds = 0;
-    if (match.capturedView(8).isEmpty()) {
-        const int hours = number(10);
-        const int minutes = number(11);
-        if (hours > 23 || minutes > 59)
-            return std::nullopt;
-        offsetSeconds = (hours * 3600 + minutes * 60) * (match.capturedView(9) == u"-" ? -1 : 1);
-    }
-    return QDateTime(date, time, QTimeZone(offsetSeconds)).toUTC();
+    QDateTime utc(date, time, Qt::UTC);
+    if (offsetSeconds != 0)
+        utc = utc.addSecs(-offsetSeconds);
+    return utc;
 }
 
 QString formatTimestamp(const QDateTime &time)

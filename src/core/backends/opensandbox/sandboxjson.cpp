@@ -1,0 +1,121 @@
+#include "sandboxjson.h"
+
+#include "../../tr.h"
+#include "metadatacodec.h"
+#include "wire.h"
+
+#include <rapidjson/document.h>
+
+namespace Paddock::OpenSandbox {
+
+namespace {
+
+QString text(const rapidjson::Value &value)
+{
+    return value.IsString() ? QString::fromUtf8(value.GetString(), qsizetype(value.GetStringLength())) : QString();
+}
+
+const rapidjson::Value *member(const rapidjson::Value &object, const char *name)
+{
+    if (!object.IsObject())
+        return nullptr;
+    const auto it = object.FindMember(name);
+    return it == object.MemberEnd() ? nullptr : &it->value;
+}
+
+QString stringMember(const rapidjson::Value &object, const char *name)
+{
+    const rapidjson::Value *value = member(object, name);
+    return value ? text(*value) : QString();
+}
+
+std::optional<QDateTime> timeMember(const rapidjson::Value &object, const char *name)
+{
+    const rapidjson::Value *value = member(object, name);
+    if (!value || !value->IsString())
+        return std::nullopt;
+    return parseTimestamp(QString::fromLatin1(value->GetString(), qsizetype(value->GetStringLength())));
+}
+
+SandboxInfo sandboxFrom(const rapidjson::Value &json)
+{
+    SandboxInfo info;
+    info.sandboxId = stringMember(json, "id");
+    if (const rapidjson::Value *status = member(json, "status"))
+        info.rawState = stringMember(*status, "state");
+    info.state = parseSandboxState(info.rawState);
+    if (const rapidjson::Value *image = member(json, "image"))
+        info.image = stringMember(*image, "uri");
+    info.backend = QStringLiteral("opensandbox");
+    if (const auto created = timeMember(json, "createdAt"))
+        info.createdAt = *created;
+    info.expiresAt = timeMember(json, "expiresAt");
+    if (const rapidjson::Value *metadata = member(json, "metadata"); metadata && metadata->IsObject()) {
+        for (auto it = metadata->MemberBegin(); it != metadata->MemberEnd(); ++it)
+            info.metadata.insert(text(it->name), decodeMetadataValue(text(it->value)).text);
+    }
+    info.workspaceId = info.metadata.value(WorkspaceIdKey);
+    info.userId = info.metadata.value(UserIdKey);
+    info.agentId = info.metadata.value(AgentIdKey);
+    return info;
+}
+
+bool parse(rapidjson::Document &document, const QByteArray &json)
+{
+    document.Parse(json.constData(), size_t(json.size()));
+    return !document.HasParseError() && document.IsObject();
+}
+
+} // namespace
+
+Error notJsonError(const HttpResponse &response)
+{
+    const QString type = QString::fromLatin1(response.headers.value(QByteArrayLiteral("content-type")));
+    QString message = Tr::tr("the server's answer is not a JSON object (HTTP %1, %2)")
+                          .arg(response.status)
+                          .arg(type.isEmpty() ? Tr::tr("no content type") : type);
+    if (!response.requestId.isEmpty())
+        message += u' ' + Tr::tr("(request %1)").arg(response.requestId);
+    message += u' ' + Tr::tr("- is this an OpenSandbox server?");
+    return Error::backend(message);
+}
+
+Result<SandboxInfo> parseSandbox(const QByteArray &json)
+{
+    rapidjson::Document document;
+    if (!parse(document, json))
+        return fail(Error::backend(Tr::tr("not a JSON object")));
+    return sandboxFrom(document);
+}
+
+Result<SandboxInfo> parseSandboxResponse(const HttpResponse &response)
+{
+    rapidjson::Document document;
+    if (!parse(document, response.body))
+        return fail(notJsonError(response));
+    return sandboxFrom(document);
+}
+
+Result<ListPage> parseListPage(const HttpResponse &response)
+{
+    rapidjson::Document document;
+    if (!parse(document, response.body))
+        return fail(notJsonError(response));
+    ListPage page;
+    if (const rapidjson::Value *items = member(document, "items"); items && items->IsArray()) {
+        page.items.reserve(qsizetype(items->Size()));
+        for (const rapidjson::Value &item : items->GetArray()) {
+            if (item.IsObject())
+                page.items.append(sandboxFrom(item));
+        }
+    }
+    if (const rapidjson::Value *pagination = member(document, "pagination")) {
+        if (const rapidjson::Value *next = member(*pagination, "hasNextPage"); next && next->IsBool())
+            page.hasNextPage = next->GetBool();
+        if (const rapidjson::Value *total = member(*pagination, "totalPages"); total && total->IsInt())
+            page.totalPages = total->GetInt();
+    }
+    return page;
+}
+
+} // namespace Paddock::OpenSandbox
