@@ -260,6 +260,18 @@ private Q_SLOTS:
         QVERIFY(!got);
         QVERIFY2(got.error().message.contains(QLatin1String("not a JSON object")), qPrintable(got.error().message));
         QVERIFY(got.error().message.contains(QLatin1String("req-200")));
+
+        // Truncated JSON, in a single sandbox and in a list page (escaped strings: moc cannot
+        // skip unbalanced braces in raw string literals).
+        f.server.script.enqueue(ScriptedHttpServer::response(200, "{\"id\":\"s1\",\"status\":{\"state\":\"Runn"));
+        const auto truncated = QCoro::waitFor(f.client.get(QStringLiteral("s1")));
+        QVERIFY(!truncated);
+        QVERIFY2(truncated.error().message.contains(QLatin1String("not a JSON object")),
+                 qPrintable(truncated.error().message));
+        f.server.script.enqueue(ScriptedHttpServer::response(200, "{\"items\":[{\"id\":\"a\"},{\"id\":"));
+        const auto page = QCoro::waitFor(f.client.list({}, {}));
+        QVERIFY(!page);
+        QVERIFY2(page.error().message.contains(QLatin1String("not a JSON object")), qPrintable(page.error().message));
     }
 };
 

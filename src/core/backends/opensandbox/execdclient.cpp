@@ -157,6 +157,22 @@ Result<QJsonDocument> jsonBody(const HttpResponse &response)
 
 } // namespace
 
+QCoro::Task<Result<>> ExecdClient::sendForNothing(HttpRequest request)
+{
+    auto response = co_await m_http->send(std::move(request));
+    if (!response)
+        co_return fail(response.error());
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<QJsonDocument>> ExecdClient::sendForJson(HttpRequest request)
+{
+    auto response = co_await m_http->send(std::move(request));
+    if (!response)
+        co_return fail(response.error());
+    co_return jsonBody(*response);
+}
+
 QCoro::Task<Result<QString>> ExecdClient::start(ExecdCommand command)
 {
     command.background = true;
@@ -177,10 +193,7 @@ QCoro::Task<Result<CommandStatus>> ExecdClient::status(QString commandId)
     const HttpRequest fetch =
         request(QByteArrayLiteral("GET"),
                 QStringLiteral("/command/status/") + QString::fromLatin1(QUrl::toPercentEncoding(commandId)));
-    auto response = co_await m_http->send(fetch);
-    if (!response)
-        co_return fail(response.error());
-    const auto json = jsonBody(*response);
+    const auto json = co_await sendForJson(fetch);
     if (!json)
         co_return fail(json.error());
     const QJsonObject object = json->object();
@@ -213,10 +226,7 @@ QCoro::Task<Result<>> ExecdClient::interrupt(QString commandId)
 {
     const HttpRequest del =
         request(QByteArrayLiteral("DELETE"), QStringLiteral("/command"), "id=" + QUrl::toPercentEncoding(commandId));
-    auto response = co_await m_http->send(del);
-    if (!response)
-        co_return fail(response.error());
-    co_return Result<>{};
+    co_return co_await sendForNothing(del);
 }
 
 QCoro::Task<Result<>> ExecdClient::upload(QList<UploadFile> files)
@@ -225,10 +235,7 @@ QCoro::Task<Result<>> ExecdClient::upload(QList<UploadFile> files)
     HttpRequest post = request(QByteArrayLiteral("POST"), QStringLiteral("/files/upload"));
     post.body = uploadBody(files, boundary);
     post.contentType = "multipart/form-data; boundary=" + boundary;
-    auto response = co_await m_http->send(post);
-    if (!response)
-        co_return fail(response.error());
-    co_return Result<>{};
+    co_return co_await sendForNothing(post);
 }
 
 QCoro::Task<Result<QByteArray>> ExecdClient::download(QString path)
@@ -247,10 +254,7 @@ QCoro::Task<Result<QMap<QString, FileInfo>>> ExecdClient::fileInfo(QStringList p
     for (const QString &path : std::as_const(paths))
         query.append(pathQuery(path));
     const HttpRequest fetch = request(QByteArrayLiteral("GET"), QStringLiteral("/files/info"), query.join('&'));
-    auto response = co_await m_http->send(fetch);
-    if (!response)
-        co_return fail(response.error());
-    const auto json = jsonBody(*response);
+    const auto json = co_await sendForJson(fetch);
     if (!json)
         co_return fail(json.error());
     QMap<QString, FileInfo> infos;
@@ -264,10 +268,7 @@ QCoro::Task<Result<QList<FileInfo>>> ExecdClient::listDirectory(QString path, in
 {
     const HttpRequest fetch = request(QByteArrayLiteral("GET"), QStringLiteral("/directories/list"),
                                       pathQuery(path) + "&depth=" + QByteArray::number(depth));
-    auto response = co_await m_http->send(fetch);
-    if (!response)
-        co_return fail(response.error());
-    const auto json = jsonBody(*response);
+    const auto json = co_await sendForJson(fetch);
     if (!json)
         co_return fail(json.error());
     QList<FileInfo> entries;
@@ -284,28 +285,19 @@ QCoro::Task<Result<>> ExecdClient::makeDirectories(QStringList paths, int mode)
         body.insert(path, QJsonObject{{QStringLiteral("mode"), mode}});
     HttpRequest post = request(QByteArrayLiteral("POST"), QStringLiteral("/directories"));
     post.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
-    auto response = co_await m_http->send(post);
-    if (!response)
-        co_return fail(response.error());
-    co_return Result<>{};
+    co_return co_await sendForNothing(post);
 }
 
 QCoro::Task<Result<>> ExecdClient::removeDirectory(QString path)
 {
     const HttpRequest del = request(QByteArrayLiteral("DELETE"), QStringLiteral("/directories"), pathQuery(path));
-    auto response = co_await m_http->send(del);
-    if (!response)
-        co_return fail(response.error());
-    co_return Result<>{};
+    co_return co_await sendForNothing(del);
 }
 
 QCoro::Task<Result<>> ExecdClient::removeFile(QString path)
 {
     const HttpRequest del = request(QByteArrayLiteral("DELETE"), QStringLiteral("/files"), pathQuery(path));
-    auto response = co_await m_http->send(del);
-    if (!response)
-        co_return fail(response.error());
-    co_return Result<>{};
+    co_return co_await sendForNothing(del);
 }
 
 QCoro::Task<Result<ExecResult>> ExecdClient::run(ExecdCommand command,

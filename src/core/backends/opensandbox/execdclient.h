@@ -7,6 +7,7 @@
 #include <QCoroFwd>
 
 #include <QDateTime>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QMap>
 #include <QObject>
@@ -121,6 +122,8 @@ private:
     QCoro::Task<Result<Streamed>> stream(ExecdCommand command,
                                          std::function<void(OutputChannel, const QByteArray &)> onLine);
     HttpRequest request(const QByteArray &method, const QString &path, const QByteArray &query = {}) const;
+    QCoro::Task<Result<>> sendForNothing(HttpRequest request); // 2xx, body ignored
+    QCoro::Task<Result<QJsonDocument>> sendForJson(HttpRequest request);
 
     QNetworkAccessManager *m_network;
     HttpClient *m_http;

@@ -1,0 +1,223 @@
+// paddockctl --backend opensandbox against paddock-fake-opensandbox: every command of the local
+// backend, the key from OPEN_SANDBOX_API_KEY, and one clear message for each kind of bad input.
+
+#include "fakeopensandboxprocess.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct Run
+{
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+} // namespace
+
+class TestPaddockctlOpenSandbox final : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_home;
+    PaddockTest::FakeOpenSandboxProcess m_server;
+
+    Run run(const QStringList &args, const QByteArray &key = "k3y", const QString &domain = {}) const
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path() + QStringLiteral("/data"));
+        env.insert(QStringLiteral("OPEN_SANDBOX_API_KEY"), QString::fromLatin1(key));
+        env.remove(QStringLiteral("OPEN_SANDBOX_DOMAIN"));
+        env.remove(QStringLiteral("QT_LOGGING_RULES"));
+        QProcess process;
+        process.setProcessEnvironment(env);
+        const QStringList global{QStringLiteral("--backend"), QStringLiteral("opensandbox"), QStringLiteral("--domain"),
+                                 domain.isEmpty() ? m_server.domain() : domain};
+        process.start(QStringLiteral(PADDOCKCTL_PATH), global + args);
+        if (!process.waitForFinished(120'000))
+            qFatal("paddockctl %s did not finish", qPrintable(args.join(u' ')));
+        return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+                QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+    }
+
+    QString bootstrapFile(const QByteArray &text) const
+    {
+        QFile file(m_home.path() + QStringLiteral("/bootstrap.txt"));
+        if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size())
+            qFatal("cannot write the bootstrap file");
+        return file.fileName();
+    }
+
+    QJsonArray listJson() const
+    {
+        const Run listed = run({QStringLiteral("list"), QStringLiteral("--json")});
+        if (listed.exitCode != 0)
+            qWarning("%s", qPrintable(listed.err));
+        return QJsonDocument::fromJson(listed.out.toUtf8()).array();
+    }
+
+    QJsonObject row(const QString &workspaceId) const
+    {
+        const QJsonArray rows = listJson();
+        for (const QJsonValue &value : rows) {
+            if (value.toObject().value(QLatin1String("workspaceId")).toString() == workspaceId)
+                return value.toObject();
+        }
+        return {};
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_home.isValid());
+        QVERIFY2(m_server.start({QStringLiteral("--api-key"), QStringLiteral("k3y"), QStringLiteral("--seed"),
+                                 QStringLiteral("8")}),
+                 qPrintable(m_server.error()));
+    }
+
+    void everyCommandWorks()
+    {
+        const QString bootstrap = bootstrapFile("echo bootstrapping in $(pwd)\necho warn >&2\n");
+        const Run opened =
+            run({QStringLiteral("--bootstrap"), bootstrap, QStringLiteral("open"), QStringLiteral("--user"),
+                 QStringLiteral("运维"), QStringLiteral("--agent"), QStringLiteral("助手")});
+        QVERIFY2(opened.exitCode == 0, qPrintable(opened.err));
+        const QString id = opened.out.trimmed();
+        QCOMPARE(id.size(), 16);
+        QVERIFY2(opened.err.contains(QLatin1String("out bootstrapping in /workspace")), qPrintable(opened.err));
+        QVERIFY(opened.err.contains(QLatin1String("err warn")));
+
+        // list shows the server's agentscope sandboxes, ids decoded, ours among the seeded ones.
+        const QJsonArray rows = listJson();
+        QCOMPARE(rows.size(), 9);
+        QJsonObject mine = row(id);
+        QCOMPARE(mine.value(QLatin1String("userId")).toString(), QStringLiteral("运维"));
+        QCOMPARE(mine.value(QLatin1String("agentId")).toString(), QStringLiteral("助手"));
+        QCOMPARE(mine.value(QLatin1String("state")).toString(), QStringLiteral("Running"));
+        QCOMPARE(mine.value(QLatin1String("backend")).toString(), QStringLiteral("opensandbox"));
+        QVERIFY(!mine.value(QLatin1String("expiresAt")).isNull());
+        const Run table = run({QStringLiteral("list")});
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY(table.out.contains(id));
+
+        Run step = run({QStringLiteral("pause"), id});
+        QVERIFY2(step.exitCode == 0, qPrintable(step.err));
+        QCOMPARE(row(id).value(QLatin1String("state")).toString(), QStringLiteral("Paused"));
+        step = run({QStringLiteral("resume"), id});
+        QVERIFY2(step.exitCode == 0, qPrintable(step.err));
+        QCOMPARE(row(id).value(QLatin1String("state")).toString(), QStringLiteral("Running"));
+        step = run({QStringLiteral("close"), id});
+        QVERIFY2(step.exitCode == 0, qPrintable(step.err));
+        QCOMPARE(row(id).value(QLatin1String("state")).toString(), QStringLiteral("Paused"));
+
+        // open again: reattached (resumed), not bootstrapped again.
+        const Run reopened =
+            run({QStringLiteral("--bootstrap"), bootstrap, QStringLiteral("open"), QStringLiteral("--user"),
+                 QStringLiteral("运维"), QStringLiteral("--agent"), QStringLiteral("助手")});
+        QVERIFY2(reopened.exitCode == 0, qPrintable(reopened.err));
+        QCOMPARE(reopened.out.trimmed(), id);
+        QVERIFY(reopened.err.contains(QLatin1String("resuming paused sandbox")));
+        QVERIFY(!reopened.err.contains(QLatin1String("bootstrapping in")));
+
+        const QDateTime before =
+            QDateTime::fromString(row(id).value(QLatin1String("expiresAt")).toString(), Qt::ISODateWithMs);
+        step = run({QStringLiteral("renew"), id, QStringLiteral("--seconds"), QStringLiteral("7200")});
+        QVERIFY2(step.exitCode == 0, qPrintable(step.err));
+        const QDateTime after =
+            QDateTime::fromString(row(id).value(QLatin1String("expiresAt")).toString(), Qt::ISODateWithMs);
+        QVERIFY(after > before.addSecs(3600));
+
+        const Run logs = run({QStringLiteral("logs"), id});
+        QCOMPARE(logs.exitCode, 0);
+        QVERIFY(logs.out.contains(QLatin1String("resuming paused sandbox")));
+
+        step =
+            run({QStringLiteral("sweep"), QStringLiteral("--idle"), QStringLiteral("0"), QStringLiteral("--dry-run")});
+        QCOMPARE(step.exitCode, 0);
+
+        step = run({QStringLiteral("kill"), id});
+        QVERIFY2(step.exitCode == 0, qPrintable(step.err));
+        QVERIFY(row(id).isEmpty());
+        step = run({QStringLiteral("pause"), id});
+        QCOMPARE(step.exitCode, 1);
+        QVERIFY2(step.err.contains(QStringLiteral("no workspace %1").arg(id)), qPrintable(step.err));
+    }
+
+    void badInputGetsOneClearMessage()
+    {
+        Run bad = run({QStringLiteral("list")}, "wrong-key");
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains(QLatin1String("HTTP 401 INVALID_API_KEY"))
+                     && bad.err.contains(QLatin1String("request")),
+                 qPrintable(bad.err));
+        QVERIFY(!bad.err.contains(QLatin1String("wrong-key")));
+
+        bad = run({QStringLiteral("list")}, "k3y", QStringLiteral("127.0.0.1:8080/v1"));
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(QLatin1String("without a path")), qPrintable(bad.err));
+        bad = run({QStringLiteral("list")}, "k3y", QStringLiteral("127.0.0.1:70000"));
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(QLatin1String("1 to 65535")), qPrintable(bad.err));
+
+        quint16 closedPort = 0;
+        {
+            QTcpServer probe;
+            QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+            closedPort = probe.serverPort();
+        }
+        bad = run({QStringLiteral("list")}, "k3y", QStringLiteral("127.0.0.1:%1").arg(closedPort));
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains(QLatin1String("Connection refused")), qPrintable(bad.err));
+
+        // A server that answers HTML where JSON belongs.
+        QTcpServer html;
+        QVERIFY(html.listen(QHostAddress::LocalHost, 0));
+        QObject::connect(&html, &QTcpServer::newConnection, &html, [&html] {
+            while (QTcpSocket *socket = html.nextPendingConnection()) {
+                QObject::connect(socket, &QTcpSocket::readyRead, socket, [socket] {
+                    socket->readAll();
+                    const QByteArray body = "<html><body>Welcome to nginx!</body></html>";
+                    socket->write("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: "
+                                  + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+                });
+            }
+        });
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path() + QStringLiteral("/data"));
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral(PADDOCKCTL_PATH),
+                      {QStringLiteral("--backend"), QStringLiteral("opensandbox"), QStringLiteral("--domain"),
+                       QStringLiteral("127.0.0.1:%1").arg(html.serverPort()), QStringLiteral("list")});
+        QTRY_VERIFY_WITH_TIMEOUT(process.state() == QProcess::NotRunning, 60'000);
+        QCOMPARE(process.exitCode(), 1);
+        const QString err = QString::fromUtf8(process.readAllStandardError());
+        QVERIFY2(err.contains(QLatin1String("not a JSON object")), qPrintable(err));
+
+        // https against a server that speaks plain HTTP: a TLS error, said once.
+        bad = run({QStringLiteral("--protocol"), QStringLiteral("https"), QStringLiteral("list")});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains(QStringLiteral("GET https://%1/v1/sandboxes failed").arg(m_server.domain())),
+                 qPrintable(bad.err));
+        QCOMPARE(bad.err.count(u'\n'), 1);
+
+        bad = run({QStringLiteral("--basedir"), QStringLiteral("/tmp"), QStringLiteral("list")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains(QLatin1String("local backend only")));
+        bad = run({QStringLiteral("--sandbox-timeout"), QStringLiteral("30"), QStringLiteral("list")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains(QLatin1String("at least 60")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPaddockctlOpenSandbox)
+#include "tst_paddockctl_opensandbox.moc"

@@ -1,0 +1,575 @@
+// The OpenSandbox backend end to end against paddock-fake-opensandbox (a child process on
+// 127.0.0.1 whose execd really runs commands inside bubblewrap): the workspace pipeline, metadata
+// encoding, reattach, leases, pagination, errors with request ids, and fault injection.
+
+#include "backends/opensandbox/metadatacodec.h"
+#include "backends/opensandbox/opensandboxbackend.h"
+#include "backends/opensandbox/wire.h"
+#include "bootstraplog.h"
+#include "fakeopensandboxprocess.h"
+#include "provisioner.h"
+#include "workspacemanager.h"
+
+#ifndef Q_MOC_RUN
+#include <QCoroTask>
+#endif
+
+#include <QJsonArray>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+using namespace Paddock;
+using namespace Paddock::OpenSandbox;
+using namespace PaddockTest;
+using namespace std::chrono_literals;
+
+namespace {
+
+QList<BootstrapCommand> commands(std::initializer_list<const char *> lines)
+{
+    QList<BootstrapCommand> list;
+    for (const char *line : lines)
+        list.append({QString::fromUtf8(line), 60s});
+    return list;
+}
+
+RetryPolicy quickRetries(int attempts = 4)
+{
+    return {attempts, 20ms, 2.0, 200ms};
+}
+
+BackendOptions optionsFor(const FakeOpenSandboxProcess &server, const QByteArray &key = "secret")
+{
+    BackendOptions options;
+    options.connection.domain = server.domain();
+    options.connection.apiKey = key;
+    options.connection.requestTimeout = 10s;
+    options.retry = quickRetries();
+    options.settleTimeout = 10s;
+    options.execdPingInterval = 3s;
+    return options;
+}
+
+// One console "process": a backend, its log store and a manager.
+struct Stack
+{
+    Stack(BackendOptions options, const QString &logRoot, QList<BootstrapCommand> bootstrap)
+        : backend(std::move(options))
+        , logs(logRoot)
+        , provisioner(&backend, &logs, ProvisionOptions{std::move(bootstrap), {}, 30'000ms})
+        , manager(&provisioner, {})
+    {
+    }
+    ~Stack() { QCoro::waitFor(manager.stop()); }
+    Q_DISABLE_COPY_MOVE(Stack)
+
+    Result<WorkspacePtr> open(const QString &user, const QString &agent)
+    {
+        return QCoro::waitFor(manager.getWorkspace(WorkspaceRequest{user, agent, {}, std::nullopt}));
+    }
+
+    SandboxInfo sandboxOf(const WorkspacePtr &workspace) const
+    {
+        return static_cast<const SandboxWorkspace *>(workspace.get())->sandbox();
+    }
+
+    QList<LogLine> log(const QString &id) const
+    {
+        auto lines = logs.read(backend.instanceKey(), id);
+        return lines ? *lines : QList<LogLine>{};
+    }
+
+    OpenSandboxBackend backend;
+    BootstrapLogStore logs;
+    Provisioner provisioner;
+    WorkspaceManager manager;
+};
+
+QStringList texts(const QList<LogLine> &lines, LogLine::Kind kind)
+{
+    QStringList out;
+    for (const LogLine &line : lines) {
+        if (line.kind == kind)
+            out.append(QString::fromUtf8(line.text));
+    }
+    return out;
+}
+
+// The raw JSON of a sandbox, as the server stores it (metadata still encoded).
+QJsonObject rawSandbox(const FakeOpenSandboxProcess &server, const QString &sandboxId, const QByteArray &key,
+                       int *status = nullptr)
+{
+    QNetworkAccessManager network;
+    QNetworkRequest request(QUrl(server.base().toString() + QStringLiteral("/v1/sandboxes/") + sandboxId));
+    request.setRawHeader("OPEN-SANDBOX-API-KEY", key);
+    std::unique_ptr<QNetworkReply> reply(network.get(request));
+    QSignalSpy finished(reply.get(), &QNetworkReply::finished);
+    if (!reply->isFinished())
+        finished.wait(30'000);
+    if (status)
+        *status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    return QJsonDocument::fromJson(reply->readAll()).object();
+}
+
+} // namespace
+
+class TestOpenSandboxBackend : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_logs;
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_logs.isValid()); }
+
+    void workspacePipelineEndToEnd()
+    {
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start({QStringLiteral("--api-key"), QStringLiteral("secret")}), qPrintable(server.error()));
+        Stack stack(optionsFor(server), m_logs.path(),
+                    commands({"echo hello from $(pwd); echo to stderr >&2", "test -w /workspace && test -w /root",
+                              "echo 'data' > /workspace/data/kept.txt"}));
+
+        // Chinese and e-mail ids: not label values, so they travel encoded and come back decoded.
+        const QString user = QStringLiteral("运维");
+        const QString agent = QStringLiteral("alice@example.com");
+        auto opened = stack.open(user, agent);
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        const QString id = (*opened)->id();
+        const SandboxInfo sandbox = stack.sandboxOf(*opened);
+        QCOMPARE(sandbox.userId, user);
+        QCOMPARE(sandbox.agentId, agent);
+        QCOMPARE(sandbox.workspaceId, id);
+        QVERIFY(sandbox.expiresAt.has_value());
+
+        const QJsonObject raw = rawSandbox(server, sandbox.sandboxId, "secret");
+        const QJsonObject metadata = raw.value(QLatin1String("metadata")).toObject();
+        QCOMPARE(metadata.value(QLatin1String("agentscope.user.id")).toString(), encodeMetadataValue(user));
+        QCOMPARE(metadata.value(QLatin1String("agentscope.agent.id")).toString(), encodeMetadataValue(agent));
+        QCOMPARE(metadata.value(QLatin1String("agentscope.workspace.id")).toString(), id);
+        QCOMPARE(raw.value(QLatin1String("image")).toObject().value(QLatin1String("uri")).toString(),
+                 QStringLiteral("python:3.11-slim"));
+
+        // The bootstrap ran for real, streamed into the log line by line, stdout and stderr apart.
+        const QList<LogLine> log = stack.log(id);
+        QVERIFY(texts(log, LogLine::Kind::Stdout).contains(QStringLiteral("hello from /workspace")));
+        QVERIFY(texts(log, LogLine::Kind::Stderr).contains(QStringLiteral("to stderr")));
+        QCOMPARE(texts(log, LogLine::Kind::Command).size(), 3);
+        QVERIFY(stack.backend.leasedSandboxes().contains(sandbox.sandboxId));
+
+        // The layout and the marker are there, seen through execd's file API.
+        auto execd = QCoro::waitFor(stack.backend.execd(sandbox.sandboxId));
+        QVERIFY(execd);
+        auto infos = QCoro::waitFor((*execd)->fileInfo(
+            {QStringLiteral("/workspace/sessions"), QStringLiteral("/root/.agentscope/_mcp_gateway_app.py")}));
+        QVERIFY2(infos, qPrintable(infos ? QString() : infos.error().message));
+        QCOMPARE(infos->value(QStringLiteral("/workspace/sessions")).type, QStringLiteral("directory"));
+        QCOMPARE(infos->value(QStringLiteral("/root/.agentscope/_mcp_gateway_app.py")).type, QStringLiteral("file"));
+
+        // Close = pause; the next request finds it by metadata, resumes it and does not bootstrap again.
+        QVERIFY(QCoro::waitFor(stack.manager.close(id)));
+        QCOMPARE(rawSandbox(server, sandbox.sandboxId, "secret")
+                     .value(QLatin1String("status"))
+                     .toObject()
+                     .value(QLatin1String("state"))
+                     .toString(),
+                 QStringLiteral("Paused"));
+        QVERIFY(!stack.backend.leasedSandboxes().contains(sandbox.sandboxId));
+        auto again = stack.open(user, agent);
+        QVERIFY2(again, qPrintable(again ? QString() : again.error().message));
+        QCOMPARE(stack.sandboxOf(*again).sandboxId, sandbox.sandboxId);
+        QCOMPARE(stack.sandboxOf(*again).state, SandboxState::Running);
+        // The log is kept across opens: the second open ran no command.
+        QCOMPARE(texts(stack.log(id), LogLine::Kind::Command).size(), 3);
+        QVERIFY(
+            texts(stack.log(id), LogLine::Kind::Status)
+                .contains(QStringLiteral("bootstrap already complete (/root/.agentscope/_mcp_gateway_app.py exists)")));
+        auto kept = QCoro::waitFor((*execd)->download(QStringLiteral("/workspace/data/kept.txt")));
+        QVERIFY2(kept, qPrintable(kept ? QString() : kept.error().message));
+        QCOMPARE(*kept, QByteArray("data\n"));
+
+        // Renew moves the expiry; kill removes the sandbox for good.
+        const QDateTime before = *stack.sandboxOf(*again).expiresAt;
+        auto renewed = QCoro::waitFor(stack.backend.renew(sandbox.sandboxId, 7200s));
+        QVERIFY(renewed);
+        QVERIFY(*renewed->expiresAt > before.addSecs(3600));
+        QVERIFY(QCoro::waitFor(stack.backend.kill(sandbox.sandboxId)));
+        int status = 0;
+        rawSandbox(server, sandbox.sandboxId, "secret", &status);
+        QCOMPARE(status, 404);
+        auto gone = QCoro::waitFor(stack.backend.pause(sandbox.sandboxId));
+        QVERIFY(!gone);
+        QCOMPARE(gone.error().kind, Error::Kind::NotFound);
+        QVERIFY2(gone.error().message.contains(QLatin1String("HTTP 404"))
+                     && gone.error().message.contains(QLatin1String("(request ")),
+                 qPrintable(gone.error().message));
+
+        // The lifecycle API key never went to execd.
+        QCOMPARE(server.stats().value(QLatin1String("execdRequestsWithApiKey")).toInt(), 0);
+        QVERIFY(server.stats().value(QLatin1String("execdRequests")).toInt() > 0);
+    }
+
+    void execdFilesAndBackgroundCommands()
+    {
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start({QStringLiteral("--api-key"), QStringLiteral("secret")}), qPrintable(server.error()));
+        Stack stack(optionsFor(server), m_logs.path(), {});
+        auto opened = stack.open(QStringLiteral("gina"), QStringLiteral("agent"));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        auto execd = QCoro::waitFor(stack.backend.execd(stack.sandboxOf(*opened).sandboxId));
+        QVERIFY(execd);
+        ExecdClient &client = **execd;
+
+        // Upload (the metadata part carries a filename), then info, listing and download.
+        const QByteArray script = "#!/bin/sh\nfor i in 1 2 3; do echo line $i; done\necho oops >&2\n";
+        QList<UploadFile> files{{QStringLiteral("/workspace/bin/run.sh"), script, 755},
+                                {QStringLiteral("/workspace/bin/数据.txt"), QByteArray("中文\n"), 644}};
+        auto uploaded = QCoro::waitFor(client.upload(files));
+        QVERIFY2(uploaded, qPrintable(uploaded ? QString() : uploaded.error().message));
+        auto info = QCoro::waitFor(client.fileInfo({QStringLiteral("/workspace/bin/run.sh")}));
+        QVERIFY2(info, qPrintable(info ? QString() : info.error().message));
+        const FileInfo runInfo = info->value(QStringLiteral("/workspace/bin/run.sh"));
+        QCOMPARE(runInfo.type, QStringLiteral("file"));
+        QCOMPARE(runInfo.size, script.size());
+        QCOMPARE(runInfo.mode, 755);
+        auto listing = QCoro::waitFor(client.listDirectory(QStringLiteral("/workspace/bin")));
+        QVERIFY2(listing, qPrintable(listing ? QString() : listing.error().message));
+        QStringList names;
+        for (const FileInfo &entry : std::as_const(*listing))
+            names.append(entry.path.section(u'/', -1));
+        QCOMPARE(names, (QStringList{QStringLiteral("run.sh"), QStringLiteral("数据.txt")}));
+        auto chinese = QCoro::waitFor(client.download(QStringLiteral("/workspace/bin/数据.txt")));
+        QVERIFY(chinese);
+        QCOMPARE(*chinese, QByteArray("中文\n"));
+        auto missing = QCoro::waitFor(client.download(QStringLiteral("/workspace/nope")));
+        QVERIFY(!missing);
+        QCOMPARE(missing.error().kind, Error::Kind::NotFound);
+
+        QVERIFY(QCoro::waitFor(client.makeDirectories({QStringLiteral("/workspace/a/b/c")})));
+        auto made = QCoro::waitFor(client.fileInfo({QStringLiteral("/workspace/a/b/c")}));
+        QVERIFY(made);
+        QCOMPARE(made->value(QStringLiteral("/workspace/a/b/c")).type, QStringLiteral("directory"));
+        QVERIFY(QCoro::waitFor(client.removeDirectory(QStringLiteral("/workspace/a"))));
+        QVERIFY(!QCoro::waitFor(client.fileInfo({QStringLiteral("/workspace/a")})));
+
+        // A background command: its id at once, then its output by cursor until it is done.
+        ExecdCommand command;
+        command.command = QStringLiteral("sh /workspace/bin/run.sh");
+        command.cwd = QStringLiteral("/workspace");
+        auto id = QCoro::waitFor(client.start(command));
+        QVERIFY2(id, qPrintable(id ? QString() : id.error().message));
+        QByteArray output;
+        QByteArray cursor;
+        std::optional<CommandStatus> finished;
+        QTRY_VERIFY_WITH_TIMEOUT(([&] {
+                                     auto chunk = QCoro::waitFor(client.logs(*id, cursor));
+                                     if (chunk) {
+                                         output += chunk->data;
+                                         cursor = chunk->cursor;
+                                     }
+                                     auto status = QCoro::waitFor(client.status(*id));
+                                     if (status && !status->running)
+                                         finished = *status;
+                                     return finished.has_value() && output.contains("oops");
+                                 }()),
+                                 30'000);
+        QCOMPARE(finished->exitCode, std::optional<int>(0));
+        QVERIFY2(output.contains("line 1\nline 2\nline 3\n"), output.constData());
+        // Asked again from the last cursor, nothing new.
+        auto rest = QCoro::waitFor(client.logs(*id, cursor));
+        QVERIFY(rest);
+        QVERIFY(rest->data.isEmpty());
+
+        // A long one, interrupted.
+        command.command = QStringLiteral("sleep 600");
+        auto sleeper = QCoro::waitFor(client.start(command));
+        QVERIFY(sleeper);
+        QVERIFY(QCoro::waitFor(client.interrupt(*sleeper)));
+        QTRY_VERIFY_WITH_TIMEOUT(([&] {
+                                     auto status = QCoro::waitFor(client.status(*sleeper));
+                                     return status && !status->running;
+                                 }()),
+                                 30'000);
+    }
+
+    void serverProxyReachesExecd()
+    {
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start(), qPrintable(server.error()));
+        BackendOptions options = optionsFor(server, {});
+        options.connection.useServerProxy = true;
+        Stack stack(options, m_logs.path(), commands({"echo via proxy"}));
+        auto opened = stack.open(QStringLiteral("bob"), QStringLiteral("agent"));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        QVERIFY(texts(stack.log((*opened)->id()), LogLine::Kind::Stdout).contains(QStringLiteral("via proxy")));
+        auto execd = QCoro::waitFor(stack.backend.execd(stack.sandboxOf(*opened).sandboxId));
+        QVERIFY(execd);
+        QVERIFY((*execd)->target().base.path().contains(QLatin1String("/proxy/44772")));
+    }
+
+    void agentscopeMarkerIsItsOwnGatewayScript()
+    {
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start(), qPrintable(server.error()));
+        // The sandbox has no network, so the first five AgentScope commands (apt, uv, pip) are
+        // replaced by a venv holding a stand-in agentscope package; the last two are AgentScope's.
+        QList<BootstrapCommand> bootstrap = commands(
+            {"mkdir -p /root/.agentscope/.venv/bin && ln -sf /usr/bin/python3 /root/.agentscope/.venv/bin/python"
+             " && printf 'home = /usr/bin\\ninclude-system-site-packages = false\\n' > "
+             "/root/.agentscope/.venv/pyvenv.cfg"
+             " && sp=/root/.agentscope/.venv/lib/$(python3 -c 'import sys; print(\"python%d.%d\" % "
+             "sys.version_info[:2])')/site-packages"
+             " && mkdir -p $sp/agentscope/workspace/_mcp_gateway $sp/agentscope/tool/_builtin/_scripts"
+             " && touch $sp/agentscope/__init__.py"
+             " && echo '# the gateway app' > $sp/agentscope/workspace/_mcp_gateway/_mcp_gateway_app.py"
+             " && echo '# the glob helper' > $sp/agentscope/tool/_builtin/_scripts/_glob_helper.py"});
+        const QList<BootstrapCommand> agentscope = agentscopeBootstrapCommands();
+        QCOMPARE(agentscope.size(), 7);
+        QVERIFY(agentscope.at(0).command.startsWith(QLatin1String("apt-get update -qq")));
+        QCOMPARE(agentscope.at(4).command,
+                 QStringLiteral("uv pip install --python /root/.agentscope/.venv/bin/python --no-deps 'agentscope'"));
+        bootstrap += agentscope.mid(5);
+        Stack stack(optionsFor(server, {}), m_logs.path(), bootstrap);
+        auto opened = stack.open(QStringLiteral("frank"), QStringLiteral("agent"));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        auto execd = QCoro::waitFor(stack.backend.execd(stack.sandboxOf(*opened).sandboxId));
+        QVERIFY(execd);
+        auto gateway = QCoro::waitFor((*execd)->download(QStringLiteral("/root/.agentscope/_mcp_gateway_app.py")));
+        QVERIFY2(gateway, qPrintable(gateway ? QString() : gateway.error().message));
+        QCOMPARE(*gateway, QByteArray("# the gateway app\n")); // not truncated by the marker step
+        auto helper = QCoro::waitFor((*execd)->download(QStringLiteral("/root/.agentscope/_glob_helper.py")));
+        QVERIFY(helper);
+        QCOMPARE(*helper, QByteArray("# the glob helper\n"));
+    }
+
+    void failedBootstrapRunsAgainOnTheNextOpen()
+    {
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start(), qPrintable(server.error()));
+        // AgentScope's own bootstrap fails harmlessly: there is no network inside the sandbox.
+        Stack stack(optionsFor(server, {}), m_logs.path(), agentscopeBootstrapCommands());
+        auto opened = stack.open(QStringLiteral("carol"), QStringLiteral("agent"));
+        QVERIFY(!opened);
+        QVERIFY2(opened.error().message.contains(QLatin1String("bootstrap failed")),
+                 qPrintable(opened.error().message));
+        // The sandbox was paused, not left running, and nothing is cached.
+        auto all = QCoro::waitFor(stack.backend.list({}));
+        QVERIFY(all);
+        QCOMPARE(all->size(), 1);
+        QCOMPARE(all->constFirst().state, SandboxState::Paused);
+        QCOMPARE(stack.manager.cachedCount(), 0);
+        QVERIFY(stack.backend.leasedSandboxes().isEmpty());
+    }
+
+    void leaseIsKeptAndALostSandboxIsDropped()
+    {
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start(), qPrintable(server.error()));
+        BackendOptions options = optionsFor(server, {});
+        options.sandbox.timeout = 120s;
+        options.leaseCheckInterval = 50ms;
+        options.leaseRenewMargin = 119s; // due at once: every check renews
+        Stack stack(options, m_logs.path(), {});
+        QSignalSpy renewed(&stack.backend, &OpenSandboxBackend::leaseRenewed);
+        auto opened = stack.open(QStringLiteral("dave"), QStringLiteral("agent"));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        const QString sandboxId = stack.sandboxOf(*opened).sandboxId;
+
+        // The keeper renews the open workspace's sandbox to a full timeout from now.
+        QVERIFY(renewed.wait(10'000));
+        QCOMPARE(renewed.constFirst().at(0).toString(), sandboxId);
+        const QDateTime granted = renewed.constFirst().at(1).toDateTime();
+        QVERIFY(granted > QDateTime::currentDateTimeUtc().addSecs(100));
+        QTRY_COMPARE_WITH_TIMEOUT(
+            parseTimestamp(rawSandbox(server, sandboxId, {}).value(QLatin1String("expiresAt")).toString())
+                    .value_or(QDateTime())
+                >= granted.addMSecs(-1),
+            true, 10'000);
+
+        // The sandbox is deleted behind our back: the manager drops it instead of keeping a dead
+        // entry, and the next request provisions a new sandbox under the same workspace id.
+        QSignalSpy lost(&stack.manager, &WorkspaceManager::workspaceLost);
+        QVERIFY(QCoro::waitFor(stack.backend.lifecycle()->remove(sandboxId)));
+        QVERIFY(lost.wait(10'000));
+        QCOMPARE(lost.constFirst().at(0).toString(), (*opened)->id());
+        QCOMPARE(stack.manager.cachedCount(), 0);
+        auto again = stack.open(QStringLiteral("dave"), QStringLiteral("agent"));
+        QVERIFY(again);
+        QCOMPARE((*again)->id(), (*opened)->id());
+        QVERIFY(stack.sandboxOf(*again).sandboxId != sandboxId);
+    }
+
+    void listFollowsEveryPage()
+    {
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start({QStringLiteral("--seed"), QStringLiteral("1000")}), qPrintable(server.error()));
+        OpenSandboxBackend backend(optionsFor(server, {}));
+        auto all = QCoro::waitFor(backend.list({}));
+        QVERIFY2(all, qPrintable(all ? QString() : all.error().message));
+        QCOMPARE(all->size(), 1000);
+        QSet<QString> ids;
+        for (const SandboxInfo &info : std::as_const(*all))
+            ids.insert(info.sandboxId);
+        QCOMPARE(ids.size(), 1000);
+        // 1000 at 200 a page: five requests.
+        QCOMPARE(server.stats().value(QLatin1String("requests")).toInt(), 5);
+
+        // The state filter is applied by the server.
+        ListFilter paused;
+        paused.states = {SandboxState::Paused};
+        auto pausedOnly = QCoro::waitFor(backend.list(paused));
+        QVERIFY(pausedOnly);
+        QVERIFY(!pausedOnly->isEmpty() && pausedOnly->size() < 1000);
+        for (const SandboxInfo &info : std::as_const(*pausedOnly))
+            QCOMPARE(info.state, SandboxState::Paused);
+        // The seed's Chinese user arrives decoded.
+        const bool chinese = std::any_of(all->cbegin(), all->cend(),
+                                         [](const SandboxInfo &info) { return info.userId == QStringLiteral("运维"); });
+        QVERIFY(chinese);
+    }
+
+    void metadataFilterWithAwkwardValues_data()
+    {
+        QTest::addColumn<QString>("value");
+        QTest::newRow("spaces") << QStringLiteral("ml team");
+        QTest::newRow("ampersand") << QStringLiteral("a&b");
+        QTest::newRow("equals") << QStringLiteral("k=v");
+        QTest::newRow("percent") << QStringLiteral("100%25 sure");
+        QTest::newRow("plus") << QStringLiteral("c++");
+        QTest::newRow("chinese") << QStringLiteral("机器学习 团队");
+        QTest::newRow("plain") << QStringLiteral("plain-value_1.0");
+    }
+
+    void metadataFilterWithAwkwardValues()
+    {
+        QFETCH(QString, value);
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start(), qPrintable(server.error()));
+        OpenSandboxBackend backend(optionsFor(server, {}));
+        LifecycleClient *client = backend.lifecycle();
+        SandboxCreate create;
+        create.metadata = {{QStringLiteral("team"), value}};
+        auto wanted = QCoro::waitFor(client->create(create));
+        QVERIFY2(wanted, qPrintable(wanted ? QString() : wanted.error().message));
+        create.metadata = {{QStringLiteral("team"), value + QStringLiteral("x")}};
+        QVERIFY(QCoro::waitFor(client->create(create)));
+
+        const QStringList anyState;
+        const QMap<QString, QString> filter{{QStringLiteral("team"), value}};
+        auto found = QCoro::waitFor(client->list(anyState, filter));
+        QVERIFY2(found, qPrintable(found ? QString() : found.error().message));
+        QCOMPARE(found->size(), 1);
+        QCOMPARE(found->constFirst().sandboxId, wanted->sandboxId);
+        QCOMPARE(found->constFirst().metadata.value(QStringLiteral("team")), value);
+    }
+
+    void wrongApiKeyNamesStatusCodeAndRequest()
+    {
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start({QStringLiteral("--api-key"), QStringLiteral("right")}), qPrintable(server.error()));
+        OpenSandboxBackend backend(optionsFor(server, "wrong"));
+        auto all = QCoro::waitFor(backend.list({}));
+        QVERIFY(!all);
+        const QString message = all.error().message;
+        QVERIFY2(message.contains(QLatin1String("HTTP 401 INVALID_API_KEY")), qPrintable(message));
+        QVERIFY2(message.contains(QLatin1String("(request ")), qPrintable(message));
+        QVERIFY2(!message.contains(QLatin1String("wrong")), qPrintable(message)); // the key is never shown
+    }
+
+    void faultInjectionNeverHangsOrCreatesTwice()
+    {
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start({QStringLiteral("--fail-rate"), QStringLiteral("0.35"), QStringLiteral("--fail-seed"),
+                               QStringLiteral("7"), QStringLiteral("--latency-ms"), QStringLiteral("5")}),
+                 qPrintable(server.error()));
+        Stack stack(optionsFor(server, {}), m_logs.path(), commands({"true"}));
+        QStringList opened;
+        int failures = 0;
+        for (int i = 0; i < 12; ++i) {
+            const QString user = QStringLiteral("user-%1").arg(i);
+            auto workspace = stack.open(user, QStringLiteral("agent"));
+            if (workspace) {
+                opened.append((*workspace)->id());
+                continue;
+            }
+            ++failures;
+            // Every failure that reaches the user says what happened, with the request id when
+            // the server answered, or what could not be reached.
+            const QString message = workspace.error().message;
+            QVERIFY2(message.contains(QLatin1String("(request ")) || message.contains(QLatin1String("failed:")),
+                     qPrintable(message));
+        }
+        QVERIFY(!opened.isEmpty());
+        // Each workspace id has at most one sandbox, whatever was dropped on the way. The list
+        // itself is retried through the faults.
+        Result<QList<SandboxInfo>> all = fail(Error{});
+        for (int attempt = 0; attempt < 20 && !all; ++attempt)
+            all = QCoro::waitFor(stack.backend.list({}));
+        QVERIFY2(all, qPrintable(all ? QString() : all.error().message));
+        QHash<QString, int> perWorkspace;
+        for (const SandboxInfo &info : std::as_const(*all))
+            ++perWorkspace[info.workspaceId];
+        for (auto it = perWorkspace.cbegin(); it != perWorkspace.cend(); ++it)
+            QVERIFY2(it.value() == 1, qPrintable(it.key()));
+        for (const QString &id : std::as_const(opened))
+            QCOMPARE(perWorkspace.value(id), 1);
+        qInfo() << opened.size() << "opened," << failures << "failed under injected faults";
+    }
+
+    void serverRestartInTheMiddleOfAStream()
+    {
+        QTemporaryDir data;
+        QVERIFY(data.isValid());
+        quint16 port = 0;
+        {
+            QTcpServer probe;
+            QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+            port = probe.serverPort();
+        }
+        const QStringList arguments{QStringLiteral("--port"), QString::number(port), QStringLiteral("--data-dir"),
+                                    data.path()};
+        auto server = std::make_unique<FakeOpenSandboxProcess>();
+        QVERIFY2(server->start(arguments), qPrintable(server->error()));
+        BackendOptions options = optionsFor(*server, {});
+        options.execdPingInterval = 200ms;
+        Stack stack(options, m_logs.path(), {});
+        auto opened = stack.open(QStringLiteral("erin"), QStringLiteral("agent"));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        const QString sandboxId = stack.sandboxOf(*opened).sandboxId;
+
+        // A command that runs until the server dies under it.
+        ExecRequest request;
+        request.argv =
+            QStringList{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo started; exec sleep 600")};
+        bool started = false;
+        request.onLine = [&started](OutputChannel, const QByteArray &line) { started = started || line == "started"; };
+        auto task = stack.backend.exec(sandboxId, request);
+        QTRY_VERIFY_WITH_TIMEOUT(started, 30'000);
+        server->kill();
+        auto result = QCoro::waitFor(std::move(task));
+        QVERIFY2(!result,
+                 result ? qPrintable(
+                     QStringLiteral("exit %1, out %2").arg(result->exitCode).arg(QString::fromUtf8(result->stdOut)))
+                        : ""); // an error, not a hang
+        QVERIFY(!result.error().message.isEmpty());
+
+        // The restarted server still knows the sandbox; the backend reattaches to it.
+        server = std::make_unique<FakeOpenSandboxProcess>();
+        QVERIFY2(server->start(arguments), qPrintable(server->error()));
+        ExecRequest echo;
+        echo.argv = QStringList{QStringLiteral("echo"), QStringLiteral("back")};
+        auto after = QCoro::waitFor(stack.backend.exec(sandboxId, echo));
+        QVERIFY2(after, qPrintable(after ? QString() : after.error().message));
+        QCOMPARE(after->stdOut, QByteArray("back\n"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestOpenSandboxBackend)
+#include "tst_opensandboxbackend.moc"
