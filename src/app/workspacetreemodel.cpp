@@ -1,0 +1,662 @@
+#include "workspacetreemodel.h"
+
+#include <QColor>
+#include <QIcon>
+#include <QLocale>
+#include <QPainter>
+#include <QPixmap>
+#include <QSet>
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+#include <utility>
+
+using namespace Paddock;
+
+struct WorkspaceTreeModel::Node
+{
+    Kind kind = Kind::Workspace;
+    Node *parent = nullptr;
+    int row = 0; // index in parent->children
+    QString name; // a group's user id or agent label
+    std::vector<std::unique_ptr<Node>> children;
+    QHash<QString, Node *> groups; // child groups by name
+    WorkspaceRecord record; // a workspace row's data
+    StateCounts counts{}; // a group's workspaces per state
+    int total = 0;
+    qint64 idleMs = 0; // countdown deadlines of a workspace row, ms since the epoch (or none)
+    qint64 expiryMs = 0;
+};
+
+namespace {
+
+bool sameData(const WorkspaceRecord &a, const WorkspaceRecord &b)
+{
+    const SandboxInfo &x = a.info;
+    const SandboxInfo &y = b.info;
+    return x.state == y.state && x.rawState == y.rawState && x.workspaceId == y.workspaceId && x.userId == y.userId
+        && x.agentId == y.agentId && x.backend == y.backend && x.image == y.image && x.createdAt == y.createdAt
+        && x.expiresAt == y.expiresAt && x.lastActivityAt == y.lastActivityAt && x.metadata == y.metadata
+        && a.idleDeadline == b.idleDeadline && a.agents == b.agents;
+}
+
+QString stateText(SandboxState state, const QString &raw)
+{
+    switch (state) {
+    case SandboxState::Pending:
+        return WorkspaceTreeModel::tr("Pending");
+    case SandboxState::Running:
+        return WorkspaceTreeModel::tr("Running");
+    case SandboxState::Pausing:
+        return WorkspaceTreeModel::tr("Pausing");
+    case SandboxState::Paused:
+        return WorkspaceTreeModel::tr("Paused");
+    case SandboxState::Resuming:
+        return WorkspaceTreeModel::tr("Resuming");
+    case SandboxState::Stopping:
+        return WorkspaceTreeModel::tr("Stopping");
+    case SandboxState::Terminated:
+        return WorkspaceTreeModel::tr("Terminated");
+    case SandboxState::Failed:
+        return WorkspaceTreeModel::tr("Failed");
+    case SandboxState::Unknown:
+        break;
+    }
+    // A state this build does not know is shown as the server said it.
+    return raw.isEmpty() ? WorkspaceTreeModel::tr("Unknown") : raw;
+}
+
+QColor stateColor(SandboxState state)
+{
+    switch (state) {
+    case SandboxState::Running:
+        return QColor(0x2e, 0x9e, 0x44);
+    case SandboxState::Paused:
+        return QColor(0x3b, 0x7d, 0xd8);
+    case SandboxState::Pending:
+    case SandboxState::Pausing:
+    case SandboxState::Resuming:
+    case SandboxState::Stopping:
+        return QColor(0xd9, 0x9a, 0x1e);
+    case SandboxState::Failed:
+        return QColor(0xd0, 0x3b, 0x3b);
+    case SandboxState::Terminated:
+    case SandboxState::Unknown:
+        break;
+    }
+    return QColor(0x88, 0x88, 0x88);
+}
+
+QIcon stateIcon(SandboxState state)
+{
+    static QHash<int, QIcon> cache;
+    if (const auto it = cache.constFind(int(state)); it != cache.cend())
+        return *it;
+    QPixmap pixmap(16, 16);
+    pixmap.fill(Qt::transparent);
+    QPainter painter(&pixmap);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(stateColor(state));
+    painter.drawEllipse(QRectF(3, 3, 10, 10));
+    painter.end();
+    const QIcon icon(pixmap);
+    cache.insert(int(state), icon);
+    return icon;
+}
+
+} // namespace
+
+WorkspaceTreeModel::WorkspaceTreeModel(QObject *parent)
+    : QAbstractItemModel(parent)
+    , m_root(std::make_unique<Node>())
+    , m_clock([] { return QDateTime::currentDateTimeUtc(); })
+{
+}
+
+WorkspaceTreeModel::~WorkspaceTreeModel() = default;
+
+// --- QAbstractItemModel ---------------------------------------------------------------------
+
+WorkspaceTreeModel::Node *WorkspaceTreeModel::nodeOf(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return m_root.get();
+    auto *parent = static_cast<Node *>(index.internalPointer());
+    return parent->children.at(size_t(index.row())).get();
+}
+
+QModelIndex WorkspaceTreeModel::indexOf(const Node *node, int column) const
+{
+    if (!node || node == m_root.get())
+        return {};
+    return createIndex(node->row, column, node->parent);
+}
+
+QModelIndex WorkspaceTreeModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (column < 0 || column >= ColumnCount || row < 0)
+        return {};
+    Node *node = nodeOf(parent);
+    if (size_t(row) >= node->children.size())
+        return {};
+    return createIndex(row, column, node);
+}
+
+QModelIndex WorkspaceTreeModel::parent(const QModelIndex &child) const
+{
+    if (!child.isValid())
+        return {};
+    return indexOf(static_cast<Node *>(child.internalPointer()));
+}
+
+int WorkspaceTreeModel::rowCount(const QModelIndex &parent) const
+{
+    if (parent.isValid() && parent.column() != 0)
+        return 0;
+    return int(nodeOf(parent)->children.size());
+}
+
+int WorkspaceTreeModel::columnCount(const QModelIndex &) const
+{
+    return ColumnCount;
+}
+
+QVariant WorkspaceTreeModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    const Node *node = nodeOf(index);
+    if (role == KindRole)
+        return QVariant::fromValue(node->kind);
+    return node->kind == Kind::Workspace ? workspaceData(node, index.column(), role)
+                                         : groupData(node, index.column(), role);
+}
+
+QVariant WorkspaceTreeModel::groupData(const Node *node, int column, int role) const
+{
+    if (role == SortRole && column == WorkspaceColumn)
+        return node->name;
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole && role != SortRole)
+        return {};
+    if (column == WorkspaceColumn) {
+        if (role == Qt::ToolTipRole)
+            return node->kind == Kind::User ? tr("User %1").arg(node->name) : tr("Agent %1").arg(node->name);
+        return node->name;
+    }
+    if (column != StateColumn)
+        return {};
+    if (role == SortRole)
+        return node->total;
+    // "3 Running · 1 Paused", in the order of the states.
+    QStringList parts;
+    const QLocale locale;
+    for (int state = 0; state < int(node->counts.size()); ++state) {
+        if (const int count = node->counts.at(size_t(state)))
+            parts.append(locale.toString(count) + u' ' + stateText(SandboxState(state), {}));
+    }
+    return parts.join(QStringLiteral(" · "));
+}
+
+QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int role) const
+{
+    const WorkspaceRecord &record = node->record;
+    const SandboxInfo &info = record.info;
+    switch (role) {
+    case KeyRole:
+        return record.key();
+    case StateRole:
+        return int(info.state);
+    case WorkspaceIdRole:
+        return info.workspaceId;
+    case ProfileRole:
+        return record.profile;
+    case DeadlineRole:
+        if (column == IdleColumn && record.idleDeadline)
+            return *record.idleDeadline;
+        if (column == ExpiryColumn && info.expiresAt)
+            return *info.expiresAt;
+        return QDateTime();
+    case Qt::DecorationRole:
+        return column == StateColumn ? QVariant(stateIcon(info.state)) : QVariant();
+    case Qt::DisplayRole:
+    case Qt::ToolTipRole:
+    case SortRole:
+        break;
+    default:
+        return {};
+    }
+
+    const QLocale locale;
+    const auto time = [&](const QDateTime &when) -> QVariant {
+        if (role == SortRole)
+            return when;
+        return when.isValid() ? locale.toString(when.toLocalTime(), QLocale::ShortFormat) : QString();
+    };
+    const auto countdown = [&](const std::optional<QDateTime> &deadline, const QString &none) -> QVariant {
+        if (!deadline) {
+            if (role == SortRole)
+                return std::numeric_limits<qint64>::max();
+            return none;
+        }
+        const qint64 seconds = now().secsTo(*deadline);
+        if (role == SortRole)
+            return seconds;
+        if (role == Qt::ToolTipRole)
+            return locale.toString(deadline->toLocalTime(), QLocale::LongFormat);
+        return seconds > 0 ? formatCountdown(seconds) : tr("due, waiting for the backend");
+    };
+
+    switch (column) {
+    case WorkspaceColumn:
+        if (role == Qt::ToolTipRole)
+            return info.workspaceId;
+        return info.metadata.value(QStringLiteral("name"), info.workspaceId);
+    case StateColumn:
+        return stateText(info.state, info.rawState);
+    case UserColumn:
+        return info.userId;
+    case AgentColumn:
+        return record.agents.isEmpty() ? info.agentId : record.agents.join(QStringLiteral(", "));
+    case BackendColumn:
+        return role == Qt::ToolTipRole ? tr("%1 (profile %2)").arg(info.backend, record.profile) : info.backend;
+    case IdleColumn:
+        // Only a workspace the console holds open has an idle deadline.
+        return countdown(info.state == SandboxState::Running ? record.idleDeadline : std::nullopt, QString());
+    case ExpiryColumn:
+        return countdown(info.expiresAt, tr("never"));
+    case LastActivityColumn:
+        return time(info.lastActivityAt);
+    case CreatedColumn:
+        return time(info.createdAt);
+    case ImageColumn:
+        return info.image;
+    case SandboxIdColumn:
+        return info.sandboxId;
+    default:
+        return {};
+    }
+}
+
+QVariant WorkspaceTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
+        return {};
+    switch (section) {
+    case WorkspaceColumn:
+        return tr("Workspace");
+    case StateColumn:
+        return tr("State");
+    case UserColumn:
+        return tr("User");
+    case AgentColumn:
+        return tr("Agent");
+    case BackendColumn:
+        return tr("Backend");
+    case IdleColumn:
+        return role == Qt::ToolTipRole ? tr("Time until the workspace is paused for being idle") : tr("Idle pause in");
+    case ExpiryColumn:
+        return role == Qt::ToolTipRole ? tr("Time until the server's expiry") : tr("Expires in");
+    case LastActivityColumn:
+        return tr("Last activity");
+    case CreatedColumn:
+        return tr("Created");
+    case ImageColumn:
+        return tr("Image");
+    case SandboxIdColumn:
+        return tr("Sandbox ID");
+    default:
+        return {};
+    }
+}
+
+QString WorkspaceTreeModel::formatCountdown(qint64 seconds)
+{
+    const QLocale locale;
+    const qint64 days = seconds / 86400;
+    const qint64 hours = (seconds % 86400) / 3600;
+    const qint64 minutes = (seconds % 3600) / 60;
+    const qint64 secs = seconds % 60;
+    const auto two = [&locale](qint64 value) {
+        return value < 10 ? locale.zeroDigit() + locale.toString(value) : locale.toString(value);
+    };
+    if (days > 0)
+        return tr("%1 d %2 h").arg(locale.toString(days), locale.toString(hours));
+    if (hours > 0)
+        return tr("%1 h %2 min").arg(locale.toString(hours), two(minutes));
+    if (minutes > 0)
+        return tr("%1 min %2 s").arg(locale.toString(minutes), two(secs));
+    return tr("%1 s").arg(locale.toString(secs));
+}
+
+// --- lookups ---------------------------------------------------------------------------------
+
+const WorkspaceRecord *WorkspaceTreeModel::record(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return nullptr;
+    const Node *node = nodeOf(index);
+    return node->kind == Kind::Workspace ? &node->record : nullptr;
+}
+
+QModelIndex WorkspaceTreeModel::indexOfKey(const QString &key, int column) const
+{
+    return indexOf(m_byKey.value(key), column);
+}
+
+QList<const WorkspaceRecord *> WorkspaceTreeModel::recordsUnder(const QModelIndex &index) const
+{
+    QList<const WorkspaceRecord *> records;
+    std::vector<const Node *> stack{nodeOf(index)};
+    while (!stack.empty()) {
+        const Node *node = stack.back();
+        stack.pop_back();
+        if (node->kind == Kind::Workspace && node != m_root.get()) {
+            records.append(&node->record);
+            continue;
+        }
+        for (auto it = node->children.rbegin(); it != node->children.rend(); ++it)
+            stack.push_back(it->get());
+    }
+    return records;
+}
+
+void WorkspaceTreeModel::setClock(Clock clock)
+{
+    m_clock = std::move(clock);
+}
+
+QDateTime WorkspaceTreeModel::now() const
+{
+    return m_clock();
+}
+
+// --- structure -------------------------------------------------------------------------------
+
+void WorkspaceTreeModel::renumber(std::vector<std::unique_ptr<Node>> &children, size_t from)
+{
+    for (size_t i = from; i < children.size(); ++i)
+        children[i]->row = int(i);
+}
+
+QString WorkspaceTreeModel::agentLabel(const WorkspaceRecord &record)
+{
+    return record.agents.isEmpty() ? record.info.agentId : record.agents.join(QStringLiteral(", "));
+}
+
+WorkspaceTreeModel::Node *WorkspaceTreeModel::groupFor(const WorkspaceRecord &record, bool create)
+{
+    if (!m_grouped)
+        return m_root.get();
+    Node *parent = m_root.get();
+    const std::array<std::pair<Kind, QString>, 2> levels{
+        {{Kind::User, record.info.userId}, {Kind::Agent, agentLabel(record)}}};
+    for (const auto &[kind, name] : levels) {
+        Node *group = parent->groups.value(name);
+        if (!group) {
+            if (!create)
+                return nullptr;
+            // Groups are kept in name order.
+            const auto at = std::lower_bound(parent->children.begin(), parent->children.end(), name,
+                                             [](const std::unique_ptr<Node> &node, const QString &key) {
+                                                 return node->name.localeAwareCompare(key) < 0;
+                                             });
+            const int row = int(at - parent->children.begin());
+            auto node = std::make_unique<Node>();
+            node->kind = kind;
+            node->parent = parent;
+            node->name = name;
+            group = node.get();
+            if (!m_rebuilding)
+                beginInsertRows(indexOf(parent), row, row);
+            parent->children.insert(parent->children.begin() + row, std::move(node));
+            renumber(parent->children, size_t(row));
+            parent->groups.insert(name, group);
+            if (!m_rebuilding)
+                endInsertRows();
+        }
+        parent = group;
+    }
+    return parent;
+}
+
+void WorkspaceTreeModel::insertWorkspaces(Node *parent, std::vector<std::unique_ptr<Node>> nodes)
+{
+    if (nodes.empty())
+        return;
+    const int first = int(parent->children.size());
+    if (!m_rebuilding)
+        beginInsertRows(indexOf(parent), first, first + int(nodes.size()) - 1);
+    for (auto &node : nodes) {
+        setDeadlines(node.get());
+        node->parent = parent;
+        node->row = int(parent->children.size());
+        m_byKey.insert(node->record.key(), node.get());
+        parent->children.push_back(std::move(node));
+    }
+    if (!m_rebuilding)
+        endInsertRows();
+}
+
+void WorkspaceTreeModel::removeNode(Node *node)
+{
+    Node *parent = node->parent;
+    const int row = node->row;
+    beginRemoveRows(indexOf(parent), row, row);
+    if (node->kind == Kind::Workspace)
+        m_byKey.remove(node->record.key());
+    else
+        parent->groups.remove(node->name);
+    parent->children.erase(parent->children.begin() + row);
+    renumber(parent->children, size_t(row));
+    endRemoveRows();
+}
+
+void WorkspaceTreeModel::recount(Node *group)
+{
+    group->counts.fill(0);
+    group->total = 0;
+    for (const auto &child : group->children) {
+        if (child->kind == Kind::Workspace) {
+            ++group->counts[size_t(child->record.info.state)];
+            ++group->total;
+        } else {
+            for (size_t i = 0; i < group->counts.size(); ++i)
+                group->counts[i] += child->counts[i];
+            group->total += child->total;
+        }
+    }
+}
+
+void WorkspaceTreeModel::update(const QString &profile, const QList<WorkspaceRecord> &records)
+{
+    QHash<QString, const WorkspaceRecord *> fresh;
+    fresh.reserve(records.size());
+    for (const WorkspaceRecord &record : records) {
+        Q_ASSERT(record.profile == profile);
+        fresh.insert(record.key(), &record);
+    }
+
+    // Groups whose rows changed, to be pruned if empty and recounted.
+    QSet<Node *> touched;
+
+    // Vanished rows go first.
+    std::vector<Node *> gone;
+    for (auto it = m_byKey.cbegin(); it != m_byKey.cend(); ++it) {
+        if (it.value()->record.profile == profile && !fresh.contains(it.key()))
+            gone.push_back(it.value());
+    }
+    for (Node *node : gone) {
+        touched.insert(node->parent);
+        removeNode(node);
+    }
+
+    // Changed rows in place; rows whose group changed move; new rows are collected per group.
+    std::unordered_map<Node *, std::vector<std::unique_ptr<Node>>> added;
+    for (const WorkspaceRecord &record : records) {
+        Node *node = m_byKey.value(record.key());
+        if (node) {
+            if (sameData(node->record, record))
+                continue;
+            const bool moves = m_grouped
+                && (node->record.info.userId != record.info.userId || agentLabel(node->record) != agentLabel(record));
+            if (!moves) {
+                const bool stateChanged = node->record.info.state != record.info.state;
+                node->record = record;
+                setDeadlines(node);
+                Q_EMIT dataChanged(indexOf(node, 0), indexOf(node, ColumnCount - 1));
+                if (stateChanged)
+                    touched.insert(node->parent);
+                continue;
+            }
+            touched.insert(node->parent);
+            removeNode(node);
+        }
+        auto fresh = std::make_unique<Node>();
+        fresh->kind = Kind::Workspace;
+        fresh->record = record;
+        added[groupFor(record, true)].push_back(std::move(fresh));
+    }
+    for (auto &[group, nodes] : added) {
+        touched.insert(group);
+        insertWorkspaces(group, std::move(nodes));
+    }
+
+    if (!m_grouped)
+        return;
+    // Empty agent groups go, then empty user groups; the rest are recounted, agents first.
+    QSet<Node *> users;
+    for (Node *group : std::as_const(touched)) {
+        if (group->kind == Kind::Agent)
+            users.insert(group->parent);
+    }
+    for (Node *group : std::as_const(touched)) {
+        if (group->kind != Kind::Agent)
+            continue;
+        if (group->children.empty()) {
+            removeNode(group);
+        } else {
+            recount(group);
+            Q_EMIT dataChanged(indexOf(group, WorkspaceColumn), indexOf(group, StateColumn));
+        }
+    }
+    for (Node *user : std::as_const(users)) {
+        if (user->children.empty()) {
+            removeNode(user);
+        } else {
+            recount(user);
+            Q_EMIT dataChanged(indexOf(user, WorkspaceColumn), indexOf(user, StateColumn));
+        }
+    }
+}
+
+void WorkspaceTreeModel::removeProfile(const QString &profile)
+{
+    update(profile, {});
+}
+
+void WorkspaceTreeModel::setGrouped(bool grouped)
+{
+    if (grouped == m_grouped)
+        return;
+    m_grouped = grouped;
+    rebuild();
+}
+
+void WorkspaceTreeModel::rebuild()
+{
+    // Collect every record, in the order they are shown, then lay them out again.
+    QList<WorkspaceRecord> all;
+    all.reserve(m_byKey.size());
+    for (const WorkspaceRecord *record : recordsUnder({}))
+        all.append(*record);
+    beginResetModel();
+    m_rebuilding = true; // a reset announces everything at once: no row signals meanwhile
+    m_root = std::make_unique<Node>();
+    m_byKey.clear();
+    std::unordered_map<Node *, std::vector<std::unique_ptr<Node>>> placed;
+    for (const WorkspaceRecord &record : std::as_const(all)) {
+        auto node = std::make_unique<Node>();
+        node->record = record;
+        placed[groupFor(record, true)].push_back(std::move(node));
+    }
+    for (auto &[group, nodes] : placed)
+        insertWorkspaces(group, std::move(nodes));
+    for (const auto &user : m_root->children) {
+        if (user->kind != Kind::User)
+            continue;
+        for (const auto &agent : user->children)
+            recount(agent.get());
+        recount(user.get());
+    }
+    m_rebuilding = false;
+    endResetModel();
+}
+
+namespace {
+
+constexpr qint64 NoDeadline = std::numeric_limits<qint64>::min();
+
+// What a countdown shows changes with this bucket: days and hours, hours and minutes, or
+// minutes and seconds (formatCountdown), and "due" at zero.
+qint64 countdownBucket(qint64 deadlineMs, qint64 nowMs)
+{
+    if (deadlineMs == NoDeadline)
+        return NoDeadline;
+    const qint64 seconds = (deadlineMs - nowMs) / 1000;
+    if (seconds <= 0)
+        return -1;
+    if (seconds >= 86400)
+        return seconds / 3600;
+    if (seconds >= 3600)
+        return seconds / 60;
+    return seconds;
+}
+
+} // namespace
+
+void WorkspaceTreeModel::setDeadlines(Node *node)
+{
+    const WorkspaceRecord &record = node->record;
+    node->idleMs = record.idleDeadline && record.info.state == SandboxState::Running
+        ? record.idleDeadline->toMSecsSinceEpoch()
+        : NoDeadline;
+    node->expiryMs = record.info.expiresAt ? record.info.expiresAt->toMSecsSinceEpoch() : NoDeadline;
+}
+
+void WorkspaceTreeModel::tick()
+{
+    const qint64 nowMs = now().toMSecsSinceEpoch();
+    const qint64 lastMs = std::exchange(m_lastTickMs, nowMs);
+    tickChildren(m_root.get(), lastMs, nowMs);
+}
+
+// In display order, so that views find each changed row next to the previous one. One
+// dataChanged per run of neighbouring rows whose countdown text changes, countdown columns only.
+void WorkspaceTreeModel::tickChildren(Node *parent, qint64 lastMs, qint64 nowMs)
+{
+    static const QList<int> roles{Qt::DisplayRole, Qt::ToolTipRole, SortRole};
+    int runStart = -1;
+    const auto flush = [&](int end) {
+        if (runStart >= 0) {
+            Q_EMIT dataChanged(createIndex(runStart, IdleColumn, parent), createIndex(end, ExpiryColumn, parent),
+                               roles);
+            runStart = -1;
+        }
+    };
+    for (const auto &child : parent->children) {
+        if (child->kind != Kind::Workspace) {
+            flush(child->row - 1);
+            tickChildren(child.get(), lastMs, nowMs);
+            continue;
+        }
+        const bool changes = countdownBucket(child->idleMs, lastMs) != countdownBucket(child->idleMs, nowMs)
+            || countdownBucket(child->expiryMs, lastMs) != countdownBucket(child->expiryMs, nowMs);
+        if (changes && runStart < 0)
+            runStart = child->row;
+        else if (!changes)
+            flush(child->row - 1);
+    }
+    flush(int(parent->children.size()) - 1);
+}

@@ -1,0 +1,139 @@
+#pragma once
+
+#include "sandbox.h"
+
+#include <QAbstractItemModel>
+#include <QDateTime>
+#include <QHash>
+#include <QStringList>
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+// One workspace as the console shows it: what its backend reports, plus what only the console
+// knows (its profile, when the manager will pause it for idleness, the agents that share it).
+struct WorkspaceRecord
+{
+    QString profile; // the profile it was listed from
+    Paddock::SandboxInfo info;
+    std::optional<QDateTime> idleDeadline; // when the manager pauses it for idleness (UTC)
+    QStringList agents; // agents sharing it (PER_USER); empty: info.agentId
+
+    // Rows are keyed by profile and sandbox id: the same id on two servers is two rows.
+    QString key() const { return profile + u'\x1f' + info.sandboxId; }
+};
+
+// The workspaces of every profile as a tree grouped User > Agent > Workspace, or as a flat list.
+//
+// update() applies a fresh listing in place: rows that vanished are removed, rows that changed
+// get dataChanged (and move only if their user or agent changed), new rows are inserted, groups
+// appear and disappear with their rows. The model is never reset by a refresh, so selection,
+// the current row, expanded groups and the scroll position survive. Group rows show how many
+// workspaces they hold in each state.
+//
+// The two countdown columns (idle, expiry) are computed from stored deadlines at data() time;
+// tick() (once a second, from one timer) emits dataChanged for those two columns only, and only
+// for rows whose countdown text changed.
+class WorkspaceTreeModel final : public QAbstractItemModel
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(WorkspaceTreeModel)
+
+public:
+    enum Column {
+        WorkspaceColumn,
+        StateColumn,
+        UserColumn,
+        AgentColumn,
+        BackendColumn,
+        IdleColumn, // time until the manager pauses it for idleness
+        ExpiryColumn, // time until the server's expiresAt; "never" without one
+        LastActivityColumn,
+        CreatedColumn,
+        ImageColumn,
+        SandboxIdColumn,
+        ColumnCount
+    };
+    enum Role {
+        KeyRole = Qt::UserRole, // WorkspaceRecord::key() of a workspace row; empty for groups
+        KindRole, // a Kind
+        SortRole, // a value that sorts (times as QDateTime, countdowns in seconds)
+        StateRole, // Paddock::SandboxState as int, workspace rows
+        WorkspaceIdRole,
+        ProfileRole,
+        DeadlineRole, // the countdown's deadline as QDateTime (invalid: none)
+    };
+    enum class Kind {
+        User,
+        Agent,
+        Workspace,
+    };
+    Q_ENUM(Kind)
+
+    using Clock = std::function<QDateTime()>; // UTC now
+
+    explicit WorkspaceTreeModel(QObject *parent = nullptr);
+    ~WorkspaceTreeModel() override;
+
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
+    QModelIndex parent(const QModelIndex &child) const override;
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    // Grouped (the default) or flat. Switching rebuilds the model (a reset); views restore
+    // their selection by KeyRole.
+    bool isGrouped() const { return m_grouped; }
+    void setGrouped(bool grouped);
+
+    // Replaces the rows of `profile` with `records` (all of that profile's workspaces), in place.
+    // Other profiles' rows are left alone.
+    void update(const QString &profile, const QList<WorkspaceRecord> &records);
+    // Drops every row of a profile (it was deleted).
+    void removeProfile(const QString &profile);
+
+    // Countdowns: dataChanged on the two countdown columns of the rows whose countdown text
+    // changed since the last tick (every second under an hour, every minute under a day).
+    void tick();
+    void setClock(Clock clock);
+    QDateTime now() const;
+
+    const WorkspaceRecord *record(const QModelIndex &index) const;
+    QModelIndex indexOfKey(const QString &key, int column = 0) const;
+    // Every workspace row under an index (itself, if it is one): for actions on group rows.
+    QList<const WorkspaceRecord *> recordsUnder(const QModelIndex &index) const;
+    qsizetype workspaceCount() const { return qsizetype(m_byKey.size()); }
+
+    // "1 h 05 min", "4 min 10 s", "35 s" in the current locale.
+    static QString formatCountdown(qint64 seconds);
+
+private:
+    struct Node;
+    using StateCounts = std::array<int, int(Paddock::SandboxState::Unknown) + 1>;
+
+    Node *nodeOf(const QModelIndex &index) const;
+    QModelIndex indexOf(const Node *node, int column = 0) const;
+    Node *groupFor(const WorkspaceRecord &record, bool create);
+    void insertWorkspaces(Node *parent, std::vector<std::unique_ptr<Node>> nodes);
+    void removeNode(Node *node);
+    void pruneEmptyGroups(Node *group);
+    void recount(Node *group);
+    void rebuild();
+    QVariant groupData(const Node *node, int column, int role) const;
+    QVariant workspaceData(const Node *node, int column, int role) const;
+    static QString agentLabel(const WorkspaceRecord &record);
+    static void renumber(std::vector<std::unique_ptr<Node>> &children, size_t from);
+    static void setDeadlines(Node *node);
+    void tickChildren(Node *parent, qint64 lastMs, qint64 nowMs);
+
+    std::unique_ptr<Node> m_root;
+    QHash<QString, Node *> m_byKey; // workspace nodes by key
+    bool m_grouped = true;
+    bool m_rebuilding = false;
+    qint64 m_lastTickMs = 0; // 0: every countdown is new to the view
+    Clock m_clock;
+};

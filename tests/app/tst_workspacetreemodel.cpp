@@ -1,0 +1,278 @@
+// The console's workspace tree: grouping, in-place refresh that keeps the selection (10,000
+// rows, 1% changed), group counts, countdown ticks on two columns only, the flat list; checked
+// throughout by QAbstractItemModelTester.
+
+#include "workspacetreemodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QItemSelectionModel>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <optional>
+
+using namespace Paddock;
+
+namespace {
+
+WorkspaceRecord record(const QString &id, const QString &user, const QString &agent,
+                       SandboxState state = SandboxState::Running, const QString &profile = QStringLiteral("local"))
+{
+    WorkspaceRecord r;
+    r.profile = profile;
+    r.info.sandboxId = id;
+    r.info.workspaceId = id;
+    r.info.userId = user;
+    r.info.agentId = agent;
+    r.info.state = state;
+    r.info.rawState = sandboxStateName(state);
+    r.info.backend = QStringLiteral("local");
+    r.info.createdAt = QDateTime(QDate(2026, 11, 1), QTime(8, 0), Qt::UTC);
+    return r;
+}
+
+QList<WorkspaceRecord> many(int count)
+{
+    QList<WorkspaceRecord> records;
+    records.reserve(count);
+    for (int i = 0; i < count; ++i) {
+        records.append(record(QStringLiteral("ws-%1").arg(i, 5, 10, QLatin1Char('0')),
+                              QStringLiteral("user-%1").arg(i % 40), QStringLiteral("agent-%1").arg(i % 7),
+                              i % 4 == 0 ? SandboxState::Paused : SandboxState::Running));
+    }
+    return records;
+}
+
+QStringList childNames(const QAbstractItemModel &model, const QModelIndex &parent = {})
+{
+    QStringList names;
+    for (int row = 0; row < model.rowCount(parent); ++row)
+        names.append(model.index(row, 0, parent).data().toString());
+    return names;
+}
+
+} // namespace
+
+class TestWorkspaceTreeModel final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void groupsByUserThenAgentWithCounts()
+    {
+        WorkspaceTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.update(
+            QStringLiteral("local"),
+            {record(QStringLiteral("a"), QStringLiteral("运维"), QStringLiteral("助手")),
+             record(QStringLiteral("b"), QStringLiteral("alice"), QStringLiteral("coder")),
+             record(QStringLiteral("c"), QStringLiteral("alice"), QStringLiteral("coder"), SandboxState::Paused),
+             record(QStringLiteral("d"), QStringLiteral("alice"), QStringLiteral("reviewer"))});
+        QCOMPARE(model.rowCount(), 2);
+        const QModelIndex alice = model.index(0, 0);
+        QCOMPARE(alice.data().toString(), QStringLiteral("alice"));
+        QCOMPARE(alice.data(WorkspaceTreeModel::KindRole).value<WorkspaceTreeModel::Kind>(),
+                 WorkspaceTreeModel::Kind::User);
+        QCOMPARE(childNames(model, alice), (QStringList{QStringLiteral("coder"), QStringLiteral("reviewer")}));
+        QCOMPARE(model.index(0, WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("2 Running · 1 Paused"));
+        const QModelIndex coder = model.index(0, 0, alice);
+        QCOMPARE(childNames(model, coder), (QStringList{QStringLiteral("b"), QStringLiteral("c")}));
+        QCOMPARE(coder.siblingAtColumn(WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("1 Running · 1 Paused"));
+        QCOMPARE(model.recordsUnder(alice).size(), 3);
+        QCOMPARE(model.recordsUnder(model.index(1, 0)).constFirst()->info.userId, QStringLiteral("运维"));
+
+        // PER_USER: the agent level names the agents that share the workspace.
+        WorkspaceRecord shared = record(QStringLiteral("e"), QStringLiteral("bob"), QStringLiteral("a1"));
+        shared.agents = QStringList{QStringLiteral("a1"), QStringLiteral("a2")};
+        model.update(QStringLiteral("team"), {shared});
+        const QModelIndex bob = model.index(1, 0);
+        QCOMPARE(bob.data().toString(), QStringLiteral("bob"));
+        QCOMPARE(model.index(0, 0, bob).data().toString(), QStringLiteral("a1, a2"));
+        QCOMPARE(model.workspaceCount(), 5);
+    }
+
+    void refreshUpdatesInPlaceAndKeepsTheSelection_data()
+    {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<bool>("checked");
+        // The model tester checks every row on every signal: 10,000 rows would take minutes.
+        QTest::newRow("10,000 rows") << 10'000 << false;
+        QTest::newRow("1,000 rows under the model tester") << 1'000 << true;
+    }
+
+    void refreshUpdatesInPlaceAndKeepsTheSelection()
+    {
+        QFETCH(int, rows);
+        QFETCH(bool, checked);
+        WorkspaceTreeModel model;
+        std::optional<QAbstractItemModelTester> tester;
+        if (checked)
+            tester.emplace(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QList<WorkspaceRecord> records = many(rows);
+        model.update(QStringLiteral("local"), records);
+        QCOMPARE(model.workspaceCount(), rows);
+
+        QItemSelectionModel selection(&model);
+        const QStringList chosen{QStringLiteral("local\x1fws-00003"), QStringLiteral("local\x1fws-00242"),
+                                 QStringLiteral("local\x1fws-%1").arg(rows - 1, 5, 10, QLatin1Char('0'))};
+        for (const QString &key : chosen)
+            selection.select(model.indexOfKey(key), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        selection.setCurrentIndex(model.indexOfKey(chosen.at(1)), QItemSelectionModel::NoUpdate);
+        const QPersistentModelIndex userGroup = model.indexOfKey(chosen.at(1)).parent().parent();
+
+        // 1% changes: 0.4% change state, 0.3% vanish, 0.3% new ones arrive.
+        const int step = rows / 1000;
+        for (int i = 0; i < 4 * step; ++i)
+            records[i * 97 + 1].info.state = SandboxState::Paused;
+        for (int i = 0; i < 3 * step; ++i)
+            records.removeAt(i * 50 + 300);
+        for (int i = 0; i < 3 * step; ++i)
+            records.append(
+                record(QStringLiteral("new-%1").arg(i), QStringLiteral("user-%1").arg(i), QStringLiteral("agent-new")));
+
+        QSignalSpy reset(&model, &QAbstractItemModel::modelAboutToBeReset);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        model.update(QStringLiteral("local"), records);
+        QCOMPARE(reset.count(), 0);
+        QCOMPARE(removed.count(), 3 * step);
+        QVERIFY(inserted.count() >= 3 * step); // a new agent group per user, then its row
+        QVERIFY(changed.count() >= 4 * step);
+        QCOMPARE(model.workspaceCount(), rows);
+
+        // The selection, the current row and the group index all still point at the same rows.
+        QStringList selectedKeys;
+        for (const QModelIndex &index : selection.selectedRows())
+            selectedKeys.append(index.data(WorkspaceTreeModel::KeyRole).toString());
+        selectedKeys.sort();
+        QCOMPARE(selectedKeys, chosen);
+        QCOMPARE(selection.currentIndex().data(WorkspaceTreeModel::KeyRole).toString(), chosen.at(1));
+        QVERIFY(userGroup.isValid());
+        QCOMPARE(userGroup.data().toString(), QStringLiteral("user-2")); // 242 % 40
+
+        // A changed row shows its new state.
+        QCOMPARE(
+            model.indexOfKey(QStringLiteral("local\x1fws-00001"), WorkspaceTreeModel::StateColumn).data().toString(),
+            QStringLiteral("Paused"));
+    }
+
+    void aRowMovesWhenItsAgentChangesAndEmptyGroupsGo()
+    {
+        WorkspaceTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.update(QStringLiteral("p"),
+                     {record(QStringLiteral("a"), QStringLiteral("u"), QStringLiteral("x"), SandboxState::Running,
+                             QStringLiteral("p")),
+                      record(QStringLiteral("b"), QStringLiteral("v"), QStringLiteral("y"), SandboxState::Running,
+                             QStringLiteral("p"))});
+        model.update(QStringLiteral("p"),
+                     {record(QStringLiteral("a"), QStringLiteral("u"), QStringLiteral("z"), SandboxState::Running,
+                             QStringLiteral("p"))});
+        QCOMPARE(childNames(model), QStringList{QStringLiteral("u")});
+        QCOMPARE(childNames(model, model.index(0, 0)), QStringList{QStringLiteral("z")});
+        model.removeProfile(QStringLiteral("p"));
+        QCOMPARE(model.rowCount(), 0);
+        QCOMPARE(model.workspaceCount(), 0);
+    }
+
+    void profilesAreSeparate()
+    {
+        WorkspaceTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.update(QStringLiteral("one"),
+                     {record(QStringLiteral("same-id"), QStringLiteral("u"), QStringLiteral("a"), SandboxState::Running,
+                             QStringLiteral("one"))});
+        model.update(QStringLiteral("two"),
+                     {record(QStringLiteral("same-id"), QStringLiteral("u"), QStringLiteral("a"), SandboxState::Paused,
+                             QStringLiteral("two"))});
+        QCOMPARE(model.workspaceCount(), 2);
+        model.update(QStringLiteral("one"), {});
+        QCOMPARE(model.workspaceCount(), 1);
+        QCOMPARE(model.indexOfKey(QStringLiteral("two\x1fsame-id"), WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("Paused"));
+    }
+
+    void countdownsTickOnTwoColumnsForRowsWithADeadline()
+    {
+        WorkspaceTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QDateTime now(QDate(2026, 11, 30), QTime(12, 0), Qt::UTC);
+        model.setClock([&now] { return now; });
+        WorkspaceRecord expiring = record(QStringLiteral("e"), QStringLiteral("u"), QStringLiteral("a"));
+        expiring.info.expiresAt = now.addSecs(3725);
+        expiring.idleDeadline = now.addSecs(65);
+        WorkspaceRecord forever = record(QStringLiteral("f"), QStringLiteral("u"), QStringLiteral("a"));
+        WorkspaceRecord paused =
+            record(QStringLiteral("g"), QStringLiteral("u"), QStringLiteral("a"), SandboxState::Paused);
+        paused.idleDeadline = now.addSecs(30); // not held open: no idle countdown
+        model.update(QStringLiteral("local"), {expiring, forever, paused});
+
+        const QModelIndex expiry = model.indexOfKey(QStringLiteral("local\x1f"
+                                                                   "e"),
+                                                    WorkspaceTreeModel::ExpiryColumn);
+        const QModelIndex idle = model.indexOfKey(QStringLiteral("local\x1f"
+                                                                 "e"),
+                                                  WorkspaceTreeModel::IdleColumn);
+        QCOMPARE(expiry.data().toString(), QStringLiteral("1 h 02 min"));
+        QCOMPARE(idle.data().toString(), QStringLiteral("1 min 05 s"));
+        QCOMPARE(model
+                     .indexOfKey(QStringLiteral("local\x1f"
+                                                "f"),
+                                 WorkspaceTreeModel::ExpiryColumn)
+                     .data()
+                     .toString(),
+                 QStringLiteral("never"));
+        QCOMPARE(model
+                     .indexOfKey(QStringLiteral("local\x1f"
+                                                "g"),
+                                 WorkspaceTreeModel::IdleColumn)
+                     .data()
+                     .toString(),
+                 QString());
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        now = now.addSecs(70);
+        model.tick();
+        // Rows e (expiry and idle) and g (expiry? no: none) -> one run: row e only.
+        QCOMPARE(changed.count(), 1);
+        const QModelIndex from = changed.constFirst().at(0).toModelIndex();
+        const QModelIndex to = changed.constFirst().at(1).toModelIndex();
+        QCOMPARE(from.column(), int(WorkspaceTreeModel::IdleColumn));
+        QCOMPARE(to.column(), int(WorkspaceTreeModel::ExpiryColumn));
+        QCOMPARE(from.data(WorkspaceTreeModel::KeyRole).toString(),
+                 QStringLiteral("local\x1f"
+                                "e"));
+        QCOMPARE(to.row(), from.row());
+        QCOMPARE(idle.data().toString(), QStringLiteral("due, waiting for the backend"));
+        QCOMPARE(expiry.data().toString(), QStringLiteral("1 h 00 min")); // 3655 s
+    }
+
+    void flatListAndBack()
+    {
+        WorkspaceTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.update(QStringLiteral("local"), many(100));
+        model.setGrouped(false);
+        QCOMPARE(model.rowCount(), 100);
+        QCOMPARE(model.rowCount(model.index(0, 0)), 0);
+        model.update(QStringLiteral("local"), many(90));
+        QCOMPARE(model.rowCount(), 90);
+        model.setGrouped(true);
+        QCOMPARE(model.rowCount(), 40);
+        QCOMPARE(model.workspaceCount(), 90);
+    }
+
+    void countdownText()
+    {
+        QCOMPARE(WorkspaceTreeModel::formatCountdown(35), QStringLiteral("35 s"));
+        QCOMPARE(WorkspaceTreeModel::formatCountdown(250), QStringLiteral("4 min 10 s"));
+        QCOMPARE(WorkspaceTreeModel::formatCountdown(3900), QStringLiteral("1 h 05 min"));
+        QCOMPARE(WorkspaceTreeModel::formatCountdown(2 * 86400 + 7200), QStringLiteral("2 d 2 h"));
+    }
+};
+
+QTEST_MAIN(TestWorkspaceTreeModel)
+#include "tst_workspacetreemodel.moc"
