@@ -523,6 +523,30 @@ private Q_SLOTS:
         qInfo() << opened.size() << "opened," << failures << "failed under injected faults";
     }
 
+    void slowRepliesHitTheTransferTimeoutAndSaySo()
+    {
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start({QStringLiteral("--latency-ms"), QStringLiteral("1500")}), qPrintable(server.error()));
+        BackendOptions options = optionsFor(server, {});
+        options.connection.requestTimeout = 300ms;
+        options.retry = quickRetries(2);
+        OpenSandboxBackend impatient(options);
+        auto listed = QCoro::waitFor(impatient.list({}));
+        QVERIFY(!listed);
+        QCOMPARE(listed.error().kind, Error::Kind::Unreachable);
+        QVERIFY2(listed.error().message.contains(QLatin1String("no answer within 0.3 s")),
+                 qPrintable(listed.error().message));
+        // Provisioning fails the same way, and leaves at most one sandbox behind.
+        Stack stack(options, m_logs.path(), {});
+        auto opened = stack.open(QStringLiteral("hank"), QStringLiteral("agent"));
+        QVERIFY(!opened);
+        options.connection.requestTimeout = 10s;
+        OpenSandboxBackend patient(options);
+        auto all = QCoro::waitFor(patient.list({}));
+        QVERIFY2(all, qPrintable(all ? QString() : all.error().message));
+        QVERIFY(all->size() <= 1);
+    }
+
     void serverRestartInTheMiddleOfAStream()
     {
         QTemporaryDir data;
