@@ -342,7 +342,13 @@ const WorkspaceRecord *WorkspaceTreeModel::record(const QModelIndex &index) cons
 
 QModelIndex WorkspaceTreeModel::indexOfKey(const QString &key, int column) const
 {
-    return indexOf(m_byKey.value(key), column);
+    const qsizetype separator = key.indexOf(u'\x1f');
+    if (separator < 0)
+        return {};
+    const auto profile = m_byProfile.constFind(key.left(separator));
+    if (profile == m_byProfile.cend())
+        return {};
+    return indexOf(profile->value(key.mid(separator + 1)), column);
 }
 
 QList<const WorkspaceRecord *> WorkspaceTreeModel::recordsUnder(const QModelIndex &index) const
@@ -432,7 +438,8 @@ void WorkspaceTreeModel::insertWorkspaces(Node *parent, std::vector<std::unique_
         setDeadlines(node.get());
         node->parent = parent;
         node->row = int(parent->children.size());
-        m_byKey.insert(node->record.key(), node.get());
+        m_byProfile[node->record.profile].insert(node->record.info.sandboxId, node.get());
+        ++m_workspaceCount;
         parent->children.push_back(std::move(node));
     }
     if (!m_rebuilding)
@@ -444,10 +451,16 @@ void WorkspaceTreeModel::removeNode(Node *node)
     Node *parent = node->parent;
     const int row = node->row;
     beginRemoveRows(indexOf(parent), row, row);
-    if (node->kind == Kind::Workspace)
-        m_byKey.remove(node->record.key());
-    else
+    if (node->kind == Kind::Workspace) {
+        auto profile = m_byProfile.find(node->record.profile);
+        if (profile != m_byProfile.end() && profile->remove(node->record.info.sandboxId)) {
+            --m_workspaceCount;
+            if (profile->isEmpty())
+                m_byProfile.erase(profile);
+        }
+    } else {
         parent->groups.remove(node->name);
+    }
     parent->children.erase(parent->children.begin() + row);
     renumber(parent->children, size_t(row));
     endRemoveRows();
@@ -471,11 +484,12 @@ void WorkspaceTreeModel::recount(Node *group)
 
 void WorkspaceTreeModel::update(const QString &profile, const QList<WorkspaceRecord> &records)
 {
+    // Rows are looked up by sandbox id within the profile: no key strings to build.
     QHash<QString, const WorkspaceRecord *> fresh;
     fresh.reserve(records.size());
     for (const WorkspaceRecord &record : records) {
         Q_ASSERT(record.profile == profile);
-        fresh.insert(record.key(), &record);
+        fresh.insert(record.info.sandboxId, &record);
     }
 
     // Groups whose rows changed, to be pruned if empty and recounted.
@@ -483,8 +497,9 @@ void WorkspaceTreeModel::update(const QString &profile, const QList<WorkspaceRec
 
     // Vanished rows go first.
     std::vector<Node *> gone;
-    for (auto it = m_byKey.cbegin(); it != m_byKey.cend(); ++it) {
-        if (it.value()->record.profile == profile && !fresh.contains(it.key()))
+    const QHash<QString, Node *> existing = m_byProfile.value(profile);
+    for (auto it = existing.cbegin(); it != existing.cend(); ++it) {
+        if (!fresh.contains(it.key()))
             gone.push_back(it.value());
     }
     for (Node *node : gone) {
@@ -494,8 +509,9 @@ void WorkspaceTreeModel::update(const QString &profile, const QList<WorkspaceRec
 
     // Changed rows in place; rows whose group changed move; new rows are collected per group.
     std::unordered_map<Node *, std::vector<std::unique_ptr<Node>>> added;
+    const QHash<QString, Node *> rows = m_byProfile.value(profile);
     for (const WorkspaceRecord &record : records) {
-        Node *node = m_byKey.value(record.key());
+        Node *node = rows.value(record.info.sandboxId);
         if (node) {
             if (sameData(node->record, record))
                 continue;
@@ -568,13 +584,14 @@ void WorkspaceTreeModel::rebuild()
 {
     // Collect every record, in the order they are shown, then lay them out again.
     QList<WorkspaceRecord> all;
-    all.reserve(m_byKey.size());
+    all.reserve(m_workspaceCount);
     for (const WorkspaceRecord *record : recordsUnder({}))
         all.append(*record);
     beginResetModel();
     m_rebuilding = true; // a reset announces everything at once: no row signals meanwhile
     m_root = std::make_unique<Node>();
-    m_byKey.clear();
+    m_byProfile.clear();
+    m_workspaceCount = 0;
     std::unordered_map<Node *, std::vector<std::unique_ptr<Node>>> placed;
     for (const WorkspaceRecord &record : std::as_const(all)) {
         auto node = std::make_unique<Node>();

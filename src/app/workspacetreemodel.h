@@ -106,7 +106,7 @@ public:
     QModelIndex indexOfKey(const QString &key, int column = 0) const;
     // Every workspace row under an index (itself, if it is one): for actions on group rows.
     QList<const WorkspaceRecord *> recordsUnder(const QModelIndex &index) const;
-    qsizetype workspaceCount() const { return qsizetype(m_byKey.size()); }
+    qsizetype workspaceCount() const { return m_workspaceCount; }
 
     // "1 h 05 min", "4 min 10 s", "35 s" in the current locale.
     static QString formatCountdown(qint64 seconds);
@@ -131,7 +131,8 @@ private:
     void tickChildren(Node *parent, qint64 lastMs, qint64 nowMs);
 
     std::unique_ptr<Node> m_root;
-    QHash<QString, Node *> m_byKey; // workspace nodes by key
+    QHash<QString, QHash<QString, Node *>> m_byProfile; // workspace nodes: profile -> sandbox id -> node
+    qsizetype m_workspaceCount = 0;
     bool m_grouped = true;
     bool m_rebuilding = false;
     qint64 m_lastTickMs = 0; // 0: every countdown is new to the view

@@ -90,7 +90,14 @@ int main(int argc, char **argv)
     view.resize(1400, 900);
     view.show();
     model.update(QStringLiteral("bench"), listing(count, 0, now));
-    view.expandAll();
+    // Expand the groups one by one: QTreeView::expandAll() in Qt 6.4 also stores every leaf as
+    // expanded, a persistent index per row that each later row removal has to walk.
+    for (int user = 0; user < model.rowCount(); ++user) {
+        const QModelIndex userIndex = model.index(user, 0);
+        view.expand(userIndex);
+        for (int agent = 0; agent < model.rowCount(userIndex); ++agent)
+            view.expand(model.index(agent, 0, userIndex));
+    }
     QApplication::processEvents();
 
     // Prepare the listings first: building them is the backend's work, not the GUI thread's.

@@ -1,0 +1,240 @@
+#include "profile.h"
+
+#include "tr.h"
+
+#include <QRegularExpression>
+#include <QSettings>
+#include <QUrl>
+
+#include <algorithm>
+
+namespace Paddock {
+
+namespace {
+
+constexpr auto LocalId = "local";
+constexpr auto ImportedKey = "environmentImported";
+
+} // namespace
+
+QString Profile::kindName(Kind kind)
+{
+    return kind == Kind::OpenSandbox ? QStringLiteral("opensandbox") : QStringLiteral("local");
+}
+
+std::optional<Profile::Kind> Profile::parseKind(const QString &name)
+{
+    if (name == QLatin1String("local"))
+        return Kind::Local;
+    if (name == QLatin1String("opensandbox"))
+        return Kind::OpenSandbox;
+    return std::nullopt;
+}
+
+Profile Profile::local()
+{
+    Profile profile;
+    profile.id = QLatin1String(LocalId);
+    profile.name = Tr::tr("Local");
+    profile.kind = Kind::Local;
+    return profile;
+}
+
+QList<FieldError> validateProfile(const Profile &profile, const QList<Profile> &others)
+{
+    QList<FieldError> errors;
+    const auto add = [&errors](const char *field, const QString &message) {
+        errors.append({QLatin1String(field), message});
+    };
+    if (profile.name.trimmed().isEmpty())
+        add("name", Tr::tr("Give the profile a name."));
+    for (const Profile &other : others) {
+        if (other.id != profile.id && other.name.trimmed().compare(profile.name.trimmed(), Qt::CaseInsensitive) == 0
+            && !profile.name.trimmed().isEmpty())
+            add("name", Tr::tr("Another profile is already called \"%1\".").arg(profile.name.trimmed()));
+    }
+    if (profile.kind == Profile::Kind::OpenSandbox) {
+        static const QRegularExpression hostPort(QStringLiteral(R"(^(\[[0-9A-Fa-f:.]+\]|[^\s/:?#@\[\]]+)(:(\d+))?$)"));
+        const QRegularExpressionMatch match = hostPort.match(profile.domain.trimmed());
+        if (profile.domain.trimmed().isEmpty()) {
+            add("domain", Tr::tr("Enter the server as host or host:port."));
+        } else if (!match.hasMatch()) {
+            add("domain", Tr::tr("Enter host or host:port only, without a scheme or a path."));
+        } else if (!match.captured(3).isEmpty()) {
+            bool ok = false;
+            const int port = match.captured(3).toInt(&ok);
+            if (!ok || port < 1 || port > 65535)
+                add("domain", Tr::tr("The port must be a number from 1 to 65535."));
+        }
+        if (profile.protocol != QLatin1String("http") && profile.protocol != QLatin1String("https"))
+            add("protocol", Tr::tr("The protocol is http or https."));
+        if (profile.sandboxTimeout.count() != 0 && profile.sandboxTimeout.count() < 60)
+            add("sandboxTimeout", Tr::tr("A sandbox lives at least 60 seconds (or set 0: never expires)."));
+    }
+    if (profile.ttl.count() < 1)
+        add("ttl", Tr::tr("The idle time before pausing must be at least one second."));
+    if (profile.sweepInterval.count() < 1)
+        add("sweepInterval", Tr::tr("The sweep interval must be at least one second."));
+    if (!RefreshChoices.contains(int(profile.refreshInterval.count())))
+        add("refreshInterval", Tr::tr("Refresh every 5, 15, 30 or 60 seconds, or never."));
+    return errors;
+}
+
+ProfileStore::ProfileStore(QSettings *settings)
+    : m_settings(settings)
+{
+    load();
+}
+
+std::optional<Profile> ProfileStore::profile(const QString &id) const
+{
+    const auto it =
+        std::find_if(m_profiles.cbegin(), m_profiles.cend(), [&id](const Profile &p) { return p.id == id; });
+    return it == m_profiles.cend() ? std::nullopt : std::optional(*it);
+}
+
+void ProfileStore::load()
+{
+    m_profiles.clear();
+    m_profiles.append(Profile::local());
+    const int count = m_settings->beginReadArray(QStringLiteral("profiles"));
+    for (int i = 0; i < count; ++i) {
+        m_settings->setArrayIndex(i);
+        const auto value = [this](const char *key) { return m_settings->value(QLatin1String(key)); };
+        Profile profile;
+        profile.id = value("id").toString();
+        const auto kind = Profile::parseKind(value("kind").toString());
+        if (profile.id.isEmpty() || !kind)
+            continue; // written by something else: skipped, never guessed
+        profile.kind = *kind;
+        profile.name = value("name").toString();
+        profile.domain = value("domain").toString();
+        profile.protocol =
+            value("protocol").toString().isEmpty() ? QStringLiteral("http") : value("protocol").toString();
+        profile.useServerProxy = value("useServerProxy").toBool();
+        profile.image = value("image").toString();
+        profile.sandboxTimeout = std::chrono::seconds(value("sandboxTimeout").toLongLong());
+        profile.basedir = value("basedir").toString();
+        if (auto isolation = parseIsolationPolicy(value("isolation").toString()))
+            profile.isolation = *isolation;
+        profile.ttl = std::chrono::seconds(value("ttl").toLongLong());
+        profile.sweepInterval = std::chrono::seconds(value("sweepInterval").toLongLong());
+        profile.refreshInterval = std::chrono::seconds(value("refreshInterval").toLongLong());
+        profile.readOnly = value("readOnly").toBool();
+        if (profile.id == QLatin1String(LocalId))
+            m_profiles[0] = profile; // the local profile's settings, if the user changed them
+        else
+            m_profiles.append(profile);
+    }
+    m_settings->endArray();
+}
+
+void ProfileStore::write()
+{
+    m_settings->remove(QStringLiteral("profiles"));
+    m_settings->beginWriteArray(QStringLiteral("profiles"), int(m_profiles.size()));
+    for (int i = 0; i < m_profiles.size(); ++i) {
+        const Profile &profile = m_profiles.at(i);
+        m_settings->setArrayIndex(i);
+        const auto set = [this](const char *key, const QVariant &value) {
+            m_settings->setValue(QLatin1String(key), value);
+        };
+        set("id", profile.id);
+        set("name", profile.name);
+        set("kind", Profile::kindName(profile.kind));
+        set("domain", profile.domain);
+        set("protocol", profile.protocol);
+        set("useServerProxy", profile.useServerProxy);
+        set("image", profile.image);
+        set("sandboxTimeout", qint64(profile.sandboxTimeout.count()));
+        set("basedir", profile.basedir);
+        set("isolation", isolationPolicyName(profile.isolation));
+        set("ttl", qint64(profile.ttl.count()));
+        set("sweepInterval", qint64(profile.sweepInterval.count()));
+        set("refreshInterval", qint64(profile.refreshInterval.count()));
+        set("readOnly", profile.readOnly);
+    }
+    m_settings->endArray();
+    m_settings->sync();
+}
+
+Result<> ProfileStore::save(const Profile &profile, QList<FieldError> *errors)
+{
+    const QList<FieldError> problems = validateProfile(profile, m_profiles);
+    if (errors)
+        *errors = problems;
+    if (!problems.isEmpty())
+        return fail(Error::invalidArgument(problems.constFirst().message));
+    if (profile.id.isEmpty())
+        return fail(Error::invalidArgument(Tr::tr("A profile needs an id.")));
+    if (profile.id == QLatin1String(LocalId) && profile.kind != Profile::Kind::Local)
+        return fail(Error::invalidArgument(Tr::tr("The Local profile stays on the local backend.")));
+    const auto it =
+        std::find_if(m_profiles.begin(), m_profiles.end(), [&profile](const Profile &p) { return p.id == profile.id; });
+    if (it != m_profiles.end())
+        *it = profile;
+    else
+        m_profiles.append(profile);
+    write();
+    return {};
+}
+
+Result<> ProfileStore::remove(const QString &id)
+{
+    if (id == QLatin1String(LocalId))
+        return fail(Error::invalidArgument(Tr::tr("The Local profile cannot be deleted.")));
+    const auto removed = m_profiles.removeIf([&id](const Profile &p) { return p.id == id; });
+    if (removed == 0)
+        return fail(Error::notFound(Tr::tr("There is no profile %1.").arg(id)));
+    write();
+    return {};
+}
+
+QString ProfileStore::newId(const QString &name) const
+{
+    QString slug;
+    for (const QChar c : name.toLower()) {
+        if ((c >= u'a' && c <= u'z') || (c >= u'0' && c <= u'9'))
+            slug += c;
+        else if (!slug.endsWith(u'-'))
+            slug += u'-';
+    }
+    while (slug.startsWith(u'-'))
+        slug.remove(0, 1);
+    while (slug.endsWith(u'-'))
+        slug.chop(1);
+    if (slug.isEmpty())
+        slug = QStringLiteral("profile");
+    QString id = slug;
+    for (int n = 2; profile(id).has_value() || id == QLatin1String(LocalId); ++n)
+        id = slug + u'-' + QString::number(n);
+    return id;
+}
+
+std::optional<Profile> ProfileStore::importEnvironment(const QString &domain)
+{
+    if (domain.trimmed().isEmpty() || m_settings->value(QLatin1String(ImportedKey)).toBool())
+        return std::nullopt;
+    m_settings->setValue(QLatin1String(ImportedKey), true);
+    Profile profile;
+    profile.kind = Profile::Kind::OpenSandbox;
+    QString host = domain.trimmed();
+    for (const QString &scheme : {QStringLiteral("http"), QStringLiteral("https")}) {
+        if (host.startsWith(scheme + QStringLiteral("://"))) {
+            profile.protocol = scheme;
+            host = host.mid(scheme.size() + 3);
+        }
+    }
+    while (host.endsWith(u'/'))
+        host.chop(1);
+    profile.domain = host;
+    profile.name = Tr::tr("OpenSandbox (%1)").arg(host);
+    profile.id = newId(QStringLiteral("opensandbox-") + host);
+    if (!save(profile)) {
+        m_settings->sync();
+        return std::nullopt; // not a usable domain: nothing imported
+    }
+    return profile;
+}
+
+} // namespace Paddock

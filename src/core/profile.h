@@ -1,0 +1,94 @@
+#pragma once
+
+#include "isolation.h"
+#include "result.h"
+
+#include <QList>
+#include <QString>
+
+#include <chrono>
+#include <optional>
+
+class QSettings;
+
+namespace Paddock {
+
+// A named place where workspaces live, and how the console treats them. API keys are not part
+// of it: they live in the SecretStore under the profile's id.
+struct Profile
+{
+    enum class Kind {
+        Local,
+        OpenSandbox,
+    };
+
+    QString id; // stable; the keychain account of its API key
+    QString name;
+    Kind kind = Kind::Local;
+    // OpenSandbox
+    QString domain; // host[:port]
+    QString protocol = QStringLiteral("http");
+    bool useServerProxy = false;
+    QString image; // empty: the backend's default
+    std::chrono::seconds sandboxTimeout{1800}; // 0: never expires
+    // Local
+    QString basedir; // empty: the default folder
+    // The manager and the console
+    IsolationPolicy isolation = DefaultIsolationPolicy;
+    std::chrono::seconds ttl{3600};
+    std::chrono::seconds sweepInterval{300};
+    std::chrono::seconds refreshInterval{15}; // 0: off
+    bool readOnly = false;
+
+    bool operator==(const Profile &) const = default;
+
+    static QString kindName(Kind kind); // "local", "opensandbox"
+    static std::optional<Kind> parseKind(const QString &name);
+    // The profile that always exists: the local backend in its default folder.
+    static Profile local();
+};
+
+// One field's problem, for the dialog to show next to that field.
+struct FieldError
+{
+    QString field; // the member's name: "name", "domain", "ttl", ...
+    QString message; // translated
+};
+
+// Every problem of a profile at once, so nothing is saved until all fields are right.
+QList<FieldError> validateProfile(const Profile &profile, const QList<Profile> &others = {});
+
+inline const QList<int> RefreshChoices{0, 5, 15, 30, 60}; // seconds; 0: off
+
+// Profiles in a QSettings file (never a key: those are in the keychain). The Local profile is
+// always there, first.
+class ProfileStore
+{
+public:
+    explicit ProfileStore(QSettings *settings);
+
+    QList<Profile> profiles() const { return m_profiles; }
+    std::optional<Profile> profile(const QString &id) const;
+
+    // Adds or replaces (by id) after validating every field; nothing is written on an error.
+    Result<> save(const Profile &profile, QList<FieldError> *errors = nullptr);
+    // Removes a profile (not the Local one). The caller removes its key from the SecretStore.
+    Result<> remove(const QString &id);
+
+    // A new id for a profile named `name` (a readable slug, made unique).
+    QString newId(const QString &name) const;
+
+    // On first start, OPEN_SANDBOX_DOMAIN becomes an OpenSandbox profile, as the SDKs would use
+    // it. Returns the profile it made (whose key, from OPEN_SANDBOX_API_KEY, the caller stores
+    // in the keychain), or nullopt when there was nothing to import or it was done before.
+    std::optional<Profile> importEnvironment(const QString &domain);
+
+private:
+    void load();
+    void write();
+
+    QSettings *m_settings;
+    QList<Profile> m_profiles;
+};
+
+} // namespace Paddock

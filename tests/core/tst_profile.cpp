@@ -1,0 +1,155 @@
+// Profiles: every field checked before anything is saved, a round trip through the settings
+// file (which never holds a key), the Local profile that always exists, and the one-time import
+// of OPEN_SANDBOX_DOMAIN.
+
+#include "profile.h"
+
+#include <QFile>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Paddock;
+using namespace std::chrono_literals;
+
+namespace {
+
+QStringList fields(const QList<FieldError> &errors)
+{
+    QStringList names;
+    for (const FieldError &error : errors)
+        names.append(error.field);
+    return names;
+}
+
+Profile openSandbox(const QString &name, const QString &domain)
+{
+    Profile profile;
+    profile.id = name.toLower();
+    profile.name = name;
+    profile.kind = Profile::Kind::OpenSandbox;
+    profile.domain = domain;
+    return profile;
+}
+
+} // namespace
+
+class TestProfile final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void everyBadFieldIsNamed()
+    {
+        Profile bad = openSandbox(QString(), QStringLiteral("http://host:8080/v1"));
+        bad.protocol = QStringLiteral("ftp");
+        bad.sandboxTimeout = 30s;
+        bad.ttl = 0s;
+        bad.sweepInterval = 0s;
+        bad.refreshInterval = 7s;
+        QCOMPARE(fields(validateProfile(bad)),
+                 (QStringList{QStringLiteral("name"), QStringLiteral("domain"), QStringLiteral("protocol"),
+                              QStringLiteral("sandboxTimeout"), QStringLiteral("ttl"), QStringLiteral("sweepInterval"),
+                              QStringLiteral("refreshInterval")}));
+
+        QVERIFY(validateProfile(openSandbox(QStringLiteral("Prod"), QStringLiteral("osb.example.com:8080"))).isEmpty());
+        QVERIFY(validateProfile(openSandbox(QStringLiteral("v6"), QStringLiteral("[::1]:8080"))).isEmpty());
+        QCOMPARE(fields(validateProfile(openSandbox(QStringLiteral("p"), QStringLiteral("host:70000")))),
+                 QStringList{QStringLiteral("domain")});
+        QCOMPARE(fields(validateProfile(openSandbox(QStringLiteral("p"), QString()))),
+                 QStringList{QStringLiteral("domain")});
+        Profile never = openSandbox(QStringLiteral("p"), QStringLiteral("h"));
+        never.sandboxTimeout = 0s;
+        QVERIFY(validateProfile(never).isEmpty());
+        // Names are unique, whatever their case.
+        const QList<Profile> others{openSandbox(QStringLiteral("Prod"), QStringLiteral("a"))};
+        Profile twin = openSandbox(QStringLiteral("prod"), QStringLiteral("b"));
+        twin.id = QStringLiteral("other");
+        QCOMPARE(fields(validateProfile(twin, others)), QStringList{QStringLiteral("name")});
+    }
+
+    void roundTripWithoutKeys()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("paddock.ini"));
+        {
+            QSettings settings(path, QSettings::IniFormat);
+            ProfileStore store(&settings);
+            QCOMPARE(store.profiles().size(), 1);
+            QCOMPARE(store.profiles().constFirst().id, QStringLiteral("local"));
+            Profile prod = openSandbox(QStringLiteral("生产 Prod"), QStringLiteral("osb.example.com:8080"));
+            prod.id = store.newId(prod.name);
+            prod.protocol = QStringLiteral("https");
+            prod.useServerProxy = true;
+            prod.isolation = IsolationPolicy::PerUser;
+            prod.ttl = 900s;
+            prod.refreshInterval = 30s;
+            prod.readOnly = true;
+            QVERIFY(store.save(prod));
+            QList<FieldError> errors;
+            Profile broken = prod;
+            broken.id = QStringLiteral("broken");
+            broken.name = QStringLiteral("Broken");
+            broken.domain = QStringLiteral("a/b");
+            QVERIFY(!store.save(broken, &errors));
+            QCOMPARE(fields(errors), QStringList{QStringLiteral("domain")});
+            QCOMPARE(store.profiles().size(), 2); // nothing saved
+        }
+        QSettings settings(path, QSettings::IniFormat);
+        ProfileStore store(&settings);
+        QCOMPARE(store.profiles().size(), 2);
+        const Profile prod = store.profiles().at(1);
+        QCOMPARE(prod.id, QStringLiteral("prod"));
+        QCOMPARE(prod.name, QStringLiteral("生产 Prod"));
+        QCOMPARE(prod.protocol, QStringLiteral("https"));
+        QVERIFY(prod.useServerProxy && prod.readOnly);
+        QCOMPARE(prod.isolation, IsolationPolicy::PerUser);
+        QCOMPARE(prod.ttl, 900s);
+        QCOMPARE(prod.refreshInterval, 30s);
+
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray text = file.readAll().toLower();
+        QVERIFY(!text.contains("key"));
+        QVERIFY(!text.contains("password"));
+
+        QVERIFY(!store.remove(QStringLiteral("local")));
+        QVERIFY(store.remove(prod.id));
+        QCOMPARE(store.profiles().size(), 1);
+        QCOMPARE(store.remove(prod.id).error().kind, Error::Kind::NotFound);
+    }
+
+    void idsAreReadableAndUnique()
+    {
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(QStringLiteral("p.ini")), QSettings::IniFormat);
+        ProfileStore store(&settings);
+        QCOMPARE(store.newId(QStringLiteral("Team Server #1")), QStringLiteral("team-server-1"));
+        QCOMPARE(store.newId(QStringLiteral("运维")), QStringLiteral("profile"));
+        QCOMPARE(store.newId(QStringLiteral("Local")), QStringLiteral("local-2"));
+        Profile a = openSandbox(QStringLiteral("A"), QStringLiteral("h"));
+        a.id = store.newId(a.name);
+        QVERIFY(store.save(a));
+        QCOMPARE(store.newId(QStringLiteral("a")), QStringLiteral("a-2"));
+    }
+
+    void environmentBecomesAProfileOnce()
+    {
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(QStringLiteral("p.ini")), QSettings::IniFormat);
+        ProfileStore store(&settings);
+        const auto imported = store.importEnvironment(QStringLiteral("https://osb.internal:9443/"));
+        QVERIFY(imported.has_value());
+        QCOMPARE(imported->domain, QStringLiteral("osb.internal:9443"));
+        QCOMPARE(imported->protocol, QStringLiteral("https"));
+        QCOMPARE(imported->kind, Profile::Kind::OpenSandbox);
+        QVERIFY(store.profile(imported->id).has_value());
+        // Deleting it is respected: the next start does not bring it back.
+        QVERIFY(store.remove(imported->id));
+        QVERIFY(!store.importEnvironment(QStringLiteral("osb.internal:9443")).has_value());
+        QVERIFY(!ProfileStore(&settings).importEnvironment(QStringLiteral("other:1")).has_value());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProfile)
+#include "tst_profile.moc"
