@@ -2,9 +2,11 @@
 
 #include <QCoroFwd>
 
+#include <QDateTime>
 #include <QMainWindow>
 #include <QTimer>
 
+#include <chrono>
 #include <memory>
 
 namespace Ui {
@@ -13,29 +15,57 @@ class MainWindow;
 namespace Paddock {
 class Backend;
 }
-class WorkspaceTableModel;
+class QLabel;
 class QSortFilterProxyModel;
+struct WorkspaceRecord;
+class WorkspaceTreeModel;
 
-// The console's first window: the workspaces of the local backend, refreshed in place.
+// The console's window: one profile's workspaces as a tree grouped by user and agent (or a flat
+// list), refreshed in place at the interval the user picks while the window is visible, with
+// countdowns that tick every second and state-aware pause and resume on the selection (group
+// rows included).
 class MainWindow final : public QMainWindow
 {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(MainWindow)
 
 public:
-    explicit MainWindow(Paddock::Backend *backend, QWidget *parent = nullptr);
+    explicit MainWindow(Paddock::Backend *backend, QString profile = QStringLiteral("local"),
+                        QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    WorkspaceTableModel *model() const { return m_model; }
+    WorkspaceTreeModel *model() const { return m_model; }
     QCoro::Task<void> refresh();
+    // Off (0), 5, 15, 30 or 60 seconds.
+    void setRefreshInterval(std::chrono::seconds interval);
+    std::chrono::seconds refreshInterval() const { return m_refreshInterval; }
+    bool isRefreshTimerActive() const { return m_refreshTimer.isActive(); }
+    // The freshness text in the status bar, and whether it is a warning.
+    QString freshnessText() const;
+    bool isStale() const;
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+    void changeEvent(QEvent *event) override;
 
 private:
+    QList<const WorkspaceRecord *> selectedRecords() const;
     QCoro::Task<void> applyToSelection(bool pause);
-    QStringList selectedIds() const;
+    void updateActions();
+    void updateTimers();
+    void tick();
+    void expandGroups(const QModelIndex &parent, int first, int last);
 
     std::unique_ptr<Ui::MainWindow> m_ui;
     Paddock::Backend *m_backend;
-    WorkspaceTableModel *m_model;
+    QString m_profile;
+    WorkspaceTreeModel *m_model;
     QSortFilterProxyModel *m_proxy;
+    QLabel *m_freshness;
     QTimer m_refreshTimer;
+    QTimer m_tickTimer; // countdowns and the freshness text, once a second
+    std::chrono::seconds m_refreshInterval{15};
+    QDateTime m_lastRefresh; // UTC; invalid until the first good listing
+    bool m_refreshing = false;
 };

@@ -1,45 +1,139 @@
+// The console window over the local backend, offscreen: the tree grouped by user and agent,
+// state-aware pause and resume on rows and on group rows, the refresh interval and its pause
+// while hidden, the freshness text, and the flat list keeping the selection.
+
 #include "backends/local/localbackend.h"
 #include "mainwindow.h"
-#include "workspacetablemodel.h"
+#include "workspacetreemodel.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
-#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 
 using namespace Paddock;
+
+namespace {
+
+// A workspace as another process left it.
+void leaveWorkspace(const QString &basedir, const QString &id, const QString &user, const QString &agent,
+                    const QString &state)
+{
+    QVERIFY(QDir().mkpath(basedir + u'/' + id + QStringLiteral("/.paddock")));
+    QFile metadata(basedir + u'/' + id + QStringLiteral("/.paddock/workspace.json"));
+    QVERIFY(metadata.open(QIODevice::WriteOnly));
+    metadata.write(QStringLiteral(R"({"workspaceId":"%1","userId":"%2","agentId":"%3","state":"%4",
+                                      "createdAt":"2026-11-30T01:00:00.000Z",
+                                      "lastActivityAt":"2026-11-30T02:00:00.000Z"})")
+                       .arg(id, user, agent, state)
+                       .toUtf8());
+}
+
+QModelIndex find(QAbstractItemModel *model, const QString &text, const QModelIndex &parent = {})
+{
+    for (int row = 0; row < model->rowCount(parent); ++row) {
+        const QModelIndex index = model->index(row, 0, parent);
+        if (index.data().toString() == text)
+            return index;
+        if (const QModelIndex inner = find(model, text, index); inner.isValid())
+            return inner;
+    }
+    return {};
+}
+
+} // namespace
 
 class TestMainWindow final : public QObject
 {
     Q_OBJECT
 
 private Q_SLOTS:
-    void listsAndPausesLocalWorkspaces()
+    void groupsAndStateAwareActions()
     {
         QTemporaryDir dir;
-        // A workspace as another process left it.
-        QVERIFY(QDir().mkpath(dir.path() + QStringLiteral("/ws1/.paddock")));
-        QFile metadata(dir.path() + QStringLiteral("/ws1/.paddock/workspace.json"));
-        QVERIFY(metadata.open(QIODevice::WriteOnly));
-        metadata.write(R"({"workspaceId":"ws1","userId":"张三","agentId":"运维","state":"Running",
-                           "createdAt":"2026-11-30T01:00:00.000Z","lastActivityAt":"2026-11-30T02:00:00.000Z"})");
-        metadata.close();
-
+        leaveWorkspace(dir.path(), QStringLiteral("ws1"), QStringLiteral("张三"), QStringLiteral("运维"),
+                       QStringLiteral("Running"));
+        leaveWorkspace(dir.path(), QStringLiteral("ws2"), QStringLiteral("张三"), QStringLiteral("助手"),
+                       QStringLiteral("Paused"));
         LocalBackend backend(LocalOptions{dir.path(), false});
         MainWindow window(&backend);
         window.show();
-        QTRY_COMPARE(window.model()->rowCount(), 1);
-        auto *view = window.findChild<QTableView *>(QStringLiteral("workspaceView"));
-        QVERIFY(view);
-        QCOMPARE(view->model()->index(0, WorkspaceTableModel::AgentColumn).data().toString(), QStringLiteral("运维"));
+        QTRY_COMPARE(window.model()->workspaceCount(), 2);
 
-        view->selectRow(0);
-        window.findChild<QAction *>(QStringLiteral("actionPause"))->trigger();
-        QTRY_COMPARE(window.model()->index(0, WorkspaceTableModel::StateColumn).data().toString(),
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        QAbstractItemModel *shown = view->model();
+        QCOMPARE(shown->rowCount(), 1); // one user
+        const QModelIndex user = shown->index(0, 0);
+        QCOMPARE(user.data().toString(), QStringLiteral("张三"));
+        QCOMPARE(shown->rowCount(user), 2); // two agents, expanded
+        QVERIFY(view->isExpanded(user));
+        const QModelIndex ws1 = find(shown, QStringLiteral("ws1"));
+        QVERIFY(ws1.isValid());
+        QVERIFY(view->isExpanded(ws1.parent()));
+
+        auto *pause = window.findChild<QAction *>(QStringLiteral("actionPause"));
+        auto *resume = window.findChild<QAction *>(QStringLiteral("actionResume"));
+        QVERIFY(!pause->isEnabled() && !resume->isEnabled()); // nothing selected
+        view->selectionModel()->select(ws1, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QVERIFY(pause->isEnabled());
+        QVERIFY(!resume->isEnabled()); // ws1 runs
+
+        pause->trigger();
+        QTRY_COMPARE(window.model()
+                         ->indexOfKey(QStringLiteral("local\x1fws1"), WorkspaceTreeModel::StateColumn)
+                         .data()
+                         .toString(),
                      QStringLiteral("Paused"));
-        QVERIFY(view->selectionModel()->isRowSelected(0, {}));
+        // Refreshed in place: still selected, and now only Resume fits.
+        QVERIFY(view->selectionModel()->isSelected(find(shown, QStringLiteral("ws1"))));
+        QTRY_VERIFY(resume->isEnabled());
+        QVERIFY(!pause->isEnabled());
+
+        // A group row stands for all its workspaces: resume both from the user row.
+        view->selectionModel()->select(shown->index(0, 0),
+                                       QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QVERIFY(resume->isEnabled());
+        resume->trigger();
+        QTRY_COMPARE(shown->index(0, WorkspaceTreeModel::StateColumn).data().toString(), QStringLiteral("2 Running"));
+
+        // The flat list keeps the selection (by key) and shows rows only.
+        view->selectionModel()->select(find(shown, QStringLiteral("ws2")),
+                                       QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        window.findChild<QAction *>(QStringLiteral("actionGroupByIsolation"))->trigger();
+        QCOMPARE(shown->rowCount(), 2);
+        const auto selected = view->selectionModel()->selectedRows();
+        QCOMPARE(selected.size(), 1);
+        QCOMPARE(selected.constFirst().data().toString(), QStringLiteral("ws2"));
+    }
+
+    void refreshIntervalFreshnessAndVisibility()
+    {
+        QTemporaryDir dir;
+        LocalBackend backend(LocalOptions{dir.path(), false});
+        MainWindow window(&backend);
+        QCOMPARE(window.refreshInterval(), std::chrono::seconds(15)); // the default
+        QVERIFY(!window.isRefreshTimerActive()); // not shown yet
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.isRefreshTimerActive());
+        QTRY_VERIFY(window.freshnessText().startsWith(QLatin1String("updated")));
+        QVERIFY(!window.isStale());
+
+        auto *box = window.findChild<QComboBox *>(QStringLiteral("refreshIntervalBox"));
+        QCOMPARE(box->count(), 5);
+        box->setCurrentIndex(box->findData(0)); // Off
+        QCOMPARE(window.refreshInterval(), std::chrono::seconds(0));
+        QVERIFY(!window.isRefreshTimerActive());
+        box->setCurrentIndex(box->findData(5));
+        QVERIFY(window.isRefreshTimerActive());
+
+        window.hide(); // nothing polls a hidden window
+        QVERIFY(!window.isRefreshTimerActive());
+        window.show();
+        QVERIFY(window.isRefreshTimerActive());
     }
 };
 
