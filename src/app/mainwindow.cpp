@@ -4,11 +4,17 @@
 #include "ui_mainwindow.h"
 #include "workspacetreemodel.h"
 
+#include "bulk.h"
+
+#include <QCoroSignal>
 #include <QCoroTask>
 
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QMessageBox>
+#include <QPointer>
+#include <QProgressDialog>
 #include <QSet>
 #include <QSortFilterProxyModel>
 
@@ -48,8 +54,9 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     });
 
     connect(m_ui->actionRefresh, &QAction::triggered, this, [this] { refresh(); });
-    connect(m_ui->actionPause, &QAction::triggered, this, [this] { applyToSelection(true); });
-    connect(m_ui->actionResume, &QAction::triggered, this, [this] { applyToSelection(false); });
+    connect(m_ui->actionPause, &QAction::triggered, this, [this] { runAction(Action::Pause); });
+    connect(m_ui->actionResume, &QAction::triggered, this, [this] { runAction(Action::Resume); });
+    connect(m_ui->actionKill, &QAction::triggered, this, [this] { runAction(Action::Kill); });
     connect(m_ui->actionGroupByIsolation, &QAction::toggled, this, [this](bool grouped) {
         // Switching the layout rebuilds the model: the selection is carried over by key.
         QStringList keys;
@@ -206,41 +213,161 @@ QList<const WorkspaceRecord *> MainWindow::selectedRecords() const
     return records;
 }
 
-void MainWindow::updateActions()
+void MainWindow::setReadOnly(bool readOnly)
 {
-    // Offer an action only when it fits some selected workspace.
-    bool running = false;
-    bool paused = false;
-    for (const WorkspaceRecord *record : selectedRecords()) {
-        running = running || record->info.state == SandboxState::Running;
-        paused = paused || record->info.state == SandboxState::Paused;
-    }
-    m_ui->actionPause->setEnabled(running);
-    m_ui->actionResume->setEnabled(paused);
+    m_readOnly = readOnly;
+    for (QAction *action : {m_ui->actionPause, m_ui->actionResume, m_ui->actionKill})
+        action->setVisible(!readOnly);
+    updateActions();
 }
 
-QCoro::Task<void> MainWindow::applyToSelection(bool pause)
+bool MainWindow::fits(Action action, const WorkspaceRecord &record)
 {
-    // Each action goes only to the workspaces it fits; one failure does not stop the rest.
-    const SandboxState fits = pause ? SandboxState::Running : SandboxState::Paused;
-    QStringList sandboxes;
-    for (const WorkspaceRecord *record : selectedRecords()) {
-        if (record->info.state == fits)
-            sandboxes.append(record->info.sandboxId);
+    const SandboxState state = record.info.state;
+    switch (action) {
+    case Action::Pause:
+        return state == SandboxState::Running;
+    case Action::Resume:
+        return state == SandboxState::Paused;
+    case Action::Kill:
+        return state != SandboxState::Terminated;
     }
-    QStringList failures;
-    for (const QString &id : std::as_const(sandboxes)) {
-        Result<> done;
-        if (pause) {
-            done = co_await m_backend->pause(id);
-        } else {
-            auto resumed = co_await m_backend->resume(id);
-            done = resumed ? Result<>{} : fail(resumed.error());
+    return false;
+}
+
+void MainWindow::updateActions()
+{
+    // Offer an action only when it fits some selected workspace, and none while one runs.
+    const auto records = selectedRecords();
+    const auto any = [&records](Action action) {
+        return std::any_of(records.cbegin(), records.cend(),
+                           [action](const WorkspaceRecord *record) { return fits(action, *record); });
+    };
+    m_ui->actionPause->setEnabled(!m_readOnly && !m_busy && any(Action::Pause));
+    m_ui->actionResume->setEnabled(!m_readOnly && !m_busy && any(Action::Resume));
+    m_ui->actionKill->setEnabled(!m_readOnly && !m_busy && any(Action::Kill));
+}
+
+QCoro::Task<Result<>> MainWindow::apply(Action action, const WorkspaceRecord &record)
+{
+    const QString id = record.info.sandboxId;
+    switch (action) {
+    case Action::Pause:
+        co_return co_await m_backend->pause(id);
+    case Action::Resume: {
+        auto resumed = co_await m_backend->resume(id);
+        if (!resumed)
+            co_return fail(resumed.error());
+        co_return Result<>{};
+    }
+    case Action::Kill:
+        co_return co_await m_backend->kill(id);
+    }
+    co_return Result<>{};
+}
+
+QCoro::Task<void> MainWindow::runAction(Action action)
+{
+    if (m_busy || m_readOnly)
+        co_return;
+    // Each action goes only to the workspaces it fits; the rest are skipped and counted.
+    const auto selected = selectedRecords();
+    QList<WorkspaceRecord> targets;
+    for (const WorkspaceRecord *record : selected) {
+        if (fits(action, *record))
+            targets.append(*record);
+    }
+    if (targets.isEmpty())
+        co_return;
+    const int count = int(targets.size());
+    const int skipped = int(selected.size()) - count;
+
+    // One confirmation that states the counts (and, for a kill, the ids and the data loss).
+    if (action == Action::Kill || count > 1) {
+        QString text;
+        switch (action) {
+        case Action::Pause:
+            text = tr("Pause %n workspace(s)?", nullptr, count);
+            break;
+        case Action::Resume:
+            text = tr("Resume %n workspace(s)?", nullptr, count);
+            break;
+        case Action::Kill:
+            text = tr("Kill %n workspace(s)? Their sandboxes are deleted with everything in them that is not "
+                      "kept elsewhere. This cannot be undone.",
+                      nullptr, count);
+            break;
         }
-        if (!done)
-            failures.append(done.error().message);
+        if (skipped > 0)
+            text += u'\n' + tr("%n selected workspace(s) do not fit this action and are skipped.", nullptr, skipped);
+        QStringList ids;
+        for (const WorkspaceRecord &record : std::as_const(targets))
+            ids.append(record.info.workspaceId + QStringLiteral(" (") + record.info.sandboxId + u')');
+        QPointer<QMessageBox> box =
+            new QMessageBox(action == Action::Kill ? QMessageBox::Warning : QMessageBox::Question, windowTitle(), text,
+                            QMessageBox::Yes | QMessageBox::Cancel, this);
+        box->setObjectName(QStringLiteral("confirmAction"));
+        box->setDefaultButton(action == Action::Kill ? QMessageBox::Cancel : QMessageBox::Yes);
+        box->setDetailedText(ids.join(u'\n'));
+        if (action == Action::Kill)
+            box->setInformativeText(ids.mid(0, 10).join(u'\n') + (ids.size() > 10 ? QStringLiteral("\n…") : QString()));
+        box->open();
+        const int answer = co_await qCoro(box.data(), &QDialog::finished);
+        if (box)
+            box->deleteLater();
+        if (answer != QMessageBox::Yes)
+            co_return;
     }
-    co_await refresh();
+
+    m_busy = true;
+    updateActions();
+    auto cancel = std::make_shared<Paddock::CancelToken>();
+    QPointer<QProgressDialog> progress =
+        new QProgressDialog(tr("Working on %n workspace(s)…", nullptr, count), tr("Cancel"), 0, count, this);
+    progress->setObjectName(QStringLiteral("actionProgress"));
+    progress->setWindowModality(Qt::WindowModal);
+    progress->setMinimumDuration(400);
+    connect(progress, &QProgressDialog::canceled, this, [cancel] { cancel->cancel(); });
+    int done = 0;
+    const std::function<QCoro::Task<Result<>>(const WorkspaceRecord &)> act =
+        [this, action](const WorkspaceRecord &record) { return apply(action, record); };
+    const std::function<void(qsizetype, const Result<> &)> step = [&done, progress](qsizetype, const Result<> &) {
+        if (progress)
+            progress->setValue(++done);
+    };
+    const QList<Result<>> results =
+        co_await Paddock::runBounded<WorkspaceRecord>(targets, BulkConcurrency, act, cancel, step);
+    if (progress)
+        progress->deleteLater();
+    m_busy = false;
+
+    // A result per item: a summary, and every failure with its workspace.
+    QStringList failures;
+    int succeeded = 0;
+    int cancelled = 0;
+    for (int i = 0; i < results.size(); ++i) {
+        if (results.at(i))
+            ++succeeded;
+        else if (results.at(i).error().kind == Error::Kind::Cancelled)
+            ++cancelled;
+        else
+            failures.append(tr("%1: %2").arg(targets.at(i).info.workspaceId, results.at(i).error().message));
+    }
+    co_await refresh(); // vanished rows go, changed states show
+    QString summary = tr("%1 of %n workspace(s) done", nullptr, count).arg(succeeded);
+    if (cancelled > 0)
+        summary += QStringLiteral("; ") + tr("%n cancelled", nullptr, cancelled);
     if (!failures.isEmpty())
-        statusBar()->showMessage(failures.join(QStringLiteral("; ")));
+        summary += QStringLiteral("; ") + tr("%n failed", nullptr, int(failures.size()));
+    statusBar()->showMessage(summary);
+    m_lastSummary = summary;
+    if (!failures.isEmpty()) {
+        auto *report = new QMessageBox(QMessageBox::Warning, windowTitle(), summary, QMessageBox::Close, this);
+        report->setObjectName(QStringLiteral("actionReport"));
+        report->setAttribute(Qt::WA_DeleteOnClose);
+        report->setInformativeText(failures.mid(0, 5).join(u'\n'));
+        report->setDetailedText(failures.join(u'\n'));
+        report->open();
+    }
+    updateActions();
 }

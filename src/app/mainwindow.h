@@ -1,5 +1,7 @@
 #pragma once
 
+#include "result.h"
+
 #include <QCoroFwd>
 
 #include <QDateTime>
@@ -40,9 +42,16 @@ public:
     void setRefreshInterval(std::chrono::seconds interval);
     std::chrono::seconds refreshInterval() const { return m_refreshInterval; }
     bool isRefreshTimerActive() const { return m_refreshTimer.isActive(); }
+    // A read-only profile hides every action that changes anything.
+    void setReadOnly(bool readOnly);
+    bool isReadOnly() const { return m_readOnly; }
+    // At most this many actions of a bulk run are in flight at once.
+    static constexpr int BulkConcurrency = 8;
     // The freshness text in the status bar, and whether it is a warning.
     QString freshnessText() const;
     bool isStale() const;
+    // What the last action reported in the status bar ("3 of 3 workspaces done; ...").
+    QString lastActionSummary() const { return m_lastSummary; }
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -51,7 +60,14 @@ protected:
 
 private:
     QList<const WorkspaceRecord *> selectedRecords() const;
-    QCoro::Task<void> applyToSelection(bool pause);
+    enum class Action {
+        Pause,
+        Resume,
+        Kill,
+    };
+    static bool fits(Action action, const WorkspaceRecord &record);
+    QCoro::Task<void> runAction(Action action);
+    QCoro::Task<Paddock::Result<>> apply(Action action, const WorkspaceRecord &record);
     void updateActions();
     void updateTimers();
     void tick();
@@ -68,4 +84,7 @@ private:
     std::chrono::seconds m_refreshInterval{15};
     QDateTime m_lastRefresh; // UTC; invalid until the first good listing
     bool m_refreshing = false;
+    bool m_readOnly = false;
+    bool m_busy = false; // a bulk action runs
+    QString m_lastSummary;
 };

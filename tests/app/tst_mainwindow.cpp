@@ -10,6 +10,8 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
@@ -97,6 +99,12 @@ private Q_SLOTS:
                                        QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         QVERIFY(resume->isEnabled());
         resume->trigger();
+        // Two workspaces: one confirmation that states the count.
+        QMessageBox *confirm = nullptr;
+        QTRY_VERIFY((confirm = window.findChild<QMessageBox *>(QStringLiteral("confirmAction"))) != nullptr);
+        QTRY_VERIFY(confirm->isVisible());
+        QCOMPARE(confirm->text(), QStringLiteral("Resume 2 workspace(s)?"));
+        confirm->button(QMessageBox::Yes)->click();
         QTRY_COMPARE(shown->index(0, WorkspaceTreeModel::StateColumn).data().toString(), QStringLiteral("2 Running"));
 
         // The flat list keeps the selection (by key) and shows rows only.
@@ -107,6 +115,59 @@ private Q_SLOTS:
         const auto selected = view->selectionModel()->selectedRows();
         QCOMPARE(selected.size(), 1);
         QCOMPARE(selected.constFirst().data().toString(), QStringLiteral("ws2"));
+    }
+
+    void killAsksListsAndReportsPerItem()
+    {
+        QTemporaryDir dir;
+        leaveWorkspace(dir.path(), QStringLiteral("keep"), QStringLiteral("u"), QStringLiteral("a"),
+                       QStringLiteral("Running"));
+        leaveWorkspace(dir.path(), QStringLiteral("doomed"), QStringLiteral("u"), QStringLiteral("b"),
+                       QStringLiteral("Paused"));
+        leaveWorkspace(dir.path(), QStringLiteral("vanishing"), QStringLiteral("u"), QStringLiteral("b"),
+                       QStringLiteral("Running"));
+        LocalBackend backend(LocalOptions{dir.path(), false});
+        MainWindow window(&backend);
+        window.show();
+        QTRY_COMPARE(window.model()->workspaceCount(), 3);
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        auto *kill = window.findChild<QAction *>(QStringLiteral("actionKill"));
+
+        // Agent b's group: two workspaces, one of which another process deletes meanwhile.
+        view->selectionModel()->select(find(view->model(), QStringLiteral("b")),
+                                       QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QVERIFY(kill->isEnabled());
+        QVERIFY(QDir(dir.path() + QStringLiteral("/vanishing")).removeRecursively());
+        kill->trigger();
+        QMessageBox *confirm = nullptr;
+        QTRY_VERIFY((confirm = window.findChild<QMessageBox *>(QStringLiteral("confirmAction"))) != nullptr);
+        QTRY_VERIFY(confirm->isVisible());
+        QVERIFY(confirm->text().contains(QLatin1String("cannot be undone")));
+        QVERIFY(confirm->detailedText().contains(QLatin1String("doomed")));
+        QVERIFY(confirm->detailedText().contains(QLatin1String("vanishing")));
+        QCOMPARE(confirm->defaultButton(), confirm->button(QMessageBox::Cancel)); // Enter does not kill
+        confirm->button(QMessageBox::Yes)->click();
+
+        // One went, one had vanished: each reported, and the list refreshed.
+        QMessageBox *report = nullptr;
+        QTRY_VERIFY((report = window.findChild<QMessageBox *>(QStringLiteral("actionReport"))) != nullptr);
+        QCOMPARE(window.lastActionSummary(), QStringLiteral("1 of 2 workspace(s) done; 1 failed"));
+        QVERIFY2(report->detailedText().startsWith(QLatin1String("vanishing: ")), qPrintable(report->detailedText()));
+        QVERIFY(!QDir(dir.path() + QStringLiteral("/doomed")).exists());
+        QTRY_COMPARE(window.model()->workspaceCount(), 1);
+        QVERIFY(QDir(dir.path() + QStringLiteral("/keep")).exists());
+        report->close();
+    }
+
+    void readOnlyHidesEveryChange()
+    {
+        QTemporaryDir dir;
+        LocalBackend backend(LocalOptions{dir.path(), false});
+        MainWindow window(&backend);
+        window.setReadOnly(true);
+        for (const char *name : {"actionPause", "actionResume", "actionKill"})
+            QVERIFY(!window.findChild<QAction *>(QLatin1String(name))->isVisible());
+        QVERIFY(window.findChild<QAction *>(QStringLiteral("actionRefresh"))->isVisible());
     }
 
     void refreshIntervalFreshnessAndVisibility()
