@@ -137,8 +137,12 @@ QCoro::Task<void> MainWindow::refresh()
     if (m_refreshing)
         co_return;
     m_refreshing = true;
+    // The window may be closed while the listing runs: nothing of it is touched after that.
+    const QPointer<MainWindow> self(this);
     const ListFilter everything;
     auto listed = co_await m_backend->list(everything);
+    if (!self)
+        co_return;
     m_refreshing = false;
     if (!listed) {
         statusBar()->showMessage(tr("Cannot list the workspaces of %1: %2").arg(m_profile, listed.error().message));
@@ -266,6 +270,15 @@ QCoro::Task<Result<>> MainWindow::apply(Action action, const WorkspaceRecord &re
     co_return Result<>{};
 }
 
+namespace {
+
+QCoro::Task<Result<>> cancelledTask()
+{
+    co_return fail(Error{Error::Kind::Cancelled, MainWindow::tr("cancelled")});
+}
+
+} // namespace
+
 QCoro::Task<void> MainWindow::runAction(Action action)
 {
     if (m_busy || m_readOnly)
@@ -312,7 +325,10 @@ QCoro::Task<void> MainWindow::runAction(Action action)
         if (action == Action::Kill)
             box->setInformativeText(ids.mid(0, 10).join(u'\n') + (ids.size() > 10 ? QStringLiteral("\n…") : QString()));
         box->open();
+        const QPointer<MainWindow> self(this);
         const int answer = co_await qCoro(box.data(), &QDialog::finished);
+        if (!self)
+            co_return;
         if (box)
             box->deleteLater();
         if (answer != QMessageBox::Yes)
@@ -329,14 +345,22 @@ QCoro::Task<void> MainWindow::runAction(Action action)
     progress->setMinimumDuration(400);
     connect(progress, &QProgressDialog::canceled, this, [cancel] { cancel->cancel(); });
     int done = 0;
-    const std::function<QCoro::Task<Result<>>(const WorkspaceRecord &)> act =
-        [this, action](const WorkspaceRecord &record) { return apply(action, record); };
+    // The window may close during a bulk run: the items not yet started are then cancelled.
+    const QPointer<MainWindow> self(this);
+    const std::function<QCoro::Task<Result<>>(const WorkspaceRecord &)> act = [self, action,
+                                                                               cancel](const WorkspaceRecord &record) {
+        if (!self)
+            cancel->cancel();
+        return self ? self->apply(action, record) : cancelledTask();
+    };
     const std::function<void(qsizetype, const Result<> &)> step = [&done, progress](qsizetype, const Result<> &) {
         if (progress)
             progress->setValue(++done);
     };
     const QList<Result<>> results =
         co_await Paddock::runBounded<WorkspaceRecord>(targets, BulkConcurrency, act, cancel, step);
+    if (!self)
+        co_return;
     if (progress)
         progress->deleteLater();
     m_busy = false;
@@ -354,6 +378,8 @@ QCoro::Task<void> MainWindow::runAction(Action action)
             failures.append(tr("%1: %2").arg(targets.at(i).info.workspaceId, results.at(i).error().message));
     }
     co_await refresh(); // vanished rows go, changed states show
+    if (!self)
+        co_return;
     QString summary = tr("%1 of %n workspace(s) done", nullptr, count).arg(succeeded);
     if (cancelled > 0)
         summary += QStringLiteral("; ") + tr("%n cancelled", nullptr, cancelled);

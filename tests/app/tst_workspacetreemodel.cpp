@@ -84,7 +84,8 @@ private Q_SLOTS:
         QCOMPARE(model.recordsUnder(model.index(1, 0)).constFirst()->info.userId, QStringLiteral("运维"));
 
         // PER_USER: the agent level names the agents that share the workspace.
-        WorkspaceRecord shared = record(QStringLiteral("e"), QStringLiteral("bob"), QStringLiteral("a1"));
+        WorkspaceRecord shared = record(QStringLiteral("e"), QStringLiteral("bob"), QStringLiteral("a1"),
+                                        SandboxState::Running, QStringLiteral("team"));
         shared.agents = QStringList{QStringLiteral("a1"), QStringLiteral("a2")};
         model.update(QStringLiteral("team"), {shared});
         const QModelIndex bob = model.index(1, 0);

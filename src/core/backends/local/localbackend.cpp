@@ -63,18 +63,61 @@ QString LocalBackend::instanceKey() const
     return QStringLiteral("local-") + blake2b64Hex(m_basedir.toUtf8());
 }
 
-Result<QString> LocalBackend::workspacePath(const QString &workspaceId) const
+namespace {
+
+// Free of the backend object, so a scan on a worker thread never touches it.
+Result<QString> workspacePathIn(const QString &basedir, const QString &workspaceId)
 {
     if (auto valid = validateWorkspaceId(workspaceId); !valid)
         return fail(valid.error());
-    const QString path = QDir::cleanPath(m_basedir + u'/' + workspaceId);
+    const QString path = QDir::cleanPath(basedir + u'/' + workspaceId);
     const QFileInfo info(path);
     // A symlink planted in basedir must not lead a workspace (or a delete) elsewhere.
-    if (info.isSymLink() || QFileInfo(path).dir().absolutePath() != m_basedir) {
+    if (info.isSymLink() || QFileInfo(path).dir().absolutePath() != basedir) {
         return fail(Error::invalidArgument(
-            Tr::tr("workspace id \"%1\" would escape the base folder %2").arg(workspaceId, m_basedir)));
+            Tr::tr("workspace id \"%1\" would escape the base folder %2").arg(workspaceId, basedir)));
     }
     return path;
+}
+
+Result<SandboxInfo> readInfoIn(const QString &basedir, const QString &workspaceId)
+{
+    auto path = workspacePathIn(basedir, workspaceId);
+    if (!path)
+        return fail(path.error());
+    QFile file(*path + QLatin1String(MetadataFile));
+    if (!file.open(QIODevice::ReadOnly)) {
+        return fail(Error::notFound(Tr::tr("there is no local workspace %1 in %2").arg(workspaceId, basedir)));
+    }
+    QJsonParseError parseError{};
+    const QJsonObject json = QJsonDocument::fromJson(file.readAll(), &parseError).object();
+    if (parseError.error != QJsonParseError::NoError) {
+        return fail(Error::io(Tr::tr("the metadata of workspace %1 (%2) is damaged: %3")
+                                  .arg(workspaceId, file.fileName(), parseError.errorString())));
+    }
+
+    SandboxInfo info;
+    info.sandboxId = workspaceId;
+    info.workspaceId = json.value(QLatin1String("workspaceId")).toString(workspaceId);
+    info.userId = json.value(QLatin1String("userId")).toString();
+    info.agentId = json.value(QLatin1String("agentId")).toString();
+    info.rawState = json.value(QLatin1String("state")).toString();
+    info.state = parseSandboxState(info.rawState);
+    info.backend = QStringLiteral("local");
+    info.createdAt = QDateTime::fromString(json.value(QLatin1String("createdAt")).toString(), Qt::ISODateWithMs);
+    info.lastActivityAt =
+        QDateTime::fromString(json.value(QLatin1String("lastActivityAt")).toString(), Qt::ISODateWithMs);
+    const QJsonObject metadata = json.value(QLatin1String("metadata")).toObject();
+    for (auto it = metadata.begin(); it != metadata.end(); ++it)
+        info.metadata.insert(it.key(), it.value().toString());
+    return info;
+}
+
+} // namespace
+
+Result<QString> LocalBackend::workspacePath(const QString &workspaceId) const
+{
+    return workspacePathIn(m_basedir, workspaceId);
 }
 
 Result<> LocalBackend::checkWritable() const
@@ -108,35 +151,7 @@ WorkspaceLayout LocalBackend::layout(const SandboxInfo &sandbox) const
 
 Result<SandboxInfo> LocalBackend::readInfo(const QString &workspaceId) const
 {
-    auto path = workspacePath(workspaceId);
-    if (!path)
-        return fail(path.error());
-    QFile file(*path + QLatin1String(MetadataFile));
-    if (!file.open(QIODevice::ReadOnly)) {
-        return fail(Error::notFound(Tr::tr("there is no local workspace %1 in %2").arg(workspaceId, m_basedir)));
-    }
-    QJsonParseError parseError{};
-    const QJsonObject json = QJsonDocument::fromJson(file.readAll(), &parseError).object();
-    if (parseError.error != QJsonParseError::NoError) {
-        return fail(Error::io(Tr::tr("the metadata of workspace %1 (%2) is damaged: %3")
-                                  .arg(workspaceId, file.fileName(), parseError.errorString())));
-    }
-
-    SandboxInfo info;
-    info.sandboxId = workspaceId;
-    info.workspaceId = json.value(QLatin1String("workspaceId")).toString(workspaceId);
-    info.userId = json.value(QLatin1String("userId")).toString();
-    info.agentId = json.value(QLatin1String("agentId")).toString();
-    info.rawState = json.value(QLatin1String("state")).toString();
-    info.state = parseSandboxState(info.rawState);
-    info.backend = name();
-    info.createdAt = QDateTime::fromString(json.value(QLatin1String("createdAt")).toString(), Qt::ISODateWithMs);
-    info.lastActivityAt =
-        QDateTime::fromString(json.value(QLatin1String("lastActivityAt")).toString(), Qt::ISODateWithMs);
-    const QJsonObject metadata = json.value(QLatin1String("metadata")).toObject();
-    for (auto it = metadata.begin(); it != metadata.end(); ++it)
-        info.metadata.insert(it.key(), it.value().toString());
-    return info;
+    return readInfoIn(m_basedir, workspaceId);
 }
 
 Result<> LocalBackend::writeInfo(const SandboxInfo &info) const
@@ -195,13 +210,14 @@ QCoro::Task<Result<QList<SandboxInfo>>> LocalBackend::list(ListFilter filter)
     }
 
     // A full scan reads one file per workspace: off the caller's thread (the console's GUI
-    // thread among them). readInfo() only reads the file system and this backend's fixed basedir.
-    QFuture<QList<SandboxInfo>> scan = QtConcurrent::run([this, states = filter.states] {
+    // thread among them). It works on copies, never on this object, which may be gone by the
+    // time the scan ends.
+    QFuture<QList<SandboxInfo>> scan = QtConcurrent::run([basedir = m_basedir, states = filter.states] {
         QList<SandboxInfo> scanned;
         const QStringList entries =
-            QDir(m_basedir).entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Name);
+            QDir(basedir).entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Name);
         for (const QString &entry : entries) {
-            auto info = readInfo(entry);
+            auto info = readInfoIn(basedir, entry);
             if (!info) {
                 if (info.error().kind != Error::Kind::NotFound)
                     qCWarning(lcLocal).noquote() << info.error().message;
