@@ -2,6 +2,7 @@
 
 #include "backend.h"
 #include "ui_mainwindow.h"
+#include "workspacefilterproxy.h"
 #include "workspacetreemodel.h"
 
 #include "bulk.h"
@@ -16,7 +17,7 @@
 #include <QPointer>
 #include <QProgressDialog>
 #include <QSet>
-#include <QSortFilterProxyModel>
+#include <QShortcut>
 
 using namespace Paddock;
 
@@ -26,13 +27,11 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     , m_backend(backend)
     , m_profile(std::move(profile))
     , m_model(new WorkspaceTreeModel(this))
-    , m_proxy(new QSortFilterProxyModel(this))
+    , m_proxy(new WorkspaceFilterProxy(this))
     , m_freshness(new QLabel(this))
 {
     m_ui->setupUi(this);
     m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(WorkspaceTreeModel::SortRole);
-    m_proxy->setSortLocaleAware(true);
     m_ui->workspaceView->setModel(m_proxy);
     m_ui->workspaceView->sortByColumn(WorkspaceTreeModel::WorkspaceColumn, Qt::AscendingOrder);
     m_ui->workspaceView->header()->setSectionResizeMode(QHeaderView::Interactive);
@@ -44,6 +43,26 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     // New groups open expanded; groups the user collapsed stay collapsed.
     connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &MainWindow::expandGroups);
     connect(m_proxy, &QAbstractItemModel::modelReset, this, [this] { expandGroups({}, 0, m_proxy->rowCount() - 1); });
+
+    // Filters: text (focused with /, cleared with Esc) and state.
+    connect(m_ui->filterEdit, &QLineEdit::textChanged, m_proxy, &WorkspaceFilterProxy::setText);
+    auto *focusFilter = new QShortcut(QKeySequence(Qt::Key_Slash), this);
+    connect(focusFilter, &QShortcut::activated, this, [this] {
+        m_ui->filterEdit->setFocus(Qt::ShortcutFocusReason);
+        m_ui->filterEdit->selectAll();
+    });
+    auto *clearFilter =
+        new QShortcut(QKeySequence(Qt::Key_Escape), m_ui->filterEdit, nullptr, nullptr, Qt::WidgetShortcut);
+    connect(clearFilter, &QShortcut::activated, m_ui->filterEdit, &QLineEdit::clear);
+    m_ui->stateFilterBox->addItem(tr("All states"), -1);
+    for (const SandboxState state : {SandboxState::Running, SandboxState::Paused, SandboxState::Pending,
+                                     SandboxState::Failed, SandboxState::Unknown}) {
+        m_ui->stateFilterBox->addItem(WorkspaceTreeModel::stateText(state), int(state));
+    }
+    connect(m_ui->stateFilterBox, &QComboBox::currentIndexChanged, this, [this](int index) {
+        const int state = m_ui->stateFilterBox->itemData(index).toInt();
+        m_proxy->setState(state < 0 ? std::nullopt : std::optional(SandboxState(state)));
+    });
 
     for (const int seconds : {0, 5, 15, 30, 60}) {
         m_ui->refreshIntervalBox->addItem(seconds == 0 ? tr("Off") : tr("%n second(s)", nullptr, seconds), seconds);

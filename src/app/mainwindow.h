@@ -18,7 +18,7 @@ namespace Paddock {
 class Backend;
 }
 class QLabel;
-class QSortFilterProxyModel;
+class WorkspaceFilterProxy;
 struct WorkspaceRecord;
 class WorkspaceTreeModel;
 
@@ -77,7 +77,7 @@ private:
     Paddock::Backend *m_backend;
     QString m_profile;
     WorkspaceTreeModel *m_model;
-    QSortFilterProxyModel *m_proxy;
+    WorkspaceFilterProxy *m_proxy;
     QLabel *m_freshness;
     QTimer m_refreshTimer;
     QTimer m_tickTimer; // countdowns and the freshness text, once a second

@@ -41,32 +41,6 @@ bool sameData(const WorkspaceRecord &a, const WorkspaceRecord &b)
         && a.idleDeadline == b.idleDeadline && a.agents == b.agents;
 }
 
-QString stateText(SandboxState state, const QString &raw)
-{
-    switch (state) {
-    case SandboxState::Pending:
-        return WorkspaceTreeModel::tr("Pending");
-    case SandboxState::Running:
-        return WorkspaceTreeModel::tr("Running");
-    case SandboxState::Pausing:
-        return WorkspaceTreeModel::tr("Pausing");
-    case SandboxState::Paused:
-        return WorkspaceTreeModel::tr("Paused");
-    case SandboxState::Resuming:
-        return WorkspaceTreeModel::tr("Resuming");
-    case SandboxState::Stopping:
-        return WorkspaceTreeModel::tr("Stopping");
-    case SandboxState::Terminated:
-        return WorkspaceTreeModel::tr("Terminated");
-    case SandboxState::Failed:
-        return WorkspaceTreeModel::tr("Failed");
-    case SandboxState::Unknown:
-        break;
-    }
-    // A state this build does not know is shown as the server said it.
-    return raw.isEmpty() ? WorkspaceTreeModel::tr("Unknown") : raw;
-}
-
 QColor stateColor(SandboxState state)
 {
     switch (state) {
@@ -116,6 +90,32 @@ WorkspaceTreeModel::WorkspaceTreeModel(QObject *parent)
 }
 
 WorkspaceTreeModel::~WorkspaceTreeModel() = default;
+
+QString WorkspaceTreeModel::stateText(SandboxState state, const QString &raw)
+{
+    switch (state) {
+    case SandboxState::Pending:
+        return WorkspaceTreeModel::tr("Pending");
+    case SandboxState::Running:
+        return WorkspaceTreeModel::tr("Running");
+    case SandboxState::Pausing:
+        return WorkspaceTreeModel::tr("Pausing");
+    case SandboxState::Paused:
+        return WorkspaceTreeModel::tr("Paused");
+    case SandboxState::Resuming:
+        return WorkspaceTreeModel::tr("Resuming");
+    case SandboxState::Stopping:
+        return WorkspaceTreeModel::tr("Stopping");
+    case SandboxState::Terminated:
+        return WorkspaceTreeModel::tr("Terminated");
+    case SandboxState::Failed:
+        return WorkspaceTreeModel::tr("Failed");
+    case SandboxState::Unknown:
+        break;
+    }
+    // A state this build does not know is shown as the server said it.
+    return raw.isEmpty() ? WorkspaceTreeModel::tr("Unknown") : raw;
+}
 
 // --- QAbstractItemModel ---------------------------------------------------------------------
 

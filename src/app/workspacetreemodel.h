@@ -108,6 +108,8 @@ public:
     QList<const WorkspaceRecord *> recordsUnder(const QModelIndex &index) const;
     qsizetype workspaceCount() const { return m_workspaceCount; }
 
+    // A state as the console names it (translated); an unknown state as the server said it.
+    static QString stateText(Paddock::SandboxState state, const QString &raw = {});
     // "1 h 05 min", "4 min 10 s", "35 s" in the current locale.
     static QString formatCountdown(qint64 seconds);
 

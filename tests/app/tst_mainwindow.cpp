@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QTemporaryDir>
@@ -157,6 +158,47 @@ private Q_SLOTS:
         QTRY_COMPARE(window.model()->workspaceCount(), 1);
         QVERIFY(QDir(dir.path() + QStringLiteral("/keep")).exists());
         report->close();
+    }
+
+    void filtersByTextAndStateAndSlashFocuses()
+    {
+        QTemporaryDir dir;
+        leaveWorkspace(dir.path(), QStringLiteral("ws1"), QStringLiteral("张三"), QStringLiteral("运维"),
+                       QStringLiteral("Running"));
+        leaveWorkspace(dir.path(), QStringLiteral("ws2"), QStringLiteral("李四"), QStringLiteral("助手"),
+                       QStringLiteral("Paused"));
+        leaveWorkspace(dir.path(), QStringLiteral("ws3"), QStringLiteral("李四"), QStringLiteral("运维"),
+                       QStringLiteral("Running"));
+        LocalBackend backend(LocalOptions{dir.path(), false});
+        MainWindow window(&backend);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTRY_COMPARE(window.model()->workspaceCount(), 3);
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        auto *filter = window.findChild<QLineEdit *>(QStringLiteral("filterEdit"));
+        QAbstractItemModel *shown = view->model();
+
+        // "/" puts the cursor in the filter.
+        view->setFocus();
+        QTest::keyClick(view, Qt::Key_Slash);
+        QTRY_VERIFY(filter->hasFocus());
+        filter->insert(QStringLiteral("运维")); // typed through an input method; QTest types ASCII only
+        // Both users keep the 运维 agent; 李四's 助手 group is gone.
+        QCOMPARE(shown->rowCount(), 2);
+        QVERIFY(find(shown, QStringLiteral("ws1")).isValid());
+        QVERIFY(find(shown, QStringLiteral("ws3")).isValid());
+        QVERIFY(!find(shown, QStringLiteral("ws2")).isValid());
+        QVERIFY(!find(shown, QStringLiteral("助手")).isValid());
+
+        QTest::keyClick(filter, Qt::Key_Escape); // clears
+        QVERIFY(filter->text().isEmpty());
+        QVERIFY(find(shown, QStringLiteral("ws2")).isValid());
+
+        auto *state = window.findChild<QComboBox *>(QStringLiteral("stateFilterBox"));
+        state->setCurrentIndex(state->findText(QStringLiteral("Paused")));
+        QCOMPARE(shown->rowCount(), 1);
+        QVERIFY(find(shown, QStringLiteral("ws2")).isValid());
+        QVERIFY(!find(shown, QStringLiteral("ws1")).isValid());
     }
 
     void readOnlyHidesEveryChange()

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "sandbox.h"
+
+#include <QSortFilterProxyModel>
+
+#include <optional>
+
+// Sorts the workspace tree and filters it by text (workspace id or name, user, agent, sandbox id,
+// image; case-insensitive) and by state. A group stays visible while one of its workspaces
+// matches, and is hidden with its last match.
+class WorkspaceFilterProxy final : public QSortFilterProxyModel
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(WorkspaceFilterProxy)
+
+public:
+    explicit WorkspaceFilterProxy(QObject *parent = nullptr);
+
+    void setText(const QString &text);
+    QString text() const { return m_text; }
+    void setState(std::optional<Paddock::SandboxState> state);
+    std::optional<Paddock::SandboxState> state() const { return m_state; }
+    bool isFiltering() const { return !m_text.isEmpty() || m_state.has_value(); }
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
+
+private:
+    QString m_text;
+    std::optional<Paddock::SandboxState> m_state;
+};
