@@ -1,7 +1,11 @@
-#include "backends/local/localbackend.h"
+#include "console.h"
+#include "keychainsecretstore.h"
 #include "mainwindow.h"
 
+#include <QCoroTask>
+
 #include <QApplication>
+#include <QSettings>
 
 #include <cstdio>
 #include <cstring>
@@ -17,12 +21,15 @@ int main(int argc, char *argv[])
     }
 
     QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("paddock"));
     QApplication::setApplicationName(QStringLiteral("paddock"));
     QApplication::setApplicationDisplayName(QStringLiteral("Paddock"));
     QApplication::setApplicationVersion(QStringLiteral(PADDOCK_VERSION));
 
-    Paddock::LocalBackend backend;
-    MainWindow window(&backend);
-    window.show();
+    QSettings settings;
+    KeychainSecretStore keychain;
+    Console console(&settings, &keychain);
+    console.window()->show();
+    QCoro::connect(console.start(), &console, [] {});
     return QApplication::exec();
 }

@@ -92,6 +92,13 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
             &MainWindow::updateActions);
     connect(m_model, &QAbstractItemModel::dataChanged, this, &MainWindow::updateActions);
 
+    connect(m_ui->profileBox, &QComboBox::activated, this, [this](int index) {
+        const QString id = m_ui->profileBox->itemData(index).toString();
+        if (id != m_profile)
+            Q_EMIT profileChosen(id);
+    });
+    m_ui->profileBox->addItem(m_profile, m_profile);
+
     m_refreshTimer.setInterval(m_refreshInterval);
     connect(&m_refreshTimer, &QTimer::timeout, this, [this] { refresh(); });
     m_tickTimer.setInterval(std::chrono::seconds(1));
@@ -101,6 +108,35 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::setProfiles(const QList<std::pair<QString, QString>> &profiles, const QString &current)
+{
+    const QSignalBlocker blocker(m_ui->profileBox);
+    m_ui->profileBox->clear();
+    for (const auto &[id, name] : profiles)
+        m_ui->profileBox->addItem(name, id);
+    m_ui->profileBox->setCurrentIndex(std::max(0, m_ui->profileBox->findData(current)));
+}
+
+void MainWindow::setBackend(Backend *backend, const QString &profile, const QString &problem)
+{
+    if (profile != m_profile)
+        m_model->removeProfile(m_profile);
+    m_backend = backend;
+    m_profile = profile;
+    m_lastRefresh = QDateTime();
+    {
+        const QSignalBlocker blocker(m_ui->profileBox);
+        if (const int index = m_ui->profileBox->findData(profile); index >= 0)
+            m_ui->profileBox->setCurrentIndex(index);
+    }
+    updateActions();
+    if (!problem.isEmpty())
+        statusBar()->showMessage(problem);
+    if (m_backend)
+        refresh();
+    tick();
+}
 
 void MainWindow::setRefreshInterval(std::chrono::seconds interval)
 {
@@ -153,16 +189,22 @@ void MainWindow::changeEvent(QEvent *event)
 
 QCoro::Task<void> MainWindow::refresh()
 {
-    if (m_refreshing)
+    if (m_refreshing || !m_backend)
         co_return;
     m_refreshing = true;
-    // The window may be closed while the listing runs: nothing of it is touched after that.
+    // The window may be closed while the listing runs: nothing of it is touched after that. The
+    // user may also switch profiles meanwhile: an answer for another profile is dropped.
     const QPointer<MainWindow> self(this);
+    const QString profile = m_profile;
     const ListFilter everything;
     auto listed = co_await m_backend->list(everything);
     if (!self)
         co_return;
     m_refreshing = false;
+    if (profile != m_profile) {
+        refresh();
+        co_return;
+    }
     if (!listed) {
         statusBar()->showMessage(tr("Cannot list the workspaces of %1: %2").arg(m_profile, listed.error().message));
         tick();
@@ -271,20 +313,20 @@ void MainWindow::updateActions()
     m_ui->actionKill->setEnabled(!m_readOnly && !m_busy && any(Action::Kill));
 }
 
-QCoro::Task<Result<>> MainWindow::apply(Action action, const WorkspaceRecord &record)
+QCoro::Task<Result<>> MainWindow::apply(Backend *backend, Action action, const WorkspaceRecord &record)
 {
     const QString id = record.info.sandboxId;
     switch (action) {
     case Action::Pause:
-        co_return co_await m_backend->pause(id);
+        co_return co_await backend->pause(id);
     case Action::Resume: {
-        auto resumed = co_await m_backend->resume(id);
+        auto resumed = co_await backend->resume(id);
         if (!resumed)
             co_return fail(resumed.error());
         co_return Result<>{};
     }
     case Action::Kill:
-        co_return co_await m_backend->kill(id);
+        co_return co_await backend->kill(id);
     }
     co_return Result<>{};
 }
@@ -300,7 +342,7 @@ QCoro::Task<Result<>> cancelledTask()
 
 QCoro::Task<void> MainWindow::runAction(Action action)
 {
-    if (m_busy || m_readOnly)
+    if (m_busy || m_readOnly || !m_backend)
         co_return;
     // Each action goes only to the workspaces it fits; the rest are skipped and counted.
     const auto selected = selectedRecords();
@@ -364,13 +406,15 @@ QCoro::Task<void> MainWindow::runAction(Action action)
     progress->setMinimumDuration(400);
     connect(progress, &QProgressDialog::canceled, this, [cancel] { cancel->cancel(); });
     int done = 0;
-    // The window may close during a bulk run: the items not yet started are then cancelled.
+    // The window may close during a bulk run: the items not yet started are then cancelled. The
+    // run stays with the backend it started on, even if the user switches profiles meanwhile.
     const QPointer<MainWindow> self(this);
-    const std::function<QCoro::Task<Result<>>(const WorkspaceRecord &)> act = [self, action,
+    const QPointer<Backend> backend(m_backend);
+    const std::function<QCoro::Task<Result<>>(const WorkspaceRecord &)> act = [self, backend, action,
                                                                                cancel](const WorkspaceRecord &record) {
-        if (!self)
+        if (!self || !backend)
             cancel->cancel();
-        return self ? self->apply(action, record) : cancelledTask();
+        return self && backend ? apply(backend.data(), action, record) : cancelledTask();
     };
     const std::function<void(qsizetype, const Result<> &)> step = [&done, progress](qsizetype, const Result<> &) {
         if (progress)

@@ -32,11 +32,19 @@ class MainWindow final : public QMainWindow
     Q_DISABLE_COPY_MOVE(MainWindow)
 
 public:
+    // A window over one backend; with a null backend it shows nothing until setBackend().
     explicit MainWindow(Paddock::Backend *backend, QString profile = QStringLiteral("local"),
                         QWidget *parent = nullptr);
     ~MainWindow() override;
 
     WorkspaceTreeModel *model() const { return m_model; }
+
+    // The profiles the switcher offers (id, name) and the one shown.
+    void setProfiles(const QList<std::pair<QString, QString>> &profiles, const QString &current);
+    // Shows another profile's workspaces (the previous profile's rows go). A null backend shows
+    // the profile empty, with `problem` in the status bar (no key, no keychain...).
+    void setBackend(Paddock::Backend *backend, const QString &profile, const QString &problem = {});
+    QString profile() const { return m_profile; }
     QCoro::Task<void> refresh();
     // Off (0), 5, 15, 30 or 60 seconds.
     void setRefreshInterval(std::chrono::seconds interval);
@@ -53,6 +61,10 @@ public:
     // What the last action reported in the status bar ("3 of 3 workspaces done; ...").
     QString lastActionSummary() const { return m_lastSummary; }
 
+Q_SIGNALS:
+    // The user picked a profile in the switcher.
+    void profileChosen(const QString &profileId);
+
 protected:
     void showEvent(QShowEvent *event) override;
     void hideEvent(QHideEvent *event) override;
@@ -67,7 +79,8 @@ private:
     };
     static bool fits(Action action, const WorkspaceRecord &record);
     QCoro::Task<void> runAction(Action action);
-    QCoro::Task<Paddock::Result<>> apply(Action action, const WorkspaceRecord &record);
+    static QCoro::Task<Paddock::Result<>> apply(Paddock::Backend *backend, Action action,
+                                                const WorkspaceRecord &record);
     void updateActions();
     void updateTimers();
     void tick();

@@ -1,0 +1,56 @@
+#pragma once
+
+#include "profile.h"
+#include "secretstore.h"
+
+#include <QCoroFwd>
+
+#include <QObject>
+
+#include <map>
+#include <memory>
+
+class MainWindow;
+class QSettings;
+namespace Paddock {
+class Backend;
+}
+
+// The console's wiring: the profiles, where their keys come from, one backend per profile (made
+// when the profile is first shown, kept while the console runs), and the window that shows one
+// profile at a time. A profile that cannot be opened (no key, no keychain) shows its problem in
+// place; the others keep working.
+class Console final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(Console)
+
+public:
+    Console(QSettings *settings, Paddock::SecretStore *secrets, QObject *parent = nullptr);
+    ~Console() override;
+
+    MainWindow *window() const { return m_window.get(); }
+    Paddock::ProfileStore &profiles() { return m_profiles; }
+
+    // First start: OPEN_SANDBOX_DOMAIN (and its key) become a profile; then the last profile
+    // shown (the Local one the first time) is opened.
+    QCoro::Task<void> start();
+    QCoro::Task<void> switchTo(QString profileId);
+
+private:
+    struct Session
+    {
+        std::unique_ptr<Paddock::Backend> backend;
+        QString problem;
+    };
+    QCoro::Task<Session *> session(Paddock::Profile profile);
+    QCoro::Task<std::optional<QByteArray>> key(QString profileId, QString *problem);
+    void offerProfiles(const QString &current);
+
+    QSettings *m_settings;
+    Paddock::SecretStore *m_secrets;
+    Paddock::MemorySecretStore m_sessionKeys; // keys for this run only, when no keychain took them
+    Paddock::ProfileStore m_profiles;
+    std::unique_ptr<MainWindow> m_window;
+    std::map<QString, std::unique_ptr<Session>> m_sessions;
+};
