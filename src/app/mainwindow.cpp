@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "backend.h"
+#include "renewdialog.h"
 #include "ui_mainwindow.h"
 #include "workspacefilterproxy.h"
 #include "workspacetreemodel.h"
@@ -75,6 +76,7 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     connect(m_ui->actionRefresh, &QAction::triggered, this, [this] { refresh(); });
     connect(m_ui->actionPause, &QAction::triggered, this, [this] { runAction(Action::Pause); });
     connect(m_ui->actionResume, &QAction::triggered, this, [this] { runAction(Action::Resume); });
+    connect(m_ui->actionRenew, &QAction::triggered, this, [this] { runAction(Action::Renew); });
     connect(m_ui->actionKill, &QAction::triggered, this, [this] { runAction(Action::Kill); });
     connect(m_ui->actionGroupByIsolation, &QAction::toggled, this, [this](bool grouped) {
         // Switching the layout rebuilds the model: the selection is carried over by key.
@@ -281,7 +283,7 @@ QList<const WorkspaceRecord *> MainWindow::selectedRecords() const
 void MainWindow::setReadOnly(bool readOnly)
 {
     m_readOnly = readOnly;
-    for (QAction *action : {m_ui->actionPause, m_ui->actionResume, m_ui->actionKill})
+    for (QAction *action : {m_ui->actionPause, m_ui->actionResume, m_ui->actionRenew, m_ui->actionKill})
         action->setVisible(!readOnly);
     updateActions();
 }
@@ -294,6 +296,9 @@ bool MainWindow::fits(Action action, const WorkspaceRecord &record)
         return state == SandboxState::Running;
     case Action::Resume:
         return state == SandboxState::Paused;
+    case Action::Renew:
+        // Only a sandbox that expires can be renewed (renewing one that never does is a 409).
+        return record.info.expiresAt.has_value() && (state == SandboxState::Running || state == SandboxState::Paused);
     case Action::Kill:
         return state != SandboxState::Terminated;
     }
@@ -310,10 +315,12 @@ void MainWindow::updateActions()
     };
     m_ui->actionPause->setEnabled(!m_readOnly && !m_busy && any(Action::Pause));
     m_ui->actionResume->setEnabled(!m_readOnly && !m_busy && any(Action::Resume));
+    m_ui->actionRenew->setEnabled(!m_readOnly && !m_busy && any(Action::Renew));
     m_ui->actionKill->setEnabled(!m_readOnly && !m_busy && any(Action::Kill));
 }
 
-QCoro::Task<Result<>> MainWindow::apply(Backend *backend, Action action, const WorkspaceRecord &record)
+QCoro::Task<Result<>> MainWindow::apply(Backend *backend, Action action, const WorkspaceRecord &record,
+                                        std::chrono::seconds renewBy)
 {
     const QString id = record.info.sandboxId;
     switch (action) {
@@ -323,6 +330,12 @@ QCoro::Task<Result<>> MainWindow::apply(Backend *backend, Action action, const W
         auto resumed = co_await backend->resume(id);
         if (!resumed)
             co_return fail(resumed.error());
+        co_return Result<>{};
+    }
+    case Action::Renew: {
+        auto renewed = co_await backend->renew(id, renewBy);
+        if (!renewed)
+            co_return fail(renewed.error());
         co_return Result<>{};
     }
     case Action::Kill:
@@ -356,8 +369,25 @@ QCoro::Task<void> MainWindow::runAction(Action action)
     const int count = int(targets.size());
     const int skipped = int(selected.size()) - count;
 
+    // Renew asks with its own dialog: the duration, and every expiry before and after.
+    std::chrono::seconds renewBy{0};
+    if (action == Action::Renew) {
+        QPointer<RenewDialog> dialog = new RenewDialog(targets, skipped, this);
+        dialog->open();
+        const QPointer<MainWindow> self(this);
+        const int answer = co_await qCoro(dialog.data(), &QDialog::finished);
+        if (!self)
+            co_return;
+        if (dialog) {
+            renewBy = dialog->duration();
+            dialog->deleteLater();
+        }
+        if (answer != QDialog::Accepted || renewBy.count() <= 0)
+            co_return;
+    }
+
     // One confirmation that states the counts (and, for a kill, the ids and the data loss).
-    if (action == Action::Kill || count > 1) {
+    if (action == Action::Kill || (action != Action::Renew && count > 1)) {
         QString text;
         switch (action) {
         case Action::Pause:
@@ -365,6 +395,8 @@ QCoro::Task<void> MainWindow::runAction(Action action)
             break;
         case Action::Resume:
             text = tr("Resume %n workspace(s)?", nullptr, count);
+            break;
+        case Action::Renew:
             break;
         case Action::Kill:
             text = tr("Kill %n workspace(s)? Their sandboxes are deleted with everything in them that is not "
@@ -410,11 +442,11 @@ QCoro::Task<void> MainWindow::runAction(Action action)
     // run stays with the backend it started on, even if the user switches profiles meanwhile.
     const QPointer<MainWindow> self(this);
     const QPointer<Backend> backend(m_backend);
-    const std::function<QCoro::Task<Result<>>(const WorkspaceRecord &)> act = [self, backend, action,
-                                                                               cancel](const WorkspaceRecord &record) {
+    const std::function<QCoro::Task<Result<>>(const WorkspaceRecord &)> act = [self, backend, action, cancel,
+                                                                               renewBy](const WorkspaceRecord &record) {
         if (!self || !backend)
             cancel->cancel();
-        return self && backend ? apply(backend.data(), action, record) : cancelledTask();
+        return self && backend ? apply(backend.data(), action, record, renewBy) : cancelledTask();
     };
     const std::function<void(qsizetype, const Result<> &)> step = [&done, progress](qsizetype, const Result<> &) {
         if (progress)

@@ -75,12 +75,13 @@ private:
     enum class Action {
         Pause,
         Resume,
+        Renew,
         Kill,
     };
     static bool fits(Action action, const WorkspaceRecord &record);
     QCoro::Task<void> runAction(Action action);
-    static QCoro::Task<Paddock::Result<>> apply(Paddock::Backend *backend, Action action,
-                                                const WorkspaceRecord &record);
+    static QCoro::Task<Paddock::Result<>> apply(Paddock::Backend *backend, Action action, const WorkspaceRecord &record,
+                                                std::chrono::seconds renewBy);
     void updateActions();
     void updateTimers();
     void tick();

@@ -8,6 +8,9 @@ WorkspaceFilterProxy::WorkspaceFilterProxy(QObject *parent)
     : QSortFilterProxyModel(parent)
 {
     setRecursiveFilteringEnabled(true); // a group shows while any workspace under it matches
+    // filterAcceptsRow() reads the records, not a role. A role no countdown tick sends keeps the
+    // proxy from re-checking every changed row's groups once a second.
+    setFilterRole(WorkspaceTreeModel::KeyRole);
     setSortRole(WorkspaceTreeModel::SortRole);
     setSortLocaleAware(true);
 }

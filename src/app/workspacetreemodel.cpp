@@ -653,7 +653,9 @@ void WorkspaceTreeModel::tick()
 // dataChanged per run of neighbouring rows whose countdown text changes, countdown columns only.
 void WorkspaceTreeModel::tickChildren(Node *parent, qint64 lastMs, qint64 nowMs)
 {
-    static const QList<int> roles{Qt::DisplayRole, Qt::ToolTipRole, SortRole};
+    // Not SortRole: every countdown moves by the same second, so their order stays right and a
+    // sorting proxy need not sort again.
+    static const QList<int> roles{Qt::DisplayRole, Qt::ToolTipRole};
     int runStart = -1;
     const auto flush = [&](int end) {
         if (runStart >= 0) {

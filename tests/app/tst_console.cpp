@@ -6,18 +6,21 @@
 #include "console.h"
 #include "fakeopensandboxprocess.h"
 #include "mainwindow.h"
+#include "renewdialog.h"
 #include "workspacetreemodel.h"
 
 #ifndef Q_MOC_RUN
 #include <QCoroTask>
 #endif
 
+#include <QAction>
 #include <QComboBox>
 #include <QFile>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 
 using namespace Paddock;
 
@@ -66,6 +69,39 @@ private Q_SLOTS:
             QCOMPARE(window->profile(), importedId);
             QTRY_COMPARE(window->model()->workspaceCount(), 12);
             QCOMPARE(box->currentData().toString(), importedId);
+
+            // Renew from a group row: the dialog shows each expiry before and after, then applies.
+            auto *view = window->findChild<QTreeView *>(QStringLiteral("workspaceView"));
+            const QModelIndex group = view->model()->index(0, 0);
+            view->selectionModel()->select(group, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            auto *renew = window->findChild<QAction *>(QStringLiteral("actionRenew"));
+            QVERIFY(renew->isEnabled());
+            renew->trigger();
+            RenewDialog *dialog = nullptr;
+            QTRY_VERIFY((dialog = window->findChild<RenewDialog *>()) != nullptr && dialog->isVisible());
+            dialog->setDuration(std::chrono::minutes(2 * 24 * 60));
+            QVERIFY(!dialog->previewBefore(0).isEmpty());
+            QVERIFY(dialog->previewAfter(0) != dialog->previewBefore(0));
+            dialog->accept();
+            QTRY_VERIFY(window->lastActionSummary().contains(QLatin1String("done")));
+            QVERIFY2(!window->lastActionSummary().contains(QLatin1String("failed")),
+                     qPrintable(window->lastActionSummary()));
+            // Every workspace of that user now expires about two days from now.
+            const QString user = view->model()->index(0, 0).data().toString();
+            int renewed = 0;
+            for (int row = 0; row < window->model()->rowCount(); ++row) {
+                const QModelIndex userIndex = window->model()->index(row, 0);
+                if (userIndex.data().toString() != user)
+                    continue;
+                for (const WorkspaceRecord *record : window->model()->recordsUnder(userIndex)) {
+                    if (record->info.state != SandboxState::Running && record->info.state != SandboxState::Paused)
+                        continue;
+                    QVERIFY(record->info.expiresAt.has_value());
+                    QVERIFY(*record->info.expiresAt > QDateTime::currentDateTimeUtc().addSecs(47 * 3600));
+                    ++renewed;
+                }
+            }
+            QVERIFY(renewed > 0);
 
             // A profile with a wrong key says so in place, with the request id; the others work.
             Profile wrong = console.profiles().profiles().at(1);
