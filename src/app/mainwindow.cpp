@@ -12,6 +12,7 @@
 #include <QCoroTask>
 
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLocale>
 #include <QMessageBox>
@@ -76,6 +77,8 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     connect(m_ui->actionRefresh, &QAction::triggered, this, [this] { refresh(); });
     connect(m_ui->actionPause, &QAction::triggered, this, [this] { runAction(Action::Pause); });
     connect(m_ui->actionResume, &QAction::triggered, this, [this] { runAction(Action::Resume); });
+    connect(m_ui->actionSelectIdle, &QAction::triggered, this, [this] { selectIdle(false); });
+    connect(m_ui->actionPauseIdle, &QAction::triggered, this, [this] { selectIdle(true); });
     connect(m_ui->actionRenew, &QAction::triggered, this, [this] { runAction(Action::Renew); });
     connect(m_ui->actionKill, &QAction::triggered, this, [this] { runAction(Action::Kill); });
     connect(m_ui->actionGroupByIsolation, &QAction::toggled, this, [this](bool grouped) {
@@ -283,7 +286,8 @@ QList<const WorkspaceRecord *> MainWindow::selectedRecords() const
 void MainWindow::setReadOnly(bool readOnly)
 {
     m_readOnly = readOnly;
-    for (QAction *action : {m_ui->actionPause, m_ui->actionResume, m_ui->actionRenew, m_ui->actionKill})
+    for (QAction *action :
+         {m_ui->actionPause, m_ui->actionResume, m_ui->actionRenew, m_ui->actionKill, m_ui->actionPauseIdle})
         action->setVisible(!readOnly);
     updateActions();
 }
@@ -344,6 +348,45 @@ QCoro::Task<Result<>> MainWindow::apply(Backend *backend, Action action, const W
     co_return Result<>{};
 }
 
+QCoro::Task<void> MainWindow::selectIdle(bool thenPause)
+{
+    QPointer<QInputDialog> dialog = new QInputDialog(this);
+    dialog->setObjectName(QStringLiteral("idleDialog"));
+    dialog->setWindowTitle(thenPause ? tr("Pause idle workspaces") : tr("Select idle workspaces"));
+    dialog->setInputMode(QInputDialog::IntInput);
+    dialog->setLabelText(tr("Running workspaces idle longer than this many minutes:"));
+    dialog->setIntRange(1, 7 * 24 * 60);
+    dialog->setIntValue(m_idleMinutes);
+    dialog->open();
+    const QPointer<MainWindow> self(this);
+    const int answer = co_await qCoro(dialog.data(), &QDialog::finished);
+    if (!self || !dialog)
+        co_return;
+    const int minutes = dialog->intValue();
+    dialog->deleteLater();
+    if (answer != QDialog::Accepted)
+        co_return;
+    m_idleMinutes = minutes;
+
+    // Idle since the last activity the backend reports; a workspace without one is not judged.
+    const QDateTime before = m_model->now().addSecs(-qint64(minutes) * 60);
+    QItemSelection idle;
+    for (const WorkspaceRecord *record : m_model->recordsUnder({})) {
+        const SandboxInfo &info = record->info;
+        if (info.state == SandboxState::Running && info.lastActivityAt.isValid() && info.lastActivityAt < before) {
+            const QModelIndex index = m_proxy->mapFromSource(m_model->indexOfKey(record->key()));
+            if (index.isValid())
+                idle.select(index, index);
+        }
+    }
+    m_ui->workspaceView->selectionModel()->select(idle,
+                                                  QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    const int count = int(idle.indexes().size());
+    statusBar()->showMessage(tr("%n workspace(s) idle longer than %1 min selected", nullptr, count).arg(minutes));
+    if (thenPause && count > 0)
+        co_await runAction(Action::Pause, true);
+}
+
 namespace {
 
 QCoro::Task<Result<>> cancelledTask()
@@ -353,7 +396,7 @@ QCoro::Task<Result<>> cancelledTask()
 
 } // namespace
 
-QCoro::Task<void> MainWindow::runAction(Action action)
+QCoro::Task<void> MainWindow::runAction(Action action, bool alwaysAsk)
 {
     if (m_busy || m_readOnly || !m_backend)
         co_return;
@@ -387,7 +430,7 @@ QCoro::Task<void> MainWindow::runAction(Action action)
     }
 
     // One confirmation that states the counts (and, for a kill, the ids and the data loss).
-    if (action == Action::Kill || (action != Action::Renew && count > 1)) {
+    if (action == Action::Kill || (action != Action::Renew && (count > 1 || alwaysAsk))) {
         QString text;
         switch (action) {
         case Action::Pause:

@@ -79,7 +79,10 @@ private:
         Kill,
     };
     static bool fits(Action action, const WorkspaceRecord &record);
-    QCoro::Task<void> runAction(Action action);
+    QCoro::Task<void> runAction(Action action, bool alwaysAsk = false);
+    // Idle triage: selects the running workspaces idle longer than the minutes the user gives
+    // (then pauses them, asking first, when `thenPause`).
+    QCoro::Task<void> selectIdle(bool thenPause);
     static QCoro::Task<Paddock::Result<>> apply(Paddock::Backend *backend, Action action, const WorkspaceRecord &record,
                                                 std::chrono::seconds renewBy);
     void updateActions();
@@ -101,4 +104,5 @@ private:
     bool m_readOnly = false;
     bool m_busy = false; // a bulk action runs
     QString m_lastSummary;
+    int m_idleMinutes = 60;
 };

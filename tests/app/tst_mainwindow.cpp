@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QInputDialog>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
@@ -23,15 +24,15 @@ namespace {
 
 // A workspace as another process left it.
 void leaveWorkspace(const QString &basedir, const QString &id, const QString &user, const QString &agent,
-                    const QString &state)
+                    const QString &state, const QString &lastActivity = QStringLiteral("2026-11-30T02:00:00.000Z"))
 {
     QVERIFY(QDir().mkpath(basedir + u'/' + id + QStringLiteral("/.paddock")));
     QFile metadata(basedir + u'/' + id + QStringLiteral("/.paddock/workspace.json"));
     QVERIFY(metadata.open(QIODevice::WriteOnly));
     metadata.write(QStringLiteral(R"({"workspaceId":"%1","userId":"%2","agentId":"%3","state":"%4",
                                       "createdAt":"2026-11-30T01:00:00.000Z",
-                                      "lastActivityAt":"2026-11-30T02:00:00.000Z"})")
-                       .arg(id, user, agent, state)
+                                      "lastActivityAt":"%5"})")
+                       .arg(id, user, agent, state, lastActivity)
                        .toUtf8());
 }
 
@@ -199,6 +200,56 @@ private Q_SLOTS:
         QCOMPARE(shown->rowCount(), 1);
         QVERIFY(find(shown, QStringLiteral("ws2")).isValid());
         QVERIFY(!find(shown, QStringLiteral("ws1")).isValid());
+    }
+
+    void idleTriageSelectsAndPausesIdleWorkspaces()
+    {
+        QTemporaryDir dir;
+        const QString now = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
+        leaveWorkspace(dir.path(), QStringLiteral("stale"), QStringLiteral("u"), QStringLiteral("a"),
+                       QStringLiteral("Running"));
+        leaveWorkspace(dir.path(), QStringLiteral("busy"), QStringLiteral("u"), QStringLiteral("a"),
+                       QStringLiteral("Running"), now);
+        leaveWorkspace(dir.path(), QStringLiteral("asleep"), QStringLiteral("u"), QStringLiteral("b"),
+                       QStringLiteral("Paused"));
+        LocalBackend backend(LocalOptions{dir.path(), false});
+        MainWindow window(&backend);
+        window.show();
+        QTRY_COMPARE(window.model()->workspaceCount(), 3);
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+
+        window.findChild<QAction *>(QStringLiteral("actionSelectIdle"))->trigger();
+        QInputDialog *ask = nullptr;
+        QTRY_VERIFY((ask = window.findChild<QInputDialog *>(QStringLiteral("idleDialog"))) != nullptr);
+        QTRY_VERIFY(ask->isVisible());
+        ask->setIntValue(60);
+        ask->accept();
+        QTRY_COMPARE(view->selectionModel()->selectedRows().size(), 1);
+        QCOMPARE(view->selectionModel()->selectedRows().constFirst().data().toString(), QStringLiteral("stale"));
+
+        // "Pause idle" selects the same and pauses them, asking first even for one.
+        view->clearSelection();
+        window.findChild<QAction *>(QStringLiteral("actionPauseIdle"))->trigger();
+        QTRY_VERIFY((ask = window.findChild<QInputDialog *>(QStringLiteral("idleDialog"))) != nullptr
+                    && ask->isVisible());
+        ask->accept();
+        QMessageBox *confirm = nullptr;
+        QTRY_VERIFY((confirm = window.findChild<QMessageBox *>(QStringLiteral("confirmAction"))) != nullptr
+                    && confirm->isVisible());
+        QCOMPARE(confirm->text(), QStringLiteral("Pause 1 workspace(s)?"));
+        confirm->button(QMessageBox::Yes)->click();
+        QTRY_COMPARE(window.model()
+                         ->indexOfKey(QStringLiteral("local\x1fstale"), WorkspaceTreeModel::StateColumn)
+                         .data()
+                         .toString(),
+                     QStringLiteral("Paused"));
+        QCOMPARE(window.model()
+                     ->indexOfKey(QStringLiteral("local\x1f"
+                                                 "busy"),
+                                  WorkspaceTreeModel::StateColumn)
+                     .data()
+                     .toString(),
+                 QStringLiteral("Running"));
     }
 
     void readOnlyHidesEveryChange()
