@@ -13,6 +13,7 @@
 
 #include <QHeaderView>
 #include <QInputDialog>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLocale>
 #include <QMessageBox>
@@ -56,6 +57,8 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     auto *clearFilter =
         new QShortcut(QKeySequence(Qt::Key_Escape), m_ui->filterEdit, nullptr, nullptr, Qt::WidgetShortcut);
     connect(clearFilter, &QShortcut::activated, m_ui->filterEdit, &QLineEdit::clear);
+    // Space marks the current row (and moves on), as in k9s; Shift/Ctrl-click still select.
+    m_ui->workspaceView->installEventFilter(this);
     m_ui->stateFilterBox->addItem(tr("All states"), -1);
     for (const SandboxState state : {SandboxState::Running, SandboxState::Paused, SandboxState::Pending,
                                      SandboxState::Failed, SandboxState::Unknown}) {
@@ -167,6 +170,29 @@ void MainWindow::updateTimers()
         m_tickTimer.start();
     else
         m_tickTimer.stop();
+}
+
+bool MainWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_ui->workspaceView && event->type() == QEvent::KeyPress) {
+        const auto *key = static_cast<QKeyEvent *>(event);
+        if (key->key() == Qt::Key_Space && key->modifiers() == Qt::NoModifier) {
+            QTreeView *view = m_ui->workspaceView;
+            const QModelIndex current = view->currentIndex();
+            if (current.isValid()) {
+                QItemSelectionModel *selection = view->selectionModel();
+                selection->select(current, QItemSelectionModel::Toggle | QItemSelectionModel::Rows);
+                // Commit the toggle: Qt 6.4's isRowSelected() (and so selectedRows()) ignores the
+                // parent while a toggle is pending, and would also drop the same row number under
+                // other groups.
+                selection->select(selection->selection(), QItemSelectionModel::ClearAndSelect);
+                if (const QModelIndex below = view->indexBelow(current); below.isValid())
+                    view->selectionModel()->setCurrentIndex(below, QItemSelectionModel::NoUpdate);
+            }
+            return true; // not a keyboard search for " "
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::showEvent(QShowEvent *event)

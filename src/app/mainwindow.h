@@ -66,6 +66,7 @@ Q_SIGNALS:
     void profileChosen(const QString &profileId);
 
 protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
     void showEvent(QShowEvent *event) override;
     void hideEvent(QHideEvent *event) override;
     void changeEvent(QEvent *event) override;

@@ -96,6 +96,18 @@ private Q_SLOTS:
         QTRY_VERIFY(resume->isEnabled());
         QVERIFY(!pause->isEnabled());
 
+        // Space marks rows one by one and moves down.
+        view->clearSelection();
+        view->setFocus();
+        view->selectionModel()->setCurrentIndex(shown->index(0, 0), QItemSelectionModel::NoUpdate);
+        QTest::keyClick(view, Qt::Key_Space);
+        QTest::keyClick(view, Qt::Key_Space);
+        QCOMPARE(view->selectionModel()->selectedRows().size(), 2); // the user row and its first agent
+        view->selectionModel()->setCurrentIndex(shown->index(0, 0), QItemSelectionModel::NoUpdate);
+        QTest::keyClick(view, Qt::Key_Space); // toggles the user row off again
+        QCOMPARE(view->selectionModel()->selectedRows().size(), 1);
+        QCOMPARE(view->selectionModel()->selectedRows().constFirst().data().toString(), QStringLiteral("助手"));
+
         // A group row stands for all its workspaces: resume both from the user row.
         view->selectionModel()->select(shown->index(0, 0),
                                        QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);

@@ -166,6 +166,25 @@ private Q_SLOTS:
         QVERIFY(server.requests.at(2).endsWith(R"({"image":{"uri":"python:3.11-slim"}})"));
     }
 
+    // The owner going away ends every request at once, instead of leaving coroutines waiting on
+    // replies that the network manager deletes.
+    void abortAllEndsWhatIsInFlight()
+    {
+        ScriptedHttpServer server;
+        server.script.enqueue(QByteArray()); // never answers
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(3));
+        auto task = client.send(get(server.url(QStringLiteral("/v1/sandboxes"))));
+        QTRY_COMPARE(server.requests.size(), 1);
+        client.abortAll();
+        const auto result = QCoro::waitFor(std::move(task));
+        QVERIFY(!result);
+        QCOMPARE(result.error().kind, Error::Kind::Cancelled);
+        QCOMPARE(client.attempts(), 1); // not retried
+        const auto after = QCoro::waitFor(client.send(get(server.url(QStringLiteral("/v1/sandboxes")))));
+        QCOMPARE(after.error().kind, Error::Kind::Cancelled);
+    }
+
     void silentServerHitsTheTransferTimeout()
     {
         ScriptedHttpServer server;

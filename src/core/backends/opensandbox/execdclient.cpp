@@ -353,8 +353,12 @@ ExecdClient::stream(ExecdCommand command, std::function<void(OutputChannel, cons
     });
     watchdog.start();
 
+    m_http->track(reply.get());
     co_await reply.get();
+    m_http->untrack(reply.get());
     watchdog.stop();
+    if (m_http->isClosing())
+        co_return fail(Error{Error::Kind::Cancelled, Tr::tr("the connection to the server was closed")});
 
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (dead) {

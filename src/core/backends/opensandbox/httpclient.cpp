@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <utility>
 
 Q_LOGGING_CATEGORY(lcHttp, "paddock.core.opensandbox.http", QtInfoMsg)
 
@@ -152,7 +153,19 @@ HttpClient::HttpClient(QNetworkAccessManager *network, RetryPolicy retry, QObjec
 {
 }
 
-HttpClient::~HttpClient() = default;
+HttpClient::~HttpClient()
+{
+    abortAll();
+}
+
+void HttpClient::abortAll()
+{
+    m_closing = true;
+    // abort() finishes a reply at once, which resumes the coroutine waiting on it.
+    const QSet<QNetworkReply *> replies = std::exchange(m_replies, {});
+    for (QNetworkReply *reply : replies)
+        reply->abort();
+}
 
 void HttpClient::setMaxConnections(int connections)
 {
@@ -180,6 +193,8 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
     const QNetworkRequest network = networkRequest(request);
     auto delay = m_retry.firstDelay;
     for (int attempt = 1;; ++attempt) {
+        if (m_closing)
+            co_return fail(Error{Error::Kind::Cancelled, Tr::tr("the connection to the server was closed")});
         ++m_attempts;
         QNetworkAccessManager *manager = pickManager();
         std::unique_ptr<QNetworkReply, ReplyDeleter> reply;
@@ -190,9 +205,13 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
         }
         ++m_busy[manager];
         m_maxInFlight = std::max(m_maxInFlight, ++m_inFlight);
+        m_replies.insert(reply.get());
         co_await reply.get();
+        m_replies.remove(reply.get());
         --m_busy[manager];
         --m_inFlight;
+        if (m_closing)
+            co_return fail(Error{Error::Kind::Cancelled, Tr::tr("the connection to the server was closed")});
 
         const QNetworkReply::NetworkError networkError = reply->error();
         const HttpResponse response = readResponse(reply.get());

@@ -12,6 +12,7 @@
 #include <QList>
 #include <QNetworkRequest>
 #include <QObject>
+#include <QSet>
 #include <QUrl>
 
 #include <chrono>
@@ -118,6 +119,15 @@ public:
     // requests beyond six at a time go through extra managers, six each. Default 6: one manager.
     void setMaxConnections(int connections);
 
+    // Aborts every request in flight (each fails at once, without retries) and refuses new
+    // ones. The owner calls it before it goes away, so that no coroutine waits forever on a
+    // reply its network manager deleted. The destructor calls it too.
+    void abortAll();
+    bool isClosing() const { return m_closing; }
+    // Streams sent outside send() (execd's command stream) are aborted with the rest.
+    void track(QNetworkReply *reply) { m_replies.insert(reply); }
+    void untrack(QNetworkReply *reply) { m_replies.remove(reply); }
+
 private:
     QNetworkAccessManager *pickManager();
 
@@ -127,6 +137,8 @@ private:
     int m_maxConnections = ConnectionsPerManager;
     int m_inFlight = 0;
     int m_maxInFlight = 0;
+    QSet<QNetworkReply *> m_replies; // in flight
+    bool m_closing = false;
     static constexpr int ConnectionsPerManager = 6;
     RetryPolicy m_retry;
     int m_attempts = 0;

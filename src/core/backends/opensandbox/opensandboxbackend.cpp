@@ -106,7 +106,13 @@ OpenSandboxBackend::OpenSandboxBackend(BackendOptions options, QObject *parent)
     });
 }
 
-OpenSandboxBackend::~OpenSandboxBackend() = default;
+OpenSandboxBackend::~OpenSandboxBackend()
+{
+    // Every request still in flight fails now, while everything it returns to still exists;
+    // otherwise its coroutines would wait forever on replies the network manager deletes.
+    m_leaseTimer.stop();
+    m_http->abortAll();
+}
 
 QString OpenSandboxBackend::name() const
 {
