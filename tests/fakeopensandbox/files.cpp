@@ -77,38 +77,32 @@ bool lstatPath(const QString &path, struct stat *st)
     return ::lstat(local(path).constData(), st) == 0;
 }
 
+// The name of a user or a group, looked up once with getpwuid_r or getgrgid_r; the number when
+// there is no such entry.
+template<typename Entry, typename Id>
+QString accountName(Id id, int (*lookup)(Id, Entry *, char *, size_t, Entry **), char *Entry::*name)
+{
+    static QHash<Id, QString> cache;
+    if (const auto it = cache.constFind(id); it != cache.cend())
+        return *it;
+    QString found = QString::number(id);
+    char buffer[4096];
+    Entry entry{};
+    Entry *result = nullptr;
+    if (lookup(id, &entry, buffer, sizeof buffer, &result) == 0 && result)
+        found = QString::fromLocal8Bit(result->*name);
+    cache.insert(id, found);
+    return found;
+}
+
 QString userName(uid_t uid)
 {
-    static QHash<uid_t, QString> cache;
-    if (const auto it = cache.constFind(uid); it != cache.cend())
-        return *it;
-    QString name = QString::number(uid);
-    char buffer[4096];
-    struct passwd entry
-    {
-    };
-    struct passwd *result = nullptr;
-    if (::getpwuid_r(uid, &entry, buffer, sizeof buffer, &result) == 0 && result)
-        name = QString::fromLocal8Bit(result->pw_name);
-    cache.insert(uid, name);
-    return name;
+    return accountName<struct passwd>(uid, ::getpwuid_r, &passwd::pw_name);
 }
 
 QString groupName(gid_t gid)
 {
-    static QHash<gid_t, QString> cache;
-    if (const auto it = cache.constFind(gid); it != cache.cend())
-        return *it;
-    QString name = QString::number(gid);
-    char buffer[4096];
-    struct group entry
-    {
-    };
-    struct group *result = nullptr;
-    if (::getgrgid_r(gid, &entry, buffer, sizeof buffer, &result) == 0 && result)
-        name = QString::fromLocal8Bit(result->gr_name);
-    cache.insert(gid, name);
-    return name;
+    return accountName<struct group>(gid, ::getgrgid_r, &group::gr_name);
 }
 
 // execd's FileInfo: lstat, mode as an octal-looking int (0644 -> 644).
