@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <vector>
 
 #include <sys/resource.h>
@@ -175,17 +176,13 @@ QCoro::Task<int> run(int sandboxes, int pauses, int latencyMs, int concurrency)
         std::unique_ptr<QNetworkReply, ReplyDeleter> resetReply(network.post(reset, QByteArray()));
         co_await resetReply.get();
 
-        int inFlight = 0;
-        int maxInFlight = 0;
+        // Built before the co_await (GCC 12 destroys temporaries inside co_await twice).
+        const std::function<QCoro::Task<Result<>>(const QString &)> pause = [&client](const QString &id) {
+            return client.pause(id);
+        };
         QElapsedTimer timer;
         timer.start();
-        const auto results = co_await runBounded<QString>(
-            ids, concurrency, [&client, &inFlight, &maxInFlight](const QString &id) -> QCoro::Task<Result<>> {
-                maxInFlight = std::max(maxInFlight, ++inFlight);
-                auto paused = co_await client.pause(id);
-                --inFlight;
-                co_return paused;
-            });
+        const auto results = co_await runBounded<QString>(ids, concurrency, pause);
         const double wallMs = double(timer.nsecsElapsed()) / 1e6;
         const auto failed = std::count_if(results.cbegin(), results.cend(), [](const Result<> &r) { return !r; });
         const double bound = 1.3 * std::ceil(double(ids.size()) / concurrency) * latencyMs;
@@ -194,8 +191,8 @@ QCoro::Task<int> run(int sandboxes, int pauses, int latencyMs, int concurrency)
                     concurrency);
         std::printf("  wall time                           %9.1f ms  [<= %.1f ms = 1.3 x ceil(%lld / %d) x %d ms]\n",
                     wallMs, bound, qlonglong(ids.size()), concurrency, latencyMs);
-        std::printf("  most requests in flight             %9d (client) %d (server)  [<= %d]\n", maxInFlight, serverMax,
-                    concurrency);
+        std::printf("  most requests in flight             %9d (client) %d (server)  [<= %d]\n", http.maxInFlight(),
+                    serverMax, concurrency);
         std::printf("  failed                              %9lld\n", qlonglong(failed));
         if (failed > 0)
             co_return 1;

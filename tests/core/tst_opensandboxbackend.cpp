@@ -297,6 +297,11 @@ private Q_SLOTS:
                                      return status && !status->running;
                                  }()),
                                  30'000);
+
+        // And a file goes.
+        QVERIFY(QCoro::waitFor(client.removeFile(QStringLiteral("/workspace/bin/run.sh"))));
+        QCOMPARE(QCoro::waitFor(client.download(QStringLiteral("/workspace/bin/run.sh"))).error().kind,
+                 Error::Kind::NotFound);
     }
 
     void serverProxyReachesExecd()

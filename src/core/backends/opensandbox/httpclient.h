@@ -110,8 +110,7 @@ public:
 
     // How many times send() went to the network, retries included (for tests and diagnostics).
     int attempts() const { return m_attempts; }
-    // Requests of this client on the wire right now, and the most there ever were.
-    int inFlight() const { return m_inFlight; }
+    // The most requests this client ever had on the wire at once.
     int maxInFlight() const { return m_maxInFlight; }
 
     // QNetworkAccessManager opens at most six connections to one host and queues the rest. To
