@@ -42,6 +42,11 @@ public:
     virtual QCoro::Task<Result<bool>> isReady(QString sandboxId) = 0;
     // A non-zero exit is a normal result; only a transport failure is an error.
     virtual QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) = 0;
+    // When the workspace's sessions/ folder last changed (the folder and what is in it, two
+    // levels deep): the agents' own activity, which the sandbox's metadata does not show. nullopt
+    // when the backend cannot tell (the default), or the folder does not exist. Reading it may
+    // cost a round trip; callers cache it.
+    virtual QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId);
 
 Q_SIGNALS:
     // The backend found that a sandbox it was holding for a workspace is gone (deleted behind

@@ -119,6 +119,15 @@ WorkspacePtr WorkspaceManager::touch(const QString &workspaceId)
     return it->workspace;
 }
 
+std::optional<std::chrono::milliseconds> WorkspaceManager::idleRemaining(const QString &workspaceId) const
+{
+    const auto it = m_cache.constFind(workspaceId);
+    if (it == m_cache.cend())
+        return std::nullopt;
+    const auto idle = std::chrono::duration_cast<std::chrono::milliseconds>(m_options.clock->now() - it->lastAccess);
+    return std::max(std::chrono::milliseconds(0), m_options.ttl - idle);
+}
+
 WorkspacePtr WorkspaceManager::cached(const QString &workspaceId) const
 {
     const auto it = m_cache.constFind(workspaceId);

@@ -70,6 +70,10 @@ public:
     QStringList cachedIds() const;
     qsizetype cachedCount() const { return m_cache.size(); }
     bool isProvisioning(const QString &workspaceId) const { return m_inflight.contains(workspaceId); }
+    // How long until the sweeper may close a cached workspace for idleness (ttl minus the time
+    // since its last access; zero once it is due; the sweeper acts on its next tick). nullopt
+    // for a workspace that is not cached.
+    std::optional<std::chrono::milliseconds> idleRemaining(const QString &workspaceId) const;
 
     // Evicts and closes one workspace (waiting for its provisioning if one runs). Closing an
     // id that is not cached does nothing.

@@ -23,6 +23,9 @@
 
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 using namespace Paddock;
 using namespace std::chrono_literals;
 
@@ -139,6 +142,46 @@ private Q_SLOTS:
         QCOMPARE(info.metadata.value(WorkspaceIdKey), id);
         QCOMPARE(info.metadata.value(AgentIdKey), QStringLiteral("运维"));
         QVERIFY(!info.expiresAt);
+    }
+
+    void sessionsActivityIsTheNewestChangeUnderSessions()
+    {
+        Stack stack(m_basedir, m_logs, {});
+        const auto workspace = stack.open(QStringLiteral("u"), QStringLiteral("a"));
+        QVERIFY(workspace);
+        const QString id = (*workspace)->id();
+        const QString sessions = m_basedir + u'/' + id + QStringLiteral("/sessions");
+        const auto setTime = [](const QString &path, const QDateTime &time) {
+            // utimensat(2): QFile cannot open a folder to set its time.
+            const timespec times[2] = {{time.toSecsSinceEpoch(), 0}, {time.toSecsSinceEpoch(), 0}};
+            QCOMPARE(::utimensat(AT_FDCWD, QFile::encodeName(path).constData(), times, 0), 0);
+        };
+        const QDateTime old = QDateTime::fromString(QStringLiteral("2026-01-02T03:04:05Z"), Qt::ISODate);
+        setTime(sessions, old);
+        auto empty = QCoro::waitFor(stack.backend.sessionsActivity(id));
+        QVERIFY(empty);
+        QCOMPARE(*empty, std::optional(old));
+
+        // A session file two levels down, newer than the folder, is what counts.
+        QVERIFY(QDir(sessions).mkpath(QStringLiteral("s1")));
+        QFile file(sessions + QStringLiteral("/s1/memory.json"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.close();
+        const QDateTime newer = old.addDays(3);
+        setTime(file.fileName(), newer);
+        setTime(sessions + QStringLiteral("/s1"), old);
+        setTime(sessions, old);
+        auto found = QCoro::waitFor(stack.backend.sessionsActivity(id));
+        QVERIFY(found);
+        QCOMPARE(*found, std::optional(newer));
+
+        // No sessions/ folder: the backend cannot tell.
+        QVERIFY(QDir(sessions).removeRecursively());
+        auto none = QCoro::waitFor(stack.backend.sessionsActivity(id));
+        QVERIFY(none);
+        QCOMPARE(*none, std::nullopt);
+        // An id that would escape basedir is refused.
+        QVERIFY(!QCoro::waitFor(stack.backend.sessionsActivity(QStringLiteral("../x"))));
     }
 
     void restartedProcessFindsWorkspacesAgainWithoutBootstrapping()

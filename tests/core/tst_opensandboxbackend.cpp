@@ -304,6 +304,38 @@ private Q_SLOTS:
                  Error::Kind::NotFound);
     }
 
+    void sessionsActivityComesFromTheSessionsFolder()
+    {
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start(), qPrintable(server.error()));
+        Stack stack(optionsFor(server, {}), m_logs.path(), {});
+        auto opened = stack.open(QStringLiteral("hana"), QStringLiteral("agent"));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        const QString sandboxId = stack.sandboxOf(*opened).sandboxId;
+        const auto run = [&stack, &sandboxId](const QString &command) {
+            ExecRequest request;
+            request.argv = QStringList{QStringLiteral("sh"), QStringLiteral("-c"), command};
+            auto ran = QCoro::waitFor(stack.backend.exec(sandboxId, request));
+            QVERIFY2(ran && ran->exitCode == 0, qPrintable(command));
+        };
+        // An empty folder: its own time.
+        run(QStringLiteral("touch -d @1767582245 sessions"));
+        auto empty = QCoro::waitFor(stack.backend.sessionsActivity(sandboxId));
+        QVERIFY2(empty, qPrintable(empty ? QString() : empty.error().message));
+        QCOMPARE(*empty, std::optional(QDateTime::fromSecsSinceEpoch(1767582245, Qt::UTC)));
+        // The newest entry, two levels down.
+        run(QStringLiteral("mkdir -p sessions/s1 && touch -d @1767600000 sessions/s1/memory.json && "
+                           "touch -d @1767500000 sessions/s1 && touch -d @1767582245 sessions"));
+        auto found = QCoro::waitFor(stack.backend.sessionsActivity(sandboxId));
+        QVERIFY2(found, qPrintable(found ? QString() : found.error().message));
+        QCOMPARE(*found, std::optional(QDateTime::fromSecsSinceEpoch(1767600000, Qt::UTC)));
+        // No folder: nothing to tell.
+        run(QStringLiteral("rm -r sessions"));
+        auto none = QCoro::waitFor(stack.backend.sessionsActivity(sandboxId));
+        QVERIFY2(none, qPrintable(none ? QString() : none.error().message));
+        QCOMPARE(*none, std::nullopt);
+    }
+
     void serverProxyReachesExecd()
     {
         FakeOpenSandboxProcess server;

@@ -222,12 +222,20 @@ private Q_SLOTS:
         const auto busy =
             fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("busy")))));
 
+        // The idle countdown the console shows: ttl minus the time since the last access.
+        QCOMPARE(manager.idleRemaining(idle->id()), std::optional(std::chrono::milliseconds(6s)));
+        QCOMPARE(manager.idleRemaining(busy->id()), std::optional(std::chrono::milliseconds(10s)));
+        QCOMPARE(manager.idleRemaining(QStringLiteral("not-cached")), std::nullopt);
+
         clock->advance(6s); // idle: exactly ttl, not more
+        QCOMPARE(manager.idleRemaining(idle->id()), std::optional(std::chrono::milliseconds(0)));
         QCOMPARE(QCoro::waitFor(manager.sweepOnce()), QStringList());
         QCOMPARE(idle->closed, 0);
 
         clock->advance(1ms);
+        QCOMPARE(manager.idleRemaining(idle->id()), std::optional(std::chrono::milliseconds(0)));
         QCOMPARE(QCoro::waitFor(manager.sweepOnce()), QStringList{idle->id()});
+        QCOMPARE(manager.idleRemaining(idle->id()), std::nullopt);
         QCOMPARE(idle->closed, 1);
         QCOMPARE(busy->closed, 0);
         QVERIFY(!manager.cached(idle->id()));

@@ -49,6 +49,8 @@ public:
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
     QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
     QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;
+    // Read on a worker thread: a large sessions/ folder never stalls the caller's thread.
+    QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId) override;
 
 private:
     Result<SandboxInfo> readInfo(const QString &workspaceId) const;

@@ -315,6 +315,38 @@ QCoro::Task<Result<ExecResult>> OpenSandboxBackend::exec(QString sandboxId, Exec
     co_return result;
 }
 
+QCoro::Task<Result<std::optional<QDateTime>>> OpenSandboxBackend::sessionsActivity(QString sandboxId)
+{
+    auto client = co_await execd(sandboxId);
+    if (!client)
+        co_return fail(client.error());
+    const QString sessions = m_options.workdir + QStringLiteral("/sessions");
+    auto listed = co_await (*client)->listDirectory(sessions, 2);
+    if (!listed) {
+        if (listed.error().kind == Error::Kind::NotFound)
+            co_return std::optional<QDateTime>();
+        co_return fail(listed.error());
+    }
+    // The listing holds the entries, not the folder itself: its own time comes with one more ask
+    // only when the folder is empty.
+    QDateTime newest;
+    for (const FileInfo &entry : std::as_const(*listed)) {
+        if (entry.modifiedAt.isValid() && (!newest.isValid() || entry.modifiedAt > newest))
+            newest = entry.modifiedAt;
+    }
+    if (!newest.isValid()) {
+        const QStringList paths{sessions};
+        auto folder = co_await (*client)->fileInfo(paths);
+        if (!folder && folder.error().kind == Error::Kind::NotFound)
+            co_return std::optional<QDateTime>();
+        if (!folder)
+            co_return fail(folder.error());
+        if (folder->contains(sessions))
+            newest = folder->value(sessions).modifiedAt;
+    }
+    co_return newest.isValid() ? std::optional<QDateTime>(newest.toUTC()) : std::nullopt;
+}
+
 void OpenSandboxBackend::hold(const SandboxInfo &sandbox)
 {
     if (!m_options.keepLeases || !m_options.sandbox.timeout)

@@ -88,6 +88,8 @@ public:
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
     QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
     QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;
+    // One execd directory listing of <workdir>/sessions, two levels deep.
+    QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId) override;
 
     // execd of one sandbox, resolved through `endpoints/44772` (and cached until the sandbox
     // is resumed or an execd call cannot connect).
