@@ -2,6 +2,7 @@
 
 #include "tr.h"
 
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QUrl>
@@ -71,6 +72,11 @@ QList<FieldError> validateProfile(const Profile &profile, const QList<Profile> &
         if (profile.sandboxTimeout.count() != 0 && profile.sandboxTimeout.count() < 60)
             add("sandboxTimeout", Tr::tr("A sandbox lives at least 60 seconds (or set 0: never expires)."));
     }
+    if (!profile.bootstrapFile.isEmpty()) {
+        const QFileInfo file(profile.bootstrapFile);
+        if (!file.isFile() || !file.isReadable())
+            add("bootstrapFile", Tr::tr("The bootstrap file %1 cannot be read.").arg(profile.bootstrapFile));
+    }
     if (profile.ttl.count() < 1)
         add("ttl", Tr::tr("The idle time before pausing must be at least one second."));
     if (profile.sweepInterval.count() < 1)
@@ -115,6 +121,7 @@ void ProfileStore::load()
         profile.image = value("image").toString();
         profile.sandboxTimeout = std::chrono::seconds(value("sandboxTimeout").toLongLong());
         profile.basedir = value("basedir").toString();
+        profile.bootstrapFile = value("bootstrapFile").toString();
         if (auto isolation = parseIsolationPolicy(value("isolation").toString()))
             profile.isolation = *isolation;
         profile.ttl = std::chrono::seconds(value("ttl").toLongLong());
@@ -148,6 +155,7 @@ void ProfileStore::write()
         set("image", profile.image);
         set("sandboxTimeout", qint64(profile.sandboxTimeout.count()));
         set("basedir", profile.basedir);
+        set("bootstrapFile", profile.bootstrapFile);
         set("isolation", isolationPolicyName(profile.isolation));
         set("ttl", qint64(profile.ttl.count()));
         set("sweepInterval", qint64(profile.sweepInterval.count()));

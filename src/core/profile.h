@@ -33,6 +33,9 @@ struct Profile
     std::chrono::seconds sandboxTimeout{1800}; // 0: never expires
     // Local
     QString basedir; // empty: the default folder
+    // Bootstrap commands for new workspaces, one shell command per line; empty: the backend's
+    // own (AgentScope's on OpenSandbox, none locally).
+    QString bootstrapFile;
     // The manager and the console
     IsolationPolicy isolation = DefaultIsolationPolicy;
     std::chrono::seconds ttl{3600};

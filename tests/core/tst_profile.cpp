@@ -47,10 +47,11 @@ private Q_SLOTS:
         bad.ttl = 0s;
         bad.sweepInterval = 0s;
         bad.refreshInterval = 7s;
+        bad.bootstrapFile = QStringLiteral("/nonexistent/bootstrap.txt");
         QCOMPARE(fields(validateProfile(bad)),
                  (QStringList{QStringLiteral("name"), QStringLiteral("domain"), QStringLiteral("protocol"),
-                              QStringLiteral("sandboxTimeout"), QStringLiteral("ttl"), QStringLiteral("sweepInterval"),
-                              QStringLiteral("refreshInterval")}));
+                              QStringLiteral("sandboxTimeout"), QStringLiteral("bootstrapFile"), QStringLiteral("ttl"),
+                              QStringLiteral("sweepInterval"), QStringLiteral("refreshInterval")}));
 
         QVERIFY(validateProfile(openSandbox(QStringLiteral("Prod"), QStringLiteral("osb.example.com:8080"))).isEmpty());
         QVERIFY(validateProfile(openSandbox(QStringLiteral("v6"), QStringLiteral("[::1]:8080"))).isEmpty());
@@ -85,6 +86,7 @@ private Q_SLOTS:
             prod.ttl = 900s;
             prod.refreshInterval = 30s;
             prod.readOnly = true;
+            prod.bootstrapFile = QFINDTESTDATA("tst_profile.cpp");
             QVERIFY(store.save(prod));
             QList<FieldError> errors;
             Profile broken = prod;
@@ -106,6 +108,7 @@ private Q_SLOTS:
         QCOMPARE(prod.isolation, IsolationPolicy::PerUser);
         QCOMPARE(prod.ttl, 900s);
         QCOMPARE(prod.refreshInterval, 30s);
+        QCOMPARE(prod.bootstrapFile, QFINDTESTDATA("tst_profile.cpp"));
 
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
