@@ -897,6 +897,21 @@ HttpResponse FakeOpenSandbox::routeLifecycle(const HttpRequest &request, const Q
                     return HttpResponse::error(409, u"DOCKER::SANDBOX_NOT_RUNNING"_s,
                                                u"Sandbox is not in a running state."_s);
                 }
+                if (m_options.pauseMs > 0) {
+                    // The Kubernetes providers answer 202 at once and settle later.
+                    sandbox->state = u"Pausing"_s;
+                    changed(sandbox);
+                    const QString sandboxId = sandbox->id;
+                    QTimer::singleShot(m_options.pauseMs, this, [this, sandboxId] {
+                        Sandbox *current = find(sandboxId);
+                        if (!current || current->state != u"Pausing"_s)
+                            return;
+                        current->state = u"Paused"_s;
+                        signalCommands(*current, SIGSTOP);
+                        changed(current);
+                    });
+                    return HttpResponse::empty(202);
+                }
                 sandbox->state = u"Paused"_s;
                 signalCommands(*sandbox, SIGSTOP);
                 changed(sandbox);

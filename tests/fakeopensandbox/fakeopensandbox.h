@@ -34,6 +34,7 @@ struct Options
     QString apiKey; // empty: no authentication
     int seed = 0; // sandboxes created at start
     int latencyMs = 0;
+    int pauseMs = 0; // > 0: a pause goes Running -> Pausing -> Paused over this long (Kubernetes)
     double failRate = 0;
     quint32 failSeed = 0;
     int maxInflight = 0; // 0: unlimited
