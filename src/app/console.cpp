@@ -2,10 +2,14 @@
 
 #include "backends/local/localbackend.h"
 #include "backends/opensandbox/opensandboxbackend.h"
+#include "bootstraplog.h"
 #include "mainwindow.h"
+#include "provisioner.h"
+#include "workspacemanager.h"
 
 #include <QCoroTask>
 
+#include <QFile>
 #include <QLoggingCategory>
 #include <QProcessEnvironment>
 #include <QSettings>
@@ -21,17 +25,38 @@ constexpr auto CurrentProfileKey = "currentProfile";
 
 } // namespace
 
-Console::Console(QSettings *settings, SecretStore *secrets, QObject *parent)
+Console::Session::Session() = default;
+
+Console::Session::~Session()
+{
+    // The manager goes before the provisioner and the backend it uses.
+    manager.reset();
+    provisioner.reset();
+    backend.reset();
+}
+
+Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRoot, QObject *parent)
     : QObject(parent)
     , m_settings(settings)
     , m_secrets(secrets)
     , m_profiles(settings)
+    , m_logs(std::make_unique<BootstrapLogStore>(logRoot))
     , m_window(std::make_unique<MainWindow>(nullptr, QString()))
 {
     connect(m_window.get(), &MainWindow::profileChosen, this, [this](const QString &id) { switchTo(id); });
 }
 
-Console::~Console() = default;
+Console::~Console()
+{
+    // The window goes first: it points at the sessions' backends and managers.
+    m_window.reset();
+}
+
+WorkspaceManager *Console::manager(const QString &profileId) const
+{
+    const auto it = m_sessions.find(profileId);
+    return it == m_sessions.end() ? nullptr : it->second->manager.get();
+}
 
 void Console::offerProfiles(const QString &current)
 {
@@ -81,6 +106,8 @@ QCoro::Task<Console::Session *> Console::session(Profile profile)
     if (const auto it = m_sessions.find(profile.id); it != m_sessions.end())
         co_return it->second.get();
     auto made = std::make_unique<Session>();
+    ProvisionOptions provision;
+    bool canOpen = true;
     if (profile.kind == Profile::Kind::Local) {
         made->backend = std::make_unique<LocalBackend>(LocalOptions{profile.basedir, false});
     } else {
@@ -98,6 +125,29 @@ QCoro::Task<Console::Session *> Console::session(Profile profile)
             : std::optional<std::chrono::seconds>(profile.sandboxTimeout);
         made->problem = problem;
         made->backend = std::make_unique<OpenSandbox::OpenSandboxBackend>(options);
+        provision.bootstrap = OpenSandbox::agentscopeBootstrapCommands();
+    }
+    if (!profile.bootstrapFile.isEmpty()) {
+        QFile file(profile.bootstrapFile);
+        if (file.open(QIODevice::ReadOnly)) {
+            const auto timeout = profile.kind == Profile::Kind::OpenSandbox ? OpenSandbox::BootstrapCommandTimeout
+                                                                            : std::chrono::seconds(1800);
+            provision.bootstrap = parseBootstrapCommands(QString::fromUtf8(file.readAll()), timeout);
+        } else {
+            // Opening a workspace without the bootstrap the user asked for would leave it half
+            // made: the profile shows the problem and Open is not offered.
+            made->problem = tr("Cannot read the bootstrap file %1: %2").arg(file.fileName(), file.errorString());
+            canOpen = false;
+        }
+    }
+    if (canOpen) {
+        made->provisioner = std::make_unique<Provisioner>(made->backend.get(), m_logs.get(), provision);
+        ManagerOptions managerOptions;
+        managerOptions.isolation = profile.isolation;
+        managerOptions.ttl = profile.ttl;
+        managerOptions.sweepInterval = profile.sweepInterval;
+        made->manager = std::make_unique<WorkspaceManager>(made->provisioner.get(), managerOptions);
+        made->manager->start();
     }
     Session *raw = made.get();
     m_sessions[profile.id] = std::move(made);
@@ -113,5 +163,45 @@ QCoro::Task<void> Console::switchTo(QString profileId)
     m_settings->setValue(QLatin1String(CurrentProfileKey), profile->id);
     m_window->setReadOnly(profile->readOnly);
     m_window->setRefreshInterval(profile->refreshInterval);
+    m_window->setManager(chosen->manager.get(), m_logs.get());
     m_window->setBackend(chosen->backend.get(), profile->id, chosen->problem);
+}
+
+QCoro::Task<void> Console::end(std::unique_ptr<Session> session)
+{
+    if (session->manager)
+        co_await session->manager->stop();
+}
+
+QCoro::Task<void> Console::reload(QStringList changedIds)
+{
+    const QString shown = m_window->profile();
+    if (changedIds.contains(shown)) {
+        m_window->setManager(nullptr, nullptr);
+        m_window->setBackend(nullptr, shown);
+    }
+    for (const QString &id : std::as_const(changedIds)) {
+        auto it = m_sessions.find(id);
+        if (it == m_sessions.end())
+            continue;
+        std::unique_ptr<Session> ended = std::move(it->second);
+        m_sessions.erase(it);
+        co_await end(std::move(ended));
+    }
+    const QString current = m_profiles.profile(shown) ? shown : m_profiles.profiles().constFirst().id;
+    offerProfiles(current);
+    if (changedIds.contains(shown) || current != shown)
+        co_await switchTo(current);
+}
+
+QCoro::Task<void> Console::shutdown()
+{
+    m_window->setManager(nullptr, nullptr);
+    m_window->setBackend(nullptr, m_window->profile());
+    while (!m_sessions.empty()) {
+        auto it = m_sessions.begin();
+        std::unique_ptr<Session> ended = std::move(it->second);
+        m_sessions.erase(it);
+        co_await end(std::move(ended));
+    }
 }

@@ -29,6 +29,11 @@ int main(int argc, char *argv[])
     QSettings settings;
     KeychainSecretStore keychain;
     Console console(&settings, &keychain);
+    // Quitting first ends every profile's manager: the workspaces this console opened are
+    // closed (paused) as the manager contract says, then the application exits.
+    QApplication::setQuitOnLastWindowClosed(false);
+    QObject::connect(&app, &QApplication::lastWindowClosed, &console,
+                     [&console] { QCoro::connect(console.shutdown(), &console, [] { QApplication::quit(); }); });
     console.window()->show();
     QCoro::connect(console.start(), &console, [] {});
     return QApplication::exec();

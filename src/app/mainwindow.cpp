@@ -1,12 +1,16 @@
 #include "mainwindow.h"
 
+#include "activitytracker.h"
 #include "backend.h"
+#include "bootstraplog.h"
+#include "opendialog.h"
 #include "renewdialog.h"
 #include "ui_mainwindow.h"
 #include "workspacefilterproxy.h"
 #include "workspacetreemodel.h"
 
 #include "bulk.h"
+#include "workspacemanager.h"
 
 #include <QCoroSignal>
 #include <QCoroTask>
@@ -19,6 +23,7 @@
 #include <QMessageBox>
 #include <QPointer>
 #include <QProgressDialog>
+#include <QScrollBar>
 #include <QSet>
 #include <QShortcut>
 
@@ -28,6 +33,7 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     : QMainWindow(parent)
     , m_ui(std::make_unique<Ui::MainWindow>())
     , m_backend(backend)
+    , m_activity(new ActivityTracker(this))
     , m_profile(std::move(profile))
     , m_model(new WorkspaceTreeModel(this))
     , m_proxy(new WorkspaceFilterProxy(this))
@@ -49,8 +55,7 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
 
     // Filters: text (focused with /, cleared with Esc) and state.
     connect(m_ui->filterEdit, &QLineEdit::textChanged, m_proxy, &WorkspaceFilterProxy::setText);
-    auto *focusFilter = new QShortcut(QKeySequence(Qt::Key_Slash), this);
-    connect(focusFilter, &QShortcut::activated, this, [this] {
+    connect(m_ui->actionFocusFilter, &QAction::triggered, this, [this] {
         m_ui->filterEdit->setFocus(Qt::ShortcutFocusReason);
         m_ui->filterEdit->selectAll();
     });
@@ -68,6 +73,11 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
         const int state = m_ui->stateFilterBox->itemData(index).toInt();
         m_proxy->setState(state < 0 ? std::nullopt : std::optional(SandboxState(state)));
     });
+    m_ui->backendFilterBox->addItem(tr("All backends"), QString());
+    m_ui->backendFilterBox->addItem(tr("Local"), QStringLiteral("local"));
+    m_ui->backendFilterBox->addItem(tr("OpenSandbox"), QStringLiteral("opensandbox"));
+    connect(m_ui->backendFilterBox, &QComboBox::currentIndexChanged, this,
+            [this](int index) { m_proxy->setBackend(m_ui->backendFilterBox->itemData(index).toString()); });
 
     for (const int seconds : {0, 5, 15, 30, 60}) {
         m_ui->refreshIntervalBox->addItem(seconds == 0 ? tr("Off") : tr("%n second(s)", nullptr, seconds), seconds);
@@ -78,6 +88,10 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     });
 
     connect(m_ui->actionRefresh, &QAction::triggered, this, [this] { refresh(); });
+    connect(m_ui->actionOpen, &QAction::triggered, this, &MainWindow::openWorkspace);
+    connect(m_ui->actionClose, &QAction::triggered, this, [this] { runAction(Action::Close); });
+    connect(m_ui->actionProfiles, &QAction::triggered, this, &MainWindow::profilesRequested);
+    connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);
     connect(m_ui->actionPause, &QAction::triggered, this, [this] { runAction(Action::Pause); });
     connect(m_ui->actionResume, &QAction::triggered, this, [this] { runAction(Action::Resume); });
     connect(m_ui->actionSelectIdle, &QAction::triggered, this, [this] { selectIdle(false); });
@@ -111,6 +125,26 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     connect(&m_refreshTimer, &QTimer::timeout, this, [this] { refresh(); });
     m_tickTimer.setInterval(std::chrono::seconds(1));
     connect(&m_tickTimer, &QTimer::timeout, this, &MainWindow::tick);
+    m_settleTimer.setSingleShot(true);
+    m_settleTimer.setInterval(std::chrono::seconds(1));
+    connect(&m_settleTimer, &QTimer::timeout, this, [this] { refresh(); });
+
+    // Last activity: what the tracker learns goes straight into the row; the rows in view are
+    // asked about once scrolling or a refresh settles.
+    connect(m_activity, &ActivityTracker::activityChanged, m_model, &WorkspaceTreeModel::setLastActivity);
+    m_visibleTimer.setSingleShot(true);
+    m_visibleTimer.setInterval(150);
+    connect(&m_visibleTimer, &QTimer::timeout, this, &MainWindow::requestVisibleActivity);
+    connect(m_ui->workspaceView->verticalScrollBar(), &QScrollBar::valueChanged, &m_visibleTimer,
+            qOverload<>(&QTimer::start));
+    connect(m_ui->workspaceView, &QTreeView::expanded, &m_visibleTimer, qOverload<>(&QTimer::start));
+
+    // Every action is also in the tree's context menu.
+    m_ui->workspaceView->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto *separator = new QAction(this);
+    separator->setSeparator(true);
+    m_ui->workspaceView->addActions({m_ui->actionOpen, m_ui->actionClose, m_ui->actionPause, m_ui->actionResume,
+                                     m_ui->actionRenew, m_ui->actionKill, separator, m_ui->actionRefresh});
     updateActions();
     refresh();
 }
@@ -128,8 +162,10 @@ void MainWindow::setProfiles(const QList<std::pair<QString, QString>> &profiles,
 
 void MainWindow::setBackend(Backend *backend, const QString &profile, const QString &problem)
 {
-    if (profile != m_profile)
+    if (profile != m_profile) {
         m_model->removeProfile(m_profile);
+        m_activity->clearCache();
+    }
     m_backend = backend;
     m_profile = profile;
     m_lastRefresh = QDateTime();
@@ -144,6 +180,34 @@ void MainWindow::setBackend(Backend *backend, const QString &profile, const QStr
     if (m_backend)
         refresh();
     tick();
+}
+
+void MainWindow::setManager(WorkspaceManager *manager, BootstrapLogStore *logs)
+{
+    if (m_manager)
+        disconnect(m_manager, nullptr, this, nullptr);
+    m_manager = manager;
+    m_logs = logs;
+    if (m_manager) {
+        // What the manager does shows in the table: an opened workspace, a closed one, what the
+        // sweeper paused, a sandbox lost behind our back.
+        connect(m_manager, &WorkspaceManager::provisioningFinished, this, &MainWindow::scheduleRefresh);
+        connect(m_manager, &WorkspaceManager::workspaceClosed, this, &MainWindow::scheduleRefresh);
+        connect(m_manager, &WorkspaceManager::workspaceLost, this, &MainWindow::scheduleRefresh);
+        connect(m_manager, &WorkspaceManager::sweepFinished, this, [this](const QStringList &evicted) {
+            if (!evicted.isEmpty())
+                scheduleRefresh();
+        });
+    }
+    updateActions();
+}
+
+void MainWindow::scheduleRefresh()
+{
+    if (m_refreshing)
+        m_refreshAgain = true;
+    else
+        refresh();
 }
 
 void MainWindow::setRefreshInterval(std::chrono::seconds interval)
@@ -220,7 +284,11 @@ void MainWindow::changeEvent(QEvent *event)
 
 QCoro::Task<void> MainWindow::refresh()
 {
-    if (m_refreshing || !m_backend)
+    if (m_refreshing) {
+        m_refreshAgain = true;
+        co_return;
+    }
+    if (!m_backend)
         co_return;
     m_refreshing = true;
     // The window may be closed while the listing runs: nothing of it is touched after that. The
@@ -238,17 +306,67 @@ QCoro::Task<void> MainWindow::refresh()
     }
     if (!listed) {
         statusBar()->showMessage(tr("Cannot list the workspaces of %1: %2").arg(m_profile, listed.error().message));
+        m_refreshAgain = false;
         tick();
         co_return;
     }
+    // What only the console knows joins each row: the manager's idle deadline for the workspaces
+    // it holds, and the newest activity the tracker has seen.
+    const QDateTime now = QDateTime::currentDateTimeUtc();
     QList<WorkspaceRecord> records;
     records.reserve(listed->size());
-    for (const SandboxInfo &info : std::as_const(*listed))
-        records.append(WorkspaceRecord{m_profile, info, std::nullopt, {}});
+    bool settling = false;
+    for (const SandboxInfo &info : std::as_const(*listed)) {
+        WorkspaceRecord record{m_profile, info, std::nullopt, {}};
+        if (m_manager) {
+            if (const auto remaining = m_manager->idleRemaining(info.workspaceId))
+                record.idleDeadline = now.addMSecs(remaining->count());
+        }
+        if (const QDateTime seen = m_activity->lastActivity(record.key());
+            seen.isValid() && (!info.lastActivityAt.isValid() || seen > info.lastActivityAt))
+            record.info.lastActivityAt = seen;
+        switch (info.state) {
+        case SandboxState::Pending:
+        case SandboxState::Pausing:
+        case SandboxState::Resuming:
+        case SandboxState::Stopping:
+            settling = true;
+            break;
+        default:
+            break;
+        }
+        records.append(std::move(record));
+    }
     m_model->update(m_profile, records);
-    m_lastRefresh = QDateTime::currentDateTimeUtc();
+    m_lastRefresh = now;
     statusBar()->showMessage(tr("%n workspace(s)", nullptr, int(listed->size())));
     tick();
+    m_visibleTimer.start();
+    // A pause on OpenSandbox is asynchronous: the row shows "Pausing" and is looked at again
+    // every second until it settles (however long the chosen interval is).
+    if (settling && isVisible())
+        m_settleTimer.start();
+    if (m_refreshAgain) {
+        m_refreshAgain = false;
+        refresh();
+    }
+}
+
+void MainWindow::requestVisibleActivity()
+{
+    if (!m_backend || !isVisible())
+        return;
+    QTreeView *view = m_ui->workspaceView;
+    QList<ActivityTracker::Target> targets;
+    const int bottom = view->viewport()->height();
+    for (QModelIndex index = view->indexAt(QPoint(0, 0)); index.isValid(); index = view->indexBelow(index)) {
+        if (view->visualRect(index).top() > bottom)
+            break;
+        const WorkspaceRecord *record = m_model->record(m_proxy->mapToSource(index));
+        if (record && record->profile == m_profile && record->info.state == SandboxState::Running)
+            targets.append({record->key(), record->info.sandboxId});
+    }
+    m_activity->request(m_backend, targets);
 }
 
 QString MainWindow::freshnessText() const
@@ -312,8 +430,8 @@ QList<const WorkspaceRecord *> MainWindow::selectedRecords() const
 void MainWindow::setReadOnly(bool readOnly)
 {
     m_readOnly = readOnly;
-    for (QAction *action :
-         {m_ui->actionPause, m_ui->actionResume, m_ui->actionRenew, m_ui->actionKill, m_ui->actionPauseIdle})
+    for (QAction *action : {m_ui->actionOpen, m_ui->actionClose, m_ui->actionPause, m_ui->actionResume,
+                            m_ui->actionRenew, m_ui->actionKill, m_ui->actionPauseIdle})
         action->setVisible(!readOnly);
     updateActions();
 }
@@ -322,6 +440,7 @@ bool MainWindow::fits(Action action, const WorkspaceRecord &record)
 {
     const SandboxState state = record.info.state;
     switch (action) {
+    case Action::Close:
     case Action::Pause:
         return state == SandboxState::Running;
     case Action::Resume:
@@ -343,17 +462,27 @@ void MainWindow::updateActions()
         return std::any_of(records.cbegin(), records.cend(),
                            [action](const WorkspaceRecord *record) { return fits(action, *record); });
     };
+    m_ui->actionOpen->setEnabled(!m_readOnly && m_manager && m_backend);
+    m_ui->actionClose->setEnabled(!m_readOnly && !m_busy && m_manager && any(Action::Close));
     m_ui->actionPause->setEnabled(!m_readOnly && !m_busy && any(Action::Pause));
     m_ui->actionResume->setEnabled(!m_readOnly && !m_busy && any(Action::Resume));
     m_ui->actionRenew->setEnabled(!m_readOnly && !m_busy && any(Action::Renew));
     m_ui->actionKill->setEnabled(!m_readOnly && !m_busy && any(Action::Kill));
 }
 
-QCoro::Task<Result<>> MainWindow::apply(Backend *backend, Action action, const WorkspaceRecord &record,
-                                        std::chrono::seconds renewBy)
+QCoro::Task<Result<>> MainWindow::apply(QPointer<Backend> backend, QPointer<WorkspaceManager> manager, Action action,
+                                        WorkspaceRecord record, std::chrono::seconds renewBy)
 {
     const QString id = record.info.sandboxId;
+    if (!backend)
+        co_return fail(Error{Error::Kind::Cancelled, tr("the profile went away")});
     switch (action) {
+    case Action::Close:
+        // Close releases what the manager holds (it pauses the sandbox and evicts the entry); a
+        // workspace the manager does not hold is paused directly, which is what close does.
+        if (manager && manager->cached(record.info.workspaceId))
+            co_return co_await manager->close(record.info.workspaceId);
+        co_return co_await backend->pause(id);
     case Action::Pause:
         co_return co_await backend->pause(id);
     case Action::Resume: {
@@ -372,6 +501,43 @@ QCoro::Task<Result<>> MainWindow::apply(Backend *backend, Action action, const W
         co_return co_await backend->kill(id);
     }
     co_return Result<>{};
+}
+
+void MainWindow::openWorkspace()
+{
+    if (!m_manager || !m_backend || m_readOnly)
+        return;
+    // Prefilled from the current row: its user and agent, and its id (so it reattaches to
+    // exactly that workspace whatever the policy); from a group row, its user (and agent).
+    OpenDialog::Request prefill;
+    const QModelIndex current = m_proxy->mapToSource(m_ui->workspaceView->currentIndex());
+    if (const WorkspaceRecord *record = m_model->record(current)) {
+        prefill.userId = record->info.userId;
+        prefill.agentId = record->info.agentId;
+        prefill.workspaceId = record->info.workspaceId;
+    } else if (current.isValid()) {
+        const QModelIndex user = current.parent().isValid() ? current.parent() : current;
+        prefill.userId =
+            user.siblingAtColumn(WorkspaceTreeModel::WorkspaceColumn).data(WorkspaceTreeModel::SortRole).toString();
+        if (current.parent().isValid())
+            prefill.agentId = current.siblingAtColumn(WorkspaceTreeModel::WorkspaceColumn)
+                                  .data(WorkspaceTreeModel::SortRole)
+                                  .toString();
+    }
+    auto *dialog = new OpenDialog(m_manager, m_logs, m_backend->instanceKey(), prefill, this);
+    dialog->setObjectName(QStringLiteral("openDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    const QString profile = m_profile;
+    connect(dialog, &OpenDialog::opened, this, [this, profile](const QString &workspaceId) {
+        // Opening is the console's own access to the workspace.
+        if (profile != m_profile || !m_manager)
+            return;
+        if (const auto workspace = std::dynamic_pointer_cast<SandboxWorkspace>(m_manager->cached(workspaceId))) {
+            m_activity->noteAccess(WorkspaceRecord{profile, workspace->sandbox(), std::nullopt, {}}.key());
+        }
+        scheduleRefresh();
+    });
+    dialog->open();
 }
 
 QCoro::Task<void> MainWindow::selectIdle(bool thenPause)
@@ -459,6 +625,9 @@ QCoro::Task<void> MainWindow::runAction(Action action, bool alwaysAsk)
     if (action == Action::Kill || (action != Action::Renew && (count > 1 || alwaysAsk))) {
         QString text;
         switch (action) {
+        case Action::Close:
+            text = tr("Close %n workspace(s)? They are released and their sandboxes paused.", nullptr, count);
+            break;
         case Action::Pause:
             text = tr("Pause %n workspace(s)?", nullptr, count);
             break;
@@ -511,15 +680,37 @@ QCoro::Task<void> MainWindow::runAction(Action action, bool alwaysAsk)
     // run stays with the backend it started on, even if the user switches profiles meanwhile.
     const QPointer<MainWindow> self(this);
     const QPointer<Backend> backend(m_backend);
-    const std::function<QCoro::Task<Result<>>(const WorkspaceRecord &)> act = [self, backend, action, cancel,
+    const QPointer<WorkspaceManager> manager(m_manager);
+    const std::function<QCoro::Task<Result<>>(const WorkspaceRecord &)> act = [self, backend, manager, action, cancel,
                                                                                renewBy](const WorkspaceRecord &record) {
         if (!self || !backend)
             cancel->cancel();
-        return self && backend ? apply(backend.data(), action, record, renewBy) : cancelledTask();
+        return self && backend ? apply(backend, manager, action, record, renewBy) : cancelledTask();
     };
-    const std::function<void(qsizetype, const Result<> &)> step = [&done, progress](qsizetype, const Result<> &) {
+    // Each row shows its outcome as it comes: a pause or close under way reads "Pausing" until
+    // the listing says it settled; a resume counts as the console's own access.
+    const std::function<void(qsizetype, const Result<> &)> step = [&done, progress, self, action,
+                                                                   &targets](qsizetype i, const Result<> &result) {
         if (progress)
             progress->setValue(++done);
+        if (!self || !result)
+            return;
+        const QString key = targets.at(i).key();
+        switch (action) {
+        case Action::Close:
+        case Action::Pause:
+            self->m_model->setState(key, SandboxState::Pausing);
+            break;
+        case Action::Resume:
+            self->m_model->setState(key, SandboxState::Resuming);
+            self->m_activity->noteAccess(key);
+            break;
+        case Action::Kill:
+            self->m_model->setState(key, SandboxState::Stopping);
+            break;
+        case Action::Renew:
+            break;
+        }
     };
     const QList<Result<>> results =
         co_await Paddock::runBounded<WorkspaceRecord>(targets, BulkConcurrency, act, cancel, step);

@@ -6,6 +6,7 @@
 
 #include <QDateTime>
 #include <QMainWindow>
+#include <QPointer>
 #include <QTimer>
 
 #include <chrono>
@@ -16,7 +17,10 @@ class MainWindow;
 }
 namespace Paddock {
 class Backend;
-}
+class BootstrapLogStore;
+class WorkspaceManager;
+} // namespace Paddock
+class ActivityTracker;
 class QLabel;
 class WorkspaceFilterProxy;
 struct WorkspaceRecord;
@@ -44,6 +48,10 @@ public:
     // Shows another profile's workspaces (the previous profile's rows go). A null backend shows
     // the profile empty, with `problem` in the status bar (no key, no keychain...).
     void setBackend(Paddock::Backend *backend, const QString &profile, const QString &problem = {});
+    // The profile's workspace manager (Open, Close, the idle countdowns) and where bootstrap logs
+    // go. Null: Open and Close are not offered. Set before setBackend().
+    void setManager(Paddock::WorkspaceManager *manager, Paddock::BootstrapLogStore *logs);
+    ActivityTracker *activity() const { return m_activity; }
     QString profile() const { return m_profile; }
     QCoro::Task<void> refresh();
     // Off (0), 5, 15, 30 or 60 seconds.
@@ -64,6 +72,8 @@ public:
 Q_SIGNALS:
     // The user picked a profile in the switcher.
     void profileChosen(const QString &profileId);
+    // File > Profiles…
+    void profilesRequested();
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
@@ -74,6 +84,7 @@ protected:
 private:
     QList<const WorkspaceRecord *> selectedRecords() const;
     enum class Action {
+        Close,
         Pause,
         Resume,
         Renew,
@@ -84,8 +95,13 @@ private:
     // Idle triage: selects the running workspaces idle longer than the minutes the user gives
     // (then pauses them, asking first, when `thenPause`).
     QCoro::Task<void> selectIdle(bool thenPause);
-    static QCoro::Task<Paddock::Result<>> apply(Paddock::Backend *backend, Action action, const WorkspaceRecord &record,
-                                                std::chrono::seconds renewBy);
+    static QCoro::Task<Paddock::Result<>> apply(QPointer<Paddock::Backend> backend,
+                                                QPointer<Paddock::WorkspaceManager> manager, Action action,
+                                                WorkspaceRecord record, std::chrono::seconds renewBy);
+    void openWorkspace();
+    // Asks for the sessions/ activity of the running workspaces in view.
+    void requestVisibleActivity();
+    void scheduleRefresh();
     void updateActions();
     void updateTimers();
     void tick();
@@ -93,15 +109,21 @@ private:
 
     std::unique_ptr<Ui::MainWindow> m_ui;
     Paddock::Backend *m_backend;
+    QPointer<Paddock::WorkspaceManager> m_manager;
+    QPointer<Paddock::BootstrapLogStore> m_logs;
+    ActivityTracker *m_activity;
     QString m_profile;
     WorkspaceTreeModel *m_model;
     WorkspaceFilterProxy *m_proxy;
     QLabel *m_freshness;
     QTimer m_refreshTimer;
     QTimer m_tickTimer; // countdowns and the freshness text, once a second
+    QTimer m_settleTimer; // a quick refresh while some workspace is between states
+    QTimer m_visibleTimer; // reads the activity of the rows in view once scrolling stops
     std::chrono::seconds m_refreshInterval{15};
     QDateTime m_lastRefresh; // UTC; invalid until the first good listing
     bool m_refreshing = false;
+    bool m_refreshAgain = false; // asked for while one ran
     bool m_readOnly = false;
     bool m_busy = false; // a bulk action runs
     QString m_lastSummary;

@@ -32,6 +32,14 @@ void WorkspaceFilterProxy::setState(std::optional<SandboxState> state)
     invalidateRowsFilter();
 }
 
+void WorkspaceFilterProxy::setBackend(const QString &backend)
+{
+    if (backend == m_backend)
+        return;
+    m_backend = backend;
+    invalidateRowsFilter();
+}
+
 bool WorkspaceFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
 {
     if (!isFiltering())
@@ -41,6 +49,8 @@ bool WorkspaceFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &so
     if (!record)
         return false; // a group: shown through its matching workspaces
     if (m_state && record->info.state != *m_state)
+        return false;
+    if (!m_backend.isEmpty() && record->info.backend != m_backend)
         return false;
     if (m_text.isEmpty())
         return true;

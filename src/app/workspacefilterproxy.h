@@ -7,8 +7,8 @@
 #include <optional>
 
 // Sorts the workspace tree and filters it by text (workspace id or name, user, agent, sandbox id,
-// image; case-insensitive) and by state. A group stays visible while one of its workspaces
-// matches, and is hidden with its last match.
+// image; case-insensitive), by state and by backend ("local", "opensandbox"). A group stays visible while one of its
+// workspaces matches, and is hidden with its last match.
 class WorkspaceFilterProxy final : public QSortFilterProxyModel
 {
     Q_OBJECT
@@ -21,7 +21,10 @@ public:
     QString text() const { return m_text; }
     void setState(std::optional<Paddock::SandboxState> state);
     std::optional<Paddock::SandboxState> state() const { return m_state; }
-    bool isFiltering() const { return !m_text.isEmpty() || m_state.has_value(); }
+    // Empty: every backend.
+    void setBackend(const QString &backend);
+    QString backend() const { return m_backend; }
+    bool isFiltering() const { return !m_text.isEmpty() || m_state.has_value() || !m_backend.isEmpty(); }
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
@@ -29,4 +32,5 @@ protected:
 private:
     QString m_text;
     std::optional<Paddock::SandboxState> m_state;
+    QString m_backend;
 };

@@ -340,15 +340,52 @@ const WorkspaceRecord *WorkspaceTreeModel::record(const QModelIndex &index) cons
     return node->kind == Kind::Workspace ? &node->record : nullptr;
 }
 
-QModelIndex WorkspaceTreeModel::indexOfKey(const QString &key, int column) const
+WorkspaceTreeModel::Node *WorkspaceTreeModel::nodeOfKey(const QString &key) const
 {
     const qsizetype separator = key.indexOf(u'\x1f');
     if (separator < 0)
-        return {};
+        return nullptr;
     const auto profile = m_byProfile.constFind(key.left(separator));
     if (profile == m_byProfile.cend())
-        return {};
-    return indexOf(profile->value(key.mid(separator + 1)), column);
+        return nullptr;
+    return profile->value(key.mid(separator + 1));
+}
+
+QModelIndex WorkspaceTreeModel::indexOfKey(const QString &key, int column) const
+{
+    const Node *node = nodeOfKey(key);
+    return node ? indexOf(node, column) : QModelIndex();
+}
+
+bool WorkspaceTreeModel::setState(const QString &key, SandboxState state)
+{
+    Node *node = nodeOfKey(key);
+    if (!node)
+        return false;
+    if (node->record.info.state == state && node->record.info.rawState.isEmpty())
+        return true;
+    node->record.info.state = state;
+    node->record.info.rawState.clear();
+    Q_EMIT dataChanged(indexOf(node, StateColumn), indexOf(node, StateColumn));
+    // The groups above count their rows per state.
+    for (Node *group = node->parent; group && group != m_root.get(); group = group->parent) {
+        recount(group);
+        Q_EMIT dataChanged(indexOf(group, WorkspaceColumn), indexOf(group, StateColumn));
+    }
+    return true;
+}
+
+bool WorkspaceTreeModel::setLastActivity(const QString &key, const QDateTime &time)
+{
+    Node *node = nodeOfKey(key);
+    if (!node)
+        return false;
+    QDateTime &last = node->record.info.lastActivityAt;
+    if (time.isValid() && (!last.isValid() || time > last)) {
+        last = time;
+        Q_EMIT dataChanged(indexOf(node, LastActivityColumn), indexOf(node, LastActivityColumn));
+    }
+    return true;
 }
 
 QList<const WorkspaceRecord *> WorkspaceTreeModel::recordsUnder(const QModelIndex &index) const

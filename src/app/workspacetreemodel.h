@@ -93,6 +93,11 @@ public:
     // Replaces the rows of `profile` with `records` (all of that profile's workspaces), in place.
     // Other profiles' rows are left alone.
     void update(const QString &profile, const QList<WorkspaceRecord> &records);
+    // Changes one workspace row in place, until the next listing says otherwise: an action's
+    // outcome (a pause that is under way), a late read of its activity (kept only when newer).
+    // Return false when there is no such row.
+    bool setState(const QString &key, Paddock::SandboxState state);
+    bool setLastActivity(const QString &key, const QDateTime &time);
     // Drops every row of a profile (it was deleted).
     void removeProfile(const QString &profile);
 
@@ -118,6 +123,7 @@ private:
     using StateCounts = std::array<int, int(Paddock::SandboxState::Unknown) + 1>;
 
     Node *nodeOf(const QModelIndex &index) const;
+    Node *nodeOfKey(const QString &key) const;
     QModelIndex indexOf(const Node *node, int column = 0) const;
     Node *groupFor(const WorkspaceRecord &record, bool create);
     void insertWorkspaces(Node *parent, std::vector<std::unique_ptr<Node>> nodes);
