@@ -321,6 +321,17 @@ QCoro::Task<void> MainWindow::refresh()
         if (m_manager) {
             if (const auto remaining = m_manager->idleRemaining(info.workspaceId))
                 record.idleDeadline = now.addMSecs(remaining->count());
+            // PER_USER: the agent level names every agent known to share the workspace.
+            if (m_manager->isolation() == IsolationPolicy::PerUser) {
+                const auto seen = m_agentsSeen.constFind(m_profile + u'\x1f' + info.workspaceId);
+                if (seen != m_agentsSeen.cend()) {
+                    record.agents = QStringList{info.agentId};
+                    for (const QString &agent : *seen) {
+                        if (!record.agents.contains(agent))
+                            record.agents.append(agent);
+                    }
+                }
+            }
         }
         if (const QDateTime seen = m_activity->lastActivity(record.key());
             seen.isValid() && (!info.lastActivityAt.isValid() || seen > info.lastActivityAt))
@@ -528,15 +539,20 @@ void MainWindow::openWorkspace()
     dialog->setObjectName(QStringLiteral("openDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     const QString profile = m_profile;
-    connect(dialog, &OpenDialog::opened, this, [this, profile](const QString &workspaceId) {
-        // Opening is the console's own access to the workspace.
-        if (profile != m_profile || !m_manager)
-            return;
-        if (const auto workspace = std::dynamic_pointer_cast<SandboxWorkspace>(m_manager->cached(workspaceId))) {
-            m_activity->noteAccess(WorkspaceRecord{profile, workspace->sandbox(), std::nullopt, {}}.key());
-        }
-        scheduleRefresh();
-    });
+    connect(dialog, &OpenDialog::opened, this,
+            [this, profile](const QString &workspaceId, const QString &, const QString &agentId) {
+                // Opening is the console's own access to the workspace.
+                if (profile != m_profile || !m_manager)
+                    return;
+                QStringList &agents = m_agentsSeen[profile + u'\x1f' + workspaceId];
+                if (!agentId.isEmpty() && !agents.contains(agentId))
+                    agents.append(agentId);
+                if (const auto workspace =
+                        std::dynamic_pointer_cast<SandboxWorkspace>(m_manager->cached(workspaceId))) {
+                    m_activity->noteAccess(WorkspaceRecord{profile, workspace->sandbox(), std::nullopt, {}}.key());
+                }
+                scheduleRefresh();
+            });
     dialog->open();
 }
 
@@ -560,7 +576,21 @@ QCoro::Task<void> MainWindow::selectIdle(bool thenPause)
         co_return;
     m_idleMinutes = minutes;
 
-    // Idle since the last activity the backend reports; a workspace without one is not judged.
+    // Every running workspace's sessions/ activity is read first (what is cached is not read
+    // again), so that an agent busy in its sessions/ folder is not taken for idle.
+    if (m_backend) {
+        QList<ActivityTracker::Target> running;
+        for (const WorkspaceRecord *record : m_model->recordsUnder({})) {
+            if (record->profile == m_profile && record->info.state == SandboxState::Running)
+                running.append({record->key(), record->info.sandboxId});
+        }
+        statusBar()->showMessage(tr("Reading the activity of %n workspace(s)…", nullptr, int(running.size())));
+        co_await m_activity->fetch(m_backend, running);
+        if (!self)
+            co_return;
+    }
+
+    // Idle since the newest activity known; a workspace without any is not judged.
     const QDateTime before = m_model->now().addSecs(-qint64(minutes) * 60);
     QItemSelection idle;
     for (const WorkspaceRecord *record : m_model->recordsUnder({})) {

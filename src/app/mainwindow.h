@@ -5,6 +5,7 @@
 #include <QCoroFwd>
 
 #include <QDateTime>
+#include <QHash>
 #include <QMainWindow>
 #include <QPointer>
 #include <QTimer>
@@ -127,5 +128,8 @@ private:
     bool m_readOnly = false;
     bool m_busy = false; // a bulk action runs
     QString m_lastSummary;
+    // Under PER_USER the agents of a user share one workspace: the ones seen opening it, by
+    // profile and workspace id.
+    QHash<QString, QStringList> m_agentsSeen;
     int m_idleMinutes = 60;
 };

@@ -111,7 +111,7 @@ QCoro::Task<void> OpenDialog::start()
     }
     setStatus(tr("Workspace %1 is open.").arg(id), false);
     m_ui->buttonBox->button(QDialogButtonBox::Close)->setFocus();
-    Q_EMIT this->opened(id);
+    Q_EMIT this->opened(id, request.userId, request.agentId);
 }
 
 void OpenDialog::setFieldsEnabled(bool enabled)

@@ -54,8 +54,8 @@ public:
     QString statusText() const;
 
 Q_SIGNALS:
-    // The workspace is open (provisioned or attached to).
-    void opened(const QString &workspaceId);
+    // The workspace is open (provisioned or attached to) for this user and agent.
+    void opened(const QString &workspaceId, const QString &userId, const QString &agentId);
 
 private:
     Paddock::WorkspaceRequest currentRequest() const;

@@ -2,23 +2,35 @@
 // state-aware pause and resume on rows and on group rows, the refresh interval and its pause
 // while hidden, the freshness text, and the flat list keeping the selection.
 
+#include "activitytracker.h"
 #include "backends/local/localbackend.h"
+#include "bootstraplog.h"
 #include "mainwindow.h"
+#include "opendialog.h"
+#include "provisioner.h"
+#include "workspacemanager.h"
 #include "workspacetreemodel.h"
+
+#ifndef Q_MOC_RUN
+#include <QCoroTask>
+#endif
 
 #include <QAction>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
 
 using namespace Paddock;
+using namespace std::chrono_literals;
 
 namespace {
 
@@ -224,11 +236,25 @@ private Q_SLOTS:
                        QStringLiteral("Running"), now);
         leaveWorkspace(dir.path(), QStringLiteral("asleep"), QStringLiteral("u"), QStringLiteral("b"),
                        QStringLiteral("Paused"));
+        // Its metadata says idle for hours, but an agent wrote to its sessions/ just now.
+        leaveWorkspace(dir.path(), QStringLiteral("chatty"), QStringLiteral("u"), QStringLiteral("c"),
+                       QStringLiteral("Running"));
+        QVERIFY(QDir().mkpath(dir.path() + QStringLiteral("/chatty/sessions/s1")));
         LocalBackend backend(LocalOptions{dir.path(), false});
         MainWindow window(&backend);
+        window.resize(1200, 800); // every row in view
         window.show();
-        QTRY_COMPARE(window.model()->workspaceCount(), 3);
+        QTRY_COMPARE(window.model()->workspaceCount(), 4);
         auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        // The rows in view learn their sessions/ activity on their own.
+        QTRY_VERIFY(window.model()
+                        ->indexOfKey(QStringLiteral("local\x1f"
+                                                    "chatty"),
+                                     WorkspaceTreeModel::LastActivityColumn)
+                        .data(WorkspaceTreeModel::SortRole)
+                        .toDateTime()
+                        .secsTo(QDateTime::currentDateTimeUtc())
+                    < 600);
 
         window.findChild<QAction *>(QStringLiteral("actionSelectIdle"))->trigger();
         QInputDialog *ask = nullptr;
@@ -270,9 +296,123 @@ private Q_SLOTS:
         LocalBackend backend(LocalOptions{dir.path(), false});
         MainWindow window(&backend);
         window.setReadOnly(true);
-        for (const char *name : {"actionPause", "actionResume", "actionKill"})
+        for (const char *name : {"actionOpen", "actionClose", "actionPause", "actionResume", "actionRenew",
+                                 "actionKill", "actionPauseIdle"})
             QVERIFY(!window.findChild<QAction *>(QLatin1String(name))->isVisible());
         QVERIFY(window.findChild<QAction *>(QStringLiteral("actionRefresh"))->isVisible());
+    }
+
+    void openShowsTheBootstrapLogLiveThenCloseReleases()
+    {
+        QTemporaryDir dir;
+        const QString basedir = dir.filePath(QStringLiteral("workspaces"));
+        LocalBackend backend(LocalOptions{basedir, false});
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        ProvisionOptions options;
+        options.bootstrap = {{QStringLiteral("for i in 1 2 3; do echo step $i; done; echo warn >&2"), 60s}};
+        Provisioner provisioner(&backend, &logs, options);
+        ManagerOptions managerOptions;
+        managerOptions.ttl = 3600s;
+        WorkspaceManager manager(&provisioner, managerOptions);
+        MainWindow window(&backend);
+        window.setManager(&manager, &logs);
+        window.setBackend(&backend, QStringLiteral("local"));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+
+        auto *open = window.findChild<QAction *>(QStringLiteral("actionOpen"));
+        QVERIFY(open->isEnabled());
+        open->trigger();
+        OpenDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = window.findChild<OpenDialog *>(QStringLiteral("openDialog"))) != nullptr
+                    && dialog->isVisible());
+        auto *openButton = dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Open);
+        QVERIFY(!openButton->isEnabled()); // no user or agent yet
+        dialog->findChild<QLineEdit *>(QStringLiteral("userEdit"))->setText(QStringLiteral("alice"));
+        dialog->findChild<QLineEdit *>(QStringLiteral("agentEdit"))->insert(QStringLiteral("运维"));
+        const QString id =
+            assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("alice"), QStringLiteral("运维"));
+        QCOMPARE(dialog->resolvedId(), id); // shown before anything starts
+        QVERIFY(openButton->isEnabled());
+        QVERIFY(openButton->isDefault()); // Enter opens
+        openButton->click();
+
+        // The log shows every line of this run, in order; the row appears with its idle countdown.
+        QTRY_VERIFY(dialog->statusText().contains(QLatin1String("is open")));
+        const QString log = dialog->logText();
+        const qsizetype one = log.indexOf(QLatin1String("step 1"));
+        const qsizetype three = log.indexOf(QLatin1String("step 3"));
+        QVERIFY2(one >= 0 && three > one && log.contains(QLatin1String("! warn")), qPrintable(log));
+        QVERIFY(manager.cached(id));
+        const QString key = QStringLiteral("local\x1f") + id;
+        QTRY_VERIFY(window.model()->indexOfKey(key).isValid());
+        const QString idle = window.model()->indexOfKey(key, WorkspaceTreeModel::IdleColumn).data().toString();
+        QVERIFY2(idle.contains(QLatin1String("min")), qPrintable(idle)); // about an hour to go
+        QVERIFY(window.activity()->lastActivity(key).isValid()); // opening is the console's own access
+        dialog->close();
+
+        // Close: released by the manager and paused.
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        view->selectionModel()->select(view->model()->index(0, 0),
+                                       QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        auto *close = window.findChild<QAction *>(QStringLiteral("actionClose"));
+        QVERIFY(close->isEnabled());
+        close->trigger();
+        QTRY_VERIFY(!manager.cached(id));
+        QTRY_COMPARE(window.model()->indexOfKey(key, WorkspaceTreeModel::StateColumn).data().toString(),
+                     QStringLiteral("Paused"));
+        QVERIFY(window.model()->indexOfKey(key, WorkspaceTreeModel::IdleColumn).data().toString().isEmpty());
+        QCoro::waitFor(manager.stop());
+    }
+
+    void perUserShowsTheAgentsSharingAWorkspace()
+    {
+        QTemporaryDir dir;
+        LocalBackend backend(LocalOptions{dir.filePath(QStringLiteral("ws")), false});
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        Provisioner provisioner(&backend, &logs);
+        ManagerOptions managerOptions;
+        managerOptions.isolation = IsolationPolicy::PerUser;
+        WorkspaceManager manager(&provisioner, managerOptions);
+        MainWindow window(&backend);
+        window.setManager(&manager, &logs);
+        window.setBackend(&backend, QStringLiteral("local"));
+        window.show();
+        for (const char *agent : {"coder", "reviewer"}) {
+            window.findChild<QAction *>(QStringLiteral("actionOpen"))->trigger();
+            OpenDialog *dialog = nullptr;
+            QTRY_VERIFY((dialog = window.findChild<OpenDialog *>(QStringLiteral("openDialog"))) != nullptr);
+            dialog->findChild<QLineEdit *>(QStringLiteral("userEdit"))->setText(QStringLiteral("alice"));
+            dialog->findChild<QLineEdit *>(QStringLiteral("agentEdit"))->setText(QLatin1String(agent));
+            dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Open)->click();
+            QTRY_VERIFY(dialog->statusText().contains(QLatin1String("is open")));
+            dialog->close();
+            QTRY_VERIFY(!window.findChild<OpenDialog *>(QStringLiteral("openDialog")));
+        }
+        // One workspace for alice; its agent row names both agents.
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        QTRY_VERIFY(find(view->model(), QStringLiteral("coder, reviewer")).isValid());
+        QCOMPARE(window.model()->workspaceCount(), 1);
+        QCoro::waitFor(manager.stop());
+    }
+
+    void backendFilter()
+    {
+        QTemporaryDir dir;
+        leaveWorkspace(dir.path(), QStringLiteral("ws1"), QStringLiteral("u"), QStringLiteral("a"),
+                       QStringLiteral("Running"));
+        LocalBackend backend(LocalOptions{dir.path(), false});
+        MainWindow window(&backend);
+        window.show();
+        QTRY_COMPARE(window.model()->workspaceCount(), 1);
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        auto *box = window.findChild<QComboBox *>(QStringLiteral("backendFilterBox"));
+        box->setCurrentIndex(box->findData(QStringLiteral("opensandbox")));
+        QCOMPARE(view->model()->rowCount(), 0);
+        box->setCurrentIndex(box->findData(QStringLiteral("local")));
+        QVERIFY(find(view->model(), QStringLiteral("ws1")).isValid());
+        box->setCurrentIndex(0);
+        QVERIFY(find(view->model(), QStringLiteral("ws1")).isValid());
     }
 
     void refreshIntervalFreshnessAndVisibility()

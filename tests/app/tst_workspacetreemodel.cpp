@@ -94,6 +94,37 @@ private Q_SLOTS:
         QCOMPARE(model.workspaceCount(), 5);
     }
 
+    void oneRowChangesInPlace()
+    {
+        WorkspaceTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.update(QStringLiteral("local"),
+                     {record(QStringLiteral("a"), QStringLiteral("u"), QStringLiteral("x")),
+                      record(QStringLiteral("b"), QStringLiteral("u"), QStringLiteral("x"))});
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        const QString key = QStringLiteral("local\x1f"
+                                           "a");
+        // An action's outcome: the row and the groups' counts follow, nothing else moves.
+        QVERIFY(model.setState(key, SandboxState::Pausing));
+        QCOMPARE(model.indexOfKey(key, WorkspaceTreeModel::StateColumn).data().toString(), QStringLiteral("Pausing"));
+        QCOMPARE(model.index(0, WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("1 Running · 1 Pausing"));
+        QCOMPARE(changed.size(), 3); // the row, its agent, its user
+        QVERIFY(!model.setState(QStringLiteral("local\x1fgone"), SandboxState::Paused));
+
+        // A late activity read: kept only when newer.
+        const QDateTime later(QDate(2026, 11, 30), QTime(9, 0), Qt::UTC);
+        changed.clear();
+        QVERIFY(model.setLastActivity(key, later));
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed.constFirst().at(0).value<QModelIndex>().column(), int(WorkspaceTreeModel::LastActivityColumn));
+        QCOMPARE(model.indexOfKey(key, WorkspaceTreeModel::LastActivityColumn).data(WorkspaceTreeModel::SortRole),
+                 QVariant(later));
+        QVERIFY(model.setLastActivity(key, later.addSecs(-60)));
+        QCOMPARE(changed.size(), 1); // older: ignored
+        QCOMPARE(model.record(model.indexOfKey(key))->info.lastActivityAt, later);
+    }
+
     void refreshUpdatesInPlaceAndKeepsTheSelection_data()
     {
         QTest::addColumn<int>("rows");

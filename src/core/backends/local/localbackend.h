@@ -18,7 +18,7 @@ struct LocalOptions
 // States: Running (open in a manager) and Paused (closed; files kept). Files are removed only
 // by kill(), which deletes exactly workspacePath(id). A full list() scans on a worker thread, so
 // the backend must outlive the tasks it hands out (as every backend must).
-class LocalBackend final : public Backend
+class LocalBackend : public Backend
 {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(LocalBackend)
