@@ -26,6 +26,7 @@
 #include <QScrollBar>
 #include <QSet>
 #include <QShortcut>
+#include <QStyle>
 
 using namespace Paddock;
 
@@ -175,6 +176,7 @@ void MainWindow::setBackend(Backend *backend, const QString &profile, const QStr
             m_ui->profileBox->setCurrentIndex(index);
     }
     updateActions();
+    setProfileProblem(problem);
     if (!problem.isEmpty())
         statusBar()->showMessage(problem);
     if (m_backend)
@@ -305,6 +307,7 @@ QCoro::Task<void> MainWindow::refresh()
         co_return;
     }
     if (!listed) {
+        setProfileProblem(listed.error().message);
         statusBar()->showMessage(tr("Cannot list the workspaces of %1: %2").arg(m_profile, listed.error().message));
         m_refreshAgain = false;
         tick();
@@ -350,6 +353,7 @@ QCoro::Task<void> MainWindow::refresh()
     }
     m_model->update(m_profile, records);
     m_lastRefresh = now;
+    setProfileProblem({});
     statusBar()->showMessage(tr("%n workspace(s)", nullptr, int(listed->size())));
     tick();
     m_visibleTimer.start();
@@ -378,6 +382,34 @@ void MainWindow::requestVisibleActivity()
             targets.append({record->key(), record->info.sandboxId});
     }
     m_activity->request(m_backend, targets);
+}
+
+void MainWindow::setProfileProblem(const QString &problem)
+{
+    // In place: a warning next to the switcher (the whole text in its tooltip), and the same
+    // warning on the profile's entry in the switcher, so that it is seen from the other profiles.
+    QLabel *label = m_ui->profileProblemLabel;
+    const QIcon warning = style()->standardIcon(QStyle::SP_MessageBoxWarning);
+    if (problem.isEmpty()) {
+        label->clear();
+        label->setToolTip({});
+        label->setVisible(false);
+    } else {
+        label->setText(QStringLiteral("<span style=\"color:#b45309\">⚠ %1</span>")
+                           .arg(label->fontMetrics().elidedText(problem, Qt::ElideRight, 420).toHtmlEscaped()));
+        label->setToolTip(problem);
+        label->setAccessibleDescription(problem);
+        label->setVisible(true);
+    }
+    if (const int index = m_ui->profileBox->findData(m_profile); index >= 0) {
+        m_ui->profileBox->setItemIcon(index, problem.isEmpty() ? QIcon() : warning);
+        m_ui->profileBox->setItemData(index, problem.isEmpty() ? QVariant() : QVariant(problem), Qt::ToolTipRole);
+    }
+}
+
+QString MainWindow::profileProblem() const
+{
+    return m_ui->profileProblemLabel->toolTip();
 }
 
 QString MainWindow::freshnessText() const
@@ -711,36 +743,39 @@ QCoro::Task<void> MainWindow::runAction(Action action, bool alwaysAsk)
     const QPointer<MainWindow> self(this);
     const QPointer<Backend> backend(m_backend);
     const QPointer<WorkspaceManager> manager(m_manager);
-    const std::function<QCoro::Task<Result<>>(const WorkspaceRecord &)> act = [self, backend, manager, action, cancel,
-                                                                               renewBy](const WorkspaceRecord &record) {
-        if (!self || !backend)
-            cancel->cancel();
-        return self && backend ? apply(backend, manager, action, record, renewBy) : cancelledTask();
-    };
-    // Each row shows its outcome as it comes: a pause or close under way reads "Pausing" until
-    // the listing says it settled; a resume counts as the console's own access.
+    // Each row shows its transition while its action runs (a pause waits until the server says
+    // Paused, which takes a while on Kubernetes); the refresh at the end shows where it settled.
+    const auto transition = [action]() -> std::optional<SandboxState> {
+        switch (action) {
+        case Action::Close:
+        case Action::Pause:
+            return SandboxState::Pausing;
+        case Action::Resume:
+            return SandboxState::Resuming;
+        case Action::Kill:
+            return SandboxState::Stopping;
+        case Action::Renew:
+            break;
+        }
+        return std::nullopt;
+    }();
+    const std::function<QCoro::Task<Result<>>(const WorkspaceRecord &)> act =
+        [self, backend, manager, action, cancel, renewBy, transition](const WorkspaceRecord &record) {
+            if (!self || !backend) {
+                cancel->cancel();
+                return cancelledTask();
+            }
+            if (transition)
+                self->m_model->setState(record.key(), *transition);
+            return apply(backend, manager, action, record, renewBy);
+        };
+    // A resume is the console's own access to the workspace.
     const std::function<void(qsizetype, const Result<> &)> step = [&done, progress, self, action,
                                                                    &targets](qsizetype i, const Result<> &result) {
         if (progress)
             progress->setValue(++done);
-        if (!self || !result)
-            return;
-        const QString key = targets.at(i).key();
-        switch (action) {
-        case Action::Close:
-        case Action::Pause:
-            self->m_model->setState(key, SandboxState::Pausing);
-            break;
-        case Action::Resume:
-            self->m_model->setState(key, SandboxState::Resuming);
-            self->m_activity->noteAccess(key);
-            break;
-        case Action::Kill:
-            self->m_model->setState(key, SandboxState::Stopping);
-            break;
-        case Action::Renew:
-            break;
-        }
+        if (self && result && action == Action::Resume)
+            self->m_activity->noteAccess(targets.at(i).key());
     };
     const QList<Result<>> results =
         co_await Paddock::runBounded<WorkspaceRecord>(targets, BulkConcurrency, act, cancel, step);

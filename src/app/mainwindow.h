@@ -69,6 +69,9 @@ public:
     bool isStale() const;
     // What the last action reported in the status bar ("3 of 3 workspaces done; ...").
     QString lastActionSummary() const { return m_lastSummary; }
+    // The shown profile's problem (no key, an unreachable server, a refused key with its request
+    // id), shown next to the profile switcher; empty when it works.
+    QString profileProblem() const;
 
 Q_SIGNALS:
     // The user picked a profile in the switcher.
@@ -104,6 +107,7 @@ private:
     void requestVisibleActivity();
     void scheduleRefresh();
     void updateActions();
+    void setProfileProblem(const QString &problem);
     void updateTimers();
     void tick();
     void expandGroups(const QModelIndex &parent, int first, int last);

@@ -6,6 +6,7 @@
 #include "console.h"
 #include "fakeopensandboxprocess.h"
 #include "mainwindow.h"
+#include "opendialog.h"
 #include "renewdialog.h"
 #include "workspacetreemodel.h"
 
@@ -15,7 +16,11 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -50,7 +55,7 @@ private Q_SLOTS:
                 local.basedir = dir.filePath(QStringLiteral("workspaces"));
                 QVERIFY(store.save(local));
             }
-            Console console(&settings, &secrets);
+            Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
             console.window()->show();
             QCoro::waitFor(console.start());
             qunsetenv("OPEN_SANDBOX_API_KEY"); // from here on the key comes from the store only
@@ -109,12 +114,19 @@ private Q_SLOTS:
             wrong.name = QStringLiteral("Wrong key");
             QVERIFY(console.profiles().save(wrong));
             QVERIFY(QCoro::waitFor(secrets.write(QStringLiteral("wrong"), "nope")));
+            QCoro::waitFor(console.reload({QStringLiteral("wrong")}));
             QCoro::waitFor(console.switchTo(QStringLiteral("wrong")));
             QTRY_VERIFY(window->statusBar()->currentMessage().contains(QLatin1String("HTTP 401 INVALID_API_KEY")));
             QVERIFY(window->statusBar()->currentMessage().contains(QLatin1String("(request ")));
+            // In place: next to the switcher, and on the profile's entry.
+            QVERIFY(window->profileProblem().contains(QLatin1String("HTTP 401 INVALID_API_KEY")));
+            QVERIFY(window->profileProblem().contains(QLatin1String("(request ")));
+            QVERIFY(window->findChild<QLabel *>(QStringLiteral("profileProblemLabel"))->isVisible());
+            QVERIFY(!box->itemIcon(box->findData(QStringLiteral("wrong"))).isNull());
             QCOMPARE(window->model()->workspaceCount(), 0);
             QCoro::waitFor(console.switchTo(importedId));
             QTRY_COMPARE(window->model()->workspaceCount(), 12);
+            QVERIFY(window->profileProblem().isEmpty());
         }
         // The settings file holds profiles, never a key; the last profile is remembered.
         QFile file(settingsPath);
@@ -123,11 +135,87 @@ private Q_SLOTS:
         QVERIFY(!text.contains("s3cret"));
         QVERIFY(!text.contains("nope"));
         QSettings settings(settingsPath, QSettings::IniFormat);
-        Console again(&settings, &secrets);
+        Console again(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
         QCoro::waitFor(again.start());
         QCOMPARE(again.window()->profile(), importedId);
         QCOMPARE(again.profiles().profiles().size(), 3); // the import does not run twice
         qunsetenv("OPEN_SANDBOX_DOMAIN");
+    }
+
+    void openAndPauseOnAServerWhosePauseTakesAWhile()
+    {
+        // Kubernetes-like: a pause answers at once and the sandbox shows Pausing for a while.
+        PaddockTest::FakeOpenSandboxProcess server;
+        QVERIFY2(server.start({QStringLiteral("--pause-ms"), QStringLiteral("1500")}), qPrintable(server.error()));
+        QTemporaryDir dir;
+        QFile bootstrap(dir.filePath(QStringLiteral("bootstrap.txt")));
+        QVERIFY(bootstrap.open(QIODevice::WriteOnly));
+        bootstrap.write("# one command\necho hello from bootstrap; mkdir -p sessions/s1\n");
+        bootstrap.close();
+        QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
+        MemorySecretStore secrets;
+        Profile profile;
+        {
+            ProfileStore store(&settings);
+            profile.kind = Profile::Kind::OpenSandbox;
+            profile.name = QStringLiteral("K8s");
+            profile.id = store.newId(profile.name);
+            profile.domain = server.domain();
+            profile.bootstrapFile = bootstrap.fileName();
+            QVERIFY(store.save(profile));
+        }
+        Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
+        console.window()->resize(1200, 800);
+        console.window()->show();
+        QCoro::waitFor(console.start());
+        QCoro::waitFor(console.switchTo(profile.id));
+        MainWindow *window = console.window();
+        QVERIFY(console.manager(profile.id));
+
+        window->findChild<QAction *>(QStringLiteral("actionOpen"))->trigger();
+        OpenDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = window->findChild<OpenDialog *>(QStringLiteral("openDialog"))) != nullptr);
+        dialog->findChild<QLineEdit *>(QStringLiteral("userEdit"))->setText(QStringLiteral("kai"));
+        dialog->findChild<QLineEdit *>(QStringLiteral("agentEdit"))->setText(QStringLiteral("agent"));
+        const QString id = dialog->resolvedId();
+        dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Open)->click();
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->statusText().contains(QLatin1String("is open")), 30'000);
+        QVERIFY2(dialog->logText().contains(QLatin1String("hello from bootstrap")), qPrintable(dialog->logText()));
+        dialog->close();
+
+        // The opened workspace's row: running, counting down to its idle pause, and active.
+        const WorkspaceRecord *record = nullptr;
+        QTRY_VERIFY((record =
+                         [&] {
+                             for (const WorkspaceRecord *r : window->model()->recordsUnder({})) {
+                                 if (r->info.workspaceId == id)
+                                     return r;
+                             }
+                             return static_cast<const WorkspaceRecord *>(nullptr);
+                         }())
+                    != nullptr);
+        const QString key = record->key();
+        QCOMPARE(record->info.state, SandboxState::Running);
+        QVERIFY(record->idleDeadline.has_value());
+        QTRY_VERIFY(window->model()->record(window->model()->indexOfKey(key))->info.lastActivityAt.isValid());
+
+        // Pause: the row reads Pausing until the server says Paused, well before the next
+        // regular refresh (15 s).
+        auto *view = window->findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        auto *proxy = view->model();
+        QModelIndex row;
+        for (QModelIndex index = proxy->index(0, 0); index.isValid(); index = view->indexBelow(index)) {
+            if (index.data(WorkspaceTreeModel::KeyRole).toString() == key)
+                row = index;
+        }
+        QVERIFY(row.isValid());
+        view->selectionModel()->select(row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        window->findChild<QAction *>(QStringLiteral("actionPause"))->trigger();
+        QTRY_COMPARE(window->model()->indexOfKey(key, WorkspaceTreeModel::StateColumn).data().toString(),
+                     QStringLiteral("Pausing"));
+        QTRY_COMPARE_WITH_TIMEOUT(window->model()->indexOfKey(key, WorkspaceTreeModel::StateColumn).data().toString(),
+                                  QStringLiteral("Paused"), 10'000);
+        QCoro::waitFor(console.shutdown());
     }
 };
 
