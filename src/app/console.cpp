@@ -4,6 +4,7 @@
 #include "backends/opensandbox/opensandboxbackend.h"
 #include "bootstraplog.h"
 #include "mainwindow.h"
+#include "profilesdialog.h"
 #include "provisioner.h"
 #include "workspacemanager.h"
 
@@ -44,6 +45,7 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
     , m_window(std::make_unique<MainWindow>(nullptr, QString()))
 {
     connect(m_window.get(), &MainWindow::profileChosen, this, [this](const QString &id) { switchTo(id); });
+    connect(m_window.get(), &MainWindow::profilesRequested, this, &Console::showProfiles);
 }
 
 Console::~Console()
@@ -165,6 +167,21 @@ QCoro::Task<void> Console::switchTo(QString profileId)
     m_window->setRefreshInterval(profile->refreshInterval);
     m_window->setManager(chosen->manager.get(), m_logs.get());
     m_window->setBackend(chosen->backend.get(), profile->id, chosen->problem);
+}
+
+void Console::showProfiles()
+{
+    if (auto *open = m_window->findChild<ProfilesDialog *>(); open) {
+        open->raise();
+        open->activateWindow();
+        return;
+    }
+    auto *dialog = new ProfilesDialog(&m_profiles, m_secrets, &m_sessionKeys, m_window.get());
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->selectProfile(m_window->profile());
+    // A changed profile is opened again with its new settings (and key).
+    connect(dialog, &ProfilesDialog::profilesChanged, this, [this](const QStringList &ids) { reload(ids); });
+    dialog->open();
 }
 
 QCoro::Task<void> Console::end(std::unique_ptr<Session> session)

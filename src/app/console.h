@@ -48,6 +48,8 @@ public:
     QCoro::Task<void> shutdown();
 
     Paddock::BootstrapLogStore *logs() const { return m_logs.get(); }
+    // Keys kept for this run only (the keychain could not take them).
+    Paddock::SecretStore *sessionKeys() { return &m_sessionKeys; }
     Paddock::WorkspaceManager *manager(const QString &profileId) const;
 
 private:
@@ -65,6 +67,7 @@ private:
     };
     QCoro::Task<Session *> session(Paddock::Profile profile);
     QCoro::Task<void> end(std::unique_ptr<Session> session);
+    void showProfiles();
     QCoro::Task<std::optional<QByteArray>> key(QString profileId, QString *problem);
     void offerProfiles(const QString &current);
 

@@ -7,6 +7,7 @@
 #include "fakeopensandboxprocess.h"
 #include "mainwindow.h"
 #include "opendialog.h"
+#include "profilesdialog.h"
 #include "renewdialog.h"
 #include "workspacetreemodel.h"
 
@@ -215,6 +216,43 @@ private Q_SLOTS:
                      QStringLiteral("Pausing"));
         QTRY_COMPARE_WITH_TIMEOUT(window->model()->indexOfKey(key, WorkspaceTreeModel::StateColumn).data().toString(),
                                   QStringLiteral("Paused"), 10'000);
+        QCoro::waitFor(console.shutdown());
+    }
+
+    void profilesDialogFeedsTheSwitcher()
+    {
+        PaddockTest::FakeOpenSandboxProcess server;
+        QVERIFY2(server.start({QStringLiteral("--api-key"), QStringLiteral("k3y"), QStringLiteral("--seed"),
+                               QStringLiteral("3")}),
+                 qPrintable(server.error()));
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
+        MemorySecretStore secrets;
+        Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
+        console.window()->show();
+        QCoro::waitFor(console.start());
+        MainWindow *window = console.window();
+        auto *box = window->findChild<QComboBox *>(QStringLiteral("profileBox"));
+        QCOMPARE(box->count(), 1);
+
+        window->findChild<QAction *>(QStringLiteral("actionProfiles"))->trigger();
+        ProfilesDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = window->findChild<ProfilesDialog *>()) != nullptr && dialog->isVisible());
+        QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("addButton")), Qt::LeftButton);
+        auto *name = dialog->findChild<QLineEdit *>(QStringLiteral("nameEdit"));
+        name->selectAll();
+        QTest::keyClicks(name, QStringLiteral("Team server"));
+        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("domainEdit")), server.domain());
+        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("apiKeyEdit")), QStringLiteral("k3y"));
+        QVERIFY(QCoro::waitFor(dialog->save()));
+
+        // The switcher offers it at once; shown, it lists the server's workspaces with the key.
+        QTRY_COMPARE(box->count(), 2);
+        const QString id = box->itemData(1).toString();
+        QCOMPARE(QCoro::waitFor(secrets.read(id))->value_or(QByteArray()), QByteArray("k3y"));
+        QCoro::waitFor(console.switchTo(id));
+        QTRY_COMPARE(window->model()->workspaceCount(), 3);
+        dialog->close();
         QCoro::waitFor(console.shutdown());
     }
 };

@@ -1,0 +1,840 @@
+#include "profilesdialog.h"
+
+#include "backends/local/localbackend.h"
+#include "backends/opensandbox/lifecycleclient.h"
+#include "secretstore.h"
+#include "ui_profilesdialog.h"
+
+#include <QCoroSignal>
+#include <QCoroTask>
+
+#include <QDir>
+#include <QEvent>
+#include <QFileDialog>
+#include <QKeyEvent>
+#include <QMessageBox>
+#include <QPointer>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QToolButton>
+
+#include <algorithm>
+
+using namespace Paddock;
+
+namespace {
+
+constexpr int IdRole = Qt::UserRole;
+
+bool isLocalId(const QString &id)
+{
+    return id == Profile::local().id;
+}
+
+// Selects the item holding `data`; a value the choices do not offer (a hand-edited settings
+// file) is added as it is, so the form shows it and validation can name the problem.
+void setComboData(QComboBox *box, const QVariant &data, const QString &textIfMissing)
+{
+    int index = box->findData(data);
+    if (index < 0) {
+        box->addItem(textIfMissing, data);
+        index = box->count() - 1;
+    }
+    box->setCurrentIndex(index);
+}
+
+int spinValue(const QSpinBox *box, std::chrono::seconds seconds)
+{
+    return int(std::clamp<qint64>(seconds.count(), box->minimum(), box->maximum()));
+}
+
+} // namespace
+
+ProfilesDialog::ProfilesDialog(ProfileStore *store, SecretStore *secrets, SecretStore *sessionKeys, QWidget *parent)
+    : QDialog(parent)
+    , m_ui(std::make_unique<Ui::ProfilesDialog>())
+    , m_store(store)
+    , m_secrets(secrets)
+    , m_sessionKeys(sessionKeys)
+{
+    m_ui->setupUi(this);
+    setObjectName(QStringLiteral("profilesDialog"));
+    setupFields();
+    styleErrorLabels();
+    retranslate();
+
+    // Enter saves from anywhere in the form; Esc, Close and the window's close button ask about
+    // unsaved edits first (reject()).
+    QPushButton *saveButton = m_ui->buttonBox->button(QDialogButtonBox::Save);
+    saveButton->setDefault(true);
+    connect(saveButton, &QPushButton::clicked, this, [this] { save(); });
+    connect(m_ui->buttonBox, &QDialogButtonBox::rejected, this, &ProfilesDialog::reject);
+    // Enter in the list opens the profile in the form instead of saving it.
+    m_ui->profileList->installEventFilter(this);
+    connect(m_ui->profileList, &QListWidget::currentItemChanged, this, &ProfilesDialog::onCurrentItemChanged);
+    connect(m_ui->addButton, &QPushButton::clicked, this, [this] { addProfile(); });
+    connect(m_ui->removeButton, &QPushButton::clicked, this, [this] { removeProfile(); });
+    connect(m_ui->forgetKeyButton, &QPushButton::clicked, this, [this] { forgetKey(); });
+    connect(m_ui->basedirBrowseButton, &QPushButton::clicked, this, &ProfilesDialog::browseBasedir);
+    connect(m_ui->bootstrapFileBrowseButton, &QToolButton::clicked, this, &ProfilesDialog::browseBootstrapFile);
+
+    const auto edited = [this](const char *field) { return [this, field] { fieldEdited(QLatin1String(field)); }; };
+    connect(m_ui->nameEdit, &QLineEdit::textChanged, this, edited("name"));
+    connect(m_ui->kindBox, &QComboBox::currentIndexChanged, this, edited("kind"));
+    connect(m_ui->domainEdit, &QLineEdit::textChanged, this, edited("domain"));
+    connect(m_ui->protocolBox, &QComboBox::currentIndexChanged, this, edited("protocol"));
+    connect(m_ui->useServerProxyBox, &QCheckBox::toggled, this, edited("useServerProxy"));
+    connect(m_ui->apiKeyEdit, &QLineEdit::textChanged, this, edited("apiKey"));
+    connect(m_ui->imageEdit, &QLineEdit::textChanged, this, edited("image"));
+    connect(m_ui->sandboxTimeoutBox, &QSpinBox::valueChanged, this, edited("sandboxTimeout"));
+    connect(m_ui->basedirEdit, &QLineEdit::textChanged, this, edited("basedir"));
+    connect(m_ui->bootstrapFileEdit, &QLineEdit::textChanged, this, edited("bootstrapFile"));
+    connect(m_ui->isolationBox, &QComboBox::currentIndexChanged, this, edited("isolation"));
+    connect(m_ui->ttlBox, &QSpinBox::valueChanged, this, edited("ttl"));
+    connect(m_ui->sweepIntervalBox, &QSpinBox::valueChanged, this, edited("sweepInterval"));
+    connect(m_ui->refreshIntervalBox, &QComboBox::currentIndexChanged, this, edited("refreshInterval"));
+    connect(m_ui->readOnlyBox, &QCheckBox::toggled, this, edited("readOnly"));
+
+    fillProfileList();
+    showStoredProfile(m_store->profiles().constFirst().id);
+}
+
+ProfilesDialog::~ProfilesDialog() = default;
+
+void ProfilesDialog::setupFields()
+{
+    const auto field = [](const char *name, QWidget *editor, QWidget *row, QLabel *error) {
+        return Field{QLatin1String(name), editor, row, error};
+    };
+    m_fields = {
+        field("name", m_ui->nameEdit, m_ui->nameEdit, m_ui->nameError),
+        field("domain", m_ui->domainEdit, m_ui->domainEdit, m_ui->domainError),
+        field("protocol", m_ui->protocolBox, m_ui->protocolBox, m_ui->protocolError),
+        field("image", m_ui->imageEdit, m_ui->imageEdit, m_ui->imageError),
+        field("sandboxTimeout", m_ui->sandboxTimeoutBox, m_ui->sandboxTimeoutBox, m_ui->sandboxTimeoutError),
+        field("basedir", m_ui->basedirEdit, m_ui->basedirField, m_ui->basedirError),
+        field("bootstrapFile", m_ui->bootstrapFileEdit, m_ui->bootstrapFileField, m_ui->bootstrapFileError),
+        field("isolation", m_ui->isolationBox, m_ui->isolationBox, m_ui->isolationError),
+        field("ttl", m_ui->ttlBox, m_ui->ttlBox, m_ui->ttlError),
+        field("sweepInterval", m_ui->sweepIntervalBox, m_ui->sweepIntervalBox, m_ui->sweepIntervalError),
+        field("refreshInterval", m_ui->refreshIntervalBox, m_ui->refreshIntervalBox, m_ui->refreshIntervalError),
+    };
+    for (const Field &f : std::as_const(m_fields)) {
+        QFont font = f.error->font();
+        if (font.pointSizeF() > 0)
+            font.setPointSizeF(font.pointSizeF() * 0.9);
+        f.error->setFont(font);
+        m_ui->formLayout->setRowVisible(f.error, false);
+    }
+}
+
+void ProfilesDialog::styleErrorLabels()
+{
+    // Red that reads on light and dark themes alike.
+    const bool dark = palette().color(QPalette::Window).lightness() < 128;
+    const QColor red = dark ? QColor(0xff, 0x8a, 0x80) : QColor(0xc6, 0x28, 0x28);
+    for (const Field &f : std::as_const(m_fields)) {
+        QPalette errorPalette = f.error->palette();
+        errorPalette.setColor(QPalette::WindowText, red);
+        f.error->setPalette(errorPalette);
+    }
+    m_errorColor = red;
+}
+
+void ProfilesDialog::retranslate()
+{
+    QPushButton *saveButton = m_ui->buttonBox->button(QDialogButtonBox::Save);
+    saveButton->setText(tr("&Save"));
+    saveButton->setToolTip(tr("Save the profile (Enter)"));
+    m_ui->buttonBox->button(QDialogButtonBox::Close)->setText(tr("&Close"));
+    m_ui->sandboxTimeoutBox->setSpecialValueText(tr("Never expires"));
+    m_ui->sandboxTimeoutBox->setSuffix(tr(" s"));
+    m_ui->ttlBox->setSuffix(tr(" s"));
+    m_ui->sweepIntervalBox->setSuffix(tr(" s"));
+    m_ui->imageEdit->setPlaceholderText(tr("Default: %1").arg(OpenSandbox::SandboxCreate().image));
+    m_ui->basedirEdit->setPlaceholderText(
+        tr("Default: %1").arg(QDir::toNativeSeparators(LocalBackend::defaultBasedir())));
+    if (QListWidgetItem *draft = itemFor(QString()))
+        draft->setText(tr("New profile"));
+
+    fillChoices(true);
+}
+
+// The choices of the combo boxes, keeping what is chosen (or not: a profile being loaded drops
+// values that a previous one added).
+void ProfilesDialog::fillChoices(bool keepChosen)
+{
+    const bool loading = m_loading;
+    m_loading = true;
+    const QVariant kind = keepChosen ? m_ui->kindBox->currentData() : QVariant();
+    m_ui->kindBox->clear();
+    m_ui->kindBox->addItem(tr("Local"), int(Profile::Kind::Local));
+    m_ui->kindBox->addItem(tr("OpenSandbox"), int(Profile::Kind::OpenSandbox));
+    if (kind.isValid())
+        m_ui->kindBox->setCurrentIndex(std::max(0, m_ui->kindBox->findData(kind)));
+
+    const QVariant protocol = keepChosen ? m_ui->protocolBox->currentData() : QVariant();
+    m_ui->protocolBox->clear();
+    for (const QString &name : {QStringLiteral("http"), QStringLiteral("https")})
+        m_ui->protocolBox->addItem(name, name);
+    if (protocol.isValid())
+        setComboData(m_ui->protocolBox, protocol, protocol.toString());
+
+    const QVariant isolation = keepChosen ? m_ui->isolationBox->currentData() : QVariant();
+    m_ui->isolationBox->clear();
+    m_ui->isolationBox->addItem(tr("One workspace per agent (PER_AGENT)"), int(IsolationPolicy::PerAgent));
+    m_ui->isolationBox->addItem(tr("A new workspace for every session (PER_SESSION)"),
+                                int(IsolationPolicy::PerSession));
+    m_ui->isolationBox->addItem(tr("One workspace per user (PER_USER)"), int(IsolationPolicy::PerUser));
+    if (isolation.isValid())
+        m_ui->isolationBox->setCurrentIndex(std::max(0, m_ui->isolationBox->findData(isolation)));
+
+    const QVariant refresh = keepChosen ? m_ui->refreshIntervalBox->currentData() : QVariant();
+    m_ui->refreshIntervalBox->clear();
+    for (const int seconds : RefreshChoices)
+        m_ui->refreshIntervalBox->addItem(seconds == 0 ? tr("Off") : tr("%n second(s)", nullptr, seconds), seconds);
+    if (refresh.isValid())
+        setComboData(m_ui->refreshIntervalBox, refresh, tr("%n second(s)", nullptr, refresh.toInt()));
+    m_loading = loading;
+}
+
+void ProfilesDialog::fillProfileList()
+{
+    const QSignalBlocker blocker(m_ui->profileList);
+    m_ui->profileList->clear();
+    for (const Profile &profile : m_store->profiles()) {
+        auto *item = new QListWidgetItem(profile.name, m_ui->profileList);
+        item->setData(IdRole, profile.id);
+    }
+}
+
+QListWidgetItem *ProfilesDialog::itemFor(const QString &id) const
+{
+    for (int row = 0; row < m_ui->profileList->count(); ++row) {
+        QListWidgetItem *item = m_ui->profileList->item(row);
+        if (item->data(IdRole).toString() == id)
+            return item;
+    }
+    return nullptr;
+}
+
+void ProfilesDialog::setCurrentItemQuietly(const QString &id)
+{
+    const QSignalBlocker blocker(m_ui->profileList);
+    if (QListWidgetItem *item = itemFor(id))
+        m_ui->profileList->setCurrentItem(item);
+}
+
+void ProfilesDialog::removeDraftItem()
+{
+    const QSignalBlocker blocker(m_ui->profileList);
+    delete itemFor(QString());
+}
+
+void ProfilesDialog::showStoredProfile(const QString &id)
+{
+    removeDraftItem();
+    std::optional<Profile> profile = m_store->profile(id);
+    if (!profile)
+        profile = m_store->profiles().constFirst();
+    setCurrentItemQuietly(profile->id);
+    showProfile(*profile, false);
+}
+
+void ProfilesDialog::showProfile(const Profile &profile, bool isNew)
+{
+    m_loading = true;
+    fillChoices(false);
+    m_ui->nameEdit->setText(profile.name);
+    m_ui->kindBox->setCurrentIndex(m_ui->kindBox->findData(int(profile.kind)));
+    m_ui->domainEdit->setText(profile.domain);
+    setComboData(m_ui->protocolBox, profile.protocol, profile.protocol);
+    m_ui->useServerProxyBox->setChecked(profile.useServerProxy);
+    m_ui->apiKeyEdit->clear();
+    m_ui->imageEdit->setText(profile.image);
+    m_ui->sandboxTimeoutBox->setValue(spinValue(m_ui->sandboxTimeoutBox, profile.sandboxTimeout));
+    m_ui->basedirEdit->setText(QDir::toNativeSeparators(profile.basedir));
+    m_ui->bootstrapFileEdit->setText(QDir::toNativeSeparators(profile.bootstrapFile));
+    m_ui->isolationBox->setCurrentIndex(std::max(0, m_ui->isolationBox->findData(int(profile.isolation))));
+    m_ui->ttlBox->setValue(spinValue(m_ui->ttlBox, profile.ttl));
+    m_ui->sweepIntervalBox->setValue(spinValue(m_ui->sweepIntervalBox, profile.sweepInterval));
+    const int refresh = int(profile.refreshInterval.count());
+    setComboData(m_ui->refreshIntervalBox, refresh, tr("%n second(s)", nullptr, refresh));
+    m_ui->readOnlyBox->setChecked(profile.readOnly);
+    m_loading = false;
+
+    m_currentId = isNew ? QString() : profile.id;
+    m_isNew = isNew;
+    m_baseline = formProfile(); // as the form holds it, so loading alone is no edit
+    const bool local = isLocalId(m_currentId);
+    m_ui->kindBox->setToolTip(local ? tr("The Local profile always uses the local backend.")
+                                    : tr("Where the workspaces of this profile live"));
+    clearErrors();
+    showStatus({});
+    updateState();
+    refreshKeyStatus();
+}
+
+Profile ProfilesDialog::formProfile() const
+{
+    Profile profile;
+    profile.id = m_currentId;
+    profile.name = m_ui->nameEdit->text().trimmed();
+    profile.kind = Profile::Kind(m_ui->kindBox->currentData().toInt());
+    profile.domain = m_ui->domainEdit->text().trimmed();
+    profile.protocol = m_ui->protocolBox->currentData().toString();
+    profile.useServerProxy = m_ui->useServerProxyBox->isChecked();
+    profile.image = m_ui->imageEdit->text().trimmed();
+    profile.sandboxTimeout = std::chrono::seconds(m_ui->sandboxTimeoutBox->value());
+    profile.basedir = QDir::fromNativeSeparators(m_ui->basedirEdit->text().trimmed());
+    profile.bootstrapFile = QDir::fromNativeSeparators(m_ui->bootstrapFileEdit->text().trimmed());
+    profile.isolation = IsolationPolicy(m_ui->isolationBox->currentData().toInt());
+    profile.ttl = std::chrono::seconds(m_ui->ttlBox->value());
+    profile.sweepInterval = std::chrono::seconds(m_ui->sweepIntervalBox->value());
+    profile.refreshInterval = std::chrono::seconds(m_ui->refreshIntervalBox->currentData().toInt());
+    profile.readOnly = m_ui->readOnlyBox->isChecked();
+    return profile;
+}
+
+QByteArray ProfilesDialog::typedKey() const
+{
+    if (Profile::Kind(m_ui->kindBox->currentData().toInt()) != Profile::Kind::OpenSandbox)
+        return {};
+    return m_ui->apiKeyEdit->text().trimmed().toUtf8();
+}
+
+bool ProfilesDialog::hasUnsavedChanges() const
+{
+    return formProfile() != m_baseline || !typedKey().isEmpty();
+}
+
+void ProfilesDialog::fieldEdited(const QString &field)
+{
+    if (m_loading)
+        return;
+    clearError(field);
+    if (field == QLatin1String("kind")) {
+        updateRows();
+        refreshKeyStatus(); // keys belong to OpenSandbox profiles only
+    }
+    updateState();
+}
+
+void ProfilesDialog::updateRows()
+{
+    const bool openSandbox = Profile::Kind(m_ui->kindBox->currentData().toInt()) == Profile::Kind::OpenSandbox;
+    const QList<QWidget *> openSandboxRows{m_ui->domainEdit,       m_ui->protocolBox,    m_ui->useServerProxyBox,
+                                           m_ui->apiKeyEdit,       m_ui->keyStatusField, m_ui->imageEdit,
+                                           m_ui->sandboxTimeoutBox};
+    for (QWidget *row : openSandboxRows)
+        m_ui->formLayout->setRowVisible(row, openSandbox);
+    m_ui->formLayout->setRowVisible(m_ui->basedirField, !openSandbox);
+    for (const Field &f : std::as_const(m_fields)) {
+        m_ui->formLayout->setRowVisible(f.error, m_ui->formLayout->isRowVisible(f.row) && !f.error->text().isEmpty());
+    }
+}
+
+void ProfilesDialog::updateState()
+{
+    setWindowModified(hasUnsavedChanges());
+    const bool local = isLocalId(m_currentId) && !m_isNew;
+    m_ui->kindBox->setEnabled(!local);
+    m_ui->removeButton->setEnabled(!local && !m_busy);
+    m_ui->forgetKeyButton->setEnabled(m_keyStored && !m_isNew && !m_busy);
+    m_ui->buttonBox->button(QDialogButtonBox::Save)->setEnabled(!m_busy);
+}
+
+void ProfilesDialog::showErrors(const QList<FieldError> &errors)
+{
+    QStringList elsewhere; // problems without a field of their own in the form
+    for (const FieldError &error : errors) {
+        const auto it = std::find_if(m_fields.cbegin(), m_fields.cend(),
+                                     [&error](const Field &f) { return f.name == error.field; });
+        if (it == m_fields.cend() || !m_ui->formLayout->isRowVisible(it->row)) {
+            elsewhere.append(error.message);
+            continue;
+        }
+        const QString text = it->error->text().isEmpty() ? error.message : it->error->text() + u'\n' + error.message;
+        it->error->setText(text);
+        it->editor->setAccessibleDescription(text);
+    }
+    updateRows();
+    QString summary = tr("Nothing was saved. Correct the fields that show a problem.");
+    if (!elsewhere.isEmpty())
+        summary += u' ' + elsewhere.join(u' ');
+    showStatus(summary, true);
+    // The first bad field in the form's order gets the focus.
+    for (const Field &f : std::as_const(m_fields)) {
+        if (f.error->text().isEmpty())
+            continue;
+        f.editor->setFocus(Qt::OtherFocusReason);
+        if (auto *edit = qobject_cast<QLineEdit *>(f.editor))
+            edit->selectAll();
+        break;
+    }
+}
+
+void ProfilesDialog::clearError(const QString &field)
+{
+    const auto it =
+        std::find_if(m_fields.cbegin(), m_fields.cend(), [&field](const Field &f) { return f.name == field; });
+    if (it == m_fields.cend() || it->error->text().isEmpty())
+        return;
+    it->error->clear();
+    it->editor->setAccessibleDescription(QString());
+    m_ui->formLayout->setRowVisible(it->error, false);
+}
+
+void ProfilesDialog::clearErrors()
+{
+    for (const Field &f : std::as_const(m_fields)) {
+        f.error->clear();
+        f.editor->setAccessibleDescription(QString());
+    }
+    updateRows();
+}
+
+void ProfilesDialog::showStatus(const QString &text, bool problem)
+{
+    m_ui->statusLabel->setText(text);
+    if (problem) {
+        QPalette statusPalette = palette();
+        statusPalette.setColor(QPalette::WindowText, m_errorColor);
+        m_ui->statusLabel->setPalette(statusPalette);
+    } else {
+        m_ui->statusLabel->setPalette(QPalette()); // the dialog's again
+    }
+}
+
+void ProfilesDialog::selectProfile(const QString &id)
+{
+    if (!m_store->profile(id) || (id == m_currentId && !m_isNew))
+        return;
+    switchTo(id);
+}
+
+void ProfilesDialog::onCurrentItemChanged(QListWidgetItem *current)
+{
+    if (!current)
+        return;
+    const QString target = current->data(IdRole).toString();
+    if (target.isEmpty() || (target == m_currentId && !m_isNew))
+        return;
+    if (!hasUnsavedChanges()) {
+        showStoredProfile(target);
+        return;
+    }
+    // The form keeps its profile until the user has said what becomes of the edits.
+    setCurrentItemQuietly(m_currentId);
+    switchTo(target);
+}
+
+QCoro::Task<void> ProfilesDialog::switchTo(QString id)
+{
+    const QPointer<ProfilesDialog> self(this);
+    const bool proceed = co_await settleUnsaved();
+    if (!self)
+        co_return;
+    if (proceed && m_store->profile(id))
+        showStoredProfile(id);
+    else
+        setCurrentItemQuietly(m_currentId); // also the draft's item (id empty)
+}
+
+QCoro::Task<bool> ProfilesDialog::settleUnsaved()
+{
+    if (!hasUnsavedChanges())
+        co_return true;
+    if (m_asking)
+        co_return false;
+    m_asking = true;
+    const QString text = m_isNew ? tr("Save the new profile before going on?")
+                                 : tr("Save the changes to \"%1\" before going on?").arg(m_baseline.name);
+    QPointer<QMessageBox> box = new QMessageBox(QMessageBox::Question, tr("Profiles"), text,
+                                                QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box->setObjectName(QStringLiteral("unsavedChanges"));
+    box->setTextFormat(Qt::PlainText);
+    box->setInformativeText(tr("Changes that are not saved are lost."));
+    box->setDefaultButton(QMessageBox::Save);
+    box->setEscapeButton(QMessageBox::Cancel);
+    box->open();
+    const QPointer<ProfilesDialog> self(this);
+    const int answer = co_await qCoro(box.data(), &QDialog::finished);
+    if (!self)
+        co_return false;
+    m_asking = false;
+    if (box)
+        box->deleteLater();
+    if (answer == QMessageBox::Save) {
+        const bool saved = co_await save();
+        if (!self)
+            co_return false;
+        co_return saved;
+    }
+    if (answer == QMessageBox::Discard) {
+        showStoredProfile(m_isNew ? m_returnId : m_currentId);
+        co_return true;
+    }
+    co_return false;
+}
+
+QCoro::Task<bool> ProfilesDialog::save()
+{
+    if (m_busy)
+        co_return false;
+    clearErrors();
+    showStatus({});
+    Profile profile = formProfile();
+    const bool isNew = m_isNew;
+    if (isNew)
+        profile.id = m_store->newId(profile.name);
+    QList<Profile> others;
+    for (const Profile &other : m_store->profiles()) {
+        if (other.id != profile.id)
+            others.append(other);
+    }
+    // Every field is checked before anything (settings or key) is written.
+    const QList<FieldError> errors = validateProfile(profile, others);
+    if (!errors.isEmpty()) {
+        showErrors(errors);
+        co_return false;
+    }
+    const bool changed = isNew || profile != m_baseline;
+    if (changed) {
+        QList<FieldError> storeErrors;
+        const Result<> saved = m_store->save(profile, &storeErrors);
+        if (!saved) {
+            if (!storeErrors.isEmpty())
+                showErrors(storeErrors);
+            else
+                showStatus(saved.error().message, true);
+            co_return false;
+        }
+    }
+
+    // The form now shows the saved profile; the key leaves the form before it is stored.
+    const QByteArray key = typedKey();
+    const QString id = profile.id;
+    const QString name = profile.name;
+    m_loading = true;
+    m_ui->apiKeyEdit->clear();
+    m_loading = false;
+    if (QListWidgetItem *item = itemFor(isNew ? QString() : id)) {
+        item->setData(IdRole, id);
+        item->setText(name);
+        QFont font = item->font();
+        font.setItalic(false);
+        item->setFont(font);
+    }
+    m_currentId = id;
+    m_isNew = false;
+    m_baseline = profile;
+    updateState();
+    if (key.isEmpty()) {
+        if (changed) {
+            showStatus(tr("The profile \"%1\" was saved.").arg(name));
+            Q_EMIT profilesChanged(QStringList{id});
+        } else {
+            showStatus(tr("Nothing to save: the profile is unchanged."));
+        }
+        co_return true;
+    }
+
+    m_busy = true;
+    updateState();
+    showStatus(tr("Storing the API key in the system keychain…"));
+    // The stores outlive the dialog: the key is finished with even if the dialog goes away
+    // meanwhile; the dialog itself is touched only after checking that it still exists.
+    const QPointer<ProfilesDialog> self(this);
+    SecretStore *secrets = m_secrets;
+    SecretStore *sessionKeys = m_sessionKeys;
+    const Result<> stored = co_await secrets->write(id, key);
+    Result<> kept;
+    if (stored) {
+        // A key kept for the session earlier would shadow the stored one.
+        const Result<> dropped = co_await sessionKeys->remove(id);
+        Q_UNUSED(dropped);
+    } else {
+        // Never a file: without a keychain the key lives in memory until Paddock quits.
+        kept = co_await sessionKeys->write(id, key);
+    }
+    if (!self)
+        co_return stored || kept;
+    m_busy = false;
+    updateState();
+    Q_EMIT profilesChanged(QStringList{id});
+    if (stored) {
+        showStatus(tr("The profile \"%1\" and its API key were saved.").arg(name));
+    } else {
+        const QString text = kept
+            ? tr("The system keychain is unavailable, so the API key of \"%1\" was not stored. Paddock keeps it in "
+                 "memory only until it quits; you will need to enter it again after that.")
+                  .arg(name)
+            : tr("The system keychain is unavailable, so the API key of \"%1\" was not saved.").arg(name);
+        showStatus(text, true);
+        auto *box = new QMessageBox(QMessageBox::Warning, tr("Profiles"), text, QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("keyNotStored"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->setTextFormat(Qt::PlainText);
+        box->setInformativeText(stored.error().message);
+        box->open();
+    }
+    refreshKeyStatus();
+    co_return stored || kept;
+}
+
+QCoro::Task<void> ProfilesDialog::addProfile()
+{
+    if (m_isNew) {
+        m_ui->nameEdit->setFocus(Qt::OtherFocusReason);
+        co_return;
+    }
+    const QPointer<ProfilesDialog> self(this);
+    const bool proceed = co_await settleUnsaved();
+    if (!self || !proceed)
+        co_return;
+    m_returnId = m_currentId;
+    Profile profile;
+    profile.kind = Profile::Kind::OpenSandbox;
+    auto *item = new QListWidgetItem(tr("New profile"));
+    item->setData(IdRole, QString());
+    QFont font = item->font();
+    font.setItalic(true);
+    item->setFont(font);
+    {
+        const QSignalBlocker blocker(m_ui->profileList);
+        m_ui->profileList->addItem(item);
+        m_ui->profileList->setCurrentItem(item);
+    }
+    showProfile(profile, true);
+    showStatus(tr("Fill in the new profile, then save it."));
+    m_ui->nameEdit->setFocus(Qt::OtherFocusReason);
+}
+
+QCoro::Task<void> ProfilesDialog::removeProfile()
+{
+    if (m_busy || m_asking)
+        co_return;
+    if (m_isNew) { // not saved yet: nothing to remove but the form
+        showStoredProfile(m_returnId);
+        co_return;
+    }
+    const QString id = m_currentId;
+    const QString name = m_baseline.name;
+    if (isLocalId(id))
+        co_return; // the Local profile always exists (its button is disabled)
+    QPointer<QMessageBox> box =
+        new QMessageBox(QMessageBox::Warning, tr("Profiles"), tr("Remove the profile \"%1\"?").arg(name),
+                        QMessageBox::Yes | QMessageBox::Cancel, this);
+    box->setObjectName(QStringLiteral("confirmRemove"));
+    box->setTextFormat(Qt::PlainText);
+    box->setInformativeText(tr("Its settings and its API key are deleted. Its workspaces are not touched."));
+    box->button(QMessageBox::Yes)->setText(tr("&Remove"));
+    box->setDefaultButton(QMessageBox::Cancel);
+    box->setEscapeButton(QMessageBox::Cancel);
+    m_asking = true;
+    box->open();
+    const QPointer<ProfilesDialog> self(this);
+    const int answer = co_await qCoro(box.data(), &QDialog::finished);
+    if (!self)
+        co_return;
+    m_asking = false;
+    if (box)
+        box->deleteLater();
+    if (answer != QMessageBox::Yes || m_currentId != id || m_isNew)
+        co_return;
+    const Result<> removed = m_store->remove(id);
+    if (!removed) {
+        showStatus(removed.error().message, true);
+        co_return;
+    }
+    // The list shows the profile above the removed one.
+    QListWidgetItem *item = itemFor(id);
+    const int row = std::max(0, m_ui->profileList->row(item) - 1);
+    {
+        const QSignalBlocker blocker(m_ui->profileList);
+        delete item;
+    }
+    showStoredProfile(m_ui->profileList->item(row)->data(IdRole).toString());
+
+    m_busy = true;
+    updateState();
+    // As in save(): the stores are finished with even if the dialog goes away meanwhile.
+    SecretStore *secrets = m_secrets;
+    SecretStore *sessionKeys = m_sessionKeys;
+    const Result<> droppedKept = co_await sessionKeys->remove(id);
+    const Result<> droppedStored = co_await secrets->remove(id);
+    if (!self)
+        co_return;
+    m_busy = false;
+    updateState();
+    Q_EMIT profilesChanged(QStringList{id});
+    if (droppedKept && droppedStored) {
+        showStatus(tr("The profile \"%1\" was removed.").arg(name));
+        co_return;
+    }
+    const QString text = tr("The profile \"%1\" was removed, but its API key could not be removed from the system "
+                            "keychain.")
+                             .arg(name);
+    showStatus(text, true);
+    auto *report = new QMessageBox(QMessageBox::Warning, tr("Profiles"), text, QMessageBox::Ok, this);
+    report->setObjectName(QStringLiteral("keyNotRemoved"));
+    report->setAttribute(Qt::WA_DeleteOnClose);
+    report->setTextFormat(Qt::PlainText);
+    report->setInformativeText(droppedStored ? droppedKept.error().message : droppedStored.error().message);
+    report->open();
+}
+
+QCoro::Task<void> ProfilesDialog::forgetKey()
+{
+    if (m_busy || m_isNew || m_currentId.isEmpty())
+        co_return;
+    const QString id = m_currentId;
+    const QString name = m_baseline.name;
+    m_busy = true;
+    updateState();
+    const QPointer<ProfilesDialog> self(this);
+    SecretStore *secrets = m_secrets;
+    SecretStore *sessionKeys = m_sessionKeys;
+    const Result<> droppedKept = co_await sessionKeys->remove(id);
+    const Result<> droppedStored = co_await secrets->remove(id);
+    if (!self)
+        co_return;
+    m_busy = false;
+    updateState();
+    Q_EMIT profilesChanged(QStringList{id});
+    if (droppedKept && droppedStored) {
+        showStatus(tr("The API key of \"%1\" was forgotten.").arg(name));
+    } else {
+        const QString text = tr("The API key of \"%1\" could not be removed from the system keychain.").arg(name);
+        showStatus(text, true);
+        auto *report = new QMessageBox(QMessageBox::Warning, tr("Profiles"), text, QMessageBox::Ok, this);
+        report->setObjectName(QStringLiteral("keyNotRemoved"));
+        report->setAttribute(Qt::WA_DeleteOnClose);
+        report->setTextFormat(Qt::PlainText);
+        report->setInformativeText(droppedStored ? droppedKept.error().message : droppedStored.error().message);
+        report->open();
+    }
+    refreshKeyStatus();
+}
+
+QCoro::Task<void> ProfilesDialog::refreshKeyStatus()
+{
+    const quint64 generation = ++m_keyGeneration;
+    m_keyStored = false;
+    updateState();
+    if (m_isNew || m_currentId.isEmpty() || formProfile().kind != Profile::Kind::OpenSandbox) {
+        setKeyStatus(tr("No key stored."));
+        co_return;
+    }
+    const QString id = m_currentId;
+    setKeyStatus(tr("Checking the system keychain…"));
+    const QPointer<ProfilesDialog> self(this);
+    SecretStore *secrets = m_secrets;
+    SecretStore *sessionKeys = m_sessionKeys;
+    // The console uses a key kept for this session before the keychain's.
+    const Result<std::optional<QByteArray>> kept = co_await sessionKeys->read(id);
+    if (!self || generation != m_keyGeneration)
+        co_return;
+    if (kept && kept->has_value()) {
+        setKeyStatus(tr("A key is kept for this session only, because the system keychain could "
+                        "not store it. It is forgotten when Paddock quits."));
+        m_keyStored = true;
+        updateState();
+        co_return;
+    }
+    const Result<std::optional<QByteArray>> stored = co_await secrets->read(id);
+    if (!self || generation != m_keyGeneration)
+        co_return;
+    if (!stored) {
+        setKeyStatus(stored.error().message);
+    } else if (stored->has_value()) {
+        setKeyStatus(tr("A key is stored in the system keychain."));
+        m_keyStored = true;
+    } else {
+        setKeyStatus(tr("No key stored."));
+    }
+    updateState();
+}
+
+void ProfilesDialog::setKeyStatus(const QString &text)
+{
+    m_ui->keyStatusLabel->setText(text);
+    m_ui->apiKeyEdit->setAccessibleDescription(text); // read out with the key field
+}
+
+void ProfilesDialog::browseBasedir()
+{
+    auto *dialog = new QFileDialog(this, tr("Choose the workspaces folder"));
+    dialog->setObjectName(QStringLiteral("basedirDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setFileMode(QFileDialog::Directory);
+    dialog->setOption(QFileDialog::ShowDirsOnly);
+    const QString current = QDir::fromNativeSeparators(m_ui->basedirEdit->text().trimmed());
+    dialog->setDirectory(current.isEmpty() ? LocalBackend::defaultBasedir() : current);
+    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
+        m_ui->basedirEdit->setText(QDir::toNativeSeparators(path));
+        m_ui->basedirEdit->setFocus(Qt::OtherFocusReason);
+    });
+    dialog->open();
+}
+
+void ProfilesDialog::browseBootstrapFile()
+{
+    auto *dialog = new QFileDialog(this, tr("Choose the bootstrap file"));
+    dialog->setObjectName(QStringLiteral("bootstrapFileDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setFileMode(QFileDialog::ExistingFile);
+    const QString current = QDir::fromNativeSeparators(m_ui->bootstrapFileEdit->text().trimmed());
+    if (!current.isEmpty())
+        dialog->selectFile(current);
+    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
+        m_ui->bootstrapFileEdit->setText(QDir::toNativeSeparators(path));
+        m_ui->bootstrapFileEdit->setFocus(Qt::OtherFocusReason);
+    });
+    dialog->open();
+}
+
+void ProfilesDialog::reject()
+{
+    if (m_asking)
+        return;
+    if (!hasUnsavedChanges()) {
+        QDialog::reject();
+        return;
+    }
+    closeAfterCheck();
+}
+
+QCoro::Task<void> ProfilesDialog::closeAfterCheck()
+{
+    const QPointer<ProfilesDialog> self(this);
+    const bool proceed = co_await settleUnsaved();
+    if (self && proceed)
+        QDialog::reject();
+}
+
+bool ProfilesDialog::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_ui->profileList && event->type() == QEvent::KeyPress) {
+        const auto *key = static_cast<QKeyEvent *>(event);
+        if (key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter) {
+            // Not a save: Enter on a profile goes to its form.
+            m_ui->nameEdit->setFocus(Qt::TabFocusReason);
+            return true;
+        }
+    }
+    return QDialog::eventFilter(watched, event);
+}
+
+void ProfilesDialog::changeEvent(QEvent *event)
+{
+    QDialog::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        styleErrorLabels();
+    } else if (event->type() == QEvent::LanguageChange) {
+        m_ui->retranslateUi(this);
+        retranslate();
+        refreshKeyStatus();
+    }
+}

@@ -1,0 +1,121 @@
+#pragma once
+
+#include "profile.h"
+
+#include <QCoroFwd>
+
+#include <QColor>
+#include <QDialog>
+#include <QStringList>
+
+#include <memory>
+
+namespace Ui {
+class ProfilesDialog;
+}
+namespace Paddock {
+class SecretStore;
+}
+class QLabel;
+class QListWidgetItem;
+
+// Where the user manages connection profiles: the list (Local first) and a form with every field
+// of the chosen one. Fields that do not apply to its backend are hidden. Save validates every
+// field first and shows each problem next to its field; nothing (neither the settings nor the
+// key) is written until all are right. API keys go to the system keychain only; when it is
+// unavailable the key is kept in `sessionKeys` for this run and the user is told. Switching to
+// another profile or closing with unsaved edits asks first.
+class ProfilesDialog final : public QDialog
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ProfilesDialog)
+
+public:
+    // `secrets` is the keychain; `sessionKeys` holds keys for this run only (the console reads it
+    // first). The stores must outlive the dialog.
+    ProfilesDialog(Paddock::ProfileStore *store, Paddock::SecretStore *secrets, Paddock::SecretStore *sessionKeys,
+                   QWidget *parent = nullptr);
+    ~ProfilesDialog() override;
+
+    // Shows the profile `id` (asking about unsaved edits first). Unknown ids are ignored.
+    void selectProfile(const QString &id);
+    // The profile shown; empty while a new profile has not been saved yet.
+    QString currentProfileId() const { return m_currentId; }
+    // Whether the form differs from what is saved (a typed key counts).
+    bool hasUnsavedChanges() const;
+    // Validates and saves the form, then the typed key. True when the profile was saved and its
+    // key (if one was typed) went to the keychain or, failing that, to the session store.
+    QCoro::Task<bool> save();
+
+public Q_SLOTS:
+    // Closes, asking first about unsaved edits (Esc, Close and the window's close button).
+    void reject() override;
+
+Q_SIGNALS:
+    // After a save, a removal or a forgotten key: the console re-reads the profiles and reopens
+    // these.
+    void profilesChanged(const QStringList &changedIds);
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+    void changeEvent(QEvent *event) override;
+
+private:
+    struct Field
+    {
+        QString name; // Paddock::Profile's member, as FieldError::field names it
+        QWidget *editor; // what gets the focus
+        QWidget *row; // the form row's field widget
+        QLabel *error; // "<name>Error"
+    };
+
+    void setupFields();
+    void styleErrorLabels();
+    void retranslate();
+    void fillChoices(bool keepChosen);
+    void fillProfileList();
+    void showStoredProfile(const QString &id);
+    void showProfile(const Paddock::Profile &profile, bool isNew);
+    Paddock::Profile formProfile() const;
+    QByteArray typedKey() const; // the key field's text; empty when keys do not apply
+    void fieldEdited(const QString &field);
+    void updateRows();
+    void updateState();
+    void showErrors(const QList<Paddock::FieldError> &errors);
+    void clearError(const QString &field);
+    void clearErrors();
+    void showStatus(const QString &text, bool problem = false);
+    void removeDraftItem();
+    void setCurrentItemQuietly(const QString &id);
+    QListWidgetItem *itemFor(const QString &id) const;
+    void browseBasedir();
+    void browseBootstrapFile();
+
+    void onCurrentItemChanged(QListWidgetItem *current);
+    QCoro::Task<void> switchTo(QString id);
+    QCoro::Task<void> addProfile();
+    QCoro::Task<void> removeProfile();
+    QCoro::Task<void> forgetKey();
+    QCoro::Task<void> closeAfterCheck();
+    QCoro::Task<void> refreshKeyStatus();
+    void setKeyStatus(const QString &text);
+    // Asks Save / Discard / Cancel when there are unsaved edits. True when the caller may go on
+    // (nothing to save, saved, or discarded).
+    QCoro::Task<bool> settleUnsaved();
+
+    std::unique_ptr<Ui::ProfilesDialog> m_ui;
+    Paddock::ProfileStore *m_store;
+    Paddock::SecretStore *m_secrets;
+    Paddock::SecretStore *m_sessionKeys;
+    QList<Field> m_fields; // in form order
+    Paddock::Profile m_baseline; // the form as loaded or last saved
+    QString m_currentId; // empty: a new profile, not saved yet
+    QString m_returnId; // shown again when a new profile is dropped
+    bool m_isNew = false;
+    bool m_loading = false;
+    bool m_busy = false; // a save, removal or forget is waiting for a store
+    bool m_asking = false; // the unsaved-changes question is open
+    bool m_keyStored = false;
+    quint64 m_keyGeneration = 0; // drops key answers for a profile no longer shown
+    QColor m_errorColor;
+};

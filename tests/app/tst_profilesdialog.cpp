@@ -1,0 +1,704 @@
+// The Profiles dialog, offscreen, driven through its widgets: adding an OpenSandbox profile, every
+// invalid field shown next to itself with nothing written, keys going to the keychain only (or to
+// the session store, with a warning, when the keychain is unavailable), removing a profile with
+// its key, the Local profile staying, the unsaved-changes question, and the keyboard.
+
+#include "profile.h"
+#include "profilesdialog.h"
+#include "secretstore.h"
+
+#ifndef Q_MOC_RUN
+#include <QCoroTask>
+#include <QCoroTimer>
+#endif
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Paddock;
+
+namespace {
+
+// A keychain for tests: in memory, answering on a later turn of the event loop as a real one
+// does, counting writes, and failing on demand as an unavailable keychain does.
+class TestSecretStore final : public SecretStore
+{
+    // Counts the calls in flight, so a test ends only after the last one answered.
+    struct InFlight
+    {
+        explicit InFlight(int &count)
+            : count(count)
+        {
+            ++count;
+        }
+        ~InFlight() { --count; }
+        Q_DISABLE_COPY_MOVE(InFlight)
+        int &count;
+    };
+
+public:
+    static QString reason() { return QStringLiteral("No keychain could be reached (test keychain is off)."); }
+
+    QCoro::Task<Result<std::optional<QByteArray>>> read(QString account) override
+    {
+        const InFlight inFlight(pending);
+        const std::chrono::milliseconds later{0};
+        co_await QCoro::sleepFor(later);
+        if (unavailable)
+            co_return fail(Error::unsupported(reason()));
+        std::optional<QByteArray> secret;
+        if (secrets.contains(account))
+            secret = secrets.value(account);
+        co_return secret;
+    }
+
+    QCoro::Task<Result<>> write(QString account, QByteArray secret) override
+    {
+        const InFlight inFlight(pending);
+        const std::chrono::milliseconds later{0};
+        co_await QCoro::sleepFor(later);
+        ++writes;
+        if (unavailable)
+            co_return fail(Error::unsupported(reason()));
+        secrets.insert(account, secret);
+        co_return Result<>{};
+    }
+
+    QCoro::Task<Result<>> remove(QString account) override
+    {
+        const InFlight inFlight(pending);
+        const std::chrono::milliseconds later{0};
+        co_await QCoro::sleepFor(later);
+        if (unavailable || failRemove)
+            co_return fail(Error::unsupported(reason()));
+        secrets.remove(account);
+        co_return Result<>{};
+    }
+
+    bool unavailable = false; // every call fails
+    bool failRemove = false;
+    int writes = 0;
+    int pending = 0;
+    QHash<QString, QByteArray> secrets;
+};
+
+struct Fixture
+{
+    QTemporaryDir dir;
+    QString path = dir.filePath(QStringLiteral("paddock.ini"));
+    QSettings settings{path, QSettings::IniFormat};
+    ProfileStore store{&settings};
+    TestSecretStore keychain;
+    MemorySecretStore sessionKeys;
+
+    // The dialog (declared after the fixture) is gone; its last keychain calls still answer.
+    ~Fixture()
+    {
+        if (!QTest::qWaitFor([this] { return keychain.pending == 0; }))
+            qWarning("a keychain call never answered");
+    }
+
+    QByteArray fileBytes() const
+    {
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    }
+    // The profiles as a new start of the console reads them from the file.
+    std::optional<Profile> reread(const QString &id) const
+    {
+        QSettings again(path, QSettings::IniFormat);
+        return ProfileStore(&again).profile(id);
+    }
+    std::optional<QByteArray> sessionKey(const QString &id)
+    {
+        const auto kept = QCoro::waitFor(sessionKeys.read(id));
+        return kept ? *kept : std::nullopt;
+    }
+    // An OpenSandbox profile saved before the dialog opens.
+    void addStaging()
+    {
+        Profile staging;
+        staging.id = QStringLiteral("staging");
+        staging.name = QStringLiteral("Staging");
+        staging.kind = Profile::Kind::OpenSandbox;
+        staging.domain = QStringLiteral("staging.example.com");
+        QVERIFY(store.save(staging));
+    }
+};
+
+template<typename T> T *find(const QObject &parent, const char *name)
+{
+    return parent.findChild<T *>(QLatin1String(name));
+}
+
+QLabel *errorOf(const QObject &dialog, const char *field)
+{
+    return dialog.findChild<QLabel *>(QLatin1String(field) + QStringLiteral("Error"));
+}
+
+QPushButton *saveButton(const QObject &dialog)
+{
+    return find<QDialogButtonBox>(dialog, "buttonBox")->button(QDialogButtonBox::Save);
+}
+
+void retype(QLineEdit *edit, const QString &text)
+{
+    edit->selectAll();
+    QTest::keyClick(edit, Qt::Key_Backspace);
+    QTest::keyClicks(edit, text);
+}
+
+} // namespace
+
+class TestProfilesDialog final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void addOpenSandboxProfile()
+    {
+        Fixture f;
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        QSignalSpy changed(&dialog, &ProfilesDialog::profilesChanged);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+
+        // Local first, on its own backend: the folder shows, the server's fields do not.
+        auto *list = find<QListWidget>(dialog, "profileList");
+        QCOMPARE(list->count(), 1);
+        QCOMPARE(list->item(0)->data(Qt::UserRole).toString(), QStringLiteral("local"));
+        QCOMPARE(dialog.currentProfileId(), QStringLiteral("local"));
+        auto *kindBox = find<QComboBox>(dialog, "kindBox");
+        auto *domainEdit = find<QLineEdit>(dialog, "domainEdit");
+        auto *basedirEdit = find<QLineEdit>(dialog, "basedirEdit");
+        auto *apiKeyEdit = find<QLineEdit>(dialog, "apiKeyEdit");
+        QVERIFY(!kindBox->isEnabled());
+        QVERIFY(basedirEdit->isVisible());
+        QVERIFY(!domainEdit->isVisible());
+        QVERIFY(!apiKeyEdit->isVisible());
+
+        // Add: a new OpenSandbox profile, its name field focused.
+        QTest::mouseClick(find<QPushButton>(dialog, "addButton"), Qt::LeftButton);
+        QCOMPARE(list->count(), 2);
+        QVERIFY(dialog.currentProfileId().isEmpty());
+        auto *nameEdit = find<QLineEdit>(dialog, "nameEdit");
+        QCOMPARE(dialog.focusWidget(), nameEdit);
+        QVERIFY(kindBox->isEnabled());
+        QCOMPARE(kindBox->currentData().toInt(), int(Profile::Kind::OpenSandbox));
+        QVERIFY(domainEdit->isVisible());
+        QVERIFY(apiKeyEdit->isVisible());
+        QVERIFY(!basedirEdit->isVisible());
+        QVERIFY(!dialog.hasUnsavedChanges()); // nothing typed yet
+
+        QTest::keyClicks(nameEdit, QStringLiteral("Staging"));
+        QTest::keyClicks(domainEdit, QStringLiteral("sandbox.example.com:8443"));
+        auto *protocolBox = find<QComboBox>(dialog, "protocolBox");
+        protocolBox->setCurrentIndex(protocolBox->findData(QStringLiteral("https")));
+        find<QCheckBox>(dialog, "useServerProxyBox")->setChecked(true);
+        QCOMPARE(apiKeyEdit->echoMode(), QLineEdit::Password);
+        QTest::keyClicks(apiKeyEdit, QStringLiteral("sk-test-0123456789"));
+        auto *imageEdit = find<QLineEdit>(dialog, "imageEdit");
+        QTest::keyClicks(imageEdit, QStringLiteral("python:3.12-slim"));
+        auto *timeoutBox = find<QSpinBox>(dialog, "sandboxTimeoutBox");
+        timeoutBox->setValue(0);
+        QCOMPARE(timeoutBox->text(), QStringLiteral("Never expires"));
+        auto *isolationBox = find<QComboBox>(dialog, "isolationBox");
+        QCOMPARE(isolationBox->count(), 3);
+        isolationBox->setCurrentIndex(isolationBox->findData(int(IsolationPolicy::PerUser)));
+        QVERIFY(isolationBox->currentText().contains(QLatin1String("PER_USER")));
+        find<QSpinBox>(dialog, "ttlBox")->setValue(600);
+        find<QSpinBox>(dialog, "sweepIntervalBox")->setValue(60);
+        auto *refreshBox = find<QComboBox>(dialog, "refreshIntervalBox");
+        QCOMPARE(refreshBox->count(), 5);
+        QCOMPARE(refreshBox->itemText(0), QStringLiteral("Off"));
+        refreshBox->setCurrentIndex(refreshBox->findData(30));
+        find<QCheckBox>(dialog, "readOnlyBox")->setChecked(true);
+        QVERIFY(dialog.hasUnsavedChanges());
+        QVERIFY(dialog.isWindowModified());
+
+        // Enter in a field saves.
+        QTest::keyClick(imageEdit, Qt::Key_Return);
+        QTRY_COMPARE(changed.count(), 1);
+        const QString id = changed.at(0).at(0).toStringList().value(0);
+        QCOMPARE(id, QStringLiteral("staging"));
+        QCOMPARE(changed.at(0).at(0).toStringList().size(), 1);
+        QCOMPARE(dialog.currentProfileId(), id);
+        QVERIFY(!dialog.hasUnsavedChanges());
+        QVERIFY(!dialog.isWindowModified());
+        QVERIFY(apiKeyEdit->text().isEmpty());
+        QCOMPARE(list->count(), 2);
+        QCOMPARE(list->item(1)->text(), QStringLiteral("Staging"));
+        QCOMPARE(list->item(1)->data(Qt::UserRole).toString(), id);
+
+        // The key is in the keychain, nowhere else; the file has every field but the key.
+        QCOMPARE(f.keychain.secrets.value(id), QByteArray("sk-test-0123456789"));
+        QVERIFY(!f.sessionKey(id));
+        const QByteArray bytes = f.fileBytes();
+        QVERIFY(bytes.contains("sandbox.example.com:8443"));
+        QVERIFY(!bytes.contains("sk-test-0123456789"));
+        const auto saved = f.reread(id);
+        QVERIFY(saved);
+        QCOMPARE(saved->name, QStringLiteral("Staging"));
+        QCOMPARE(saved->kind, Profile::Kind::OpenSandbox);
+        QCOMPARE(saved->domain, QStringLiteral("sandbox.example.com:8443"));
+        QCOMPARE(saved->protocol, QStringLiteral("https"));
+        QVERIFY(saved->useServerProxy);
+        QCOMPARE(saved->image, QStringLiteral("python:3.12-slim"));
+        QCOMPARE(saved->sandboxTimeout.count(), 0);
+        QCOMPARE(saved->isolation, IsolationPolicy::PerUser);
+        QCOMPARE(saved->ttl.count(), 600);
+        QCOMPARE(saved->sweepInterval.count(), 60);
+        QCOMPARE(saved->refreshInterval.count(), 30);
+        QVERIFY(saved->readOnly);
+
+        auto *keyStatus = find<QLabel>(dialog, "keyStatusLabel");
+        QTRY_COMPARE(keyStatus->text(), QStringLiteral("A key is stored in the system keychain."));
+        QCOMPARE(apiKeyEdit->accessibleDescription(), keyStatus->text());
+        QVERIFY(find<QPushButton>(dialog, "forgetKeyButton")->isEnabled());
+        QVERIFY(find<QPushButton>(dialog, "removeButton")->isEnabled());
+    }
+
+    void invalidFieldsShownFieldByField()
+    {
+        Fixture f;
+        f.addStaging();
+        const QByteArray before = f.fileBytes();
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        QSignalSpy changed(&dialog, &ProfilesDialog::profilesChanged);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QTest::mouseClick(find<QPushButton>(dialog, "addButton"), Qt::LeftButton);
+
+        // No name, a port out of range, a sandbox that would live 30 s, no idle time.
+        auto *nameEdit = find<QLineEdit>(dialog, "nameEdit");
+        auto *domainEdit = find<QLineEdit>(dialog, "domainEdit");
+        QTest::keyClicks(domainEdit, QStringLiteral("host:99999"));
+        find<QSpinBox>(dialog, "sandboxTimeoutBox")->setValue(30);
+        auto *ttlBox = find<QSpinBox>(dialog, "ttlBox");
+        ttlBox->setValue(0);
+        find<QSpinBox>(dialog, "sweepIntervalBox")->setValue(0);
+        auto *bootstrapEdit = find<QLineEdit>(dialog, "bootstrapFileEdit");
+        QTest::keyClicks(bootstrapEdit, QStringLiteral("/nonexistent/bootstrap.txt"));
+        QTest::keyClicks(find<QLineEdit>(dialog, "apiKeyEdit"), QStringLiteral("sk-never-stored"));
+        for (const char *field : {"name", "domain", "sandboxTimeout", "bootstrapFile", "ttl", "sweepInterval"})
+            QVERIFY2(!errorOf(dialog, field)->isVisible(), field);
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+
+        // Each problem next to its field, red and word-wrapped, also as the field's description.
+        QCOMPARE(errorOf(dialog, "name")->text(), QStringLiteral("Give the profile a name."));
+        QVERIFY(errorOf(dialog, "domain")->text().contains(QLatin1String("65535")));
+        QVERIFY(errorOf(dialog, "sandboxTimeout")->text().contains(QLatin1String("60 seconds")));
+        QVERIFY(!errorOf(dialog, "ttl")->text().isEmpty());
+        QVERIFY(!errorOf(dialog, "sweepInterval")->text().isEmpty());
+        QVERIFY(errorOf(dialog, "bootstrapFile")->text().contains(QLatin1String("cannot be read")));
+        for (const char *field : {"name", "domain", "sandboxTimeout", "bootstrapFile", "ttl", "sweepInterval"}) {
+            QLabel *error = errorOf(dialog, field);
+            QVERIFY2(error->isVisible(), field);
+            QVERIFY(error->wordWrap());
+            QVERIFY(error->palette().color(QPalette::WindowText) != dialog.palette().color(QPalette::WindowText));
+        }
+        for (const char *field : {"protocol", "image", "refreshInterval", "isolation"})
+            QVERIFY2(!errorOf(dialog, field)->isVisible(), field);
+        QCOMPARE(domainEdit->accessibleDescription(), errorOf(dialog, "domain")->text());
+        QCOMPARE(ttlBox->accessibleDescription(), errorOf(dialog, "ttl")->text());
+        QCOMPARE(dialog.focusWidget(), nameEdit); // the first bad field
+
+        // Nothing was written: no settings, no key, no signal.
+        QCOMPARE(f.fileBytes(), before);
+        QCOMPARE(f.store.profiles().size(), 2);
+        QCOMPARE(f.keychain.writes, 0);
+        QVERIFY(!f.sessionKey(QStringLiteral("profile")));
+        QVERIFY(dialog.hasUnsavedChanges());
+        QVERIFY(find<QLabel>(dialog, "statusLabel")->text().contains(QLatin1String("Nothing was saved")));
+        QTest::qWait(0);
+        QVERIFY(changed.isEmpty());
+
+        // Editing a field clears its problem only.
+        QTest::keyClick(domainEdit, Qt::Key_Backspace);
+        QVERIFY(errorOf(dialog, "domain")->text().isEmpty());
+        QVERIFY(!errorOf(dialog, "domain")->isVisible());
+        QVERIFY(domainEdit->accessibleDescription().isEmpty());
+        QVERIFY(errorOf(dialog, "ttl")->isVisible());
+
+        // A name another profile has (in any case) is refused too.
+        QTest::keyClicks(nameEdit, QStringLiteral("STAGING"));
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QVERIFY(errorOf(dialog, "name")->text().contains(QLatin1String("already called")));
+        QCOMPARE(f.fileBytes(), before);
+        QCOMPARE(f.keychain.writes, 0);
+
+        // All right: saved, every problem gone.
+        retype(nameEdit, QStringLiteral("Production"));
+        retype(domainEdit, QStringLiteral("prod.example.com:8080"));
+        find<QSpinBox>(dialog, "sandboxTimeoutBox")->setValue(3600);
+        ttlBox->setValue(1800);
+        find<QSpinBox>(dialog, "sweepIntervalBox")->setValue(120);
+        bootstrapEdit->clear();
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QTRY_COMPARE(changed.count(), 1);
+        for (const char *field : {"name", "domain", "sandboxTimeout", "ttl", "sweepInterval"})
+            QVERIFY2(!errorOf(dialog, field)->isVisible(), field);
+        const auto saved = f.reread(QStringLiteral("production"));
+        QVERIFY(saved);
+        QCOMPARE(saved->domain, QStringLiteral("prod.example.com:8080"));
+        QCOMPARE(saved->ttl.count(), 1800);
+        QCOMPARE(f.keychain.secrets.value(QStringLiteral("production")), QByteArray("sk-never-stored"));
+        QVERIFY(!f.fileBytes().contains("sk-never-stored"));
+    }
+
+    void keychainUnavailableKeepsKeyForSession()
+    {
+        Fixture f;
+        f.keychain.unavailable = true;
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        QSignalSpy changed(&dialog, &ProfilesDialog::profilesChanged);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QTest::mouseClick(find<QPushButton>(dialog, "addButton"), Qt::LeftButton);
+        QTest::keyClicks(find<QLineEdit>(dialog, "nameEdit"), QStringLiteral("Offline"));
+        QTest::keyClicks(find<QLineEdit>(dialog, "domainEdit"), QStringLiteral("localhost:8080"));
+        auto *apiKeyEdit = find<QLineEdit>(dialog, "apiKeyEdit");
+        QTest::keyClicks(apiKeyEdit, QStringLiteral("sk-session-only"));
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+
+        QMessageBox *box = nullptr;
+        QTRY_VERIFY((box = dialog.findChild<QMessageBox *>(QStringLiteral("keyNotStored"))) && box->isVisible());
+        QVERIFY(box->text().contains(QLatin1String("keychain is unavailable")));
+        QVERIFY(box->text().contains(QLatin1String("until it quits")));
+        QCOMPARE(box->informativeText(), TestSecretStore::reason());
+        QCOMPARE(changed.count(), 1);
+        const QString id = changed.at(0).at(0).toStringList().value(0);
+        QCOMPARE(id, QStringLiteral("offline"));
+        QCOMPARE(f.sessionKey(id), std::optional<QByteArray>("sk-session-only"));
+        QVERIFY(f.keychain.secrets.isEmpty());
+        QVERIFY(f.reread(id)); // the profile itself is saved
+        QVERIFY(!f.fileBytes().contains("sk-session-only"));
+        QVERIFY(apiKeyEdit->text().isEmpty());
+        auto *keyStatus = find<QLabel>(dialog, "keyStatusLabel");
+        QTRY_VERIFY(keyStatus->text().contains(QLatin1String("for this session only")));
+        box->button(QMessageBox::Ok)->click();
+        QTRY_VERIFY(!dialog.findChild<QMessageBox *>(QStringLiteral("keyNotStored")));
+
+        // The keychain is back: the key goes there, and the session copy no longer shadows it.
+        f.keychain.unavailable = false;
+        QTest::keyClicks(apiKeyEdit, QStringLiteral("sk-in-keychain"));
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QTRY_COMPARE(changed.count(), 2);
+        QCOMPARE(f.keychain.secrets.value(id), QByteArray("sk-in-keychain"));
+        QVERIFY(!f.sessionKey(id));
+        QTRY_COMPARE(keyStatus->text(), QStringLiteral("A key is stored in the system keychain."));
+        QVERIFY(!dialog.findChild<QMessageBox *>(QStringLiteral("keyNotStored")));
+    }
+
+    void removeDeletesProfileAndKey()
+    {
+        Fixture f;
+        f.addStaging();
+        f.keychain.secrets.insert(QStringLiteral("staging"), "sk-remove-me");
+        QVERIFY(QCoro::waitFor(f.sessionKeys.write(QStringLiteral("staging"), "sk-kept")));
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        QSignalSpy changed(&dialog, &ProfilesDialog::profilesChanged);
+        dialog.selectProfile(QStringLiteral("staging"));
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QCOMPARE(dialog.currentProfileId(), QStringLiteral("staging"));
+        auto *list = find<QListWidget>(dialog, "profileList");
+        QCOMPARE(list->currentItem()->data(Qt::UserRole).toString(), QStringLiteral("staging"));
+        QTRY_VERIFY(find<QLabel>(dialog, "keyStatusLabel")->text().contains(QLatin1String("session only")));
+        auto *removeButton = find<QPushButton>(dialog, "removeButton");
+
+        // Cancel is the default, and keeps everything.
+        QTest::mouseClick(removeButton, Qt::LeftButton);
+        QMessageBox *box = nullptr;
+        QTRY_VERIFY((box = dialog.findChild<QMessageBox *>(QStringLiteral("confirmRemove"))) && box->isVisible());
+        QVERIFY(box->text().contains(QLatin1String("Staging")));
+        QCOMPARE(box->defaultButton(), box->button(QMessageBox::Cancel));
+        box->button(QMessageBox::Cancel)->click();
+        QTRY_VERIFY(!dialog.findChild<QMessageBox *>(QStringLiteral("confirmRemove")));
+        QVERIFY(f.store.profile(QStringLiteral("staging")));
+        QVERIFY(changed.isEmpty());
+
+        QTest::mouseClick(removeButton, Qt::LeftButton);
+        QTRY_VERIFY((box = dialog.findChild<QMessageBox *>(QStringLiteral("confirmRemove"))) && box->isVisible());
+        box->button(QMessageBox::Yes)->click();
+        QTRY_COMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).toStringList(), QStringList{QStringLiteral("staging")});
+        QVERIFY(!f.store.profile(QStringLiteral("staging")));
+        QVERIFY(!f.reread(QStringLiteral("staging")));
+        QVERIFY(!f.keychain.secrets.contains(QStringLiteral("staging")));
+        QVERIFY(!f.sessionKey(QStringLiteral("staging")));
+        QCOMPARE(list->count(), 1);
+        QCOMPARE(dialog.currentProfileId(), QStringLiteral("local"));
+        QVERIFY(!dialog.findChild<QMessageBox *>(QStringLiteral("keyNotRemoved")));
+    }
+
+    void removeReportsKeychainFailure()
+    {
+        Fixture f;
+        f.addStaging();
+        f.keychain.secrets.insert(QStringLiteral("staging"), "sk-stuck");
+        f.keychain.failRemove = true;
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        QSignalSpy changed(&dialog, &ProfilesDialog::profilesChanged);
+        dialog.selectProfile(QStringLiteral("staging"));
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QTest::mouseClick(find<QPushButton>(dialog, "removeButton"), Qt::LeftButton);
+        QMessageBox *box = nullptr;
+        QTRY_VERIFY((box = dialog.findChild<QMessageBox *>(QStringLiteral("confirmRemove"))) && box->isVisible());
+        box->button(QMessageBox::Yes)->click();
+        QTRY_VERIFY((box = dialog.findChild<QMessageBox *>(QStringLiteral("keyNotRemoved"))) && box->isVisible());
+        QVERIFY(box->text().contains(QLatin1String("could not be removed")));
+        QCOMPARE(box->informativeText(), TestSecretStore::reason());
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(!f.store.profile(QStringLiteral("staging")));
+        box->button(QMessageBox::Ok)->click();
+    }
+
+    void localProfileStays()
+    {
+        Fixture f;
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        QSignalSpy changed(&dialog, &ProfilesDialog::profilesChanged);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QCOMPARE(dialog.currentProfileId(), QStringLiteral("local"));
+        auto *removeButton = find<QPushButton>(dialog, "removeButton");
+        QVERIFY(!removeButton->isEnabled());
+        QVERIFY(!find<QComboBox>(dialog, "kindBox")->isEnabled());
+        QTest::mouseClick(removeButton, Qt::LeftButton);
+        QTest::qWait(0);
+        QVERIFY(!dialog.findChild<QMessageBox *>(QStringLiteral("confirmRemove")));
+        QVERIFY(f.store.profile(QStringLiteral("local")));
+
+        // Its folder can be changed, through Browse… too.
+        QTemporaryDir folder;
+        QTest::mouseClick(find<QPushButton>(dialog, "basedirBrowseButton"), Qt::LeftButton);
+        QFileDialog *chooser = nullptr;
+        QTRY_VERIFY((chooser = dialog.findChild<QFileDialog *>(QStringLiteral("basedirDialog")))
+                    && chooser->isVisible());
+        QCOMPARE(chooser->fileMode(), QFileDialog::Directory);
+        chooser->setDirectory(folder.path());
+        chooser->selectFile(folder.path());
+        static_cast<QDialog *>(chooser)->accept(); // QFileDialog::accept() is protected
+        QCOMPARE(QDir::fromNativeSeparators(find<QLineEdit>(dialog, "basedirEdit")->text()), folder.path());
+        QVERIFY(dialog.hasUnsavedChanges());
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QTRY_COMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).toStringList(), QStringList{QStringLiteral("local")});
+        const auto local = f.reread(QStringLiteral("local"));
+        QVERIFY(local);
+        QCOMPARE(local->basedir, folder.path());
+        QCOMPARE(local->kind, Profile::Kind::Local);
+        QCOMPARE(f.keychain.writes, 0);
+    }
+
+    void unsavedChangesAreAskedAbout()
+    {
+        Fixture f;
+        f.addStaging();
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        QSignalSpy changed(&dialog, &ProfilesDialog::profilesChanged);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        auto *list = find<QListWidget>(dialog, "profileList");
+        auto *nameEdit = find<QLineEdit>(dialog, "nameEdit");
+        const auto answer = [&dialog](QMessageBox::StandardButton button) {
+            QMessageBox *box = nullptr;
+            QTRY_VERIFY((box = dialog.findChild<QMessageBox *>(QStringLiteral("unsavedChanges"))) && box->isVisible());
+            QCOMPARE(box->defaultButton(), box->button(QMessageBox::Save));
+            box->button(button)->click();
+            QTRY_VERIFY(!dialog.findChild<QMessageBox *>(QStringLiteral("unsavedChanges")));
+        };
+#define ANSWER(button)                                                                                                 \
+    do {                                                                                                               \
+        answer(button);                                                                                                \
+        if (QTest::currentTestFailed())                                                                                \
+            return;                                                                                                    \
+    } while (false)
+
+        // No edits: switching just switches.
+        list->setCurrentRow(1);
+        QCOMPARE(dialog.currentProfileId(), QStringLiteral("staging"));
+        QCOMPARE(nameEdit->text(), QStringLiteral("Staging"));
+
+        // Cancel: the edits and the profile stay.
+        retype(nameEdit, QStringLiteral("Staging 2"));
+        list->setCurrentRow(0);
+        ANSWER(QMessageBox::Cancel);
+        QCOMPARE(dialog.currentProfileId(), QStringLiteral("staging"));
+        QCOMPARE(list->currentItem()->data(Qt::UserRole).toString(), QStringLiteral("staging"));
+        QCOMPARE(nameEdit->text(), QStringLiteral("Staging 2"));
+
+        // Discard: switched, nothing saved.
+        list->setCurrentRow(0);
+        ANSWER(QMessageBox::Discard);
+        QCOMPARE(dialog.currentProfileId(), QStringLiteral("local"));
+        QCOMPARE(f.store.profile(QStringLiteral("staging"))->name, QStringLiteral("Staging"));
+        QVERIFY(changed.isEmpty());
+
+        // Save: saved, then switched.
+        dialog.selectProfile(QStringLiteral("staging"));
+        QCOMPARE(dialog.currentProfileId(), QStringLiteral("staging"));
+        retype(nameEdit, QStringLiteral("Staging 2"));
+        list->setCurrentRow(0);
+        ANSWER(QMessageBox::Save);
+        QTRY_COMPARE(dialog.currentProfileId(), QStringLiteral("local"));
+        QCOMPARE(f.reread(QStringLiteral("staging"))->name, QStringLiteral("Staging 2"));
+        QCOMPARE(list->item(1)->text(), QStringLiteral("Staging 2"));
+        QCOMPARE(changed.count(), 1);
+
+        // A new profile left with something typed in it is asked about too; discarded, it goes.
+        QTest::mouseClick(find<QPushButton>(dialog, "addButton"), Qt::LeftButton);
+        QCOMPARE(list->count(), 3);
+        QTest::keyClicks(nameEdit, QStringLiteral("Scratch"));
+        list->setCurrentRow(0);
+        ANSWER(QMessageBox::Discard);
+        QCOMPARE(list->count(), 2);
+        QCOMPARE(dialog.currentProfileId(), QStringLiteral("local"));
+
+        // Esc with edits asks; Cancel keeps the dialog open, Discard closes it.
+        retype(nameEdit, QStringLiteral("Here"));
+        QTest::keyClick(nameEdit, Qt::Key_Escape);
+        ANSWER(QMessageBox::Cancel);
+        QVERIFY(dialog.isVisible());
+        QTest::keyClick(nameEdit, Qt::Key_Escape);
+        ANSWER(QMessageBox::Discard);
+        QTRY_VERIFY(!dialog.isVisible());
+        QCOMPARE(dialog.result(), int(QDialog::Rejected));
+        QCOMPARE(f.reread(QStringLiteral("local"))->name, QStringLiteral("Local"));
+        QCOMPARE(changed.count(), 1);
+
+        // Without edits Esc just closes.
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QTest::keyClick(nameEdit, Qt::Key_Escape);
+        QVERIFY(!dialog.isVisible());
+#undef ANSWER
+    }
+
+    void keyboard()
+    {
+        Fixture f;
+        f.addStaging();
+        f.keychain.secrets.insert(QStringLiteral("staging"), "sk-stored");
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        QSignalSpy changed(&dialog, &ProfilesDialog::profilesChanged);
+        dialog.selectProfile(QStringLiteral("staging"));
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QTRY_VERIFY(find<QPushButton>(dialog, "forgetKeyButton")->isEnabled());
+        QVERIFY(saveButton(dialog)->isDefault());
+
+        // Tab goes top to bottom through what is shown.
+        auto *list = find<QListWidget>(dialog, "profileList");
+        QStringList order;
+        QWidget *widget = list;
+        do {
+            if ((widget->focusPolicy() & Qt::TabFocus) && widget->isVisibleTo(&dialog) && widget->isEnabled()
+                && !widget->objectName().isEmpty() && !widget->objectName().startsWith(QLatin1String("qt_")))
+                order.append(widget->objectName());
+            widget = widget->nextInFocusChain();
+        } while (widget != list);
+        const QStringList expected{
+            QStringLiteral("profileList"),       QStringLiteral("addButton"),
+            QStringLiteral("removeButton"),      QStringLiteral("nameEdit"),
+            QStringLiteral("kindBox"),           QStringLiteral("domainEdit"),
+            QStringLiteral("protocolBox"),       QStringLiteral("useServerProxyBox"),
+            QStringLiteral("apiKeyEdit"),        QStringLiteral("forgetKeyButton"),
+            QStringLiteral("imageEdit"),         QStringLiteral("sandboxTimeoutBox"),
+            QStringLiteral("bootstrapFileEdit"), QStringLiteral("bootstrapFileBrowseButton"),
+            QStringLiteral("isolationBox"),      QStringLiteral("ttlBox"),
+            QStringLiteral("sweepIntervalBox"),  QStringLiteral("refreshIntervalBox"),
+            QStringLiteral("readOnlyBox"),
+        };
+        QCOMPARE(order, expected);
+
+        // Every field has a buddy label with a mnemonic; buttons and boxes have their own.
+        QStringList buddies;
+        for (const QLabel *label : dialog.findChildren<QLabel *>()) {
+            if (!label->buddy())
+                continue;
+            QVERIFY2(label->text().contains(u'&'), qPrintable(label->text()));
+            buddies.append(label->buddy()->objectName());
+        }
+        for (const char *field :
+             {"profileList", "nameEdit", "kindBox", "domainEdit", "protocolBox", "apiKeyEdit", "imageEdit",
+              "sandboxTimeoutBox", "basedirEdit", "isolationBox", "ttlBox", "sweepIntervalBox", "refreshIntervalBox"})
+            QVERIFY2(buddies.contains(QLatin1String(field)), field);
+        for (const QAbstractButton *button : dialog.findChildren<QAbstractButton *>()) {
+            QVERIFY2(button->text().contains(u'&') || !button->accessibleName().isEmpty(),
+                     qPrintable(button->objectName()));
+        }
+
+        // Enter in the list goes to the form and does not save; Enter in the form does.
+        auto *nameEdit = find<QLineEdit>(dialog, "nameEdit");
+        retype(nameEdit, QStringLiteral("Staging 2"));
+        list->setFocus();
+        QTest::keyClick(list, Qt::Key_Return);
+        QCOMPARE(dialog.focusWidget(), nameEdit);
+        QTest::qWait(0);
+        QVERIFY(changed.isEmpty());
+        QCOMPARE(f.store.profile(QStringLiteral("staging"))->name, QStringLiteral("Staging"));
+        QTest::keyClick(nameEdit, Qt::Key_Return);
+        QTRY_COMPARE(changed.count(), 1);
+        QCOMPARE(f.store.profile(QStringLiteral("staging"))->name, QStringLiteral("Staging 2"));
+    }
+
+    void closedWhileStoringKey()
+    {
+        Fixture f;
+        auto *dialog = new ProfilesDialog(&f.store, &f.keychain, &f.sessionKeys);
+        dialog->show();
+        QVERIFY(QTest::qWaitForWindowExposed(dialog));
+        QTest::mouseClick(find<QPushButton>(*dialog, "addButton"), Qt::LeftButton);
+        QTest::keyClicks(find<QLineEdit>(*dialog, "nameEdit"), QStringLiteral("Brief"));
+        QTest::keyClicks(find<QLineEdit>(*dialog, "domainEdit"), QStringLiteral("localhost:8080"));
+        QTest::keyClicks(find<QLineEdit>(*dialog, "apiKeyEdit"), QStringLiteral("sk-brief"));
+        QTest::mouseClick(saveButton(*dialog), Qt::LeftButton);
+        QCOMPARE(f.keychain.pending, 1); // the keychain has not answered yet
+        delete dialog;
+        // The key still reaches the keychain, and nothing touches the dialog that is gone.
+        QTRY_COMPARE(f.keychain.secrets.value(QStringLiteral("brief")), QByteArray("sk-brief"));
+        QTRY_COMPARE(f.keychain.pending, 0);
+        QVERIFY(f.reread(QStringLiteral("brief")));
+    }
+
+    void forgetKey()
+    {
+        Fixture f;
+        f.addStaging();
+        f.keychain.secrets.insert(QStringLiteral("staging"), "sk-forget-me");
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        QSignalSpy changed(&dialog, &ProfilesDialog::profilesChanged);
+        dialog.selectProfile(QStringLiteral("staging"));
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        auto *keyStatus = find<QLabel>(dialog, "keyStatusLabel");
+        QTRY_COMPARE(keyStatus->text(), QStringLiteral("A key is stored in the system keychain."));
+        auto *forget = find<QPushButton>(dialog, "forgetKeyButton");
+        QVERIFY(forget->isEnabled());
+        QTest::mouseClick(forget, Qt::LeftButton);
+        QTRY_COMPARE(keyStatus->text(), QStringLiteral("No key stored."));
+        QVERIFY(f.keychain.secrets.isEmpty());
+        QVERIFY(!forget->isEnabled());
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(f.store.profile(QStringLiteral("staging"))); // the profile stays
+    }
+};
+
+QTEST_MAIN(TestProfilesDialog)
+#include "tst_profilesdialog.moc"
