@@ -27,6 +27,7 @@ struct WorkspaceTreeModel::Node
     int total = 0;
     qint64 idleMs = 0; // countdown deadlines of a workspace row, ms since the epoch (or none)
     qint64 expiryMs = 0;
+    quint64 pass = 0; // the last update() that listed this workspace row
 };
 
 namespace {
@@ -39,6 +40,36 @@ bool sameData(const WorkspaceRecord &a, const WorkspaceRecord &b)
         && x.agentId == y.agentId && x.backend == y.backend && x.image == y.image && x.createdAt == y.createdAt
         && x.expiresAt == y.expiresAt && x.lastActivityAt == y.lastActivityAt && x.metadata == y.metadata
         && a.idleDeadline == b.idleDeadline && a.agents == b.agents;
+}
+
+// The first and last column whose shown value differs between two versions of a row (first >
+// last: none).
+std::pair<int, int> changedColumns(const WorkspaceRecord &a, const WorkspaceRecord &b)
+{
+    const SandboxInfo &x = a.info;
+    const SandboxInfo &y = b.info;
+    const std::array<bool, WorkspaceTreeModel::ColumnCount> changed{
+        x.workspaceId != y.workspaceId || x.metadata.value(QStringLiteral("name")) != y.metadata.value(QStringLiteral("name")),
+        x.state != y.state || x.rawState != y.rawState,
+        x.userId != y.userId,
+        x.agentId != y.agentId || a.agents != b.agents,
+        x.backend != y.backend || a.profile != b.profile,
+        a.idleDeadline != b.idleDeadline || x.state != y.state,
+        x.expiresAt != y.expiresAt,
+        x.lastActivityAt != y.lastActivityAt,
+        x.createdAt != y.createdAt,
+        x.image != y.image,
+        x.sandboxId != y.sandboxId,
+    };
+    int first = WorkspaceTreeModel::ColumnCount;
+    int last = -1;
+    for (int column = 0; column < WorkspaceTreeModel::ColumnCount; ++column) {
+        if (changed.at(size_t(column))) {
+            first = std::min(first, column);
+            last = column;
+        }
+    }
+    return {first, last};
 }
 
 QColor stateColor(SandboxState state)
@@ -521,24 +552,33 @@ void WorkspaceTreeModel::recount(Node *group)
 
 void WorkspaceTreeModel::update(const QString &profile, const QList<WorkspaceRecord> &records)
 {
-    // Rows are looked up by sandbox id within the profile: no key strings to build.
-    QHash<QString, const WorkspaceRecord *> fresh;
-    fresh.reserve(records.size());
-    for (const WorkspaceRecord &record : records) {
-        Q_ASSERT(record.profile == profile);
-        fresh.insert(record.info.sandboxId, &record);
+    // One lookup per listed row, by sandbox id within the profile (no key strings to build), and
+    // no copy of the profile's index: rows found are stamped, and the unstamped ones vanished.
+    const quint64 pass = ++m_pass;
+    std::vector<std::pair<Node *, const WorkspaceRecord *>> listed;
+    listed.reserve(size_t(records.size()));
+    std::vector<Node *> gone;
+    if (const auto rows = m_byProfile.constFind(profile); rows != m_byProfile.cend()) {
+        for (const WorkspaceRecord &record : records) {
+            Q_ASSERT(record.profile == profile);
+            Node *node = rows->value(record.info.sandboxId);
+            if (node)
+                node->pass = pass;
+            listed.emplace_back(node, &record);
+        }
+        for (Node *node : *rows) {
+            if (node->pass != pass)
+                gone.push_back(node);
+        }
+    } else {
+        for (const WorkspaceRecord &record : records)
+            listed.emplace_back(nullptr, &record);
     }
 
     // Groups whose rows changed, to be pruned if empty and recounted.
     QSet<Node *> touched;
 
     // Vanished rows go first.
-    std::vector<Node *> gone;
-    const QHash<QString, Node *> existing = m_byProfile.value(profile);
-    for (auto it = existing.cbegin(); it != existing.cend(); ++it) {
-        if (!fresh.contains(it.key()))
-            gone.push_back(it.value());
-    }
     for (Node *node : gone) {
         touched.insert(node->parent);
         removeNode(node);
@@ -546,9 +586,8 @@ void WorkspaceTreeModel::update(const QString &profile, const QList<WorkspaceRec
 
     // Changed rows in place; rows whose group changed move; new rows are collected per group.
     std::unordered_map<Node *, std::vector<std::unique_ptr<Node>>> added;
-    const QHash<QString, Node *> rows = m_byProfile.value(profile);
-    for (const WorkspaceRecord &record : records) {
-        Node *node = rows.value(record.info.sandboxId);
+    for (const auto &[node, fresh] : listed) {
+        const WorkspaceRecord &record = *fresh;
         if (node) {
             if (sameData(node->record, record))
                 continue;
@@ -556,9 +595,13 @@ void WorkspaceTreeModel::update(const QString &profile, const QList<WorkspaceRec
                 && (node->record.info.userId != record.info.userId || agentLabel(node->record) != agentLabel(record));
             if (!moves) {
                 const bool stateChanged = node->record.info.state != record.info.state;
+                // Only the columns that changed: a sorting proxy then re-sorts a row only when
+                // its sort column changed, not for every state flip.
+                const auto [first, last] = changedColumns(node->record, record);
                 node->record = record;
                 setDeadlines(node);
-                Q_EMIT dataChanged(indexOf(node, 0), indexOf(node, ColumnCount - 1));
+                if (first <= last)
+                    Q_EMIT dataChanged(indexOf(node, first), indexOf(node, last));
                 if (stateChanged)
                     touched.insert(node->parent);
                 continue;
@@ -566,10 +609,10 @@ void WorkspaceTreeModel::update(const QString &profile, const QList<WorkspaceRec
             touched.insert(node->parent);
             removeNode(node);
         }
-        auto fresh = std::make_unique<Node>();
-        fresh->kind = Kind::Workspace;
-        fresh->record = record;
-        added[groupFor(record, true)].push_back(std::move(fresh));
+        auto made = std::make_unique<Node>();
+        made->kind = Kind::Workspace;
+        made->record = record;
+        added[groupFor(record, true)].push_back(std::move(made));
     }
     for (auto &[group, nodes] : added) {
         touched.insert(group);

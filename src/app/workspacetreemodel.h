@@ -143,6 +143,7 @@ private:
     qsizetype m_workspaceCount = 0;
     bool m_grouped = true;
     bool m_rebuilding = false;
+    quint64 m_pass = 0; // update() calls so far
     qint64 m_lastTickMs = 0; // 0: every countdown is new to the view
     Clock m_clock;
 };
