@@ -38,6 +38,7 @@ public:
     void noteAccess(const QString &key);
     // The newest activity known for a workspace; invalid when nothing is known.
     QDateTime lastActivity(const QString &key) const;
+    bool isEmpty() const { return m_entries.isEmpty(); }
 
     struct Target
     {

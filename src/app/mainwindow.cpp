@@ -113,7 +113,17 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     });
     connect(m_ui->workspaceView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &MainWindow::updateActions);
-    connect(m_model, &QAbstractItemModel::dataChanged, this, &MainWindow::updateActions);
+    // A changed state can change what fits the selection. Checked once per burst of changes (a
+    // refresh, a bulk action's progress), never for the countdowns' ticks.
+    m_actionsTimer.setSingleShot(true);
+    m_actionsTimer.setInterval(0);
+    connect(&m_actionsTimer, &QTimer::timeout, this, &MainWindow::updateActions);
+    connect(m_model, &QAbstractItemModel::dataChanged, this,
+            [this](const QModelIndex &, const QModelIndex &, const QList<int> &roles) {
+                // A tick names its roles (text only); a refresh or an action's outcome does not.
+                if (roles.isEmpty())
+                    m_actionsTimer.start();
+            });
 
     connect(m_ui->profileBox, &QComboBox::activated, this, [this](int index) {
         const QString id = m_ui->profileBox->itemData(index).toString();
@@ -319,8 +329,10 @@ QCoro::Task<void> MainWindow::refresh()
     QList<WorkspaceRecord> records;
     records.reserve(listed->size());
     bool settling = false;
-    for (const SandboxInfo &info : std::as_const(*listed)) {
-        WorkspaceRecord record{m_profile, info, std::nullopt, {}};
+    const bool anyActivity = !m_activity->isEmpty();
+    for (SandboxInfo &listedInfo : *listed) {
+        WorkspaceRecord record{m_profile, std::move(listedInfo), std::nullopt, {}};
+        const SandboxInfo &info = record.info;
         if (m_manager) {
             if (const auto remaining = m_manager->idleRemaining(info.workspaceId))
                 record.idleDeadline = now.addMSecs(remaining->count());
@@ -336,9 +348,11 @@ QCoro::Task<void> MainWindow::refresh()
                 }
             }
         }
-        if (const QDateTime seen = m_activity->lastActivity(record.key());
-            seen.isValid() && (!info.lastActivityAt.isValid() || seen > info.lastActivityAt))
-            record.info.lastActivityAt = seen;
+        if (anyActivity) {
+            if (const QDateTime seen = m_activity->lastActivity(record.key());
+                seen.isValid() && (!info.lastActivityAt.isValid() || seen > info.lastActivityAt))
+                record.info.lastActivityAt = seen;
+        }
         switch (info.state) {
         case SandboxState::Pending:
         case SandboxState::Pausing:
@@ -354,7 +368,7 @@ QCoro::Task<void> MainWindow::refresh()
     m_model->update(m_profile, records);
     m_lastRefresh = now;
     setProfileProblem({});
-    statusBar()->showMessage(tr("%n workspace(s)", nullptr, int(listed->size())));
+    statusBar()->showMessage(tr("%n workspace(s)", nullptr, int(records.size())));
     tick();
     m_visibleTimer.start();
     // A pause on OpenSandbox is asynchronous: the row shows "Pausing" and is looked at again
@@ -457,8 +471,14 @@ QList<const WorkspaceRecord *> MainWindow::selectedRecords() const
 {
     QList<const WorkspaceRecord *> records;
     QSet<QString> seen;
-    const auto rows = m_ui->workspaceView->selectionModel()->selectedRows();
-    for (const QModelIndex &row : rows) {
+    // The ranges themselves, not selectedRows(): Qt 6.4's selectedRows() checks every row against
+    // every range, quadratic in a selection of 1,000 separate rows.
+    QModelIndexList rows;
+    for (const QItemSelectionRange &range : m_ui->workspaceView->selectionModel()->selection()) {
+        for (int row = range.top(); row <= range.bottom(); ++row)
+            rows.append(range.model()->index(row, 0, range.parent()));
+    }
+    for (const QModelIndex &row : std::as_const(rows)) {
         // A group row stands for every workspace under it.
         for (const WorkspaceRecord *record : m_model->recordsUnder(m_proxy->mapToSource(row))) {
             if (!seen.contains(record->key())) {
@@ -499,6 +519,13 @@ bool MainWindow::fits(Action action, const WorkspaceRecord &record)
 
 void MainWindow::updateActions()
 {
+    if (m_busy) {
+        // Nothing is offered while a bulk action runs; the selection is looked at when it ends.
+        for (QAction *action :
+             {m_ui->actionClose, m_ui->actionPause, m_ui->actionResume, m_ui->actionRenew, m_ui->actionKill})
+            action->setEnabled(false);
+        return;
+    }
     // Offer an action only when it fits some selected workspace, and none while one runs.
     const auto records = selectedRecords();
     const auto any = [&records](Action action) {

@@ -123,6 +123,7 @@ private:
     QLabel *m_freshness;
     QTimer m_refreshTimer;
     QTimer m_tickTimer; // countdowns and the freshness text, once a second
+    QTimer m_actionsTimer; // updateActions() once after a burst of state changes
     QTimer m_settleTimer; // a quick refresh while some workspace is between states
     QTimer m_visibleTimer; // reads the activity of the rows in view once scrolling stops
     std::chrono::seconds m_refreshInterval{15};

@@ -49,7 +49,8 @@ std::pair<int, int> changedColumns(const WorkspaceRecord &a, const WorkspaceReco
     const SandboxInfo &x = a.info;
     const SandboxInfo &y = b.info;
     const std::array<bool, WorkspaceTreeModel::ColumnCount> changed{
-        x.workspaceId != y.workspaceId || x.metadata.value(QStringLiteral("name")) != y.metadata.value(QStringLiteral("name")),
+        x.workspaceId != y.workspaceId
+            || x.metadata.value(QStringLiteral("name")) != y.metadata.value(QStringLiteral("name")),
         x.state != y.state || x.rawState != y.rawState,
         x.userId != y.userId,
         x.agentId != y.agentId || a.agents != b.agents,
@@ -414,7 +415,8 @@ bool WorkspaceTreeModel::setLastActivity(const QString &key, const QDateTime &ti
     QDateTime &last = node->record.info.lastActivityAt;
     if (time.isValid() && (!last.isValid() || time > last)) {
         last = time;
-        Q_EMIT dataChanged(indexOf(node, LastActivityColumn), indexOf(node, LastActivityColumn));
+        Q_EMIT dataChanged(indexOf(node, LastActivityColumn), indexOf(node, LastActivityColumn),
+                           {Qt::DisplayRole, Qt::ToolTipRole, SortRole});
     }
     return true;
 }
