@@ -47,6 +47,12 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     m_ui->workspaceView->header()->setSectionResizeMode(QHeaderView::Interactive);
     m_ui->workspaceView->header()->resizeSection(WorkspaceTreeModel::WorkspaceColumn, 260);
     m_ui->workspaceView->header()->resizeSection(WorkspaceTreeModel::StateColumn, 180); // group counts
+    // Times in full ("30 Nov 2026 09:12" in English; the locale decides), countdowns with seconds.
+    const QString sampleTime =
+        QLocale().toString(QDateTime(QDate(2026, 12, 30), QTime(23, 59)), QLocale::ShortFormat) + QStringLiteral("  ");
+    const int timeWidth = fontMetrics().horizontalAdvance(sampleTime) + 16;
+    for (const int column : {WorkspaceTreeModel::LastActivityColumn, WorkspaceTreeModel::CreatedColumn})
+        m_ui->workspaceView->header()->resizeSection(column, std::max(timeWidth, 120));
     m_freshness->setAccessibleName(tr("Last refresh"));
     statusBar()->addPermanentWidget(m_freshness);
 

@@ -16,6 +16,7 @@
 #endif
 
 #include <QAction>
+#include <QApplication>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -25,6 +26,8 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
@@ -393,6 +396,61 @@ private Q_SLOTS:
         auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
         QTRY_VERIFY(find(view->model(), QStringLiteral("coder, reviewer")).isValid());
         QCOMPARE(window.model()->workspaceCount(), 1);
+        QCoro::waitFor(manager.stop());
+    }
+
+    void keyboardAndAccessibility()
+    {
+        QTemporaryDir dir;
+        LocalBackend backend(LocalOptions{dir.path(), false});
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        Provisioner provisioner(&backend, &logs);
+        WorkspaceManager manager(&provisioner, ManagerOptions{});
+        MainWindow window(&backend);
+        window.setManager(&manager, &logs);
+        window.setBackend(&backend, QStringLiteral("local"));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+
+        // Every action has a shortcut and says what it does; none shares a shortcut.
+        QSet<QString> shortcuts;
+        const auto actions = window.findChildren<QAction *>(QRegularExpression(QStringLiteral("^action")));
+        QVERIFY(actions.size() >= 13);
+        for (const QAction *action : actions) {
+            QVERIFY2(!action->shortcut().isEmpty(), qPrintable(action->objectName()));
+            QVERIFY2(!action->toolTip().isEmpty(), qPrintable(action->objectName()));
+            QVERIFY2(!shortcuts.contains(action->shortcut().toString()), qPrintable(action->objectName()));
+            shortcuts.insert(action->shortcut().toString());
+        }
+        // Controls without a label of their own carry an accessible name and a tooltip.
+        for (const char *name : {"profileBox", "filterEdit", "stateFilterBox", "backendFilterBox", "refreshIntervalBox",
+                                 "workspaceView"}) {
+            const auto *widget = window.findChild<QWidget *>(QLatin1String(name));
+            QVERIFY2(widget && !widget->accessibleName().isEmpty(), name);
+        }
+        for (const char *name :
+             {"profileBox", "filterEdit", "stateFilterBox", "backendFilterBox", "refreshIntervalBox"})
+            QVERIFY2(!window.findChild<QWidget *>(QLatin1String(name))->toolTip().isEmpty(), name);
+
+        // The Open dialog: Tab walks the fields in order, Enter opens, Esc closes.
+        QTest::keyClick(&window, Qt::Key_O, Qt::ControlModifier);
+        OpenDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = window.findChild<OpenDialog *>(QStringLiteral("openDialog"))) != nullptr
+                    && dialog->isVisible());
+        QVERIFY(QTest::qWaitForWindowActive(dialog));
+        QTRY_COMPARE(QApplication::focusWidget(), dialog->findChild<QLineEdit *>(QStringLiteral("userEdit")));
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("dana"));
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+        QCOMPARE(QApplication::focusWidget(), dialog->findChild<QLineEdit *>(QStringLiteral("agentEdit")));
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("ops"));
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+        QCOMPARE(QApplication::focusWidget(), dialog->findChild<QLineEdit *>(QStringLiteral("sessionEdit")));
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+        QCOMPARE(QApplication::focusWidget(), dialog->findChild<QLineEdit *>(QStringLiteral("workspaceIdEdit")));
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
+        QTRY_VERIFY(dialog->statusText().contains(QLatin1String("is open")));
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Escape);
+        QTRY_VERIFY(!window.findChild<OpenDialog *>(QStringLiteral("openDialog")));
         QCoro::waitFor(manager.stop());
     }
 
