@@ -2,6 +2,7 @@
 // rows, 1% changed), group counts, countdown ticks on two columns only, the flat list; checked
 // throughout by QAbstractItemModelTester.
 
+#include "workspacefilterproxy.h"
 #include "workspacetreemodel.h"
 
 #include <QAbstractItemModelTester>
@@ -9,6 +10,7 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <functional>
 #include <optional>
 
 using namespace Paddock;
@@ -92,6 +94,62 @@ private Q_SLOTS:
         QCOMPARE(bob.data().toString(), QStringLiteral("bob"));
         QCOMPARE(model.index(0, 0, bob).data().toString(), QStringLiteral("a1, a2"));
         QCOMPARE(model.workspaceCount(), 5);
+    }
+
+    void filterProxyUnderTheTester()
+    {
+        // The window's proxy over the model: filtered and sorted through refreshes, moves,
+        // in-place changes and ticks, checked by the tester the whole time.
+        WorkspaceTreeModel model;
+        WorkspaceFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        proxy.sort(WorkspaceTreeModel::WorkspaceColumn);
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QList<WorkspaceRecord> records = many(120);
+        records[7].info.backend = QStringLiteral("opensandbox");
+        model.update(QStringLiteral("local"), records);
+
+        proxy.setState(SandboxState::Paused);
+        const auto shownWorkspaces = [&proxy] {
+            int count = 0;
+            std::function<void(const QModelIndex &)> walk = [&](const QModelIndex &parent) {
+                for (int row = 0; row < proxy.rowCount(parent); ++row) {
+                    const QModelIndex index = proxy.index(row, 0, parent);
+                    if (index.data(WorkspaceTreeModel::KindRole).value<WorkspaceTreeModel::Kind>()
+                        == WorkspaceTreeModel::Kind::Workspace)
+                        ++count;
+                    else
+                        walk(index);
+                }
+            };
+            walk({});
+            return count;
+        };
+        QCOMPARE(shownWorkspaces(), 30);
+        proxy.setText(QStringLiteral("user-3"));
+        // user-3 and user-30..39; of those only user-32 and user-36 have paused rows (3 each).
+        QCOMPARE(shownWorkspaces(), 6);
+        proxy.setText(QString());
+        proxy.setState(std::nullopt);
+        proxy.setBackend(QStringLiteral("opensandbox"));
+        QCOMPARE(shownWorkspaces(), 1);
+        proxy.setBackend(QString());
+        QCOMPARE(shownWorkspaces(), 120);
+
+        // A refresh that removes, adds, moves and changes rows, then a state change and ticks.
+        proxy.setState(SandboxState::Running);
+        records.removeAt(10);
+        records.append(record(QStringLiteral("zz-new"), QStringLiteral("user-new"), QStringLiteral("agent-new")));
+        records[20].info.agentId = QStringLiteral("agent-moved");
+        records[21].info.state = SandboxState::Paused;
+        records[22].info.expiresAt = QDateTime::currentDateTimeUtc().addSecs(90);
+        model.update(QStringLiteral("local"), records);
+        QCOMPARE(shownWorkspaces(), 89); // 90 running, one gone, one new, one paused
+
+        QVERIFY(model.setState(records.at(22).key(), SandboxState::Pausing));
+        model.tick();
+        model.tick();
+        QCOMPARE(shownWorkspaces(), 88); // one more is pausing
     }
 
     void oneRowChangesInPlace()
