@@ -126,6 +126,7 @@ QCoro::Task<Console::Session *> Console::session(Profile profile)
             ? std::nullopt
             : std::optional<std::chrono::seconds>(profile.sandboxTimeout);
         made->problem = problem;
+        made->key = apiKey.value_or(QByteArray());
         made->backend = std::make_unique<OpenSandbox::OpenSandboxBackend>(options);
         provision.bootstrap = OpenSandbox::agentscopeBootstrapCommands();
     }
@@ -151,6 +152,7 @@ QCoro::Task<Console::Session *> Console::session(Profile profile)
         made->manager = std::make_unique<WorkspaceManager>(made->provisioner.get(), managerOptions);
         made->manager->start();
     }
+    made->profile = profile;
     Session *raw = made.get();
     m_sessions[profile.id] = std::move(made);
     co_return raw;
@@ -190,24 +192,48 @@ QCoro::Task<void> Console::end(std::unique_ptr<Session> session)
         co_await session->manager->stop();
 }
 
+bool Console::stillServes(const Profile &was, const QByteArray &key, const Profile &now, const QByteArray &nowKey)
+{
+    Profile viewOnly = now;
+    viewOnly.name = was.name;
+    viewOnly.refreshInterval = was.refreshInterval;
+    viewOnly.readOnly = was.readOnly;
+    return viewOnly == was && key == nowKey;
+}
+
 QCoro::Task<void> Console::reload(QStringList changedIds)
 {
     const QString shown = m_window->profile();
-    if (changedIds.contains(shown)) {
-        m_window->setManager(nullptr, nullptr);
-        m_window->setBackend(nullptr, shown);
-    }
     for (const QString &id : std::as_const(changedIds)) {
         auto it = m_sessions.find(id);
         if (it == m_sessions.end())
             continue;
-        std::unique_ptr<Session> ended = std::move(it->second);
+        const auto now = m_profiles.profile(id);
+        if (now) {
+            QString problem;
+            QByteArray nowKey;
+            if (now->kind == Profile::Kind::OpenSandbox) {
+                const std::optional<QByteArray> stored = co_await key(id, &problem);
+                if (stored)
+                    nowKey = *stored;
+            }
+            it = m_sessions.find(id); // the map may have changed while the key was read
+            if (it == m_sessions.end())
+                continue;
+            if (stillServes(it->second->profile, it->second->key, *now, nowKey))
+                continue;
+        }
+        if (id == shown) {
+            m_window->setManager(nullptr, nullptr);
+            m_window->setBackend(nullptr, shown);
+        }
+        std::unique_ptr<Session> session = std::move(it->second);
         m_sessions.erase(it);
-        co_await end(std::move(ended));
+        co_await end(std::move(session));
     }
     const QString current = m_profiles.profile(shown) ? shown : m_profiles.profiles().constFirst().id;
     offerProfiles(current);
-    if (changedIds.contains(shown) || current != shown)
+    if (changedIds.contains(current) || current != shown)
         co_await switchTo(current);
 }
 

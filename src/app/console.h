@@ -40,8 +40,10 @@ public:
     // shown (the Local one the first time) is opened.
     QCoro::Task<void> start();
     QCoro::Task<void> switchTo(QString profileId);
-    // The profiles changed (saved or removed in the profiles dialog): the changed ones are
-    // closed and opened again with their new settings when next shown.
+    // The profiles changed (saved or removed in the profiles dialog). A changed profile whose
+    // backend, manager or key settings changed is closed (its manager stops, closing what it
+    // opened) and opened again when next shown; a new name, refresh interval or read-only flag
+    // just applies.
     QCoro::Task<void> reload(QStringList changedIds);
     // Ends every profile's manager: the sweepers stop and the workspaces the console opened are
     // closed (paused), as AgentScope's manager does at shutdown.
@@ -64,7 +66,13 @@ private:
         std::unique_ptr<Paddock::Provisioner> provisioner;
         std::unique_ptr<Paddock::WorkspaceManager> manager;
         QString problem;
+        Paddock::Profile profile; // as it was opened
+        QByteArray key; // the key it was opened with
     };
+    // Whether a session opened as `was` (with `key`) serves `now` (with `nowKey`): only the name,
+    // the refresh interval and read-only may differ, since the window applies those itself.
+    static bool stillServes(const Paddock::Profile &was, const QByteArray &key, const Paddock::Profile &now,
+                            const QByteArray &nowKey);
     QCoro::Task<Session *> session(Paddock::Profile profile);
     QCoro::Task<void> end(std::unique_ptr<Session> session);
     void showProfiles();

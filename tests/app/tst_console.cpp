@@ -9,6 +9,7 @@
 #include "opendialog.h"
 #include "profilesdialog.h"
 #include "renewdialog.h"
+#include "workspacemanager.h"
 #include "workspacetreemodel.h"
 
 #ifndef Q_MOC_RUN
@@ -303,6 +304,22 @@ private Q_SLOTS:
         QCoro::waitFor(console.switchTo(id));
         QTRY_COMPARE(window->model()->workspaceCount(), 3);
         dialog->close();
+
+        // A new refresh interval just applies; a new TTL needs a new manager.
+        WorkspaceManager *manager = console.manager(id);
+        QVERIFY(manager);
+        Profile changed = *console.profiles().profile(id);
+        changed.refreshInterval = std::chrono::seconds(60);
+        QVERIFY(console.profiles().save(changed));
+        QCoro::waitFor(console.reload({id}));
+        QCOMPARE(console.manager(id), manager);
+        QCOMPARE(window->refreshInterval(), std::chrono::seconds(60));
+        changed.ttl = std::chrono::seconds(120);
+        QVERIFY(console.profiles().save(changed));
+        QCoro::waitFor(console.reload({id}));
+        QVERIFY(console.manager(id));
+        QCOMPARE(console.manager(id)->options().ttl, std::chrono::milliseconds(120'000));
+        QTRY_COMPARE(window->model()->workspaceCount(), 3);
         QCoro::waitFor(console.shutdown());
     }
 };
