@@ -46,6 +46,14 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
 {
     connect(m_window.get(), &MainWindow::profileChosen, this, [this](const QString &id) { switchTo(id); });
     connect(m_window.get(), &MainWindow::profilesRequested, this, &Console::showProfiles);
+    // The refresh interval picked in the window is the shown profile's from then on.
+    connect(m_window.get(), &MainWindow::refreshIntervalChosen, this, [this](std::chrono::seconds interval) {
+        if (auto profile = m_profiles.profile(m_window->profile()); profile && profile->refreshInterval != interval) {
+            profile->refreshInterval = interval;
+            if (auto saved = m_profiles.save(*profile); !saved)
+                qCWarning(lcConsole).noquote() << "cannot remember the refresh interval:" << saved.error().message;
+        }
+    });
 }
 
 Console::~Console()

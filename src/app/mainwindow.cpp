@@ -93,6 +93,9 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     connect(m_ui->refreshIntervalBox, &QComboBox::currentIndexChanged, this, [this](int index) {
         setRefreshInterval(std::chrono::seconds(m_ui->refreshIntervalBox->itemData(index).toInt()));
     });
+    connect(m_ui->refreshIntervalBox, &QComboBox::activated, this, [this](int index) {
+        Q_EMIT refreshIntervalChosen(std::chrono::seconds(m_ui->refreshIntervalBox->itemData(index).toInt()));
+    });
 
     connect(m_ui->actionRefresh, &QAction::triggered, this, [this] { refresh(); });
     connect(m_ui->actionOpen, &QAction::triggered, this, &MainWindow::openWorkspace);

@@ -78,6 +78,8 @@ Q_SIGNALS:
     void profileChosen(const QString &profileId);
     // File > Profiles…
     void profilesRequested();
+    // The user picked another refresh interval (the profile remembers it).
+    void refreshIntervalChosen(std::chrono::seconds interval);
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;

@@ -223,7 +223,7 @@ QVariant WorkspaceTreeModel::groupData(const Node *node, int column, int role) c
         return node->total;
     // "3 Running · 1 Paused", in the order of the states.
     QStringList parts;
-    const QLocale locale;
+    const QLocale &locale = m_locale;
     for (int state = 0; state < int(node->counts.size()); ++state) {
         if (const int count = node->counts.at(size_t(state)))
             parts.append(locale.toString(count) + u' ' + stateText(SandboxState(state), {}));
@@ -252,6 +252,26 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
         return QDateTime();
     case Qt::DecorationRole:
         return column == StateColumn ? QVariant(stateIcon(info.state)) : QVariant();
+    case Qt::ForegroundRole:
+    case Qt::AccessibleDescriptionRole: {
+        // Countdowns turn amber under five minutes and red under one, and say in words when.
+        const std::optional<QDateTime> deadline = column == IdleColumn
+            ? (info.state == SandboxState::Running ? record.idleDeadline : std::nullopt)
+            : column == ExpiryColumn ? info.expiresAt
+                                     : std::nullopt;
+        if (!deadline)
+            return {};
+        if (role == Qt::AccessibleDescriptionRole) {
+            const QString when = m_locale.toString(deadline->toLocalTime(), QLocale::LongFormat);
+            return column == IdleColumn ? tr("Paused for idleness at %1").arg(when) : tr("Expires at %1").arg(when);
+        }
+        const qint64 seconds = now().secsTo(*deadline);
+        if (seconds < 60)
+            return QColor(0xb9, 0x1c, 0x1c);
+        if (seconds < 300)
+            return QColor(0xb4, 0x53, 0x09);
+        return {};
+    }
     case Qt::DisplayRole:
     case Qt::ToolTipRole:
     case SortRole:
@@ -260,7 +280,7 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
         return {};
     }
 
-    const QLocale locale;
+    const QLocale &locale = m_locale;
     const auto time = [&](const QDateTime &when) -> QVariant {
         if (role == SortRole)
             return when;
@@ -737,7 +757,7 @@ void WorkspaceTreeModel::tickChildren(Node *parent, qint64 lastMs, qint64 nowMs)
 {
     // Not SortRole: every countdown moves by the same second, so their order stays right and a
     // sorting proxy need not sort again.
-    static const QList<int> roles{Qt::DisplayRole, Qt::ToolTipRole};
+    static const QList<int> roles{Qt::DisplayRole, Qt::ToolTipRole, Qt::ForegroundRole};
     int runStart = -1;
     const auto flush = [&](int end) {
         if (runStart >= 0) {

@@ -5,6 +5,7 @@
 #include <QAbstractItemModel>
 #include <QDateTime>
 #include <QHash>
+#include <QLocale>
 #include <QStringList>
 
 #include <array>
@@ -146,4 +147,5 @@ private:
     quint64 m_pass = 0; // update() calls so far
     qint64 m_lastTickMs = 0; // 0: every countdown is new to the view
     Clock m_clock;
+    QLocale m_locale; // the default locale when the model was made
 };

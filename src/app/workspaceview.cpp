@@ -6,11 +6,13 @@
 
 void WorkspaceView::dataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight, const QList<int> &roles)
 {
-    const bool countdownsOnly = uniformRowHeights() && topLeft.isValid() && bottomRight.isValid()
+    const bool countdownsOnly =
+        uniformRowHeights() && topLeft.isValid() && bottomRight.isValid()
         && topLeft.column() >= WorkspaceTreeModel::IdleColumn
         && bottomRight.column() <= WorkspaceTreeModel::ExpiryColumn && !roles.isEmpty()
-        && std::all_of(roles.cbegin(), roles.cend(),
-                       [](int role) { return role == Qt::DisplayRole || role == Qt::ToolTipRole; });
+        && std::all_of(roles.cbegin(), roles.cend(), [](int role) {
+               return role == Qt::DisplayRole || role == Qt::ToolTipRole || role == Qt::ForegroundRole;
+           });
     if (!countdownsOnly) {
         QTreeView::dataChanged(topLeft, bottomRight, roles);
         return;

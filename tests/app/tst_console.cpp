@@ -305,6 +305,12 @@ private Q_SLOTS:
         QTRY_COMPARE(window->model()->workspaceCount(), 3);
         dialog->close();
 
+        // The interval picked in the window is remembered for the profile.
+        auto *interval = window->findChild<QComboBox *>(QStringLiteral("refreshIntervalBox"));
+        interval->setCurrentIndex(interval->findData(30));
+        Q_EMIT interval->activated(interval->currentIndex()); // what a user's pick sends
+        QCOMPARE(console.profiles().profile(id)->refreshInterval, std::chrono::seconds(30));
+
         // A new refresh interval just applies; a new TTL needs a new manager.
         WorkspaceManager *manager = console.manager(id);
         QVERIFY(manager);

@@ -6,6 +6,7 @@
 #include "workspacetreemodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QColor>
 #include <QItemSelectionModel>
 #include <QSignalSpy>
 #include <QTest>
@@ -308,6 +309,12 @@ private Q_SLOTS:
                                                   WorkspaceTreeModel::IdleColumn);
         QCOMPARE(expiry.data().toString(), QStringLiteral("1 h 02 min"));
         QCOMPARE(idle.data().toString(), QStringLiteral("1 min 05 s"));
+        // Colour thresholds: amber under five minutes, red under one; none further out. Each
+        // countdown says when in words, for screen readers.
+        QCOMPARE(idle.data(Qt::ForegroundRole).value<QColor>(), QColor(0xb4, 0x53, 0x09));
+        QVERIFY(!expiry.data(Qt::ForegroundRole).isValid());
+        QVERIFY(expiry.data(Qt::AccessibleDescriptionRole).toString().startsWith(QLatin1String("Expires at ")));
+        QVERIFY(idle.data(Qt::AccessibleDescriptionRole).toString().startsWith(QLatin1String("Paused for idleness")));
         QCOMPARE(model
                      .indexOfKey(QStringLiteral("local\x1f"
                                                 "f"),
@@ -336,6 +343,10 @@ private Q_SLOTS:
                  QStringLiteral("local\x1f"
                                 "e"));
         QCOMPARE(to.row(), from.row());
+        // The tick names its roles: the text, the tooltip and the colour, never the sort value.
+        QCOMPARE(changed.constFirst().at(2).value<QList<int>>(),
+                 (QList<int>{Qt::DisplayRole, Qt::ToolTipRole, Qt::ForegroundRole}));
+        QCOMPARE(idle.data(Qt::ForegroundRole).value<QColor>(), QColor(0xb9, 0x1c, 0x1c)); // due
         QCOMPARE(idle.data().toString(), QStringLiteral("due, waiting for the backend"));
         QCOMPARE(expiry.data().toString(), QStringLiteral("1 h 00 min")); // 3655 s
     }
