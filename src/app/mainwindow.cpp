@@ -195,6 +195,7 @@ void MainWindow::setBackend(Backend *backend, const QString &profile, const QStr
             m_ui->profileBox->setCurrentIndex(index);
     }
     updateActions();
+    m_sessionProblem = problem;
     setProfileProblem(problem);
     if (!problem.isEmpty())
         statusBar()->showMessage(problem);
@@ -326,7 +327,10 @@ QCoro::Task<void> MainWindow::refresh()
         co_return;
     }
     if (!listed) {
-        setProfileProblem(listed.error().message);
+        // The listing's error, after what was wrong when the profile was opened (no keychain, so
+        // no key: that is why the server says 401).
+        setProfileProblem(m_sessionProblem.isEmpty() ? listed.error().message
+                                                     : m_sessionProblem + u'\n' + listed.error().message);
         statusBar()->showMessage(tr("Cannot list the workspaces of %1: %2").arg(m_profile, listed.error().message));
         m_refreshAgain = false;
         tick();

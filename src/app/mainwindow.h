@@ -135,6 +135,7 @@ private:
     bool m_readOnly = false;
     bool m_busy = false; // a bulk action runs
     QString m_lastSummary;
+    QString m_sessionProblem; // what setBackend() was told was wrong with the profile
     // Under PER_USER the agents of a user share one workspace: the ones seen opening it, by
     // profile and workspace id.
     QHash<QString, QStringList> m_agentsSeen;

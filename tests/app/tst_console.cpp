@@ -23,6 +23,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
@@ -32,6 +33,28 @@
 #include <QTreeView>
 
 using namespace Paddock;
+
+namespace {
+
+// A machine without a keychain: every call fails the way KeychainSecretStore does then.
+class NoKeychain final : public SecretStore
+{
+public:
+    QCoro::Task<Result<std::optional<QByteArray>>> read(QString) override
+    {
+        co_return fail(Error::unsupported(QStringLiteral("No keychain could be reached (test)")));
+    }
+    QCoro::Task<Result<>> write(QString, QByteArray) override
+    {
+        co_return fail(Error::unsupported(QStringLiteral("No keychain could be reached (test)")));
+    }
+    QCoro::Task<Result<>> remove(QString) override
+    {
+        co_return fail(Error::unsupported(QStringLiteral("No keychain could be reached (test)")));
+    }
+};
+
+} // namespace
 
 class TestConsole final : public QObject
 {
@@ -268,6 +291,57 @@ private Q_SLOTS:
         QTRY_COMPARE(window->model()->workspaceCount(), 1);
         QVERIFY(window->profileProblem().isEmpty());
         QCoro::waitFor(console.shutdown());
+    }
+
+    void withoutAKeychainAKeyServesThisRunOnly()
+    {
+        PaddockTest::FakeOpenSandboxProcess server;
+        QVERIFY2(server.start({QStringLiteral("--api-key"), QStringLiteral("k3y"), QStringLiteral("--seed"),
+                               QStringLiteral("2")}),
+                 qPrintable(server.error()));
+        QTemporaryDir dir;
+        const QString settingsPath = dir.filePath(QStringLiteral("paddock.ini"));
+        QSettings settings(settingsPath, QSettings::IniFormat);
+        Profile team;
+        {
+            ProfileStore store(&settings);
+            team.kind = Profile::Kind::OpenSandbox;
+            team.name = QStringLiteral("Team");
+            team.id = store.newId(team.name);
+            team.domain = server.domain();
+            QVERIFY(store.save(team));
+        }
+        NoKeychain secrets;
+        Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
+        console.window()->show();
+        QCoro::waitFor(console.start());
+        QCoro::waitFor(console.switchTo(team.id));
+        MainWindow *window = console.window();
+        // Why it fails, in place: no keychain, hence no key, hence the server's 401.
+        QTRY_VERIFY(window->profileProblem().contains(QLatin1String("401")));
+        QVERIFY(window->profileProblem().contains(QLatin1String("No keychain")));
+
+        // A key typed in the Profiles dialog serves this run, with a clear message, and is
+        // written nowhere.
+        window->findChild<QAction *>(QStringLiteral("actionProfiles"))->trigger();
+        ProfilesDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = window->findChild<ProfilesDialog *>()) != nullptr && dialog->isVisible());
+        QTRY_COMPARE(dialog->currentProfileId(), team.id);
+        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("apiKeyEdit")), QStringLiteral("k3y"));
+        auto saving = dialog->save();
+        QMessageBox *told = nullptr;
+        QTRY_VERIFY((told = dialog->findChild<QMessageBox *>(QStringLiteral("keyNotStored"))) != nullptr);
+        QVERIFY(told->text().contains(QLatin1String("memory only until it quits")));
+        told->button(QMessageBox::Ok)->click();
+        QVERIFY(QCoro::waitFor(std::move(saving)));
+        QTRY_COMPARE(window->model()->workspaceCount(), 2);
+        QTRY_VERIFY(window->profileProblem().isEmpty());
+        QVERIFY(QCoro::waitFor(console.sessionKeys()->read(team.id))->has_value());
+        dialog->close();
+        QCoro::waitFor(console.shutdown());
+        QFile file(settingsPath);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(!file.readAll().contains("k3y"));
     }
 
     void profilesDialogFeedsTheSwitcher()
