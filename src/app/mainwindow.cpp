@@ -339,12 +339,10 @@ QCoro::Task<void> MainWindow::refresh()
     // What only the console knows joins each row: the manager's idle deadline for the workspaces
     // it holds, and the newest activity the tracker has seen.
     const QDateTime now = QDateTime::currentDateTimeUtc();
-    QList<WorkspaceRecord> records;
-    records.reserve(listed->size());
-    bool settling = false;
     const bool anyActivity = !m_activity->isEmpty();
-    for (SandboxInfo &listedInfo : *listed) {
-        WorkspaceRecord record{m_profile, std::move(listedInfo), std::nullopt, {}};
+    bool settling = false;
+    const qsizetype count = listed->size();
+    const WorkspaceTreeModel::Decorate decorate = [this, &now, anyActivity, &settling](WorkspaceRecord &record) {
         const SandboxInfo &info = record.info;
         if (m_manager) {
             if (const auto remaining = m_manager->idleRemaining(info.workspaceId))
@@ -376,12 +374,12 @@ QCoro::Task<void> MainWindow::refresh()
         default:
             break;
         }
-        records.append(std::move(record));
-    }
-    m_model->update(m_profile, records);
+    };
+    // The listing moves into the model row by row; no second list of records is made.
+    m_model->update(m_profile, std::move(*listed), decorate);
     m_lastRefresh = now;
     setProfileProblem({});
-    statusBar()->showMessage(tr("%n workspace(s)", nullptr, int(records.size())));
+    statusBar()->showMessage(tr("%n workspace(s)", nullptr, int(count)));
     tick();
     m_visibleTimer.start();
     // A pause on OpenSandbox is asynchronous: the row shows "Pausing" and is looked at again

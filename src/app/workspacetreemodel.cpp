@@ -6,6 +6,7 @@
 #include <QPainter>
 #include <QPixmap>
 #include <QSet>
+#include <QThreadPool>
 
 #include <algorithm>
 #include <limits>
@@ -36,6 +37,10 @@ bool sameData(const WorkspaceRecord &a, const WorkspaceRecord &b)
 {
     const SandboxInfo &x = a.info;
     const SandboxInfo &y = b.info;
+    // Fingerprints made where the records were parsed stand for the backend's fields: an
+    // unchanged row of a refresh costs no string reads (cold memory, with 10,000 rows).
+    if (x.fingerprint != 0 && x.fingerprint == y.fingerprint)
+        return x.lastActivityAt == y.lastActivityAt && a.idleDeadline == b.idleDeadline && a.agents == b.agents;
     return x.state == y.state && x.rawState == y.rawState && x.workspaceId == y.workspaceId && x.userId == y.userId
         && x.agentId == y.agentId && x.backend == y.backend && x.image == y.image && x.createdAt == y.createdAt
         && x.expiresAt == y.expiresAt && x.lastActivityAt == y.lastActivityAt && x.metadata == y.metadata
@@ -418,6 +423,7 @@ bool WorkspaceTreeModel::setState(const QString &key, SandboxState state)
         return true;
     node->record.info.state = state;
     node->record.info.rawState.clear();
+    node->record.info.fingerprint = 0; // no longer what the backend said: the next listing compares in full
     Q_EMIT dataChanged(indexOf(node, StateColumn), indexOf(node, StateColumn));
     // The groups above count their rows per state.
     for (Node *group = node->parent; group && group != m_root.get(); group = group->parent) {
@@ -574,43 +580,52 @@ void WorkspaceTreeModel::recount(Node *group)
 
 void WorkspaceTreeModel::update(const QString &profile, const QList<WorkspaceRecord> &records)
 {
-    // One lookup per listed row, by sandbox id within the profile (no key strings to build), and
-    // no copy of the profile's index: rows found are stamped, and the unstamped ones vanished.
+    apply(profile, records.size(), [&records](qsizetype i, WorkspaceRecord &record) { record = records.at(i); });
+}
+
+void WorkspaceTreeModel::update(const QString &profile, QList<SandboxInfo> listing, const Decorate &decorate)
+{
+    apply(profile, listing.size(), [&](qsizetype i, WorkspaceRecord &record) {
+        record.profile = profile;
+        record.info = listing.at(i);
+        record.idleDeadline.reset();
+        record.agents.clear();
+        if (decorate)
+            decorate(record);
+    });
+    // The listing's records the model did not keep (an unchanged row's fresh copy; some 100,000
+    // strings with 10,000 rows) are freed on a worker thread, not this one.
+    if (listing.size() > 512)
+        QThreadPool::globalInstance()->start([doomed = std::move(listing)]() mutable { doomed.clear(); });
+}
+
+void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
+                               const std::function<void(qsizetype, WorkspaceRecord &)> &make)
+{
+    // One pass, one lookup per listed row (by sandbox id within the profile: no key strings to
+    // build, no copy of the profile's index), one record at a time (no list of 10,000 to
+    // allocate): found rows are stamped, changed ones updated in place or moved, new ones
+    // collected per group. The unstamped rows vanished.
     const quint64 pass = ++m_pass;
-    std::vector<std::pair<Node *, const WorkspaceRecord *>> listed;
-    listed.reserve(size_t(records.size()));
-    std::vector<Node *> gone;
-    if (const auto rows = m_byProfile.constFind(profile); rows != m_byProfile.cend()) {
-        for (const WorkspaceRecord &record : records) {
-            Q_ASSERT(record.profile == profile);
-            Node *node = rows->value(record.info.sandboxId);
-            if (node)
-                node->pass = pass;
-            listed.emplace_back(node, &record);
-        }
-        for (Node *node : *rows) {
-            if (node->pass != pass)
-                gone.push_back(node);
-        }
-    } else {
-        for (const WorkspaceRecord &record : records)
-            listed.emplace_back(nullptr, &record);
+    // Filling an empty model (the first listing) announces itself as one reset: there is no
+    // selection, current row or expanded group to keep yet, and views lay out 10,000 rows once
+    // instead of taking some 850 insertions.
+    const bool filling = count > 0 && m_root->children.empty();
+    if (filling) {
+        beginResetModel();
+        m_rebuilding = true;
     }
-
-    // Groups whose rows changed, to be pruned if empty and recounted.
-    QSet<Node *> touched;
-
-    // Vanished rows go first.
-    for (Node *node : gone) {
-        touched.insert(node->parent);
-        removeNode(node);
-    }
-
-    // Changed rows in place; rows whose group changed move; new rows are collected per group.
+    QSet<Node *> touched; // groups whose rows changed: pruned if empty, recounted
     std::unordered_map<Node *, std::vector<std::unique_ptr<Node>>> added;
-    for (const auto &[node, fresh] : listed) {
-        const WorkspaceRecord &record = *fresh;
+    WorkspaceRecord record;
+    for (qsizetype i = 0; i < count; ++i) {
+        make(i, record);
+        Q_ASSERT(record.profile == profile);
+        Node *node = nullptr;
+        if (const auto rows = m_byProfile.constFind(profile); rows != m_byProfile.cend())
+            node = rows->value(record.info.sandboxId);
         if (node) {
+            node->pass = pass;
             if (sameData(node->record, record))
                 continue;
             const bool moves = m_grouped
@@ -620,7 +635,7 @@ void WorkspaceTreeModel::update(const QString &profile, const QList<WorkspaceRec
                 // Only the columns that changed: a sorting proxy then re-sorts a row only when
                 // its sort column changed, not for every state flip.
                 const auto [first, last] = changedColumns(node->record, record);
-                node->record = record;
+                node->record = std::move(record);
                 setDeadlines(node);
                 if (first <= last)
                     Q_EMIT dataChanged(indexOf(node, first), indexOf(node, last));
@@ -633,12 +648,39 @@ void WorkspaceTreeModel::update(const QString &profile, const QList<WorkspaceRec
         }
         auto made = std::make_unique<Node>();
         made->kind = Kind::Workspace;
-        made->record = record;
-        added[groupFor(record, true)].push_back(std::move(made));
+        made->pass = pass;
+        Node *group = groupFor(record, true);
+        made->record = std::move(record);
+        added[group].push_back(std::move(made));
+    }
+
+    // Vanished rows go.
+    std::vector<Node *> gone;
+    if (const auto rows = m_byProfile.constFind(profile); rows != m_byProfile.cend()) {
+        for (Node *node : *rows) {
+            if (node->pass != pass)
+                gone.push_back(node);
+        }
+    }
+    for (Node *node : gone) {
+        touched.insert(node->parent);
+        removeNode(node);
     }
     for (auto &[group, nodes] : added) {
         touched.insert(group);
         insertWorkspaces(group, std::move(nodes));
+    }
+    if (filling) {
+        for (const auto &user : m_root->children) {
+            if (user->kind != Kind::User)
+                continue;
+            for (const auto &agent : user->children)
+                recount(agent.get());
+            recount(user.get());
+        }
+        m_rebuilding = false;
+        endResetModel();
+        return;
     }
 
     if (!m_grouped)

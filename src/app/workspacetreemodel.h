@@ -32,7 +32,8 @@ struct WorkspaceRecord
 // update() applies a fresh listing in place: rows that vanished are removed, rows that changed
 // get dataChanged (and move only if their user or agent changed), new rows are inserted, groups
 // appear and disappear with their rows. The model is never reset by a refresh, so selection,
-// the current row, expanded groups and the scroll position survive. Group rows show how many
+// the current row, expanded groups and the scroll position survive. (Filling an empty model is
+// announced as one reset: there is nothing to keep then, and views lay it out once.) Group rows show how many
 // workspaces they hold in each state.
 //
 // The two countdown columns (idle, expiry) are computed from stored deadlines at data() time;
@@ -94,6 +95,10 @@ public:
     // Replaces the rows of `profile` with `records` (all of that profile's workspaces), in place.
     // Other profiles' rows are left alone.
     void update(const QString &profile, const QList<WorkspaceRecord> &records);
+    // The same from a backend's listing: each sandbox becomes a record of `profile`, which
+    // `decorate` completes with what only the console knows (idle deadline, agents, activity).
+    using Decorate = std::function<void(WorkspaceRecord &)>;
+    void update(const QString &profile, QList<Paddock::SandboxInfo> listing, const Decorate &decorate);
     // Changes one workspace row in place, until the next listing says otherwise: an action's
     // outcome (a pause that is under way), a late read of its activity (kept only when newer).
     // Return false when there is no such row.
@@ -127,6 +132,7 @@ private:
     Node *nodeOfKey(const QString &key) const;
     QModelIndex indexOf(const Node *node, int column = 0) const;
     Node *groupFor(const WorkspaceRecord &record, bool create);
+    void apply(const QString &profile, qsizetype count, const std::function<void(qsizetype, WorkspaceRecord &)> &make);
     void insertWorkspaces(Node *parent, std::vector<std::unique_ptr<Node>> nodes);
     void removeNode(Node *node);
     void pruneEmptyGroups(Node *group);

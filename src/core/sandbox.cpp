@@ -1,5 +1,7 @@
 #include "sandbox.h"
 
+#include <QHash>
+
 #include <array>
 
 namespace Paddock {
@@ -41,6 +43,17 @@ SandboxState parseSandboxState(const QString &name)
             return entry.state;
     }
     return SandboxState::Unknown;
+}
+
+quint64 fingerprintOf(const SandboxInfo &info)
+{
+    size_t seed = qHashMulti(0x9e3779b9u, info.sandboxId, info.workspaceId, info.userId, info.agentId, int(info.state),
+                             info.rawState, info.backend, info.image);
+    seed = qHashMulti(seed, info.createdAt.toMSecsSinceEpoch(), info.createdAt.isValid(), info.expiresAt.has_value(),
+                      info.expiresAt ? info.expiresAt->toMSecsSinceEpoch() : 0);
+    for (auto it = info.metadata.cbegin(); it != info.metadata.cend(); ++it)
+        seed = qHashMulti(seed, it.key(), it.value());
+    return seed == 0 ? 1 : quint64(seed);
 }
 
 QStringList WorkspaceLayout::directories() const

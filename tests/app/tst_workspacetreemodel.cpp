@@ -97,6 +97,26 @@ private Q_SLOTS:
         QCOMPARE(model.workspaceCount(), 5);
     }
 
+    void fillingAnEmptyModelIsOneReset()
+    {
+        WorkspaceTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        model.update(QStringLiteral("local"), many(100));
+        QCOMPARE(reset.count(), 1);
+        QCOMPARE(inserted.count(), 0);
+        QCOMPARE(model.workspaceCount(), 100);
+        // user-0 holds rows 0, 40 and 80, all paused; groups are counted before the reset ends.
+        QCOMPARE(model.index(0, WorkspaceTreeModel::StateColumn).data().toString(), QStringLiteral("3 Paused"));
+        // From then on, in place.
+        QList<WorkspaceRecord> more = many(101);
+        model.update(QStringLiteral("local"), more);
+        QCOMPARE(reset.count(), 1);
+        QVERIFY(inserted.count() >= 1);
+        QCOMPARE(model.workspaceCount(), 101);
+    }
+
     void filterProxyUnderTheTester()
     {
         // The window's proxy over the model: filtered and sorted through refreshes, moves,
@@ -170,6 +190,17 @@ private Q_SLOTS:
                  QStringLiteral("1 Running · 1 Pausing"));
         QCOMPARE(changed.size(), 3); // the row, its agent, its user
         QVERIFY(!model.setState(QStringLiteral("local\x1fgone"), SandboxState::Paused));
+        // The next listing says what the backend says, even when its records are fingerprinted
+        // as unchanged since the last one.
+        QList<WorkspaceRecord> again{record(QStringLiteral("a"), QStringLiteral("u"), QStringLiteral("x")),
+                                     record(QStringLiteral("b"), QStringLiteral("u"), QStringLiteral("x"))};
+        for (WorkspaceRecord &r : again)
+            r.info.fingerprint = fingerprintOf(r.info);
+        model.update(QStringLiteral("local"), again);
+        QVERIFY(model.setState(key, SandboxState::Pausing));
+        model.update(QStringLiteral("local"), again);
+        QCOMPARE(model.indexOfKey(key, WorkspaceTreeModel::StateColumn).data().toString(), QStringLiteral("Running"));
+        changed.clear();
 
         // A late activity read: kept only when newer.
         const QDateTime later(QDate(2026, 11, 30), QTime(9, 0), Qt::UTC);

@@ -21,6 +21,7 @@
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QHash>
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
@@ -254,18 +255,32 @@ int main(int argc, char **argv)
     }
     QApplication::processEvents();
 
-    // Prepare the listings first: building them is the backend's work, not the GUI thread's.
+    // Prepare the listings first: building them is the backend's work, not the GUI thread's. They
+    // go in as the window passes them: a backend's listing, completed row by row with what only
+    // the console knows (here the idle deadline, looked up per row as the manager's is).
     constexpr int Refreshes = 9;
-    std::vector<QList<WorkspaceRecord>> refreshes;
-    for (int generation = 1; generation <= Refreshes; ++generation)
-        refreshes.push_back(listing(count, generation, now));
+    std::vector<QList<SandboxInfo>> refreshes;
+    QHash<QString, QDateTime> idleDeadlines;
+    for (int generation = 1; generation <= Refreshes; ++generation) {
+        QList<SandboxInfo> infos;
+        for (WorkspaceRecord &record : listing(count, generation, now)) {
+            record.info.fingerprint = fingerprintOf(record.info); // as the backend's parser does
+            infos.append(record.info);
+            idleDeadlines.insert(record.info.sandboxId, *record.idleDeadline);
+        }
+        refreshes.push_back(infos);
+    }
+    const WorkspaceTreeModel::Decorate decorate = [&idleDeadlines](WorkspaceRecord &record) {
+        if (const auto it = idleDeadlines.constFind(record.info.sandboxId); it != idleDeadlines.cend())
+            record.idleDeadline = *it;
+    };
 
     std::vector<double> refreshMs;
     std::vector<double> modelMs;
-    for (const QList<WorkspaceRecord> &records : refreshes) {
+    for (QList<SandboxInfo> &infos : refreshes) {
         QElapsedTimer timer;
         timer.start();
-        model.update(QStringLiteral("bench"), records);
+        model.update(QStringLiteral("bench"), std::move(infos), decorate);
         modelMs.push_back(double(timer.nsecsElapsed()) / 1e6);
         QApplication::processEvents(); // the view's share of the work
         refreshMs.push_back(double(timer.nsecsElapsed()) / 1e6);

@@ -110,6 +110,7 @@ Result<SandboxInfo> readInfoIn(const QString &basedir, const QString &workspaceI
     const QJsonObject metadata = json.value(QLatin1String("metadata")).toObject();
     for (auto it = metadata.begin(); it != metadata.end(); ++it)
         info.metadata.insert(it.key(), it.value().toString());
+    info.fingerprint = fingerprintOf(info);
     return info;
 }
 

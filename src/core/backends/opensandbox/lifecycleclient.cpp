@@ -232,22 +232,27 @@ QCoro::Task<Result<QList<SandboxInfo>>> LifecycleClient::list(QStringList states
         more = page->hasNextPage;
     }
 
-    // Pages can overlap when sandboxes come and go meanwhile: each sandbox once.
-    qsizetype count = 0;
-    for (const QList<SandboxInfo> &page : std::as_const(pages))
-        count += page.size();
-    QList<SandboxInfo> all;
-    all.reserve(count);
-    QSet<QString> seen;
-    seen.reserve(count);
-    for (QList<SandboxInfo> &page : pages) {
-        for (SandboxInfo &info : page) {
-            if (!seen.contains(info.sandboxId)) {
-                seen.insert(info.sandboxId);
-                all.append(std::move(info));
+    // Pages can overlap when sandboxes come and go meanwhile: each sandbox once. Joined on a
+    // worker thread, like the parsing: 10,000 moves and a set of ids are ~10 ms of GUI time.
+    const auto join = [](QList<QList<SandboxInfo>> pages) {
+        qsizetype count = 0;
+        for (const QList<SandboxInfo> &page : std::as_const(pages))
+            count += page.size();
+        QList<SandboxInfo> all;
+        all.reserve(count);
+        QSet<QString> seen;
+        seen.reserve(count);
+        for (QList<SandboxInfo> &page : pages) {
+            for (SandboxInfo &info : page) {
+                if (!seen.contains(info.sandboxId)) {
+                    seen.insert(info.sandboxId);
+                    all.append(std::move(info));
+                }
             }
         }
-    }
+        return all;
+    };
+    QList<SandboxInfo> all = co_await QtConcurrent::run(join, std::move(pages));
     co_return all;
 }
 

@@ -57,6 +57,7 @@ SandboxInfo sandboxFrom(const rapidjson::Value &json)
     info.workspaceId = info.metadata.value(WorkspaceIdKey);
     info.userId = info.metadata.value(UserIdKey);
     info.agentId = info.metadata.value(AgentIdKey);
+    info.fingerprint = fingerprintOf(info);
     return info;
 }
 

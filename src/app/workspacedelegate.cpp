@@ -1,0 +1,55 @@
+#include "workspacedelegate.h"
+
+#include <QApplication>
+#include <QIcon>
+#include <QPainter>
+
+void WorkspaceDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
+{
+    const QWidget *widget = option.widget;
+    QStyle *style = widget ? widget->style() : QApplication::style();
+
+    // The panel: selection, hover and alternate-row backgrounds as the style draws them.
+    QStyleOptionViewItem panel = option;
+    panel.index = index;
+    style->drawPrimitive(QStyle::PE_PanelItemViewItem, &panel, painter, widget);
+
+    const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, widget) + 1;
+    QRect rect = option.rect.adjusted(margin, 0, -margin, 0);
+    if (const QVariant decoration = index.data(Qt::DecorationRole); decoration.isValid()) {
+        const QSize size = option.decorationSize;
+        const QRect iconRect(rect.left(), rect.top() + (rect.height() - size.height()) / 2, size.width(),
+                             size.height());
+        decoration.value<QIcon>().paint(painter, iconRect);
+        rect.setLeft(iconRect.right() + 1 + margin);
+    }
+
+    const bool selected = option.state & QStyle::State_Selected;
+    const QPalette::ColorGroup group = !(option.state & QStyle::State_Enabled) ? QPalette::Disabled
+        : (option.state & QStyle::State_Active)                                ? QPalette::Normal
+                                                                               : QPalette::Inactive;
+    QColor colour = option.palette.color(group, selected ? QPalette::HighlightedText : QPalette::Text);
+    if (!selected) {
+        if (const QVariant foreground = index.data(Qt::ForegroundRole); foreground.canConvert<QColor>())
+            colour = foreground.value<QColor>();
+    }
+    const QString text = index.data(Qt::DisplayRole).toString();
+    if (!text.isEmpty()) {
+        painter->save();
+        painter->setPen(colour);
+        painter->setFont(option.font);
+        painter->drawText(rect, int(Qt::AlignLeft | Qt::AlignVCenter) | Qt::TextSingleLine,
+                          option.fontMetrics.elidedText(text, Qt::ElideRight, rect.width()));
+        painter->restore();
+    }
+
+    // The keyboard's place, for those who do not use a mouse.
+    if (option.state & QStyle::State_HasFocus) {
+        QStyleOptionFocusRect focus;
+        focus.QStyleOption::operator=(option);
+        focus.rect = option.rect;
+        focus.state |= QStyle::State_KeyboardFocusChange;
+        focus.backgroundColor = option.palette.color(group, selected ? QPalette::Highlight : QPalette::Window);
+        style->drawPrimitive(QStyle::PE_FrameFocusRect, &focus, painter, widget);
+    }
+}
