@@ -3,6 +3,7 @@
 #include "backends/local/localbackend.h"
 #include "backends/opensandbox/opensandboxbackend.h"
 #include "bootstraplog.h"
+#include "i18n.h"
 #include "mainwindow.h"
 #include "profilesdialog.h"
 #include "provisioner.h"
@@ -23,6 +24,7 @@ using namespace Paddock;
 namespace {
 
 constexpr auto CurrentProfileKey = "currentProfile";
+constexpr auto LanguageKey = "language"; // a language code; empty or absent: the system's
 
 } // namespace
 
@@ -46,6 +48,13 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
 {
     connect(m_window.get(), &MainWindow::profileChosen, this, [this](const QString &id) { switchTo(id); });
     connect(m_window.get(), &MainWindow::profilesRequested, this, &Console::showProfiles);
+    // View > Language: applied at once (every window retranslates itself) and remembered.
+    m_window->setLanguageChoice(m_settings->value(QLatin1String(LanguageKey)).toString());
+    connect(m_window.get(), &MainWindow::languageChosen, this, [this](const QString &code) {
+        m_settings->setValue(QLatin1String(LanguageKey), code);
+        useLanguage(localeFor(code));
+        m_window->setLanguageChoice(code);
+    });
     // The refresh interval picked in the window is the shown profile's from then on.
     connect(m_window.get(), &MainWindow::refreshIntervalChosen, this, [this](std::chrono::seconds interval) {
         if (auto profile = m_profiles.profile(m_window->profile()); profile && profile->refreshInterval != interval) {

@@ -1,4 +1,5 @@
 #include "console.h"
+#include "i18n.h"
 #include "keychainsecretstore.h"
 #include "mainwindow.h"
 
@@ -27,6 +28,8 @@ int main(int argc, char *argv[])
     QApplication::setApplicationVersion(QStringLiteral(PADDOCK_VERSION));
 
     QSettings settings;
+    // The language the user chose in View > Language, else the system's.
+    Paddock::useLanguage(Paddock::localeFor(settings.value(QStringLiteral("language")).toString()));
     KeychainSecretStore keychain;
     Console console(&settings, &keychain);
     // Quitting first ends every profile's manager: the workspaces this console opened are

@@ -3,6 +3,7 @@
 #include "activitytracker.h"
 #include "backend.h"
 #include "bootstraplog.h"
+#include "i18n.h"
 #include "opendialog.h"
 #include "renewdialog.h"
 #include "ui_mainwindow.h"
@@ -15,6 +16,7 @@
 #include <QCoroSignal>
 #include <QCoroTask>
 
+#include <QActionGroup>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QKeyEvent>
@@ -39,6 +41,7 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     , m_model(new WorkspaceTreeModel(this))
     , m_proxy(new WorkspaceFilterProxy(this))
     , m_freshness(new QLabel(this))
+    , m_languages(new QActionGroup(this))
 {
     m_ui->setupUi(this);
     m_proxy->setSourceModel(m_model);
@@ -102,6 +105,22 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     connect(m_ui->actionClose, &QAction::triggered, this, [this] { runAction(Action::Close); });
     connect(m_ui->actionProfiles, &QAction::triggered, this, &MainWindow::profilesRequested);
     connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);
+    // View > Language: the system's, or one we ship, named in itself so anyone finds their own.
+    auto *systemLanguage = new QAction(tr("System language"), m_languages);
+    systemLanguage->setObjectName(QStringLiteral("languageSystem"));
+    systemLanguage->setData(QString());
+    for (const Paddock::Language &language : Paddock::languages()) {
+        auto *action = new QAction(language.nativeName, m_languages);
+        action->setObjectName(QStringLiteral("language_") + language.code);
+        action->setData(language.code);
+    }
+    for (QAction *action : m_languages->actions()) {
+        action->setCheckable(true);
+        m_ui->menuLanguage->addAction(action);
+    }
+    systemLanguage->setChecked(true);
+    connect(m_languages, &QActionGroup::triggered, this,
+            [this](QAction *action) { Q_EMIT languageChosen(action->data().toString()); });
     connect(m_ui->actionPause, &QAction::triggered, this, [this] { runAction(Action::Pause); });
     connect(m_ui->actionResume, &QAction::triggered, this, [this] { runAction(Action::Resume); });
     connect(m_ui->actionSelectIdle, &QAction::triggered, this, [this] { selectIdle(false); });
@@ -204,6 +223,35 @@ void MainWindow::setBackend(Backend *backend, const QString &profile, const QStr
     tick();
 }
 
+void MainWindow::setLanguageChoice(const QString &code)
+{
+    for (QAction *action : m_languages->actions()) {
+        if (action->data().toString() == code)
+            action->setChecked(true);
+    }
+}
+
+void MainWindow::retranslate()
+{
+    m_ui->retranslateUi(this);
+    m_freshness->setAccessibleName(tr("Last refresh"));
+    m_languages->actions().constFirst()->setText(tr("System language"));
+    m_ui->stateFilterBox->setItemText(0, tr("All states"));
+    for (int i = 1; i < m_ui->stateFilterBox->count(); ++i) {
+        m_ui->stateFilterBox->setItemText(
+            i, WorkspaceTreeModel::stateText(SandboxState(m_ui->stateFilterBox->itemData(i).toInt())));
+    }
+    m_ui->backendFilterBox->setItemText(0, tr("All backends"));
+    m_ui->backendFilterBox->setItemText(1, tr("Local"));
+    m_ui->backendFilterBox->setItemText(2, tr("OpenSandbox"));
+    for (int i = 0; i < m_ui->refreshIntervalBox->count(); ++i) {
+        const int seconds = m_ui->refreshIntervalBox->itemData(i).toInt();
+        m_ui->refreshIntervalBox->setItemText(i, seconds == 0 ? tr("Off") : tr("%n second(s)", nullptr, seconds));
+    }
+    m_model->retranslate();
+    tick();
+}
+
 void MainWindow::setManager(WorkspaceManager *manager, BootstrapLogStore *logs)
 {
     if (m_manager)
@@ -300,6 +348,8 @@ void MainWindow::hideEvent(QHideEvent *event)
 void MainWindow::changeEvent(QEvent *event)
 {
     QMainWindow::changeEvent(event);
+    if (event->type() == QEvent::LanguageChange)
+        retranslate();
     if (event->type() == QEvent::WindowStateChange)
         updateTimers();
 }

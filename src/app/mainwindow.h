@@ -22,6 +22,7 @@ class BootstrapLogStore;
 class WorkspaceManager;
 } // namespace Paddock
 class ActivityTracker;
+class QActionGroup;
 class QLabel;
 class WorkspaceFilterProxy;
 struct WorkspaceRecord;
@@ -59,6 +60,8 @@ public:
     void setRefreshInterval(std::chrono::seconds interval);
     std::chrono::seconds refreshInterval() const { return m_refreshInterval; }
     bool isRefreshTimerActive() const { return m_refreshTimer.isActive(); }
+    // Which entry of View > Language is checked: a language code, or empty for the system's.
+    void setLanguageChoice(const QString &code);
     // A read-only profile hides every action that changes anything.
     void setReadOnly(bool readOnly);
     bool isReadOnly() const { return m_readOnly; }
@@ -80,6 +83,8 @@ Q_SIGNALS:
     void profilesRequested();
     // The user picked another refresh interval (the profile remembers it).
     void refreshIntervalChosen(std::chrono::seconds interval);
+    // View > Language: a language code, or empty for the system's.
+    void languageChosen(const QString &code);
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
@@ -110,6 +115,8 @@ private:
     void scheduleRefresh();
     void updateActions();
     void setProfileProblem(const QString &problem);
+    // Every text of the window again, in the language now installed.
+    void retranslate();
     void updateTimers();
     void tick();
     void expandGroups(const QModelIndex &parent, int first, int last);
@@ -123,6 +130,7 @@ private:
     WorkspaceTreeModel *m_model;
     WorkspaceFilterProxy *m_proxy;
     QLabel *m_freshness;
+    QActionGroup *m_languages;
     QTimer m_refreshTimer;
     QTimer m_tickTimer; // countdowns and the freshness text, once a second
     QTimer m_actionsTimer; // updateActions() once after a burst of state changes

@@ -6,6 +6,7 @@
 
 #include <QCoroTask>
 
+#include <QEvent>
 #include <QFontDatabase>
 #include <QPushButton>
 #include <QScrollBar>
@@ -112,6 +113,15 @@ QCoro::Task<void> OpenDialog::start()
     setStatus(tr("Workspace %1 is open.").arg(id), false);
     m_ui->buttonBox->button(QDialogButtonBox::Close)->setFocus();
     Q_EMIT this->opened(id, request.userId, request.agentId);
+}
+
+void OpenDialog::changeEvent(QEvent *event)
+{
+    QDialog::changeEvent(event);
+    if (event->type() == QEvent::LanguageChange) {
+        m_ui->retranslateUi(this);
+        updateResolved();
+    }
 }
 
 void OpenDialog::setFieldsEnabled(bool enabled)

@@ -57,6 +57,9 @@ Q_SIGNALS:
     // The workspace is open (provisioned or attached to) for this user and agent.
     void opened(const QString &workspaceId, const QString &userId, const QString &agentId);
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     Paddock::WorkspaceRequest currentRequest() const;
     void updateResolved();

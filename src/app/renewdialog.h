@@ -1,7 +1,10 @@
 #pragma once
 
+#include "workspacetreemodel.h"
+
 #include <QDateTime>
 #include <QDialog>
+#include <QList>
 
 #include <chrono>
 #include <functional>
@@ -10,7 +13,6 @@
 namespace Ui {
 class RenewDialog;
 }
-struct WorkspaceRecord;
 
 // Asks how far to move the expiry of the selected workspaces and shows, before anything
 // applies, each one's expiry now and after the renewal (now + duration on this computer's clock,
@@ -33,9 +35,15 @@ public:
     QString previewAfter(int row) const;
     QString previewBefore(int row) const;
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     void updatePreview();
+    void retranslate();
 
     std::unique_ptr<Ui::RenewDialog> m_ui;
     Clock m_clock;
+    QList<WorkspaceRecord> m_workspaces;
+    int m_skipped = 0;
 };

@@ -464,6 +464,17 @@ QList<const WorkspaceRecord *> WorkspaceTreeModel::recordsUnder(const QModelInde
     return records;
 }
 
+void WorkspaceTreeModel::retranslate()
+{
+    m_locale = QLocale();
+    Q_EMIT headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
+    // Every cell's text changes; no row moves. A layout change tells views to ask again, keeps
+    // persistent indexes (selection, expanded groups) and lets a sorting proxy sort by the new
+    // texts.
+    Q_EMIT layoutAboutToBeChanged();
+    Q_EMIT layoutChanged();
+}
+
 void WorkspaceTreeModel::setClock(Clock clock)
 {
     m_clock = std::move(clock);

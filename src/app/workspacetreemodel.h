@@ -111,6 +111,9 @@ public:
     // changed since the last tick (every second under an hour, every minute under a day).
     void tick();
     void setClock(Clock clock);
+    // The language changed: headers, states, counts, times and countdowns are told again (the
+    // layout stays, and so do the selection and expanded groups).
+    void retranslate();
     QDateTime now() const;
 
     const WorkspaceRecord *record(const QModelIndex &index) const;

@@ -1,4 +1,5 @@
 #include "ctl.h"
+#include "i18n.h"
 
 #include <QCoroTask>
 
@@ -11,6 +12,8 @@ int main(int argc, char *argv[])
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("paddockctl"));
     QCoreApplication::setApplicationVersion(QStringLiteral(PADDOCK_VERSION));
+    // Messages in the user's language (LANGUAGE, LC_ALL, LC_MESSAGES, LANG), English otherwise.
+    Paddock::useLanguage(QLocale::system());
     // The core's progress reaches the user as bootstrap log lines; its info messages would only
     // repeat them. QT_LOGGING_RULES still turns them on.
     QLoggingCategory::setFilterRules(QStringLiteral("paddock.*.info=false"));

@@ -195,6 +195,22 @@ private Q_SLOTS:
         QVERIFY(!QFileInfo::exists(m_home.path() + QStringLiteral("/data/paddock/logs")));
     }
 
+    void messagesFollowTheLocale()
+    {
+        QProcess process;
+        QProcessEnvironment env = environment();
+        env.insert(QStringLiteral("LANG"), QStringLiteral("zh_CN.UTF-8"));
+        env.insert(QStringLiteral("LANGUAGE"), QStringLiteral("zh_CN"));
+        env.remove(QStringLiteral("LC_ALL"));
+        env.remove(QStringLiteral("LC_MESSAGES"));
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral(PADDOCKCTL_PATH), local({QStringLiteral("open")}));
+        QVERIFY(process.waitForFinished(60'000));
+        QCOMPARE(process.exitCode(), 2);
+        const QString err = QString::fromUtf8(process.readAllStandardError());
+        QVERIFY2(err.contains(QStringLiteral("open 需要")), qPrintable(err));
+    }
+
     void unwritableBasedirIsAUsageError()
     {
         const QString blocker = writeBootstrap(QStringLiteral("not-a-folder"), "x");

@@ -1,0 +1,142 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en" sourcelanguage="en">
+<context>
+    <name>MainWindow</name>
+    <message numerus="yes">
+        <source>%n second(s)</source>
+        <translation>
+            <numerusform>%n second</numerusform>
+            <numerusform>%n seconds</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s)</source>
+        <translation>
+            <numerusform>%n workspace</numerusform>
+            <numerusform>%n workspaces</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>updated %n second(s) ago</source>
+        <translation>
+            <numerusform>updated %n second ago</numerusform>
+            <numerusform>updated %n seconds ago</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Reading the activity of %n workspace(s)…</source>
+        <translation>
+            <numerusform>Reading the activity of %n workspace…</numerusform>
+            <numerusform>Reading the activity of %n workspaces…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) idle longer than %1 min selected</source>
+        <translation>
+            <numerusform>%n workspace idle longer than %1 min selected</numerusform>
+            <numerusform>%n workspaces idle longer than %1 min selected</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Close %n workspace(s)? They are released and their sandboxes paused.</source>
+        <translation>
+            <numerusform>Close %n workspace? It is released and its sandbox paused.</numerusform>
+            <numerusform>Close %n workspaces? They are released and their sandboxes paused.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Pause %n workspace(s)?</source>
+        <translation>
+            <numerusform>Pause %n workspace?</numerusform>
+            <numerusform>Pause %n workspaces?</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Resume %n workspace(s)?</source>
+        <translation>
+            <numerusform>Resume %n workspace?</numerusform>
+            <numerusform>Resume %n workspaces?</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Kill %n workspace(s)? Their sandboxes are deleted with everything in them that is not kept elsewhere. This cannot be undone.</source>
+        <translation>
+            <numerusform>Kill %n workspace? Its sandbox is deleted with everything in it that is not kept elsewhere. This cannot be undone.</numerusform>
+            <numerusform>Kill %n workspaces? Their sandboxes are deleted with everything in them that is not kept elsewhere. This cannot be undone.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n selected workspace(s) do not fit this action and are skipped.</source>
+        <translation>
+            <numerusform>%n selected workspace does not fit this action and is skipped.</numerusform>
+            <numerusform>%n selected workspaces do not fit this action and are skipped.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Working on %n workspace(s)…</source>
+        <translation>
+            <numerusform>Working on %n workspace…</numerusform>
+            <numerusform>Working on %n workspaces…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n workspace(s) done</source>
+        <translation>
+            <numerusform>%1 of %n workspace done</numerusform>
+            <numerusform>%1 of %n workspaces done</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n cancelled</source>
+        <translation>
+            <numerusform>%n cancelled</numerusform>
+            <numerusform>%n cancelled</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n failed</source>
+        <translation>
+            <numerusform>%n failed</numerusform>
+            <numerusform>%n failed</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>Paddock</name>
+    <message numerus="yes">
+        <source>bootstrap: %n command(s)</source>
+        <translation>
+            <numerusform>bootstrap: %n command</numerusform>
+            <numerusform>bootstrap: %n commands</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ProfilesDialog</name>
+    <message numerus="yes">
+        <source>%n second(s)</source>
+        <translation>
+            <numerusform>%n second</numerusform>
+            <numerusform>%n seconds</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>RenewDialog</name>
+    <message numerus="yes">
+        <source>Renew %n workspace(s)? Each will expire this long from now.</source>
+        <translation>
+            <numerusform>Renew %n workspace? It will expire this long from now.</numerusform>
+            <numerusform>Renew %n workspaces? Each will expire this long from now.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n selected workspace(s) never expire and are skipped.</source>
+        <translation>
+            <numerusform>%n selected workspace never expires and is skipped.</numerusform>
+            <numerusform>%n selected workspaces never expire and are skipped.</numerusform>
+        </translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,1574 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+<context>
+    <name>ActivityTracker</name>
+    <message>
+        <source>the profile went away</source>
+        <translation>配置文件已不存在</translation>
+    </message>
+</context>
+<context>
+    <name>Console</name>
+    <message>
+        <source>Cannot read the bootstrap file %1: %2</source>
+        <translation>无法读取初始化文件 %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>KeychainSecretStore</name>
+    <message>
+        <source>The keychain refused access while %1: %2</source>
+        <translation>%1时，钥匙串拒绝访问：%2</translation>
+    </message>
+    <message>
+        <source>No keychain could be reached while %1 (%2). API keys are only ever kept in the system keychain: start a Secret Service such as GNOME Keyring or KWallet, or use a key for this session only.</source>
+        <translation>%1时无法访问任何钥匙串（%2）。API 密钥只会保存在系统钥匙串中：请启动 Secret Service（如 GNOME Keyring 或 KWallet），或使用仅限本次会话的密钥。</translation>
+    </message>
+    <message>
+        <source>reading the key of %1</source>
+        <translation>读取 %1 的密钥</translation>
+    </message>
+    <message>
+        <source>storing the key of %1</source>
+        <translation>存储 %1 的密钥</translation>
+    </message>
+    <message>
+        <source>deleting the key of %1</source>
+        <translation>删除 %1 的密钥</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Paddock</source>
+        <translation>Paddock</translation>
+    </message>
+    <message>
+        <source>&amp;Profile:</source>
+        <translation>配置文件(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>Profile</source>
+        <translation>配置文件</translation>
+    </message>
+    <message>
+        <source>Which profile&apos;s workspaces are shown</source>
+        <translation>显示哪个配置文件的工作区</translation>
+    </message>
+    <message>
+        <source>Profile problem</source>
+        <translation>配置文件问题</translation>
+    </message>
+    <message>
+        <source>Filter by id, user, agent or image  (/)</source>
+        <translation>按 ID、用户、智能体或镜像筛选  (/)</translation>
+    </message>
+    <message>
+        <source>Filter</source>
+        <translation>筛选</translation>
+    </message>
+    <message>
+        <source>Show only the workspaces whose id, name, user, agent, sandbox id or image contains this text</source>
+        <translation>仅显示 ID、名称、用户、智能体、沙箱 ID 或镜像中包含此文本的工作区</translation>
+    </message>
+    <message>
+        <source>State filter</source>
+        <translation>状态筛选</translation>
+    </message>
+    <message>
+        <source>Show only the workspaces in this state</source>
+        <translation>仅显示处于此状态的工作区</translation>
+    </message>
+    <message>
+        <source>Backend filter</source>
+        <translation>后端筛选</translation>
+    </message>
+    <message>
+        <source>Show only the workspaces of this backend</source>
+        <translation>仅显示此后端的工作区</translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh every:</source>
+        <translation>刷新间隔(&amp;F)：</translation>
+    </message>
+    <message>
+        <source>Refresh interval</source>
+        <translation>刷新间隔</translation>
+    </message>
+    <message>
+        <source>How often the workspace list is reloaded while the window is visible</source>
+        <translation>窗口可见时重新加载工作区列表的频率</translation>
+    </message>
+    <message>
+        <source>Workspaces</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>Actions</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Workspace</source>
+        <translation>工作区(&amp;W)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Profiles…</source>
+        <translation>配置文件(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>Add, change or delete connection profiles</source>
+        <translation>添加、修改或删除连接配置文件</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Close the workspaces this console opened and quit</source>
+        <translation>关闭此控制台打开的工作区并退出</translation>
+    </message>
+    <message>
+        <source>&amp;Open…</source>
+        <translation>打开(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open a workspace (provisioning it if needed) and watch its bootstrap log</source>
+        <translation>打开工作区（必要时进行置备）并查看其初始化日志</translation>
+    </message>
+    <message>
+        <source>&amp;Close</source>
+        <translation>关闭(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Close the selected running workspaces: release them and pause their sandboxes</source>
+        <translation>关闭选中的运行中工作区：释放这些工作区并暂停其沙箱</translation>
+    </message>
+    <message>
+        <source>&amp;Filter</source>
+        <translation>筛选(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Move to the filter field</source>
+        <translation>转到筛选框</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>刷新(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Reload the workspace list</source>
+        <translation>重新加载工作区列表</translation>
+    </message>
+    <message>
+        <source>&amp;Pause</source>
+        <translation>暂停(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Pause the selected running workspaces</source>
+        <translation>暂停选中的运行中工作区</translation>
+    </message>
+    <message>
+        <source>Res&amp;ume</source>
+        <translation>恢复(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Resume the selected paused workspaces</source>
+        <translation>恢复选中的已暂停工作区</translation>
+    </message>
+    <message>
+        <source>Re&amp;new…</source>
+        <translation>续期(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>Move the expiry of the selected workspaces (shows old and new expiry first)</source>
+        <translation>推迟选中工作区的过期时间（会先显示原过期时间和新过期时间）</translation>
+    </message>
+    <message>
+        <source>&amp;Kill…</source>
+        <translation>销毁(&amp;K)…</translation>
+    </message>
+    <message>
+        <source>Delete the selected workspaces&apos; sandboxes (asks first)</source>
+        <translation>删除选中工作区的沙箱（会先确认）</translation>
+    </message>
+    <message>
+        <source>Select &amp;idle…</source>
+        <translation>选择空闲工作区(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Select the running workspaces idle longer than a time you choose</source>
+        <translation>选择空闲时间超过指定时长的运行中工作区</translation>
+    </message>
+    <message>
+        <source>Pause i&amp;dle…</source>
+        <translation>暂停空闲工作区(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Pause the running workspaces idle longer than a time you choose (asks first)</source>
+        <translation>暂停空闲时间超过指定时长的运行中工作区（会先确认）</translation>
+    </message>
+    <message>
+        <source>&amp;Group by user and agent</source>
+        <translation>按用户和智能体分组(&amp;G)</translation>
+    </message>
+    <message>
+        <source>Show the workspaces grouped by user and agent, or as a flat list</source>
+        <translation>按用户和智能体分组显示工作区，或以平铺列表显示</translation>
+    </message>
+    <message>
+        <source>Last refresh</source>
+        <translation>上次刷新</translation>
+    </message>
+    <message>
+        <source>All states</source>
+        <translation>所有状态</translation>
+    </message>
+    <message>
+        <source>All backends</source>
+        <translation>所有后端</translation>
+    </message>
+    <message>
+        <source>Local</source>
+        <translation>本地</translation>
+    </message>
+    <message>
+        <source>OpenSandbox</source>
+        <translation>OpenSandbox</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>不刷新</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n second(s)</source>
+        <translation>
+            <numerusform>%n 秒</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Cannot list the workspaces of %1: %2</source>
+        <translation>无法列出 %1 的工作区：%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s)</source>
+        <translation>
+            <numerusform>%n 个工作区</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>not loaded yet</source>
+        <translation>尚未加载</translation>
+    </message>
+    <message numerus="yes">
+        <source>updated %n second(s) ago</source>
+        <translation>
+            <numerusform>%n 秒前更新</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>updated %1 ago</source>
+        <translation>%1前更新</translation>
+    </message>
+    <message>
+        <source>%1 (stale)</source>
+        <translation>%1（已过时）</translation>
+    </message>
+    <message>
+        <source>the profile went away</source>
+        <translation>配置文件已不存在</translation>
+    </message>
+    <message>
+        <source>Pause idle workspaces</source>
+        <translation>暂停空闲工作区</translation>
+    </message>
+    <message>
+        <source>Select idle workspaces</source>
+        <translation>选择空闲工作区</translation>
+    </message>
+    <message>
+        <source>Running workspaces idle longer than this many minutes:</source>
+        <translation>空闲时间超过以下分钟数的运行中工作区：</translation>
+    </message>
+    <message numerus="yes">
+        <source>Reading the activity of %n workspace(s)…</source>
+        <translation>
+            <numerusform>正在读取 %n 个工作区的活动…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) idle longer than %1 min selected</source>
+        <translation>
+            <numerusform>已选择 %n 个空闲超过 %1 分钟的工作区</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message numerus="yes">
+        <source>Close %n workspace(s)? They are released and their sandboxes paused.</source>
+        <translation>
+            <numerusform>关闭 %n 个工作区？这些工作区将被释放，其沙箱将被暂停。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Pause %n workspace(s)?</source>
+        <translation>
+            <numerusform>暂停 %n 个工作区？</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Resume %n workspace(s)?</source>
+        <translation>
+            <numerusform>恢复 %n 个工作区？</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Kill %n workspace(s)? Their sandboxes are deleted with everything in them that is not kept elsewhere. This cannot be undone.</source>
+        <translation>
+            <numerusform>销毁 %n 个工作区？其沙箱将被删除，沙箱中未在别处保存的所有内容都会一并删除。此操作无法撤销。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n selected workspace(s) do not fit this action and are skipped.</source>
+        <translation>
+            <numerusform>选中的工作区中有 %n 个不适用此操作，将被跳过。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Working on %n workspace(s)…</source>
+        <translation>
+            <numerusform>正在处理 %n 个工作区…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n workspace(s) done</source>
+        <translation>
+            <numerusform>%n 个工作区中已完成 %1 个</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n cancelled</source>
+        <translation>
+            <numerusform>%n 个已取消</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n failed</source>
+        <translation>
+            <numerusform>%n 个失败</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>OpenDialog</name>
+    <message>
+        <source>Open workspace</source>
+        <translation>打开工作区</translation>
+    </message>
+    <message>
+        <source>&amp;User:</source>
+        <translation>用户(&amp;U)：</translation>
+    </message>
+    <message>
+        <source>&amp;Agent:</source>
+        <translation>智能体(&amp;A)：</translation>
+    </message>
+    <message>
+        <source>&amp;Session:</source>
+        <translation>会话(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>Only the PER_SESSION policy uses it</source>
+        <translation>仅 PER_SESSION 隔离粒度使用此项</translation>
+    </message>
+    <message>
+        <source>&amp;Workspace id:</source>
+        <translation>工作区 ID(&amp;W)：</translation>
+    </message>
+    <message>
+        <source>Empty: the isolation policy decides</source>
+        <translation>留空：由隔离粒度决定</translation>
+    </message>
+    <message>
+        <source>&amp;Bootstrap log (live):</source>
+        <translation>初始化日志（实时）(&amp;B)：</translation>
+    </message>
+    <message>
+        <source>Bootstrap log</source>
+        <translation>初始化日志</translation>
+    </message>
+    <message>
+        <source>Each step and every line the bootstrap commands print appears here as it happens.</source>
+        <translation>初始化的每个步骤以及初始化命令输出的每一行都会实时显示在这里。</translation>
+    </message>
+    <message>
+        <source>This profile cannot open workspaces.</source>
+        <translation>此配置文件无法打开工作区。</translation>
+    </message>
+    <message>
+        <source>Enter a user and an agent, or a workspace id.</source>
+        <translation>请输入用户和智能体，或输入工作区 ID。</translation>
+    </message>
+    <message>
+        <source>Workspace %1 (%2)</source>
+        <translation>工作区 %1（%2）</translation>
+    </message>
+    <message>
+        <source>Opening workspace %1…</source>
+        <translation>正在打开工作区 %1…</translation>
+    </message>
+    <message>
+        <source>Could not open workspace %1: %2</source>
+        <translation>无法打开工作区 %1：%2</translation>
+    </message>
+    <message>
+        <source>Workspace %1 is open.</source>
+        <translation>工作区 %1 已打开。</translation>
+    </message>
+</context>
+<context>
+    <name>Paddock</name>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>the backend of workspace %1 is gone</source>
+        <translation>工作区 %1 的后端已不存在</translation>
+    </message>
+    <message>
+        <source>provisioning workspace %1 on the %2 backend</source>
+        <translation>正在 %2 后端上置备工作区 %1</translation>
+    </message>
+    <message>
+        <source>failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <source>workspace %1 is ready</source>
+        <translation>工作区 %1 已就绪</translation>
+    </message>
+    <message>
+        <source>creating a new sandbox</source>
+        <translation>正在创建新沙箱</translation>
+    </message>
+    <message>
+        <source>resuming paused sandbox %1</source>
+        <translation>正在恢复已暂停的沙箱 %1</translation>
+    </message>
+    <message>
+        <source>connecting to running sandbox %1</source>
+        <translation>正在连接运行中的沙箱 %1</translation>
+    </message>
+    <message>
+        <source>sandbox %1 did not become ready within %2 s (workspace %3)</source>
+        <translation>沙箱 %1 未在 %2 秒内就绪（工作区 %3）</translation>
+    </message>
+    <message>
+        <source>cannot create the workspace layout (exit %1): %2</source>
+        <translation>无法创建工作区目录结构（退出码 %1）：%2</translation>
+    </message>
+    <message>
+        <source>bootstrap already complete (%1 exists)</source>
+        <translation>初始化已完成（%1 已存在）</translation>
+    </message>
+    <message numerus="yes">
+        <source>bootstrap: %n command(s)</source>
+        <translation>
+            <numerusform>初始化：%n 条命令</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>cannot write the bootstrap marker %1 (exit %2): %3</source>
+        <translation>无法写入初始化标记 %1（退出码 %2）：%3</translation>
+    </message>
+    <message>
+        <source>bootstrap complete</source>
+        <translation>初始化完成</translation>
+    </message>
+    <message>
+        <source>bootstrap command timed out after %1 s: &apos;%2&apos;</source>
+        <translation>初始化命令在 %1 秒后超时：&apos;%2&apos;</translation>
+    </message>
+    <message>
+        <source>bootstrap failed (exit %1) for: &apos;%2&apos;</source>
+        <translation>初始化失败（退出码 %1），命令：&apos;%2&apos;</translation>
+    </message>
+    <message>
+        <source>stderr: %1</source>
+        <translation>stderr：%1</translation>
+    </message>
+    <message>
+        <source>command finished (exit 0)</source>
+        <translation>命令已完成（退出码 0）</translation>
+    </message>
+    <message>
+        <source>Local</source>
+        <translation>本地</translation>
+    </message>
+    <message>
+        <source>Give the profile a name.</source>
+        <translation>请为配置文件命名。</translation>
+    </message>
+    <message>
+        <source>Another profile is already called &quot;%1&quot;.</source>
+        <translation>已有名为“%1”的配置文件。</translation>
+    </message>
+    <message>
+        <source>Enter the server as host or host:port.</source>
+        <translation>请以“主机”或“主机:端口”的格式输入服务器。</translation>
+    </message>
+    <message>
+        <source>Enter host or host:port only, without a scheme or a path.</source>
+        <translation>只需输入主机或主机:端口，不要包含协议前缀或路径。</translation>
+    </message>
+    <message>
+        <source>The port must be a number from 1 to 65535.</source>
+        <translation>端口必须是 1 到 65535 之间的数字。</translation>
+    </message>
+    <message>
+        <source>The protocol is http or https.</source>
+        <translation>协议必须是 http 或 https。</translation>
+    </message>
+    <message>
+        <source>A sandbox lives at least 60 seconds (or set 0: never expires).</source>
+        <translation>沙箱存活时间至少为 60 秒（或设为 0：永不过期）。</translation>
+    </message>
+    <message>
+        <source>The bootstrap file %1 cannot be read.</source>
+        <translation>无法读取初始化文件 %1。</translation>
+    </message>
+    <message>
+        <source>The idle time before pausing must be at least one second.</source>
+        <translation>暂停前的空闲时间至少为 1 秒。</translation>
+    </message>
+    <message>
+        <source>The sweep interval must be at least one second.</source>
+        <translation>扫描间隔至少为 1 秒。</translation>
+    </message>
+    <message>
+        <source>Refresh every 5, 15, 30 or 60 seconds, or never.</source>
+        <translation>刷新间隔只能是 5、15、30 或 60 秒，或者不刷新。</translation>
+    </message>
+    <message>
+        <source>A profile needs an id.</source>
+        <translation>配置文件必须有 ID。</translation>
+    </message>
+    <message>
+        <source>The Local profile stays on the local backend.</source>
+        <translation>“本地”配置文件只能使用本地后端。</translation>
+    </message>
+    <message>
+        <source>The Local profile cannot be deleted.</source>
+        <translation>“本地”配置文件不能删除。</translation>
+    </message>
+    <message>
+        <source>There is no profile %1.</source>
+        <translation>不存在配置文件 %1。</translation>
+    </message>
+    <message>
+        <source>OpenSandbox (%1)</source>
+        <translation>OpenSandbox（%1）</translation>
+    </message>
+    <message>
+        <source>unknown isolation policy &quot;%1&quot;; valid choices: %2</source>
+        <translation>未知的隔离粒度“%1”；有效值：%2</translation>
+    </message>
+    <message>
+        <source>the workspace id is empty</source>
+        <translation>工作区 ID 为空</translation>
+    </message>
+    <message>
+        <source>the workspace id contains a NUL character</source>
+        <translation>工作区 ID 包含 NUL 字符</translation>
+    </message>
+    <message>
+        <source>the workspace id &quot;%1&quot; contains a path separator (/ or \)</source>
+        <translation>工作区 ID“%1”包含路径分隔符（/ 或 \）</translation>
+    </message>
+    <message>
+        <source>the workspace id &quot;%1&quot; contains &quot;..&quot;</source>
+        <translation>工作区 ID“%1”包含“..”</translation>
+    </message>
+    <message>
+        <source>the workspace id is %1 bytes long; at most %2 are allowed</source>
+        <translation>工作区 ID 长度为 %1 字节；最多允许 %2 字节</translation>
+    </message>
+    <message>
+        <source>the user id contains a NUL character</source>
+        <translation>用户 ID 包含 NUL 字符</translation>
+    </message>
+    <message>
+        <source>the agent id contains a NUL character</source>
+        <translation>智能体 ID 包含 NUL 字符</translation>
+    </message>
+    <message>
+        <source>cannot create the bootstrap log folder %1</source>
+        <translation>无法创建初始化日志文件夹 %1</translation>
+    </message>
+    <message>
+        <source>cannot open the bootstrap log %1: %2</source>
+        <translation>无法打开初始化日志 %1：%2</translation>
+    </message>
+    <message>
+        <source>cannot append to the bootstrap log %1: %2</source>
+        <translation>无法追加写入初始化日志 %1：%2</translation>
+    </message>
+    <message>
+        <source>there is no bootstrap log for workspace %1</source>
+        <translation>工作区 %1 没有初始化日志</translation>
+    </message>
+    <message>
+        <source>cannot read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <source>HTTP %1</source>
+        <translation>HTTP %1</translation>
+    </message>
+    <message>
+        <source>(request %1)</source>
+        <translation>（请求 %1）</translation>
+    </message>
+    <message>
+        <source>%1; and the lookup that should tell whether the sandbox was made failed: %2</source>
+        <translation>%1；并且用于确认沙箱是否已创建的查询也失败了：%2</translation>
+    </message>
+    <message>
+        <source>sandbox %1 is not attachable (state %2)</source>
+        <translation>无法连接沙箱 %1（状态为 %2）</translation>
+    </message>
+    <message>
+        <source>no command to run</source>
+        <translation>没有要运行的命令</translation>
+    </message>
+    <message>
+        <source>the server&apos;s answer is not a JSON object (HTTP %1, %2)</source>
+        <translation>服务器的响应不是 JSON 对象（HTTP %1，%2）</translation>
+    </message>
+    <message>
+        <source>no content type</source>
+        <translation>无内容类型</translation>
+    </message>
+    <message>
+        <source>- is this an OpenSandbox server?</source>
+        <translation>- 这是 OpenSandbox 服务器吗？</translation>
+    </message>
+    <message>
+        <source>not a JSON object</source>
+        <translation>不是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>the connection to the server was closed</source>
+        <translation>与服务器的连接已关闭</translation>
+    </message>
+    <message>
+        <source>no answer within %1 s</source>
+        <translation>%1 秒内无响应</translation>
+    </message>
+    <message>
+        <source>the server closed the connection without answering</source>
+        <translation>服务器未作响应即关闭了连接</translation>
+    </message>
+    <message>
+        <source>%1 %2 failed: %3</source>
+        <translation>%1 %2 失败：%3</translation>
+    </message>
+    <message>
+        <source>execd&apos;s answer is not JSON (HTTP %1, request %2)</source>
+        <translation>execd 的响应不是 JSON（HTTP %1，请求 %2）</translation>
+    </message>
+    <message>
+        <source>execd started a background command but sent no id</source>
+        <translation>execd 已启动后台命令，但未返回 ID</translation>
+    </message>
+    <message>
+        <source>execd could not start the command (exit %1)</source>
+        <translation>execd 无法启动命令（退出码 %1）</translation>
+    </message>
+    <message>
+        <source>the command stream from %1 went silent (no ping for %2 s)</source>
+        <translation>来自 %1 的命令流已无响应（%2 秒内未收到 ping）</translation>
+    </message>
+    <message>
+        <source>cannot reach execd at %1: %2</source>
+        <translation>无法连接位于 %1 的 execd：%2</translation>
+    </message>
+    <message>
+        <source>it ended without the command&apos;s result</source>
+        <translation>数据流已结束，但未返回命令结果</translation>
+    </message>
+    <message>
+        <source>the command stream from %1 broke off: %2</source>
+        <translation>来自 %1 的命令流中断：%2</translation>
+    </message>
+    <message>
+        <source>invalid OpenSandbox domain &quot;%1&quot;: %2</source>
+        <translation>无效的 OpenSandbox 域名“%1”：%2</translation>
+    </message>
+    <message>
+        <source>invalid protocol &quot;%1&quot;: use http or https</source>
+        <translation>无效的协议“%1”：请使用 http 或 https</translation>
+    </message>
+    <message>
+        <source>it is empty</source>
+        <translation>域名为空</translation>
+    </message>
+    <message>
+        <source>give host[:port] only, without a path (the client adds /v1)</source>
+        <translation>只需提供 host[:port]，不要包含路径（客户端会自动添加 /v1）</translation>
+    </message>
+    <message>
+        <source>give host[:port] only</source>
+        <translation>只需提供 host[:port]</translation>
+    </message>
+    <message>
+        <source>the port must be a number from 1 to 65535</source>
+        <translation>端口必须是 1 到 65535 之间的数字</translation>
+    </message>
+    <message>
+        <source>not a host name or address</source>
+        <translation>不是有效的主机名或地址</translation>
+    </message>
+    <message>
+        <source>sandbox %1 is %2 and cannot become %3</source>
+        <translation>沙箱 %1 处于 %2 状态，无法变为 %3</translation>
+    </message>
+    <message>
+        <source>sandbox %1 is still %2 after %3 s</source>
+        <translation>%3 秒后沙箱 %1 仍处于 %2 状态</translation>
+    </message>
+    <message>
+        <source>workspace id &quot;%1&quot; would escape the base folder %2</source>
+        <translation>工作区 ID“%1”会超出基础文件夹 %2 的范围</translation>
+    </message>
+    <message>
+        <source>there is no local workspace %1 in %2</source>
+        <translation>%2 中不存在本地工作区 %1</translation>
+    </message>
+    <message>
+        <source>the metadata of workspace %1 (%2) is damaged: %3</source>
+        <translation>工作区 %1（%2）的元数据已损坏：%3</translation>
+    </message>
+    <message>
+        <source>the base folder %1 cannot be used: %2 is not a folder</source>
+        <translation>无法使用基础文件夹 %1：%2 不是文件夹</translation>
+    </message>
+    <message>
+        <source>the base folder %1 is not writable (%2: %3)</source>
+        <translation>基础文件夹 %1 不可写（%2：%3）</translation>
+    </message>
+    <message>
+        <source>cannot create %1</source>
+        <translation>无法创建 %1</translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>local workspace %1 already exists</source>
+        <translation>本地工作区 %1 已存在</translation>
+    </message>
+    <message>
+        <source>cannot create the workspace folder %1</source>
+        <translation>无法创建工作区文件夹 %1</translation>
+    </message>
+    <message>
+        <source>local workspace %1 is %2, not Running</source>
+        <translation>本地工作区 %1 处于 %2 状态，而不是 Running 状态</translation>
+    </message>
+    <message>
+        <source>could not delete all of %1</source>
+        <translation>无法完全删除 %1</translation>
+    </message>
+    <message>
+        <source>local workspace %1 does not expire, so it cannot be renewed</source>
+        <translation>本地工作区 %1 不会过期，因此无法续期</translation>
+    </message>
+    <message>
+        <source>cannot run %1: %2</source>
+        <translation>无法运行 %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>ProfilesDialog</name>
+    <message>
+        <source>Profiles[*]</source>
+        <translation>配置文件[*]</translation>
+    </message>
+    <message>
+        <source>&amp;Profiles:</source>
+        <translation>配置文件(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>The profile shown in the form</source>
+        <translation>表单中显示的配置文件</translation>
+    </message>
+    <message>
+        <source>Add a new profile</source>
+        <translation>添加新配置文件</translation>
+    </message>
+    <message>
+        <source>&amp;Add</source>
+        <translation>添加(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Remove the selected profile and its API key</source>
+        <translation>移除选中的配置文件及其 API 密钥</translation>
+    </message>
+    <message>
+        <source>Remo&amp;ve</source>
+        <translation>移除(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation>名称(&amp;N)：</translation>
+    </message>
+    <message>
+        <source>How the profile is called in the console</source>
+        <translation>配置文件在控制台中显示的名称</translation>
+    </message>
+    <message>
+        <source>&amp;Backend:</source>
+        <translation>后端(&amp;B)：</translation>
+    </message>
+    <message>
+        <source>Where the workspaces of this profile live</source>
+        <translation>此配置文件的工作区所在位置</translation>
+    </message>
+    <message>
+        <source>&amp;Domain:</source>
+        <translation>域名(&amp;D)：</translation>
+    </message>
+    <message>
+        <source>The OpenSandbox server as host or host:port, without a scheme</source>
+        <translation>OpenSandbox 服务器，格式为“主机”或“主机:端口”，不含协议前缀</translation>
+    </message>
+    <message>
+        <source>host or host:port</source>
+        <translation>主机或主机:端口</translation>
+    </message>
+    <message>
+        <source>Pro&amp;tocol:</source>
+        <translation>协议(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>How the console talks to the server</source>
+        <translation>控制台与服务器通信所用的协议</translation>
+    </message>
+    <message>
+        <source>Reach the sandboxes through the server instead of directly</source>
+        <translation>通过服务器访问沙箱，而不是直接访问</translation>
+    </message>
+    <message>
+        <source>&amp;Use the server as a proxy</source>
+        <translation>将服务器用作代理(&amp;U)</translation>
+    </message>
+    <message>
+        <source>API &amp;key:</source>
+        <translation>API 密钥(&amp;K)：</translation>
+    </message>
+    <message>
+        <source>Stored in the system keychain, never in a file. Leave empty to keep the stored key.</source>
+        <translation>保存在系统钥匙串中，绝不写入文件。留空则保留已存储的密钥。</translation>
+    </message>
+    <message>
+        <source>Leave empty to keep the stored key</source>
+        <translation>留空则保留已存储的密钥</translation>
+    </message>
+    <message>
+        <source>Remove the stored API key of this profile</source>
+        <translation>移除此配置文件已存储的 API 密钥</translation>
+    </message>
+    <message>
+        <source>For&amp;get key</source>
+        <translation>清除密钥(&amp;G)</translation>
+    </message>
+    <message>
+        <source>&amp;Image:</source>
+        <translation>镜像(&amp;I)：</translation>
+    </message>
+    <message>
+        <source>The container image of new sandboxes; empty for the default</source>
+        <translation>新沙箱使用的容器镜像；留空则使用默认镜像</translation>
+    </message>
+    <message>
+        <source>Sandbox ti&amp;meout:</source>
+        <translation>沙箱超时(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>How long a new sandbox lives unless renewed; 0: it never expires</source>
+        <translation>新沙箱在不续期的情况下的存活时长；0：永不过期</translation>
+    </message>
+    <message>
+        <source>F&amp;older:</source>
+        <translation>文件夹(&amp;O)：</translation>
+    </message>
+    <message>
+        <source>The folder that holds one folder per workspace; empty for the default</source>
+        <translation>存放工作区的文件夹，每个工作区在其中占一个子文件夹；留空则使用默认位置</translation>
+    </message>
+    <message>
+        <source>Choose the workspaces folder</source>
+        <translation>选择工作区文件夹</translation>
+    </message>
+    <message>
+        <source>B&amp;rowse…</source>
+        <translation>浏览(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Bootstrap &amp;commands:</source>
+        <translation>初始化命令(&amp;C)：</translation>
+    </message>
+    <message>
+        <source>Default: the backend&apos;s own (AgentScope&apos;s on OpenSandbox, none locally)</source>
+        <translation>默认：使用后端自带的命令（OpenSandbox 上为 AgentScope 的命令，本地为无）</translation>
+    </message>
+    <message>
+        <source>A file with one shell command per line, run when a workspace is first made; empty for the backend&apos;s own</source>
+        <translation>每行一条 shell 命令的文件，在首次创建工作区时运行；留空则使用后端自带的命令</translation>
+    </message>
+    <message>
+        <source>Choose the bootstrap file</source>
+        <translation>选择初始化文件</translation>
+    </message>
+    <message>
+        <source>…</source>
+        <translation>…</translation>
+    </message>
+    <message>
+        <source>Iso&amp;lation:</source>
+        <translation>隔离粒度(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>Which users, agents and sessions share one workspace</source>
+        <translation>哪些用户、智能体和会话共用一个工作区</translation>
+    </message>
+    <message>
+        <source>Pause when idl&amp;e for:</source>
+        <translation>空闲多久后暂停(&amp;E)：</translation>
+    </message>
+    <message>
+        <source>Open workspaces idle longer than this are closed (paused)</source>
+        <translation>空闲超过此时长的已打开工作区将被关闭（暂停）</translation>
+    </message>
+    <message>
+        <source>S&amp;weep every:</source>
+        <translation>扫描间隔(&amp;W)：</translation>
+    </message>
+    <message>
+        <source>How often idle workspaces are looked for</source>
+        <translation>检查空闲工作区的频率</translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh every:</source>
+        <translation>刷新间隔(&amp;F)：</translation>
+    </message>
+    <message>
+        <source>How often the console reloads the workspace list while it is shown</source>
+        <translation>控制台显示时重新加载工作区列表的频率</translation>
+    </message>
+    <message>
+        <source>Hide every action that changes workspaces</source>
+        <translation>隐藏所有会更改工作区的操作</translation>
+    </message>
+    <message>
+        <source>Read-onl&amp;y</source>
+        <translation>只读(&amp;Y)</translation>
+    </message>
+    <message>
+        <source>&amp;Save</source>
+        <translation>保存(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save the profile (Enter)</source>
+        <translation>保存配置文件（Enter）</translation>
+    </message>
+    <message>
+        <source>&amp;Close</source>
+        <translation>关闭(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Never expires</source>
+        <translation>永不过期</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>Default: %1</source>
+        <translation>默认：%1</translation>
+    </message>
+    <message>
+        <source>New profile</source>
+        <translation>新配置文件</translation>
+    </message>
+    <message>
+        <source>Local</source>
+        <translation>本地</translation>
+    </message>
+    <message>
+        <source>OpenSandbox</source>
+        <translation>OpenSandbox</translation>
+    </message>
+    <message>
+        <source>One workspace per agent (PER_AGENT)</source>
+        <translation>每个智能体一个工作区（PER_AGENT）</translation>
+    </message>
+    <message>
+        <source>A new workspace for every session (PER_SESSION)</source>
+        <translation>每个会话一个新工作区（PER_SESSION）</translation>
+    </message>
+    <message>
+        <source>One workspace per user (PER_USER)</source>
+        <translation>每个用户一个工作区（PER_USER）</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>不刷新</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n second(s)</source>
+        <translation>
+            <numerusform>%n 秒</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The Local profile always uses the local backend.</source>
+        <translation>“本地”配置文件始终使用本地后端。</translation>
+    </message>
+    <message>
+        <source>Nothing was saved. Correct the fields that show a problem.</source>
+        <translation>未保存任何内容。请更正标出问题的字段。</translation>
+    </message>
+    <message>
+        <source>Save the new profile before going on?</source>
+        <translation>继续之前是否保存新配置文件？</translation>
+    </message>
+    <message>
+        <source>Save the changes to &quot;%1&quot; before going on?</source>
+        <translation>继续之前是否保存对“%1”的更改？</translation>
+    </message>
+    <message>
+        <source>Profiles</source>
+        <translation>配置文件</translation>
+    </message>
+    <message>
+        <source>Changes that are not saved are lost.</source>
+        <translation>未保存的更改将会丢失。</translation>
+    </message>
+    <message>
+        <source>The profile &quot;%1&quot; was saved.</source>
+        <translation>配置文件“%1”已保存。</translation>
+    </message>
+    <message>
+        <source>Nothing to save: the profile is unchanged.</source>
+        <translation>无需保存：配置文件未更改。</translation>
+    </message>
+    <message>
+        <source>Storing the API key in the system keychain…</source>
+        <translation>正在将 API 密钥存入系统钥匙串…</translation>
+    </message>
+    <message>
+        <source>The profile &quot;%1&quot; and its API key were saved.</source>
+        <translation>配置文件“%1”及其 API 密钥已保存。</translation>
+    </message>
+    <message>
+        <source>The system keychain is unavailable, so the API key of &quot;%1&quot; was not stored. Paddock keeps it in memory only until it quits; you will need to enter it again after that.</source>
+        <translation>系统钥匙串不可用，因此未存储“%1”的 API 密钥。Paddock 仅在退出前将其保留在内存中，退出后需要重新输入。</translation>
+    </message>
+    <message>
+        <source>The system keychain is unavailable, so the API key of &quot;%1&quot; was not saved.</source>
+        <translation>系统钥匙串不可用，因此未保存“%1”的 API 密钥。</translation>
+    </message>
+    <message>
+        <source>Fill in the new profile, then save it.</source>
+        <translation>请填写新配置文件，然后保存。</translation>
+    </message>
+    <message>
+        <source>Remove the profile &quot;%1&quot;?</source>
+        <translation>移除配置文件“%1”？</translation>
+    </message>
+    <message>
+        <source>Its settings and its API key are deleted. Its workspaces are not touched.</source>
+        <translation>其设置和 API 密钥将被删除，其工作区不受影响。</translation>
+    </message>
+    <message>
+        <source>&amp;Remove</source>
+        <translation>移除(&amp;R)</translation>
+    </message>
+    <message>
+        <source>The profile &quot;%1&quot; was removed.</source>
+        <translation>配置文件“%1”已移除。</translation>
+    </message>
+    <message>
+        <source>The profile &quot;%1&quot; was removed, but its API key could not be removed from the system keychain.</source>
+        <translation>配置文件“%1”已移除，但无法从系统钥匙串中移除其 API 密钥。</translation>
+    </message>
+    <message>
+        <source>The API key of &quot;%1&quot; was forgotten.</source>
+        <translation>已清除“%1”的 API 密钥。</translation>
+    </message>
+    <message>
+        <source>The API key of &quot;%1&quot; could not be removed from the system keychain.</source>
+        <translation>无法从系统钥匙串中移除“%1”的 API 密钥。</translation>
+    </message>
+    <message>
+        <source>No key stored.</source>
+        <translation>未存储密钥。</translation>
+    </message>
+    <message>
+        <source>Checking the system keychain…</source>
+        <translation>正在检查系统钥匙串…</translation>
+    </message>
+    <message>
+        <source>A key is kept for this session only, because the system keychain could not store it. It is forgotten when Paddock quits.</source>
+        <translation>由于系统钥匙串无法存储密钥，密钥仅在本次会话中保留，Paddock 退出后即被清除。</translation>
+    </message>
+    <message>
+        <source>A key is stored in the system keychain.</source>
+        <translation>已在系统钥匙串中存储密钥。</translation>
+    </message>
+</context>
+<context>
+    <name>RenewDialog</name>
+    <message>
+        <source>Renew</source>
+        <translation>续期</translation>
+    </message>
+    <message>
+        <source>&amp;Expire this long from now:</source>
+        <translation>从现在起多久后过期(&amp;E)：</translation>
+    </message>
+    <message>
+        <source>Minutes from now</source>
+        <translation>从现在起的分钟数</translation>
+    </message>
+    <message>
+        <source>Expiry before and after renewal</source>
+        <translation>续期前后的过期时间</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>Expires now</source>
+        <translation>当前过期时间</translation>
+    </message>
+    <message>
+        <source>Expires after renewal</source>
+        <translation>续期后过期时间</translation>
+    </message>
+    <message numerus="yes">
+        <source>Renew %n workspace(s)? Each will expire this long from now.</source>
+        <translation>
+            <numerusform>续期 %n 个工作区？每个工作区都将在从现在起的这段时间后过期。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n selected workspace(s) never expire and are skipped.</source>
+        <translation>
+            <numerusform>选中的工作区中有 %n 个永不过期，将被跳过。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
+        <source>&amp;Renew</source>
+        <translation>续期(&amp;R)</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>永不</translation>
+    </message>
+</context>
+<context>
+    <name>WorkspaceTreeModel</name>
+    <message>
+        <source>Pending</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>Pausing</source>
+        <translation>正在暂停</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>Resuming</source>
+        <translation>正在恢复</translation>
+    </message>
+    <message>
+        <source>Stopping</source>
+        <translation>正在停止</translation>
+    </message>
+    <message>
+        <source>Terminated</source>
+        <translation>已终止</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>User %1</source>
+        <translation>用户 %1</translation>
+    </message>
+    <message>
+        <source>Agent %1</source>
+        <translation>智能体 %1</translation>
+    </message>
+    <message>
+        <source>Paused for idleness at %1</source>
+        <translation>将于 %1 因空闲而暂停</translation>
+    </message>
+    <message>
+        <source>Expires at %1</source>
+        <translation>将于 %1 过期</translation>
+    </message>
+    <message>
+        <source>due, waiting for the backend</source>
+        <translation>已到期，等待后端处理</translation>
+    </message>
+    <message>
+        <source>%1 (profile %2)</source>
+        <translation>%1（配置文件 %2）</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>永不</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <source>Backend</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <source>Time until the workspace is paused for being idle</source>
+        <translation>距工作区因空闲而暂停还有多久</translation>
+    </message>
+    <message>
+        <source>Idle pause in</source>
+        <translation>空闲暂停倒计时</translation>
+    </message>
+    <message>
+        <source>Time until the server&apos;s expiry</source>
+        <translation>距服务器端过期还有多久</translation>
+    </message>
+    <message>
+        <source>Expires in</source>
+        <translation>过期倒计时</translation>
+    </message>
+    <message>
+        <source>Last activity</source>
+        <translation>最后活动</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>创建时间</translation>
+    </message>
+    <message>
+        <source>Image</source>
+        <translation>镜像</translation>
+    </message>
+    <message>
+        <source>Sandbox ID</source>
+        <translation>沙箱 ID</translation>
+    </message>
+    <message>
+        <source>%1 d %2 h</source>
+        <translation>%1 天 %2 小时</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+</context>
+<context>
+    <name>paddockctl</name>
+    <message>
+        <source>Usage: paddockctl [global options] &lt;command&gt; [options]
+
+Manage agent workspaces from the command line.
+
+Commands:
+</source>
+        <translation>用法：paddockctl [全局选项] &lt;命令&gt; [选项]
+
+从命令行管理智能体工作区。
+
+命令：
+</translation>
+    </message>
+    <message>
+        <source>
+Global options:
+  --backend local|opensandbox  where workspaces live (default: local)
+  --bootstrap FILE       bootstrap commands, one shell command per line
+                         (an empty file means none; default: none on local,
+                         AgentScope&apos;s bootstrap on OpenSandbox)
+
+Local backend:
+  --basedir DIR          the base folder (default: %1)
+  --bubblewrap           run commands inside bubblewrap (bwrap)
+
+OpenSandbox backend (API key from OPEN_SANDBOX_API_KEY):
+  --domain HOST[:PORT]   the server (default: OPEN_SANDBOX_DOMAIN, else localhost:8080)
+  --protocol http|https  (default: http)
+  --use-server-proxy     reach execd through the server&apos;s proxy
+  --image IMAGE          image of new sandboxes (default: python:3.11-slim)
+  --sandbox-timeout N    seconds until a new sandbox expires; 0: never (default: 1800)
+
+  --help, --version
+
+Exit codes: 0 success, 1 the operation failed, 2 usage error.
+</source>
+        <translation>
+全局选项：
+  --backend local|opensandbox  工作区所在的后端（默认：local）
+  --bootstrap FILE       初始化命令文件，每行一条 shell 命令
+                         （空文件表示不执行任何命令；默认：local 后端不执行，
+                         OpenSandbox 后端执行 AgentScope 的初始化命令）
+
+本地后端：
+  --basedir DIR          基础文件夹（默认：%1）
+  --bubblewrap           在 bubblewrap (bwrap) 中运行命令
+
+OpenSandbox 后端（API 密钥取自 OPEN_SANDBOX_API_KEY）：
+  --domain HOST[:PORT]   服务器（默认：OPEN_SANDBOX_DOMAIN，未设置时为 localhost:8080）
+  --protocol http|https  （默认：http）
+  --use-server-proxy     通过服务器的代理访问 execd
+  --image IMAGE          新沙箱的镜像（默认：python:3.11-slim）
+  --sandbox-timeout N    新沙箱的过期秒数；0 表示永不过期（默认：1800）
+
+  --help, --version
+
+退出码：0 表示成功，1 表示操作失败，2 表示用法错误。
+</translation>
+    </message>
+    <message>
+        <source>usage: paddockctl %1 %2
+</source>
+        <translation>用法：paddockctl %1 %2
+</translation>
+    </message>
+    <message>
+        <source>Run &apos;paddockctl --help&apos; for the commands.
+</source>
+        <translation>运行 &apos;paddockctl --help&apos; 查看可用命令。
+</translation>
+    </message>
+    <message>
+        <source>no workspace %1</source>
+        <translation>不存在工作区 %1</translation>
+    </message>
+    <message>
+        <source>assign-id needs --user and --agent</source>
+        <translation>assign-id 需要 --user 和 --agent</translation>
+    </message>
+    <message>
+        <source>open needs --user and --agent</source>
+        <translation>open 需要 --user 和 --agent</translation>
+    </message>
+    <message>
+        <source>cannot open workspace %1</source>
+        <translation>无法打开工作区 %1</translation>
+    </message>
+    <message>
+        <source>WORKSPACE</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>STATE</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>USER</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>AGENT</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <source>CREATED</source>
+        <translation>创建时间</translation>
+    </message>
+    <message>
+        <source>LAST ACTIVITY</source>
+        <translation>最后活动</translation>
+    </message>
+    <message>
+        <source>%1 resumed</source>
+        <translation>%1 已恢复</translation>
+    </message>
+    <message>
+        <source>%1 killed; deleted %2</source>
+        <translation>%1 已销毁；已删除 %2</translation>
+    </message>
+    <message>
+        <source>%1 killed; deleted sandbox %2</source>
+        <translation>%1 已销毁；已删除沙箱 %2</translation>
+    </message>
+    <message>
+        <source>%1 closed</source>
+        <translation>%1 已关闭</translation>
+    </message>
+    <message>
+        <source>%1 paused</source>
+        <translation>%1 已暂停</translation>
+    </message>
+    <message>
+        <source>renew needs --seconds N</source>
+        <translation>renew 需要 --seconds N</translation>
+    </message>
+    <message>
+        <source>--seconds takes a positive whole number, not &quot;%1&quot;</source>
+        <translation>--seconds 需要正整数，而不是“%1”</translation>
+    </message>
+    <message>
+        <source>%1 expires at %2</source>
+        <translation>%1 过期时间：%2</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>永不</translation>
+    </message>
+    <message>
+        <source>sweep needs --idle SECONDS</source>
+        <translation>sweep 需要 --idle SECONDS</translation>
+    </message>
+    <message>
+        <source>--idle takes a whole number of seconds, not &quot;%1&quot;</source>
+        <translation>--idle 需要整数秒数，而不是“%1”</translation>
+    </message>
+    <message>
+        <source>%1 would be paused (idle %2)</source>
+        <translation>%1 将会被暂停（已空闲 %2）</translation>
+    </message>
+    <message>
+        <source>%1 paused (idle %2)</source>
+        <translation>%1 已暂停（已空闲 %2）</translation>
+    </message>
+    <message>
+        <source>there is no bootstrap log for workspace %1</source>
+        <translation>工作区 %1 没有初始化日志</translation>
+    </message>
+    <message>
+        <source>cannot read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <source>no command given; commands: %1</source>
+        <translation>未指定命令；可用命令：%1</translation>
+    </message>
+    <message>
+        <source>unknown command &quot;%1&quot;; commands: %2</source>
+        <translation>未知命令“%1”；可用命令：%2</translation>
+    </message>
+    <message>
+        <source>wrong number of arguments for %1</source>
+        <translation>%1 的参数数量不正确</translation>
+    </message>
+    <message>
+        <source>option --%1 does not apply to %2</source>
+        <translation>选项 --%1 不适用于 %2</translation>
+    </message>
+    <message>
+        <source>unknown backend &quot;%1&quot;; valid choices: %2</source>
+        <translation>未知后端“%1”；有效值：%2</translation>
+    </message>
+    <message>
+        <source>option --%1 applies to the local backend only</source>
+        <translation>选项 --%1 仅适用于 local 后端</translation>
+    </message>
+    <message>
+        <source>option --%1 applies to the opensandbox backend only</source>
+        <translation>选项 --%1 仅适用于 opensandbox 后端</translation>
+    </message>
+    <message>
+        <source>--basedir needs a folder</source>
+        <translation>--basedir 需要指定文件夹</translation>
+    </message>
+    <message>
+        <source>cannot read the bootstrap file %1: %2</source>
+        <translation>无法读取初始化文件 %1：%2</translation>
+    </message>
+    <message>
+        <source>--protocol takes http or https, not &quot;%1&quot;</source>
+        <translation>--protocol 只接受 http 或 https，而不是“%1”</translation>
+    </message>
+    <message>
+        <source>--image needs an image name</source>
+        <translation>--image 需要指定镜像名称</translation>
+    </message>
+    <message>
+        <source>--sandbox-timeout takes 0 (never expire) or at least 60 seconds, not &quot;%1&quot;</source>
+        <translation>--sandbox-timeout 只接受 0（永不过期）或至少 60 秒，而不是“%1”</translation>
+    </message>
+</context>
+</TS>
