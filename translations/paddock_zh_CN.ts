@@ -1570,5 +1570,17 @@ OpenSandbox 后端（API 密钥取自 OPEN_SANDBOX_API_KEY）：
         <source>--sandbox-timeout takes 0 (never expire) or at least 60 seconds, not &quot;%1&quot;</source>
         <translation>--sandbox-timeout 只接受 0（永不过期）或至少 60 秒，而不是“%1”</translation>
     </message>
+    <message>
+        <source>%1h %2m</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <source>%1m %2s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <source>%1s</source>
+        <translation>%1 秒</translation>
+    </message>
 </context>
 </TS>

@@ -152,11 +152,14 @@ QString idleText(std::chrono::seconds idle)
     const auto hours = std::chrono::duration_cast<std::chrono::hours>(idle);
     const auto minutes = std::chrono::duration_cast<std::chrono::minutes>(idle - hours);
     const auto seconds = idle - hours - minutes;
+    // In the user's language and number format ("5m 3s", "5 分 3 秒").
+    const QLocale locale;
     if (hours.count() > 0)
-        return QStringLiteral("%1h %2m").arg(hours.count()).arg(minutes.count());
+        return Tr::tr("%1h %2m").arg(locale.toString(qint64(hours.count())), locale.toString(qint64(minutes.count())));
     if (minutes.count() > 0)
-        return QStringLiteral("%1m %2s").arg(minutes.count()).arg(seconds.count());
-    return QStringLiteral("%1s").arg(seconds.count());
+        return Tr::tr("%1m %2s").arg(locale.toString(qint64(minutes.count())),
+                                     locale.toString(qint64(seconds.count())));
+    return Tr::tr("%1s").arg(locale.toString(qint64(seconds.count())));
 }
 
 std::optional<qint64> parseCount(const QString &text)
