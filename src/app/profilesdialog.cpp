@@ -660,28 +660,40 @@ QCoro::Task<void> ProfilesDialog::removeProfile()
     m_busy = true;
     updateState();
     // As in save(): the stores are finished with even if the dialog goes away meanwhile.
-    SecretStore *secrets = m_secrets;
-    SecretStore *sessionKeys = m_sessionKeys;
-    const Result<> droppedKept = co_await sessionKeys->remove(id);
-    const Result<> droppedStored = co_await secrets->remove(id);
+    const Result<> dropped = co_await removeKeys(m_secrets, m_sessionKeys, id);
     if (!self)
         co_return;
     m_busy = false;
     updateState();
     Q_EMIT profilesChanged(QStringList{id});
-    if (droppedKept && droppedStored) {
+    if (dropped) {
         showStatus(tr("The profile \"%1\" was removed.").arg(name));
         co_return;
     }
-    const QString text = tr("The profile \"%1\" was removed, but its API key could not be removed from the system "
-                            "keychain.")
-                             .arg(name);
+    reportKeyNotRemoved(tr("The profile \"%1\" was removed, but its API key could not be removed from the system "
+                           "keychain.")
+                            .arg(name),
+                        dropped.error().message);
+}
+
+QCoro::Task<Result<>> ProfilesDialog::removeKeys(SecretStore *secrets, SecretStore *sessionKeys, QString id)
+{
+    // Both are tried; the first failure is the one told.
+    const Result<> droppedKept = co_await sessionKeys->remove(id);
+    const Result<> droppedStored = co_await secrets->remove(id);
+    if (!droppedKept)
+        co_return droppedKept;
+    co_return droppedStored;
+}
+
+void ProfilesDialog::reportKeyNotRemoved(const QString &text, const QString &detail)
+{
     showStatus(text, true);
     auto *report = new QMessageBox(QMessageBox::Warning, tr("Profiles"), text, QMessageBox::Ok, this);
     report->setObjectName(QStringLiteral("keyNotRemoved"));
     report->setAttribute(Qt::WA_DeleteOnClose);
     report->setTextFormat(Qt::PlainText);
-    report->setInformativeText(droppedStored ? droppedKept.error().message : droppedStored.error().message);
+    report->setInformativeText(detail);
     report->open();
 }
 
@@ -694,26 +706,17 @@ QCoro::Task<void> ProfilesDialog::forgetKey()
     m_busy = true;
     updateState();
     const QPointer<ProfilesDialog> self(this);
-    SecretStore *secrets = m_secrets;
-    SecretStore *sessionKeys = m_sessionKeys;
-    const Result<> droppedKept = co_await sessionKeys->remove(id);
-    const Result<> droppedStored = co_await secrets->remove(id);
+    const Result<> dropped = co_await removeKeys(m_secrets, m_sessionKeys, id);
     if (!self)
         co_return;
     m_busy = false;
     updateState();
     Q_EMIT profilesChanged(QStringList{id});
-    if (droppedKept && droppedStored) {
+    if (dropped) {
         showStatus(tr("The API key of \"%1\" was forgotten.").arg(name));
     } else {
-        const QString text = tr("The API key of \"%1\" could not be removed from the system keychain.").arg(name);
-        showStatus(text, true);
-        auto *report = new QMessageBox(QMessageBox::Warning, tr("Profiles"), text, QMessageBox::Ok, this);
-        report->setObjectName(QStringLiteral("keyNotRemoved"));
-        report->setAttribute(Qt::WA_DeleteOnClose);
-        report->setTextFormat(Qt::PlainText);
-        report->setInformativeText(droppedStored ? droppedKept.error().message : droppedStored.error().message);
-        report->open();
+        reportKeyNotRemoved(tr("The API key of \"%1\" could not be removed from the system keychain.").arg(name),
+                            dropped.error().message);
     }
     refreshKeyStatus();
 }

@@ -96,6 +96,10 @@ private:
     QCoro::Task<void> addProfile();
     QCoro::Task<void> removeProfile();
     QCoro::Task<void> forgetKey();
+    // Removes a profile's key from both stores (a static: it finishes even if the dialog goes).
+    static QCoro::Task<Paddock::Result<>> removeKeys(Paddock::SecretStore *secrets, Paddock::SecretStore *sessionKeys,
+                                                     QString id);
+    void reportKeyNotRemoved(const QString &text, const QString &detail);
     QCoro::Task<void> closeAfterCheck();
     QCoro::Task<void> refreshKeyStatus();
     void setKeyStatus(const QString &text);

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <functional>
 #include <grp.h>
+#include <optional>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -65,6 +66,22 @@ HttpResponse fileNotFound(const QString &path)
 HttpResponse badBody(const QString &why)
 {
     return execdError(400, u"INVALID_REQUEST_BODY"_s, u"error parsing request, MAYBE invalid body format. "_s + why);
+}
+
+// A body that must be a JSON object (or array), decoded as execd's Go handlers do: nullopt and
+// the document, or the 400 they answer (`goType` names the type Go would decode into).
+std::optional<HttpResponse> decodeBody(const HttpRequest &request, bool array, const QString &goType,
+                                       QJsonDocument *document)
+{
+    QJsonParseError parseError{};
+    *document = QJsonDocument::fromJson(request.body, &parseError);
+    if (parseError.error != QJsonParseError::NoError)
+        return badBody(parseError.errorString());
+    if (array ? !document->isArray() : !document->isObject()) {
+        return badBody(
+            u"json: cannot unmarshal %1 into Go value of type %2"_s.arg(array ? u"object"_s : u"array"_s, goType));
+    }
+    return std::nullopt;
 }
 
 QByteArray local(const QString &path)
@@ -570,12 +587,9 @@ HttpResponse FakeOpenSandbox::listDirectory(Sandbox &sandbox, const HttpRequest 
 
 HttpResponse FakeOpenSandbox::makeDirectories(Sandbox &sandbox, const HttpRequest &request)
 {
-    QJsonParseError parseError{};
-    const QJsonDocument document = QJsonDocument::fromJson(request.body, &parseError);
-    if (parseError.error != QJsonParseError::NoError)
-        return badBody(parseError.errorString());
-    if (!document.isObject())
-        return badBody(u"json: cannot unmarshal array into Go value of type map[string]model.Permission"_s);
+    QJsonDocument document;
+    if (auto bad = decodeBody(request, false, u"map[string]model.Permission"_s, &document))
+        return *bad;
     const QJsonObject body = document.object();
     for (auto it = body.begin(); it != body.end(); ++it) {
         if (!it.value().isObject())
@@ -639,12 +653,9 @@ HttpResponse FakeOpenSandbox::removeDirectories(Sandbox &sandbox, const HttpRequ
 
 HttpResponse FakeOpenSandbox::moveFiles(Sandbox &sandbox, const HttpRequest &request)
 {
-    QJsonParseError parseError{};
-    const QJsonDocument document = QJsonDocument::fromJson(request.body, &parseError);
-    if (parseError.error != QJsonParseError::NoError)
-        return badBody(parseError.errorString());
-    if (!document.isArray())
-        return badBody(u"json: cannot unmarshal object into Go value of type []model.RenameFileItem"_s);
+    QJsonDocument document;
+    if (auto bad = decodeBody(request, true, u"[]model.RenameFileItem"_s, &document))
+        return *bad;
     for (const QJsonValue &value : document.array()) {
         const QString src = value.toObject().value(u"src"_s).toString();
         const QString dest = value.toObject().value(u"dest"_s).toString();
@@ -671,12 +682,9 @@ HttpResponse FakeOpenSandbox::moveFiles(Sandbox &sandbox, const HttpRequest &req
 
 HttpResponse FakeOpenSandbox::chmodFiles(Sandbox &sandbox, const HttpRequest &request)
 {
-    QJsonParseError parseError{};
-    const QJsonDocument document = QJsonDocument::fromJson(request.body, &parseError);
-    if (parseError.error != QJsonParseError::NoError)
-        return badBody(parseError.errorString());
-    if (!document.isObject())
-        return badBody(u"json: cannot unmarshal array into Go value of type map[string]model.Permission"_s);
+    QJsonDocument document;
+    if (auto bad = decodeBody(request, false, u"map[string]model.Permission"_s, &document))
+        return *bad;
     const QJsonObject body = document.object();
     for (auto it = body.begin(); it != body.end(); ++it) {
         const std::optional<ResolvedPath> resolved = resolve(sandbox, it.key(), true);
