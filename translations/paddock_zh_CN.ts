@@ -816,6 +816,14 @@
         <source>cannot run %1: %2</source>
         <translation>无法运行 %1：%2</translation>
     </message>
+    <message>
+        <source>cannot open the log %1: %2</source>
+        <translation>无法打开日志 %1：%2</translation>
+    </message>
+    <message>
+        <source>cannot read the log %1: %2</source>
+        <translation>无法读取日志 %1：%2</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
