@@ -948,10 +948,6 @@
         <translation>选择工作区文件夹</translation>
     </message>
     <message>
-        <source>B&amp;rowse…</source>
-        <translation>浏览(&amp;R)…</translation>
-    </message>
-    <message>
         <source>Bootstrap &amp;commands:</source>
         <translation>初始化命令(&amp;C)：</translation>
     </message>
@@ -1164,6 +1160,10 @@
     <message>
         <source>A key is stored in the system keychain.</source>
         <translation>已在系统钥匙串中存储密钥。</translation>
+    </message>
+    <message>
+        <source>Brow&amp;se…</source>
+        <translation>浏览(&amp;S)…</translation>
     </message>
 </context>
 <context>

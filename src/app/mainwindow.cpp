@@ -260,24 +260,17 @@ void MainWindow::setManager(WorkspaceManager *manager, BootstrapLogStore *logs)
     m_logs = logs;
     if (m_manager) {
         // What the manager does shows in the table: an opened workspace, a closed one, what the
-        // sweeper paused, a sandbox lost behind our back.
-        connect(m_manager, &WorkspaceManager::provisioningFinished, this, &MainWindow::scheduleRefresh);
-        connect(m_manager, &WorkspaceManager::workspaceClosed, this, &MainWindow::scheduleRefresh);
-        connect(m_manager, &WorkspaceManager::workspaceLost, this, &MainWindow::scheduleRefresh);
+        // sweeper paused, a sandbox lost behind our back. (A refresh asked for while one runs
+        // makes that one run once more.)
+        connect(m_manager, &WorkspaceManager::provisioningFinished, this, [this] { refresh(); });
+        connect(m_manager, &WorkspaceManager::workspaceClosed, this, [this] { refresh(); });
+        connect(m_manager, &WorkspaceManager::workspaceLost, this, [this] { refresh(); });
         connect(m_manager, &WorkspaceManager::sweepFinished, this, [this](const QStringList &evicted) {
             if (!evicted.isEmpty())
-                scheduleRefresh();
+                refresh();
         });
     }
     updateActions();
-}
-
-void MainWindow::scheduleRefresh()
-{
-    if (m_refreshing)
-        m_refreshAgain = true;
-    else
-        refresh();
 }
 
 void MainWindow::setRefreshInterval(std::chrono::seconds interval)
@@ -671,7 +664,7 @@ void MainWindow::openWorkspace()
                         std::dynamic_pointer_cast<SandboxWorkspace>(m_manager->cached(workspaceId))) {
                     m_activity->noteAccess(WorkspaceRecord{profile, workspace->sandbox(), std::nullopt, {}}.key());
                 }
-                scheduleRefresh();
+                refresh();
             });
     dialog->open();
 }

@@ -112,7 +112,6 @@ private:
     void openWorkspace();
     // Asks for the sessions/ activity of the running workspaces in view.
     void requestVisibleActivity();
-    void scheduleRefresh();
     void updateActions();
     void setProfileProblem(const QString &problem);
     // Every text of the window again, in the language now installed.
