@@ -2,6 +2,37 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en" sourcelanguage="en">
 <context>
+    <name>LogViewer</name>
+    <message numerus="yes">
+        <source>%n line(s)</source>
+        <translation>
+            <numerusform>%n line</numerusform>
+            <numerusform>%n lines</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n line(s) shown</source>
+        <translation>
+            <numerusform>%n line shown</numerusform>
+            <numerusform>%n lines shown</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n match(es)</source>
+        <translation>
+            <numerusform>%1 of %n match</numerusform>
+            <numerusform>%1 of %n matches</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n match(es)</source>
+        <translation>
+            <numerusform>%n match</numerusform>
+            <numerusform>%n matches</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message numerus="yes">
         <source>%n second(s)</source>
@@ -109,6 +140,13 @@
         <translation>
             <numerusform>bootstrap: %n command</numerusform>
             <numerusform>bootstrap: %n commands</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>container log lines may be missing here: %n or more new lines arrived between two polls</source>
+        <translation>
+            <numerusform>container log lines may be missing here: %n or more new lines arrived between two polls</numerusform>
+            <numerusform>container log lines may be missing here: %n or more new lines arrived between two polls</numerusform>
         </translation>
     </message>
 </context>

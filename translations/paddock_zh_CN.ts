@@ -39,6 +39,224 @@
     </message>
 </context>
 <context>
+    <name>LogModel</name>
+    <message>
+        <source>standard output</source>
+        <translation>标准输出</translation>
+    </message>
+    <message>
+        <source>standard error</source>
+        <translation>标准错误</translation>
+    </message>
+    <message>
+        <source>command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>Paddock</source>
+        <translation>Paddock</translation>
+    </message>
+    <message>
+        <source>Some bytes of this line are not UTF-8; they are shown as �.</source>
+        <translation>此行有些字节不是 UTF-8，显示为 �。</translation>
+    </message>
+    <message>
+        <source>This line has NUL bytes; they are shown as ^@.</source>
+        <translation>此行含有 NUL 字节，显示为 ^@。</translation>
+    </message>
+    <message>
+        <source>This line is %1 long; the first %2 are shown. Copy or Export gives all of it.</source>
+        <translation>此行长 %1，仅显示前 %2。复制或导出可得到完整内容。</translation>
+    </message>
+</context>
+<context>
+    <name>LogViewer</name>
+    <message>
+        <source>Search the log</source>
+        <translation>搜索日志</translation>
+    </message>
+    <message>
+        <source>Matching text is highlighted. Enter goes to the next match, Shift+Enter to the previous.</source>
+        <translation>匹配的文本会高亮显示。按 Enter 转到下一个匹配项，按 Shift+Enter 转到上一个。</translation>
+    </message>
+    <message>
+        <source>Regular e&amp;xpression</source>
+        <translation>正则表达式(&amp;X)</translation>
+    </message>
+    <message>
+        <source>Match c&amp;ase</source>
+        <translation>区分大小写(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Only matc&amp;hing lines</source>
+        <translation>仅显示匹配行(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Show only the lines that match, with the lines of context around them.</source>
+        <translation>仅显示匹配的行及其前后的上下文行。</translation>
+    </message>
+    <message>
+        <source>Con&amp;text:</source>
+        <translation>上下文(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>Context lines</source>
+        <translation>上下文行数</translation>
+    </message>
+    <message>
+        <source>Lines shown before and after each matching line.</source>
+        <translation>每个匹配行前后显示的行数。</translation>
+    </message>
+    <message>
+        <source>Find</source>
+        <translation>查找</translation>
+    </message>
+    <message>
+        <source>Previous Match</source>
+        <translation>上一个匹配项</translation>
+    </message>
+    <message>
+        <source>Previous match (Shift+F3)</source>
+        <translation>上一个匹配项（Shift+F3）</translation>
+    </message>
+    <message>
+        <source>Next Match</source>
+        <translation>下一个匹配项</translation>
+    </message>
+    <message>
+        <source>Next match (F3)</source>
+        <translation>下一个匹配项（F3）</translation>
+    </message>
+    <message>
+        <source>Keep the newest lines in view. Scrolling up stops following; scrolling to the end resumes it.</source>
+        <translation>始终显示最新的行。向上滚动即停止跟随，滚动到末尾即恢复跟随。</translation>
+    </message>
+    <message>
+        <source>Line &amp;Numbers</source>
+        <translation>行号(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Show line numbers</source>
+        <translation>显示行号</translation>
+    </message>
+    <message>
+        <source>Ti&amp;mestamps</source>
+        <translation>时间戳(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Show when each line was written (local time)</source>
+        <translation>显示每行的写入时间（本地时间）</translation>
+    </message>
+    <message>
+        <source>&amp;Copy</source>
+        <translation>复制(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Copy the selected lines (Ctrl+C)</source>
+        <translation>复制选中的行（Ctrl+C）</translation>
+    </message>
+    <message>
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Save the whole log to a file (Ctrl+S)</source>
+        <translation>将完整日志保存到文件（Ctrl+S）</translation>
+    </message>
+    <message>
+        <source>Log lines</source>
+        <translation>日志行</translation>
+    </message>
+    <message>
+        <source>Cannot read the log: %1</source>
+        <translation>无法读取日志：%1</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Exported the whole log to %1.</source>
+        <translation>已将完整日志导出到 %1。</translation>
+    </message>
+    <message>
+        <source>Export Log</source>
+        <translation>导出日志</translation>
+    </message>
+    <message>
+        <source>Log files (*.log *.txt);;All files (*)</source>
+        <translation>日志文件 (*.log *.txt);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>The log file has been deleted or replaced. What was read is still shown, and Export saves it.</source>
+        <translation>日志文件已被删除或替换。已读取的内容仍会显示，也可以导出。</translation>
+    </message>
+    <message>
+        <source>Some lines are not valid UTF-8: the bytes that are not are shown as �.</source>
+        <translation>有些行不是有效的 UTF-8：无效的字节显示为 �。</translation>
+    </message>
+    <message>
+        <source>Some lines contain NUL bytes, shown as ^@.</source>
+        <translation>有些行含有 NUL 字节，显示为 ^@。</translation>
+    </message>
+    <message>
+        <source>Some lines are too long to show whole: the first %1 of each are shown. Copy and Export give all of it.</source>
+        <translation>有些行太长，无法完整显示：每行仅显示前 %1。复制或导出可得到完整内容。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n line(s)</source>
+        <translation>
+            <numerusform>%n 行</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>reading… %1%</source>
+        <translation>正在读取… %1%</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n line(s) shown</source>
+        <translation>
+            <numerusform>显示 %n 行</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>following</source>
+        <translation>正在跟随</translation>
+    </message>
+    <message>
+        <source>not following</source>
+        <translation>未跟随</translation>
+    </message>
+    <message>
+        <source>Invalid pattern</source>
+        <translation>无效的模式</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n match(es)</source>
+        <translation>
+            <numerusform>第 %1 个，共 %n 个匹配项</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n match(es)</source>
+        <translation>
+            <numerusform>%n 个匹配项</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No matches</source>
+        <translation>没有匹配项</translation>
+    </message>
+    <message>
+        <source>(searching… %1%)</source>
+        <translation>（正在搜索… %1%）</translation>
+    </message>
+    <message>
+        <source>Fo&amp;llow</source>
+        <translation>跟随(&amp;L)</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Paddock</source>
@@ -383,6 +601,46 @@
         <translation>
             <numerusform>%n 个失败</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Bootstrap &amp;Log</source>
+        <translation>初始化日志(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Show the selected workspace&apos;s bootstrap log, following new lines</source>
+        <translation>显示选中工作区的初始化日志，并跟随新的行</translation>
+    </message>
+    <message>
+        <source>Con&amp;tainer Log</source>
+        <translation>容器日志(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Show what the selected sandbox&apos;s container prints, polled from the server</source>
+        <translation>显示选中沙箱的容器输出（定期从服务器获取）</translation>
+    </message>
+    <message>
+        <source>Logs</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>Container: %1</source>
+        <translation>容器：%1</translation>
+    </message>
+    <message>
+        <source>Log: %1</source>
+        <translation>日志：%1</translation>
+    </message>
+    <message>
+        <source>No longer polled: the sandbox is not running. Show the container log again to poll it.</source>
+        <translation>已停止获取：沙箱未在运行。再次打开容器日志即可重新获取。</translation>
+    </message>
+    <message>
+        <source>Polling the server for new lines.</source>
+        <translation>正在定期从服务器获取新的行。</translation>
+    </message>
+    <message>
+        <source>L&amp;ogs</source>
+        <translation>日志(&amp;O)</translation>
     </message>
 </context>
 <context>
@@ -823,6 +1081,48 @@
     <message>
         <source>cannot read the log %1: %2</source>
         <translation>无法读取日志 %1：%2</translation>
+    </message>
+    <message>
+        <source>the %1 backend has no container logs</source>
+        <translation>%1 后端没有容器日志</translation>
+    </message>
+    <message>
+        <source>cannot create the folder %1 for the container log</source>
+        <translation>无法为容器日志创建文件夹 %1</translation>
+    </message>
+    <message>
+        <source>cannot open the container log file %1: %2</source>
+        <translation>无法打开容器日志文件 %1：%2</translation>
+    </message>
+    <message>
+        <source>cannot read the container log of sandbox %1: its backend no longer exists</source>
+        <translation>无法读取沙箱 %1 的容器日志：其后端已不存在</translation>
+    </message>
+    <message>
+        <source>cannot read the container log of sandbox %1: %2</source>
+        <translation>无法读取沙箱 %1 的容器日志：%2</translation>
+    </message>
+    <message>
+        <source>cannot read the state of sandbox %1: %2</source>
+        <translation>无法读取沙箱 %1 的状态：%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>container log lines may be missing here: %n or more new lines arrived between two polls</source>
+        <translation>
+            <numerusform>此处可能缺少容器日志行：两次获取之间新增了 %n 行或更多</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>cannot append to the container log file %1: %2</source>
+        <translation>无法追加写入容器日志文件 %1：%2</translation>
+    </message>
+    <message>
+        <source>The regular expression is not valid at character %1: %2</source>
+        <translation>正则表达式在第 %1 个字符处无效：%2</translation>
+    </message>
+    <message>
+        <source>Cannot search the log: %1</source>
+        <translation>无法搜索日志：%1</translation>
     </message>
 </context>
 <context>

@@ -3,7 +3,10 @@
 #include "activitytracker.h"
 #include "backend.h"
 #include "bootstraplog.h"
+#include "containerlogtail.h"
 #include "i18n.h"
+#include "logmodel.h"
+#include "logviewer.h"
 #include "opendialog.h"
 #include "renewdialog.h"
 #include "ui_mainwindow.h"
@@ -17,6 +20,9 @@
 #include <QCoroTask>
 
 #include <QActionGroup>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QKeyEvent>
@@ -29,6 +35,7 @@
 #include <QSet>
 #include <QShortcut>
 #include <QStyle>
+#include <QTabWidget>
 
 using namespace Paddock;
 
@@ -41,6 +48,8 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     , m_model(new WorkspaceTreeModel(this))
     , m_proxy(new WorkspaceFilterProxy(this))
     , m_freshness(new QLabel(this))
+    , m_logDock(new QDockWidget(this))
+    , m_logTabs(new QTabWidget(m_logDock))
     , m_languages(new QActionGroup(this))
 {
     m_ui->setupUi(this);
@@ -103,6 +112,8 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     connect(m_ui->actionRefresh, &QAction::triggered, this, [this] { refresh(); });
     connect(m_ui->actionOpen, &QAction::triggered, this, &MainWindow::openWorkspace);
     connect(m_ui->actionClose, &QAction::triggered, this, [this] { runAction(Action::Close); });
+    connect(m_ui->actionShowLog, &QAction::triggered, this, [this] { showSelectedLog(false); });
+    connect(m_ui->actionShowContainerLog, &QAction::triggered, this, [this] { showSelectedLog(true); });
     connect(m_ui->actionProfiles, &QAction::triggered, this, &MainWindow::profilesRequested);
     connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);
     // View > Language: the system's, or one we ship, named in itself so anyone finds their own.
@@ -182,8 +193,25 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     m_ui->workspaceView->setContextMenuPolicy(Qt::ActionsContextMenu);
     auto *separator = new QAction(this);
     separator->setSeparator(true);
-    m_ui->workspaceView->addActions({m_ui->actionOpen, m_ui->actionClose, m_ui->actionPause, m_ui->actionResume,
+    auto *logSeparator = new QAction(this);
+    logSeparator->setSeparator(true);
+    m_ui->workspaceView->addActions({m_ui->actionOpen, m_ui->actionClose, logSeparator, m_ui->actionShowLog,
+                                     m_ui->actionShowContainerLog, separator, m_ui->actionPause, m_ui->actionResume,
                                      m_ui->actionRenew, m_ui->actionKill, separator, m_ui->actionRefresh});
+
+    // Logs open in tabs of a dock under the table.
+    m_logDock->setObjectName(QStringLiteral("logDock"));
+    m_logDock->setWidget(m_logTabs);
+    m_logDock->setAllowedAreas(Qt::BottomDockWidgetArea | Qt::RightDockWidgetArea);
+    m_logTabs->setTabsClosable(true);
+    m_logTabs->setMovable(true);
+    m_logTabs->setDocumentMode(true);
+    connect(m_logTabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeLogTab);
+    addDockWidget(Qt::BottomDockWidgetArea, m_logDock);
+    m_logDock->hide();
+    m_logDock->setWindowTitle(tr("Logs"));
+    m_logDock->toggleViewAction()->setText(tr("L&ogs"));
+    m_ui->menuView->insertAction(m_ui->actionRefresh, m_logDock->toggleViewAction());
     updateActions();
     refresh();
 }
@@ -249,15 +277,106 @@ void MainWindow::retranslate()
         m_ui->refreshIntervalBox->setItemText(i, seconds == 0 ? tr("Off") : tr("%n second(s)", nullptr, seconds));
     }
     m_model->retranslate();
+    m_logDock->setWindowTitle(tr("Logs"));
+    m_logDock->toggleViewAction()->setText(tr("L&ogs"));
+    for (int i = 0; i < m_logTabs->count(); ++i) {
+        const QString name = m_logTabs->widget(i)->property("workspaceName").toString();
+        const bool container = m_logTabs->widget(i)->property("container").toBool();
+        m_logTabs->setTabText(i, container ? tr("Container: %1").arg(name) : tr("Log: %1").arg(name));
+    }
     tick();
+}
+
+LogViewer *MainWindow::showLog(const WorkspaceRecord &record, bool container)
+{
+    if (!m_logs || !m_backend)
+        return nullptr;
+    const QString instance = m_backend->instanceKey();
+    const QString workspace = record.info.workspaceId.isEmpty() ? record.info.sandboxId : record.info.workspaceId;
+    QString path = m_logs->path(instance, workspace);
+    if (container)
+        path.replace(path.size() - 4, 4, QStringLiteral(".container.log"));
+    for (int i = 0; i < m_logTabs->count(); ++i) {
+        auto *viewer = qobject_cast<LogViewer *>(m_logTabs->widget(i));
+        if (viewer && viewer->model()->path() == path) {
+            if (auto *tail = viewer->findChild<Paddock::ContainerLogTail *>(); tail && !tail->isRunning())
+                tail->start();
+            m_logTabs->setCurrentIndex(i);
+            m_logDock->show();
+            viewer->setFocus();
+            return viewer;
+        }
+    }
+    auto *viewer = new LogViewer(path);
+    viewer->setProperty("workspaceName", workspace);
+    viewer->setProperty("container", container);
+    viewer->setProperty("instanceKey", instance);
+    viewer->setProperty("workspaceId", workspace);
+    if (container) {
+        // OpenSandbox gives a container's output only as "the last lines": a tail polls it into
+        // a file of its own next to the bootstrap log, and the viewer follows that file.
+        auto *tail = new Paddock::ContainerLogTail(m_backend, record.info.sandboxId, path, viewer);
+        connect(tail, &Paddock::ContainerLogTail::linesAppended, viewer, &LogViewer::refresh);
+        connect(tail, &Paddock::ContainerLogTail::problem, viewer, &LogViewer::setSourceState);
+        connect(tail, &Paddock::ContainerLogTail::stopped, viewer, [viewer] {
+            viewer->setSourceState(
+                tr("No longer polled: the sandbox is not running. Show the container log again to poll it."));
+        });
+        viewer->setSourceState(tr("Polling the server for new lines."));
+        tail->start();
+    }
+    const int index =
+        m_logTabs->addTab(viewer, container ? tr("Container: %1").arg(workspace) : tr("Log: %1").arg(workspace));
+    m_logTabs->setTabToolTip(index, QDir::toNativeSeparators(path));
+    m_logTabs->setCurrentIndex(index);
+    m_logDock->show();
+    viewer->setFocus();
+    return viewer;
+}
+
+void MainWindow::showSelectedLog(bool container)
+{
+    const auto records = selectedRecords();
+    const QModelIndex current = m_ui->workspaceView->currentIndex();
+    const QString currentKey = current.data(WorkspaceTreeModel::KeyRole).toString();
+    const WorkspaceRecord *chosen = nullptr;
+    for (const WorkspaceRecord *record : records) {
+        if (!chosen || record->key() == currentKey)
+            chosen = record;
+    }
+    if (chosen)
+        showLog(*chosen, container);
+}
+
+void MainWindow::closeLogTab(int index)
+{
+    QWidget *viewer = m_logTabs->widget(index);
+    m_logTabs->removeTab(index);
+    delete viewer;
+    if (m_logTabs->count() == 0)
+        m_logDock->hide();
 }
 
 void MainWindow::setManager(WorkspaceManager *manager, BootstrapLogStore *logs)
 {
     if (m_manager)
         disconnect(m_manager, nullptr, this, nullptr);
+    if (m_logs)
+        disconnect(m_logs, nullptr, this, nullptr);
     m_manager = manager;
     m_logs = logs;
+    if (m_logs) {
+        // A bootstrap log being shown gets its new lines as they are written.
+        connect(m_logs, &BootstrapLogStore::lineAppended, this,
+                [this](const QString &instanceKey, const QString &workspaceId) {
+                    for (int i = 0; i < m_logTabs->count(); ++i) {
+                        QWidget *tab = m_logTabs->widget(i);
+                        if (!tab->property("container").toBool() && tab->property("workspaceId") == workspaceId
+                            && tab->property("instanceKey") == instanceKey)
+                            static_cast<LogViewer *>(tab)->refresh();
+                    }
+                });
+    }
     if (m_manager) {
         // What the manager does shows in the table: an opened workspace, a closed one, what the
         // sweeper paused, a sandbox lost behind our back. (A refresh asked for while one runs
@@ -587,6 +706,9 @@ void MainWindow::updateActions()
                            [action](const WorkspaceRecord *record) { return fits(action, *record); });
     };
     m_ui->actionOpen->setEnabled(!m_readOnly && m_manager && m_backend);
+    m_ui->actionShowLog->setEnabled(m_logs && m_backend && !records.isEmpty());
+    m_ui->actionShowContainerLog->setEnabled(m_logs && m_backend && !records.isEmpty()
+                                             && m_backend->name() != QLatin1String("local"));
     m_ui->actionClose->setEnabled(!m_readOnly && !m_busy && m_manager && any(Action::Close));
     m_ui->actionPause->setEnabled(!m_readOnly && !m_busy && any(Action::Pause));
     m_ui->actionResume->setEnabled(!m_readOnly && !m_busy && any(Action::Resume));

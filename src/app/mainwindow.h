@@ -22,8 +22,11 @@ class BootstrapLogStore;
 class WorkspaceManager;
 } // namespace Paddock
 class ActivityTracker;
+class LogViewer;
 class QActionGroup;
+class QDockWidget;
 class QLabel;
+class QTabWidget;
 class WorkspaceFilterProxy;
 struct WorkspaceRecord;
 class WorkspaceTreeModel;
@@ -72,6 +75,13 @@ public:
     bool isStale() const;
     // What the last action reported in the status bar ("3 of 3 workspaces done; ...").
     QString lastActionSummary() const { return m_lastSummary; }
+    // The log dock's tabs: one LogViewer per log shown.
+    QTabWidget *logTabs() const { return m_logTabs; }
+    QDockWidget *logDock() const { return m_logDock; }
+    // Shows a workspace's bootstrap log, or its sandbox's container log, in a tab of the log
+    // dock (the same tab again if it is open); null if there is no such log here.
+    LogViewer *showLog(const WorkspaceRecord &record, bool container);
+
     // The shown profile's problem (no key, an unreachable server, a refused key with its request
     // id), shown next to the profile switcher; empty when it works.
     QString profileProblem() const;
@@ -110,6 +120,8 @@ private:
                                                 QPointer<Paddock::WorkspaceManager> manager, Action action,
                                                 WorkspaceRecord record, std::chrono::seconds renewBy);
     void openWorkspace();
+    void showSelectedLog(bool container);
+    void closeLogTab(int index);
     // Asks for the sessions/ activity of the running workspaces in view.
     void requestVisibleActivity();
     void updateActions();
@@ -129,6 +141,8 @@ private:
     WorkspaceTreeModel *m_model;
     WorkspaceFilterProxy *m_proxy;
     QLabel *m_freshness;
+    QDockWidget *m_logDock;
+    QTabWidget *m_logTabs;
     QActionGroup *m_languages;
     QTimer m_refreshTimer;
     QTimer m_tickTimer; // countdowns and the freshness text, once a second

@@ -47,6 +47,11 @@ public:
     // when the backend cannot tell (the default), or the folder does not exist. Reading it may
     // cost a round trip; callers cache it.
     virtual QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId);
+    // The last `tail` lines of the sandbox's container log as the server keeps it (docker logs
+    // with timestamps: each line starts with an RFC 3339 time and a space), raw bytes; the last
+    // line may still be incomplete. There is no streaming: callers poll (ContainerLogTail). The
+    // default: an Error::Kind::Unsupported error, for backends that keep no container log.
+    virtual QCoro::Task<Result<QByteArray>> containerLogs(QString sandboxId, int tail);
 
 Q_SIGNALS:
     // The backend found that a sandbox it was holding for a workspace is gone (deleted behind

@@ -31,7 +31,7 @@ Result<> LogIndex::open()
     if (::fstat(file->handle(), &info) == 0)
         m_inode = quint64(info.st_ino);
     m_file = std::move(file);
-    m_starts.assign(1, 0);
+    m_starts.reset();
     m_indexed = 0;
     m_partial = false;
     return {};
@@ -46,7 +46,7 @@ Result<LogIndex::Scan> LogIndex::scan(qint64 budget)
     Scan result;
     const qint64 size = m_file->size();
     if (size < m_indexed) {
-        m_starts.assign(1, 0);
+        m_starts.reset();
         m_indexed = 0;
         m_partial = false;
         result.restarted = true;
@@ -101,6 +101,25 @@ QByteArray LogIndex::line(qsizetype index, qsizetype maxBytes, bool *cut) const
     if (!m_file->seek(m_starts.at(size_t(index))))
         return {};
     return m_file->read(wanted);
+}
+
+qint64 LogIndex::lineStart(qsizetype index) const
+{
+    if (index < 0)
+        return 0;
+    if (size_t(index) >= m_starts.size())
+        return m_indexed;
+    return m_starts.at(size_t(index));
+}
+
+QString LogIndex::readablePath() const
+{
+    if (isOpen()) {
+        const QString own = QStringLiteral("/proc/self/fd/%1").arg(m_file->handle());
+        if (QFile::exists(own))
+            return own;
+    }
+    return m_path;
 }
 
 bool LogIndex::isDeleted() const

@@ -5,6 +5,8 @@
 
 #include "console.h"
 #include "fakeopensandboxprocess.h"
+#include "logmodel.h"
+#include "logviewer.h"
 #include "mainwindow.h"
 #include "opendialog.h"
 #include "profilesdialog.h"
@@ -27,6 +29,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -239,6 +242,31 @@ private Q_SLOTS:
         }
         QVERIFY(row.isValid());
         view->selectionModel()->select(row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+
+        // The sandbox's container log: polled from the server's diagnostics endpoint into a tab,
+        // next to the bootstrap log's.
+        auto *containerLog = window->findChild<QAction *>(QStringLiteral("actionShowContainerLog"));
+        QVERIFY(containerLog->isEnabled());
+        containerLog->trigger();
+        auto *container = qobject_cast<LogViewer *>(window->logTabs()->currentWidget());
+        QVERIFY(container);
+        QCOMPARE(window->logTabs()->tabText(window->logTabs()->currentIndex()),
+                 MainWindow::tr("Container: %1").arg(id));
+        const auto hasLine = [](LogViewer *viewer, const QString &text) {
+            for (int i = 0; i < viewer->model()->rowCount(); ++i) {
+                if (viewer->model()->index(i, LogModel::TextColumn).data().toString() == text)
+                    return true;
+            }
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(hasLine(container, QStringLiteral("hello from bootstrap")), 10'000);
+        QVERIFY(container->statusText().contains(MainWindow::tr("Polling the server for new lines.")));
+        window->findChild<QAction *>(QStringLiteral("actionShowLog"))->trigger();
+        QCOMPARE(window->logTabs()->count(), 2);
+        auto *bootstrapLog = qobject_cast<LogViewer *>(window->logTabs()->currentWidget());
+        QVERIFY(bootstrapLog && bootstrapLog != container);
+        QTRY_VERIFY(hasLine(bootstrapLog, QStringLiteral("hello from bootstrap")));
+
         window->findChild<QAction *>(QStringLiteral("actionPause"))->trigger();
         QTRY_COMPARE(window->model()->indexOfKey(key, WorkspaceTreeModel::StateColumn).data().toString(),
                      QStringLiteral("Pausing"));

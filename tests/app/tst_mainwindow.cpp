@@ -6,6 +6,8 @@
 #include "backends/local/localbackend.h"
 #include "bootstraplog.h"
 #include "i18n.h"
+#include "logmodel.h"
+#include "logviewer.h"
 #include "mainwindow.h"
 #include "opendialog.h"
 #include "provisioner.h"
@@ -21,6 +23,7 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QInputDialog>
 #include <QLineEdit>
@@ -31,6 +34,7 @@
 #include <QRegularExpression>
 #include <QSet>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
@@ -370,6 +374,41 @@ private Q_SLOTS:
         QVERIFY(window.activity()->lastActivity(key).isValid()); // opening is the console's own access
         dialog->close();
 
+        // The bootstrap log in a tab of the log dock: every line kept, stderr set apart, and new
+        // lines as the store writes them.
+        auto *tree = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        const QModelIndex row = find(tree->model(), id);
+        QVERIFY(row.isValid());
+        tree->selectionModel()->setCurrentIndex(row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        auto *showLog = window.findChild<QAction *>(QStringLiteral("actionShowLog"));
+        QVERIFY(showLog->isEnabled());
+        QVERIFY(!window.findChild<QAction *>(QStringLiteral("actionShowContainerLog"))->isEnabled()); // local
+        showLog->trigger();
+        QCOMPARE(window.logTabs()->count(), 1);
+        QVERIFY(window.logDock()->isVisible());
+        auto *viewer = qobject_cast<LogViewer *>(window.logTabs()->currentWidget());
+        QVERIFY(viewer);
+        QCOMPARE(window.logTabs()->tabText(0), MainWindow::tr("Log: %1").arg(id));
+        QTRY_VERIFY(viewer->model()->lineCount() >= 5);
+        QStringList texts;
+        int errLine = -1;
+        for (int i = 0; i < viewer->model()->rowCount(); ++i) {
+            const QModelIndex text = viewer->model()->index(i, LogModel::TextColumn);
+            texts << text.data().toString();
+            if (text.data().toString() == QLatin1String("warn"))
+                errLine = i;
+        }
+        QVERIFY2(texts.indexOf(QStringLiteral("step 1")) < texts.indexOf(QStringLiteral("step 3")),
+                 qPrintable(texts.join(u'\n')));
+        QVERIFY(errLine >= 0);
+        QCOMPARE(viewer->model()->index(errLine, 0).data(LogModel::KindRole).toInt(), int(LogLine::Kind::Stderr));
+        const qsizetype before = viewer->model()->lineCount();
+        QVERIFY(logs.append(backend.instanceKey(), id, LogLine::Kind::Stdout, "written later").has_value());
+        QTRY_COMPARE(viewer->model()->lineCount(), before + 1);
+        // The same log again is the same tab.
+        showLog->trigger();
+        QCOMPARE(window.logTabs()->count(), 1);
+
         // Close: released by the manager and paused.
         auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
         view->selectionModel()->select(view->model()->index(0, 0),
@@ -493,6 +532,9 @@ private Q_SLOTS:
         QCOMPARE(chosen.constFirst().constFirst().toString(), QStringLiteral("zh_CN"));
 
         // What the console does with the choice: every open window follows at once.
+        window.findChild<QAction *>(QStringLiteral("actionShowLog"))->trigger();
+        auto *viewer = qobject_cast<LogViewer *>(window.logTabs()->currentWidget());
+        QVERIFY(viewer);
         window.findChild<QAction *>(QStringLiteral("actionOpen"))->trigger();
         OpenDialog *dialog = nullptr;
         QTRY_VERIFY((dialog = window.findChild<OpenDialog *>(QStringLiteral("openDialog"))) != nullptr);
@@ -510,6 +552,9 @@ private Q_SLOTS:
         QCOMPARE(window.findChild<QAction *>(QStringLiteral("actionResume"))->text(), QStringLiteral("恢复(&U)"));
         QCOMPARE(window.findChild<QComboBox *>(QStringLiteral("stateFilterBox"))->itemText(0),
                  QStringLiteral("所有状态"));
+        QCOMPARE(window.logTabs()->tabText(0), QStringLiteral("日志：ws1"));
+        QCOMPARE(window.logDock()->windowTitle(), QStringLiteral("日志"));
+        QCOMPARE(viewer->searchField()->placeholderText(), QStringLiteral("搜索日志"));
         // The layout and the selection stay.
         QVERIFY(view->selectionModel()->isSelected(find(view->model(), QStringLiteral("ws1"))));
 

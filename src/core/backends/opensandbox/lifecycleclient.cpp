@@ -18,6 +18,8 @@
 #include <QSet>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
+
 namespace Paddock::OpenSandbox {
 
 namespace {
@@ -344,6 +346,19 @@ QCoro::Task<Result<SandboxInfo>> LifecycleClient::patchMetadata(QString sandboxI
     if (!response)
         co_return fail(response.error());
     co_return parseSandboxResponse(*response);
+}
+
+QCoro::Task<Result<QByteArray>> LifecycleClient::containerLogs(QString sandboxId, int tail)
+{
+    const QByteArray query = QByteArrayLiteral("tail=") + QByteArray::number(std::clamp(tail, 1, MaxLogTail));
+    HttpRequest fetch = request(QByteArrayLiteral("GET"),
+                                QStringLiteral("/sandboxes/") + sandboxId + QStringLiteral("/diagnostics/logs"), query);
+    fetch.accept = QByteArrayLiteral("text/plain");
+    auto response = co_await m_http->send(fetch);
+    if (!response)
+        co_return fail(response.error());
+    QByteArray body = std::move(response->body);
+    co_return body;
 }
 
 QCoro::Task<Result<SandboxInfo>> LifecycleClient::waitForState(QString sandboxId, QList<SandboxState> wanted,

@@ -84,6 +84,11 @@ public:
     QCoro::Task<Result<Endpoint>> endpoint(QString sandboxId, int port);
     // JSON merge patch: a value sets (encoded), nullopt removes the key.
     QCoro::Task<Result<SandboxInfo>> patchMetadata(QString sandboxId, QMap<QString, std::optional<QString>> patch);
+    // The legacy `GET /sandboxes/{id}/diagnostics/logs?tail=N` (no scope): the last N lines
+    // (clamped to the server's 1..MaxLogTail) of `docker logs --timestamps`, the text/plain body
+    // as it came. Safe to repeat; 404 when the sandbox is gone.
+    static constexpr int MaxLogTail = 10'000;
+    QCoro::Task<Result<QByteArray>> containerLogs(QString sandboxId, int tail);
     // Pause and resume answer 202 at once; this polls GET (0.1 s, x1.5, capped at 1 s) until the
     // state is one of `wanted`, a state that cannot lead there, or the time is up.
     QCoro::Task<Result<SandboxInfo>> waitForState(QString sandboxId, QList<SandboxState> wanted,

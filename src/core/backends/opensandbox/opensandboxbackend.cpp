@@ -344,6 +344,11 @@ QCoro::Task<Result<std::optional<QDateTime>>> OpenSandboxBackend::sessionsActivi
     co_return newest.isValid() ? std::optional<QDateTime>(newest.toUTC()) : std::nullopt;
 }
 
+QCoro::Task<Result<QByteArray>> OpenSandboxBackend::containerLogs(QString sandboxId, int tail)
+{
+    co_return co_await m_lifecycle->containerLogs(sandboxId, tail);
+}
+
 void OpenSandboxBackend::hold(const SandboxInfo &sandbox)
 {
     if (!m_options.keepLeases || !m_options.sandbox.timeout)

@@ -90,6 +90,8 @@ public:
     QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;
     // One execd directory listing of <workdir>/sessions, two levels deep.
     QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId) override;
+    // The server's legacy container log endpoint (LifecycleClient::containerLogs).
+    QCoro::Task<Result<QByteArray>> containerLogs(QString sandboxId, int tail) override;
 
     // execd of one sandbox, resolved through `endpoints/44772` (and cached until the sandbox
     // is resumed or an execd call cannot connect).
