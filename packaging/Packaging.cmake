@@ -1,0 +1,22 @@
+# The Debian package: `cmake --build <dir> --target package` (CPack's DEB generator) makes
+# paddock_<version>_<arch>.deb. Library dependencies come from dpkg-shlibdeps; what the
+# binaries load at run time without linking it is listed here: the Qt platform plugins, the
+# Qt translations (the standard dialogs' buttons in Chinese) and a CJK font, so Chinese never
+# renders as boxes. A Secret Service is recommended: without one, API keys serve one run only.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME paddock)
+set(CPACK_PACKAGE_VENDOR "Paddock")
+set(CPACK_PACKAGE_CONTACT "Paddock developers <paddock@example.invalid>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION utils)
+set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${PROJECT_HOMEPAGE_URL}")
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "qt6-qpa-plugins, qt6-translations-l10n, fonts-noto-cjk")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "gnome-keyring | kwalletmanager")
+set(CPACK_PACKAGE_DESCRIPTION "Paddock shows the workspaces of AI agents (local folders and OpenSandbox
+sandboxes) grouped by user and agent, with their TTL and expiry counting
+down, pause, resume and close, and each workspace's bootstrap log.
+paddockctl does the same from the command line.")
+set(CPACK_STRIP_FILES ON)
+include(CPack)
