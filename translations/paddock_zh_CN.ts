@@ -1124,6 +1124,70 @@
         <source>Cannot search the log: %1</source>
         <translation>无法搜索日志：%1</translation>
     </message>
+    <message>
+        <source>invalid DOCKER_HOST &quot;%1&quot;: use unix:///path/to/docker.sock, tcp://host:port or http://host:port</source>
+        <translation>无效的 DOCKER_HOST“%1”：请使用 unix:///path/to/docker.sock、tcp://host:port 或 http://host:port</translation>
+    </message>
+    <message>
+        <source>%1 %2 to the Docker engine at %3 was cancelled</source>
+        <translation>发往 %3 上 Docker 引擎的 %1 %2 已取消</translation>
+    </message>
+    <message>
+        <source>the connection closed before the response headers ended</source>
+        <translation>响应头尚未结束连接就已关闭</translation>
+    </message>
+    <message>
+        <source>%1 %2: no answer from the Docker engine at %3 within %4 s</source>
+        <translation>%1 %2：%3 上的 Docker 引擎在 %4 秒内无响应</translation>
+    </message>
+    <message>
+        <source>permission denied on %1: add yourself to the docker group or set DOCKER_HOST</source>
+        <translation>无权访问 %1：请将自己加入 docker 组，或设置 DOCKER_HOST</translation>
+    </message>
+    <message>
+        <source>no Docker engine at %1: %2</source>
+        <translation>%1 上没有 Docker 引擎：%2</translation>
+    </message>
+    <message>
+        <source>%1 %2 to the Docker engine at %3 failed: %4</source>
+        <translation>发往 %3 上 Docker 引擎的 %1 %2 失败：%4</translation>
+    </message>
+    <message>
+        <source>cannot start a request to the Docker engine at %1: libcurl could not be initialised</source>
+        <translation>无法向 %1 上的 Docker 引擎发起请求：libcurl 初始化失败</translation>
+    </message>
+    <message>
+        <source>cannot start a request to the Docker engine at %1: %2</source>
+        <translation>无法向 %1 上的 Docker 引擎发起请求：%2</translation>
+    </message>
+    <message>
+        <source>No image is set for new Docker containers.</source>
+        <translation>未设置新 Docker 容器使用的镜像。</translation>
+    </message>
+    <message>
+        <source>The image %1 is not on the Docker engine at %2: pull, build or import it there first.</source>
+        <translation>%2 上的 Docker 引擎中没有镜像 %1：请先在该引擎上拉取、构建或导入它。</translation>
+    </message>
+    <message>
+        <source>container %1 is %2, not running</source>
+        <translation>容器 %1 处于 %2 状态，未在运行</translation>
+    </message>
+    <message>
+        <source>container %1 is %2 and cannot be resumed</source>
+        <translation>容器 %1 处于 %2 状态，无法恢复</translation>
+    </message>
+    <message>
+        <source>container %1 does not expire, so it cannot be renewed</source>
+        <translation>容器 %1 不会过期，因此无法续期</translation>
+    </message>
+    <message>
+        <source>The image of container %1 has no timeout command, which time limits on commands need (busybox and coreutils have it).</source>
+        <translation>容器 %1 的镜像中没有 timeout 命令，而命令时限需要它（busybox 和 coreutils 都提供该命令）。</translation>
+    </message>
+    <message>
+        <source>Docker engine at %1: %2 failed: %3 (HTTP %4)</source>
+        <translation>%1 上的 Docker 引擎：%2 失败：%3（HTTP %4）</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
@@ -1673,52 +1737,6 @@ Commands:
 </translation>
     </message>
     <message>
-        <source>
-Global options:
-  --backend local|opensandbox  where workspaces live (default: local)
-  --bootstrap FILE       bootstrap commands, one shell command per line
-                         (an empty file means none; default: none on local,
-                         AgentScope&apos;s bootstrap on OpenSandbox)
-
-Local backend:
-  --basedir DIR          the base folder (default: %1)
-  --bubblewrap           run commands inside bubblewrap (bwrap)
-
-OpenSandbox backend (API key from OPEN_SANDBOX_API_KEY):
-  --domain HOST[:PORT]   the server (default: OPEN_SANDBOX_DOMAIN, else localhost:8080)
-  --protocol http|https  (default: http)
-  --use-server-proxy     reach execd through the server&apos;s proxy
-  --image IMAGE          image of new sandboxes (default: python:3.11-slim)
-  --sandbox-timeout N    seconds until a new sandbox expires; 0: never (default: 1800)
-
-  --help, --version
-
-Exit codes: 0 success, 1 the operation failed, 2 usage error.
-</source>
-        <translation>
-全局选项：
-  --backend local|opensandbox  工作区所在的后端（默认：local）
-  --bootstrap FILE       初始化命令文件，每行一条 shell 命令
-                         （空文件表示不执行任何命令；默认：local 后端不执行，
-                         OpenSandbox 后端执行 AgentScope 的初始化命令）
-
-本地后端：
-  --basedir DIR          基础文件夹（默认：%1）
-  --bubblewrap           在 bubblewrap (bwrap) 中运行命令
-
-OpenSandbox 后端（API 密钥取自 OPEN_SANDBOX_API_KEY）：
-  --domain HOST[:PORT]   服务器（默认：OPEN_SANDBOX_DOMAIN，未设置时为 localhost:8080）
-  --protocol http|https  （默认：http）
-  --use-server-proxy     通过服务器的代理访问 execd
-  --image IMAGE          新沙箱的镜像（默认：python:3.11-slim）
-  --sandbox-timeout N    新沙箱的过期秒数；0 表示永不过期（默认：1800）
-
-  --help, --version
-
-退出码：0 表示成功，1 表示操作失败，2 表示用法错误。
-</translation>
-    </message>
-    <message>
         <source>usage: paddockctl %1 %2
 </source>
         <translation>用法：paddockctl %1 %2
@@ -1851,14 +1869,6 @@ OpenSandbox 后端（API 密钥取自 OPEN_SANDBOX_API_KEY）：
         <translation>未知后端“%1”；有效值：%2</translation>
     </message>
     <message>
-        <source>option --%1 applies to the local backend only</source>
-        <translation>选项 --%1 仅适用于 local 后端</translation>
-    </message>
-    <message>
-        <source>option --%1 applies to the opensandbox backend only</source>
-        <translation>选项 --%1 仅适用于 opensandbox 后端</translation>
-    </message>
-    <message>
         <source>--basedir needs a folder</source>
         <translation>--basedir 需要指定文件夹</translation>
     </message>
@@ -1889,6 +1899,88 @@ OpenSandbox 后端（API 密钥取自 OPEN_SANDBOX_API_KEY）：
     <message>
         <source>%1s</source>
         <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>
+Global options:
+  --backend local|opensandbox|docker  where workspaces live (default: local)
+  --bootstrap FILE       bootstrap commands, one shell command per line
+                         (an empty file means none; default: none on local,
+                         AgentScope&apos;s bootstrap on OpenSandbox)
+
+Local backend:
+  --basedir DIR          the base folder (default: %1)
+  --bubblewrap           run commands inside bubblewrap (bwrap)
+
+OpenSandbox backend (API key from OPEN_SANDBOX_API_KEY):
+  --domain HOST[:PORT]   the server (default: OPEN_SANDBOX_DOMAIN, else localhost:8080)
+  --protocol http|https  (default: http)
+  --use-server-proxy     reach execd through the server&apos;s proxy
+  --image IMAGE          image of new sandboxes (default: python:3.11-slim)
+  --sandbox-timeout N    seconds until a new sandbox expires; 0: never (default: 1800)
+
+Docker backend:
+  --docker-host URL      the engine: unix:///path or tcp://host:port
+                         (default: DOCKER_HOST, else unix:///var/run/docker.sock)
+  --image IMAGE          image of new containers; it must be on the engine
+                         (default: debian:bookworm-slim)
+  --basedir DIR          host folder for the workspaces&apos; /workspace (default: %2)
+  kill --delete-files    also delete the workspace&apos;s host folder
+
+  --help, --version
+
+Exit codes: 0 success, 1 the operation failed, 2 usage error.
+</source>
+        <translation>
+全局选项：
+  --backend local|opensandbox|docker  工作区所在的后端（默认：local）
+  --bootstrap FILE       初始化命令文件，每行一条 shell 命令
+                         （空文件表示不执行任何命令；默认：local 后端不执行，
+                         OpenSandbox 后端执行 AgentScope 的初始化命令）
+
+本地后端：
+  --basedir DIR          基础文件夹（默认：%1）
+  --bubblewrap           在 bubblewrap (bwrap) 中运行命令
+
+OpenSandbox 后端（API 密钥取自 OPEN_SANDBOX_API_KEY）：
+  --domain HOST[:PORT]   服务器（默认：OPEN_SANDBOX_DOMAIN，未设置时为 localhost:8080）
+  --protocol http|https  （默认：http）
+  --use-server-proxy     通过服务器的代理访问 execd
+  --image IMAGE          新沙箱的镜像（默认：python:3.11-slim）
+  --sandbox-timeout N    新沙箱的过期秒数；0 表示永不过期（默认：1800）
+
+Docker 后端：
+  --docker-host URL      Docker 引擎：unix:///path 或 tcp://host:port
+                         （默认：DOCKER_HOST，未设置时为 unix:///var/run/docker.sock）
+  --image IMAGE          新容器的镜像，必须已在该引擎上
+                         （默认：debian:bookworm-slim）
+  --basedir DIR          工作区 /workspace 在主机上的文件夹（默认：%2）
+  kill --delete-files    同时删除工作区在主机上的文件夹
+
+  --help, --version
+
+退出码：0 表示成功，1 表示操作失败，2 表示用法错误。
+</translation>
+    </message>
+    <message>
+        <source>%1 killed; deleted container %2 and %3</source>
+        <translation>%1 已销毁；已删除容器 %2 和 %3</translation>
+    </message>
+    <message>
+        <source>%1 killed; deleted container %2, kept %3</source>
+        <translation>%1 已销毁；已删除容器 %2，保留了 %3</translation>
+    </message>
+    <message>
+        <source>option --%1 applies to the %2 backend only</source>
+        <translation>选项 --%1 仅适用于 %2 后端</translation>
+    </message>
+    <message>
+        <source>option --basedir applies to the local and docker backends only</source>
+        <translation>选项 --basedir 仅适用于 local 和 docker 后端</translation>
+    </message>
+    <message>
+        <source>option --image applies to the opensandbox and docker backends only</source>
+        <translation>选项 --image 仅适用于 opensandbox 和 docker 后端</translation>
     </message>
 </context>
 </TS>

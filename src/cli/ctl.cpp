@@ -1,5 +1,6 @@
 #include "ctl.h"
 
+#include "backends/docker/dockerbackend.h"
 #include "backends/local/localbackend.h"
 #include "backends/opensandbox/opensandboxbackend.h"
 #include "bootstraplog.h"
@@ -75,15 +76,16 @@ const std::array<CommandSpec, 11> Commands{{
     {"pause", "ID...", {}, 1, -1},
     {"resume", "ID...", {}, 1, -1},
     {"close", "ID...", {}, 1, -1},
-    {"kill", "ID...", {}, 1, -1},
+    {"kill", "ID... [--delete-files]", {"delete-files"}, 1, -1},
     {"renew", "ID --seconds N", {"seconds"}, 1, 1},
     {"sweep", "--idle SECONDS [--dry-run]", {"idle", "dry-run"}, 0, 0},
     {"logs", "ID [--follow]", {"follow"}, 1, 1},
     {"help", "", {}, 0, 0},
 }};
 
-const std::array<const char *, 9> GlobalOptions{"backend",  "basedir",          "bootstrap", "bubblewrap",     "domain",
-                                                "protocol", "use-server-proxy", "image",     "sandbox-timeout"};
+const std::array<const char *, 10> GlobalOptions{"backend",         "basedir",    "bootstrap",        "bubblewrap",
+                                                 "domain",          "protocol",   "use-server-proxy", "image",
+                                                 "sandbox-timeout", "docker-host"};
 
 const CommandSpec *findCommand(const QString &name)
 {
@@ -114,7 +116,7 @@ QString helpText()
     }
     text += Tr::tr("\n"
                    "Global options:\n"
-                   "  --backend local|opensandbox  where workspaces live (default: local)\n"
+                   "  --backend local|opensandbox|docker  where workspaces live (default: local)\n"
                    "  --bootstrap FILE       bootstrap commands, one shell command per line\n"
                    "                         (an empty file means none; default: none on local,\n"
                    "                         AgentScope's bootstrap on OpenSandbox)\n"
@@ -130,10 +132,18 @@ QString helpText()
                    "  --image IMAGE          image of new sandboxes (default: python:3.11-slim)\n"
                    "  --sandbox-timeout N    seconds until a new sandbox expires; 0: never (default: 1800)\n"
                    "\n"
+                   "Docker backend:\n"
+                   "  --docker-host URL      the engine: unix:///path or tcp://host:port\n"
+                   "                         (default: DOCKER_HOST, else unix:///var/run/docker.sock)\n"
+                   "  --image IMAGE          image of new containers; it must be on the engine\n"
+                   "                         (default: debian:bookworm-slim)\n"
+                   "  --basedir DIR          host folder for the workspaces' /workspace (default: %2)\n"
+                   "  kill --delete-files    also delete the workspace's host folder\n"
+                   "\n"
                    "  --help, --version\n"
                    "\n"
                    "Exit codes: 0 success, 1 the operation failed, 2 usage error.\n")
-                .arg(LocalBackend::defaultBasedir());
+                .arg(LocalBackend::defaultBasedir(), Docker::DockerBackend::defaultBasedir());
     return text;
 }
 
@@ -180,6 +190,7 @@ public:
     QStringList args;
     std::unique_ptr<Backend> backend;
     LocalBackend *local = nullptr; // the backend, when it is the local one
+    Docker::DockerBackend *docker = nullptr; // the backend, when it is Docker
     std::unique_ptr<BootstrapLogStore> logs;
 
     bool has(const char *option) const { return parser.isSet(QLatin1String(option)); }
@@ -357,6 +368,18 @@ QCoro::Task<int> lifecycle(Session &s)
             done = co_await s.backend->kill(sandbox->sandboxId);
             report = s.local ? Tr::tr("%1 killed; deleted %2").arg(id, path)
                              : Tr::tr("%1 killed; deleted sandbox %2").arg(id, sandbox->sandboxId);
+            if (done && s.docker) {
+                // The container is gone; its files stay on the host unless asked.
+                const QString folder = s.docker->hostFolder(id).value_or(QString());
+                if (s.has("delete-files")) {
+                    done = s.docker->deleteFolder(id);
+                    report =
+                        Tr::tr("%1 killed; deleted container %2 and %3").arg(id, sandbox->sandboxId.left(12), folder);
+                } else {
+                    report =
+                        Tr::tr("%1 killed; deleted container %2, kept %3").arg(id, sandbox->sandboxId.left(12), folder);
+                }
+            }
         } else {
             // close = pause the backend (there is no manager cache to evict from here).
             done = co_await s.backend->pause(sandbox->sandboxId);
@@ -481,6 +504,8 @@ QCoro::Task<int> run(QStringList arguments)
         {QStringLiteral("use-server-proxy"), {}},
         {QStringLiteral("image"), {}, QStringLiteral("image")},
         {QStringLiteral("sandbox-timeout"), {}, QStringLiteral("seconds")},
+        {QStringLiteral("docker-host"), {}, QStringLiteral("url")},
+        {QStringLiteral("delete-files"), {}},
         {QStringLiteral("isolation"), {}, QStringLiteral("policy")},
         {QStringLiteral("user"), {}, QStringLiteral("id")},
         {QStringLiteral("agent"), {}, QStringLiteral("id")},
@@ -529,17 +554,28 @@ QCoro::Task<int> run(QStringList arguments)
 
     const QString backendName = s.has("backend") ? s.value("backend") : QStringLiteral("local");
     const bool openSandbox = backendName == QLatin1String("opensandbox");
-    if (backendName != QLatin1String("local") && !openSandbox) {
-        co_return s.usage(
-            Tr::tr("unknown backend \"%1\"; valid choices: %2").arg(backendName, QStringLiteral("local, opensandbox")));
+    const bool docker = backendName == QLatin1String("docker");
+    if (backendName != QLatin1String("local") && !openSandbox && !docker) {
+        co_return s.usage(Tr::tr("unknown backend \"%1\"; valid choices: %2")
+                              .arg(backendName, QStringLiteral("local, opensandbox, docker")));
     }
-    for (const char *option : {"basedir", "bubblewrap"}) {
-        if (openSandbox && s.has(option))
-            co_return s.usage(Tr::tr("option --%1 applies to the local backend only").arg(QLatin1String(option)));
-    }
-    for (const char *option : {"domain", "protocol", "use-server-proxy", "image", "sandbox-timeout"}) {
+    const auto only = [&s](const char *option, const char *backend) {
+        return s.usage(
+            Tr::tr("option --%1 applies to the %2 backend only").arg(QLatin1String(option), QLatin1String(backend)));
+    };
+    if (s.has("bubblewrap") && backendName != QLatin1String("local"))
+        co_return only("bubblewrap", "local");
+    if (s.has("basedir") && openSandbox)
+        co_return s.usage(Tr::tr("option --basedir applies to the local and docker backends only"));
+    if (s.has("image") && !openSandbox && !docker)
+        co_return s.usage(Tr::tr("option --image applies to the opensandbox and docker backends only"));
+    for (const char *option : {"domain", "protocol", "use-server-proxy", "sandbox-timeout"}) {
         if (!openSandbox && s.has(option))
-            co_return s.usage(Tr::tr("option --%1 applies to the opensandbox backend only").arg(QLatin1String(option)));
+            co_return only(option, "opensandbox");
+    }
+    for (const char *option : {"docker-host", "delete-files"}) {
+        if (!docker && s.has(option))
+            co_return only(option, "docker");
     }
     if (s.has("basedir") && s.value("basedir").isEmpty())
         co_return s.usage(Tr::tr("--basedir needs a folder"));
@@ -584,6 +620,20 @@ QCoro::Task<int> run(QStringList arguments)
         // A command line holds nothing open: the lease ends with the process.
         options.keepLeases = false;
         s.backend = std::make_unique<OpenSandbox::OpenSandboxBackend>(options);
+    } else if (docker) {
+        Docker::DockerOptions options;
+        options.dockerHost = s.value("docker-host");
+        if (s.has("docker-host")) {
+            if (auto valid = Docker::EngineAddress::parse(options.dockerHost); !valid)
+                co_return s.usage(valid.error().message);
+        }
+        options.image = s.has("image") ? s.value("image").trimmed() : QStringLiteral("debian:bookworm-slim");
+        if (options.image.isEmpty())
+            co_return s.usage(Tr::tr("--image needs an image name"));
+        options.basedir = s.value("basedir");
+        auto backend = std::make_unique<Docker::DockerBackend>(options);
+        s.docker = backend.get();
+        s.backend = std::move(backend);
     } else {
         LocalOptions localOptions;
         localOptions.basedir = s.value("basedir");

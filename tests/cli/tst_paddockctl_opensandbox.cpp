@@ -212,7 +212,7 @@ private Q_SLOTS:
 
         bad = run({QStringLiteral("--basedir"), QStringLiteral("/tmp"), QStringLiteral("list")});
         QCOMPARE(bad.exitCode, 2);
-        QVERIFY(bad.err.contains(QLatin1String("local backend only")));
+        QVERIFY(bad.err.contains(QLatin1String("local and docker backends only")));
         bad = run({QStringLiteral("--sandbox-timeout"), QStringLiteral("30"), QStringLiteral("list")});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY(bad.err.contains(QLatin1String("at least 60")));

@@ -1,0 +1,315 @@
+#include "dockerbackend.h"
+
+#include "../../isolation.h"
+#include "../../linesplitter.h"
+#include "../../logging.h"
+#include "../../tr.h"
+#include "dockerclient.h"
+
+#include <QCoroTask>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QLoggingCategory>
+#include <QRegularExpression>
+#include <QStandardPaths>
+
+namespace Paddock::Docker {
+
+namespace {
+
+Q_LOGGING_CATEGORY(lcDocker, "paddock.core.docker")
+
+SandboxState stateOf(const QString &status)
+{
+    if (status == QLatin1String("running"))
+        return SandboxState::Running;
+    // A stopped container keeps its files and starts again on resume: to the workspace
+    // contract it is paused (rawState says which).
+    if (status == QLatin1String("paused") || status == QLatin1String("exited") || status == QLatin1String("created"))
+        return SandboxState::Paused;
+    if (status == QLatin1String("restarting"))
+        return SandboxState::Resuming;
+    if (status == QLatin1String("removing"))
+        return SandboxState::Stopping;
+    if (status == QLatin1String("dead"))
+        return SandboxState::Failed;
+    return SandboxState::Unknown;
+}
+
+SandboxInfo toSandbox(const ContainerInfo &container)
+{
+    SandboxInfo info;
+    info.sandboxId = container.id;
+    info.workspaceId = container.labels.value(WorkspaceIdKey);
+    info.userId = container.labels.value(UserIdKey);
+    info.agentId = container.labels.value(AgentIdKey);
+    info.state = stateOf(container.status);
+    info.rawState = container.status;
+    info.backend = QStringLiteral("docker");
+    info.image = container.image;
+    info.createdAt = container.created;
+    info.metadata = container.labels;
+    info.fingerprint = fingerprintOf(info);
+    return info;
+}
+
+// Container names allow [a-zA-Z0-9][a-zA-Z0-9_.-]*; ids that fit get a readable name.
+QString containerName(const QString &workspaceId)
+{
+    static const QRegularExpression allowed(QStringLiteral("^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,100}$"));
+    return allowed.match(workspaceId).hasMatch() ? QStringLiteral("paddock-") + workspaceId : QString();
+}
+
+} // namespace
+
+DockerBackend::DockerBackend(DockerOptions options, QObject *parent)
+    : Backend(parent)
+    , m_options(std::move(options))
+    , m_basedir(m_options.basedir.isEmpty() ? defaultBasedir() : QDir::cleanPath(m_options.basedir))
+    , m_address(m_options.dockerHost.isEmpty() ? EngineAddress::fromEnvironment()
+                                               : EngineAddress::parse(m_options.dockerHost))
+{
+    if (m_address) {
+        m_http = std::make_unique<CurlHttpClient>(*m_address);
+        m_client = std::make_unique<DockerClient>(m_http.get());
+    }
+}
+
+DockerBackend::~DockerBackend() = default;
+
+QString DockerBackend::defaultBasedir()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
+        + QStringLiteral("/paddock/docker-workspaces");
+}
+
+Result<> DockerBackend::usable() const
+{
+    if (!m_address)
+        return fail(m_address.error());
+    return {};
+}
+
+QCoro::Task<Result<>> DockerBackend::ping()
+{
+    if (auto ok = usable(); !ok)
+        co_return ok;
+    co_return co_await m_client->ping();
+}
+
+QString DockerBackend::name() const
+{
+    return QStringLiteral("docker");
+}
+
+QString DockerBackend::instanceKey() const
+{
+    const QString engine = m_address ? m_address->display() : m_options.dockerHost;
+    return QStringLiteral("docker-") + blake2b64Hex((engine + u'\x1f' + m_basedir).toUtf8());
+}
+
+WorkspaceLayout DockerBackend::layout(const SandboxInfo &) const
+{
+    const QString workdir = Workdir;
+    const QString gatewayHome = workdir + QStringLiteral("/.agentscope");
+    return {workdir, gatewayHome, gatewayHome + QStringLiteral("/.bootstrap-complete")};
+}
+
+Result<QString> DockerBackend::hostFolder(const QString &workspaceId) const
+{
+    if (auto valid = validateWorkspaceId(workspaceId); !valid)
+        return fail(valid.error());
+    return m_basedir + u'/' + workspaceId;
+}
+
+Result<> DockerBackend::deleteFolder(const QString &workspaceId) const
+{
+    auto folder = hostFolder(workspaceId);
+    if (!folder)
+        return fail(folder.error());
+    if (QFileInfo::exists(*folder) && !QDir(*folder).removeRecursively())
+        return fail(Error::io(Tr::tr("could not delete all of %1").arg(*folder)));
+    return {};
+}
+
+QCoro::Task<Result<QList<SandboxInfo>>> DockerBackend::list(ListFilter filter)
+{
+    if (auto ok = usable(); !ok)
+        co_return fail(ok.error());
+    QMap<QString, QString> labels;
+    labels.insert(WorkspaceIdKey, filter.workspaceId.value_or(QString()));
+    auto containers = co_await m_client->list(labels);
+    if (!containers)
+        co_return fail(containers.error());
+    QList<SandboxInfo> sandboxes;
+    for (const ContainerInfo &container : std::as_const(*containers)) {
+        SandboxInfo info = toSandbox(container);
+        if (filter.states.isEmpty() || filter.states.contains(info.state))
+            sandboxes.append(std::move(info));
+    }
+    co_return sandboxes;
+}
+
+QCoro::Task<Result<SandboxInfo>> DockerBackend::get(QString sandboxId)
+{
+    if (auto ok = usable(); !ok)
+        co_return fail(ok.error());
+    auto container = co_await m_client->inspect(sandboxId);
+    if (!container)
+        co_return fail(container.error());
+    co_return toSandbox(*container);
+}
+
+QCoro::Task<Result<SandboxInfo>> DockerBackend::create(CreateSpec spec)
+{
+    if (auto ok = usable(); !ok)
+        co_return fail(ok.error());
+    auto folder = hostFolder(spec.workspaceId);
+    if (!folder)
+        co_return fail(folder.error());
+    if (m_options.image.isEmpty())
+        co_return fail(Error::invalidArgument(Tr::tr("No image is set for new Docker containers.")));
+    // Nothing is made before we know the image is there.
+    auto present = co_await m_client->imageExists(m_options.image);
+    if (!present)
+        co_return fail(present.error());
+    if (!*present) {
+        co_return fail(Error::notFound(
+            Tr::tr("The image %1 is not on the Docker engine at %2: pull, build or import it there first.")
+                .arg(m_options.image, m_address->display())));
+    }
+    if (!QDir().mkpath(*folder))
+        co_return fail(Error::io(Tr::tr("cannot create the workspace folder %1").arg(*folder)));
+
+    ContainerSpec container;
+    container.name = containerName(spec.workspaceId);
+    container.image = m_options.image;
+    container.cmd = m_options.command;
+    container.workingDir = Workdir;
+    container.networkMode = m_options.networkMode;
+    for (auto it = spec.metadata.cbegin(); it != spec.metadata.cend(); ++it)
+        container.labels.insert(it.key(), it.value());
+    container.labels.insert(WorkspaceIdKey, spec.workspaceId);
+    container.labels.insert(UserIdKey, spec.userId);
+    container.labels.insert(AgentIdKey, spec.agentId);
+    container.binds.append(*folder + u':' + QString(Workdir));
+    auto id = co_await m_client->create(container);
+    if (!id)
+        co_return fail(id.error());
+    auto started = co_await m_client->start(*id);
+    if (!started) {
+        // A container that could not start is not left behind.
+        qCWarning(lcDocker).noquote() << "container" << *id << "did not start; removing it:" << started.error().message;
+        const auto removed = co_await m_client->remove(*id, true);
+        if (!removed)
+            qCWarning(lcDocker).noquote() << "and it could not be removed:" << removed.error().message;
+        co_return fail(started.error());
+    }
+    qCInfo(lcDocker).noquote() << "created container" << *id << "for workspace" << spec.workspaceId;
+    co_return co_await get(*id);
+}
+
+QCoro::Task<Result<SandboxInfo>> DockerBackend::connect(QString sandboxId)
+{
+    auto info = co_await get(sandboxId);
+    if (!info)
+        co_return fail(info.error());
+    if (info->state != SandboxState::Running) {
+        co_return fail(
+            Error::conflict(Tr::tr("container %1 is %2, not running").arg(sandboxId.left(12), info->rawState)));
+    }
+    co_return info;
+}
+
+QCoro::Task<Result<SandboxInfo>> DockerBackend::resume(QString sandboxId)
+{
+    auto info = co_await get(sandboxId);
+    if (!info)
+        co_return fail(info.error());
+    if (info->rawState == QLatin1String("paused")) {
+        if (auto done = co_await m_client->unpause(sandboxId); !done)
+            co_return fail(done.error());
+    } else if (info->rawState == QLatin1String("exited") || info->rawState == QLatin1String("created")) {
+        if (auto done = co_await m_client->start(sandboxId); !done)
+            co_return fail(done.error());
+    } else if (info->state != SandboxState::Running) {
+        co_return fail(Error::conflict(
+            Tr::tr("container %1 is %2 and cannot be resumed").arg(sandboxId.left(12), info->rawState)));
+    }
+    co_return co_await get(sandboxId);
+}
+
+QCoro::Task<Result<>> DockerBackend::pause(QString sandboxId)
+{
+    if (auto ok = usable(); !ok)
+        co_return ok;
+    if (m_options.stopInsteadOfPause)
+        co_return co_await m_client->stop(sandboxId, std::chrono::seconds(10));
+    co_return co_await m_client->pause(sandboxId);
+}
+
+QCoro::Task<Result<>> DockerBackend::kill(QString sandboxId)
+{
+    if (auto ok = usable(); !ok)
+        co_return ok;
+    co_return co_await m_client->remove(sandboxId, true);
+}
+
+QCoro::Task<Result<SandboxInfo>> DockerBackend::renew(QString sandboxId, std::chrono::seconds)
+{
+    co_return fail(
+        Error::unsupported(Tr::tr("container %1 does not expire, so it cannot be renewed").arg(sandboxId.left(12))));
+}
+
+QCoro::Task<Result<bool>> DockerBackend::isReady(QString sandboxId)
+{
+    auto info = co_await get(sandboxId);
+    if (!info)
+        co_return fail(info.error());
+    co_return info->state == SandboxState::Running;
+}
+
+QCoro::Task<Result<ExecResult>> DockerBackend::exec(QString sandboxId, ExecRequest request)
+{
+    if (auto ok = usable(); !ok)
+        co_return fail(ok.error());
+    if (request.argv.isEmpty())
+        co_return fail(Error::invalidArgument(Tr::tr("no command to run")));
+    // The engine cannot end an exec: a time limit runs the command under timeout(1), which
+    // kills it (busybox and coreutils both have it).
+    QStringList argv = request.argv;
+    const qint64 limit = std::chrono::ceil<std::chrono::seconds>(request.timeout).count();
+    if (limit > 0)
+        argv =
+            QStringList{QStringLiteral("timeout"), QStringLiteral("-s"), QStringLiteral("KILL"), QString::number(limit)}
+            + argv;
+    auto result = std::make_shared<ExecResult>();
+    auto onLine = std::make_shared<std::function<void(OutputChannel, const QByteArray &)>>(request.onLine);
+    auto out = std::make_shared<LineSplitter>(OutputChannel::Stdout, *onLine, result->stdOut);
+    auto err = std::make_shared<LineSplitter>(OutputChannel::Stderr, *onLine, result->stdErr);
+    const std::function<void(OutputChannel, QByteArrayView)> sink = [out, err, onLine](OutputChannel channel,
+                                                                                       QByteArrayView bytes) {
+        (channel == OutputChannel::Stdout ? out : err)->feed(bytes.toByteArray());
+    };
+    QElapsedTimer clock;
+    clock.start();
+    const QString cwd = request.cwd.isEmpty() ? QString(Workdir) : request.cwd;
+    auto exitCode = co_await m_client->exec(sandboxId, argv, cwd, sink);
+    if (!exitCode)
+        co_return fail(exitCode.error());
+    out->finish();
+    err->finish();
+    if (limit > 0 && (*exitCode == 126 || *exitCode == 127)
+        && QByteArray(result->stdOut + result->stdErr).contains("\"timeout\": executable file not found")) {
+        co_return fail(Error::unsupported(
+            Tr::tr("The image of container %1 has no timeout command, which time limits on commands need (busybox and "
+                   "coreutils have it).")
+                .arg(sandboxId.left(12))));
+    }
+    result->exitCode = *exitCode;
+    result->timedOut = limit > 0 && *exitCode == 137 && clock.elapsed() >= limit * 1000 - 100;
+    co_return *result;
+}
+
+} // namespace Paddock::Docker

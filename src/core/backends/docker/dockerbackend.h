@@ -1,0 +1,79 @@
+#pragma once
+
+#include "../../backend.h"
+#include "curlhttp.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+namespace Paddock::Docker {
+
+class DockerClient;
+
+struct DockerOptions
+{
+    QString dockerHost; // empty: $DOCKER_HOST, else unix:///var/run/docker.sock
+    QString image; // what new containers run; it must be on the engine already
+    // Host folder whose <workspace id> subfolder is bind-mounted at /workspace, so the data
+    // outlives the container. Empty: <XDG_DATA_HOME>/paddock/docker-workspaces.
+    QString basedir;
+    // Keeps the container alive; answers `docker stop` at once.
+    QStringList command{QStringLiteral("sh"), QStringLiteral("-c"),
+                        QStringLiteral("trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done")};
+    QString networkMode = QStringLiteral("none");
+    bool stopInsteadOfPause = false; // pause (and so close) stops the container instead of freezing it
+};
+
+// Workspaces as Docker containers: labelled with the AgentScope ids and found again by label;
+// /workspace is a host folder, so kill removes the container and keeps the files (say so to
+// delete them too: deleteFolder()). Pause freezes the processes (`docker pause`); a stopped
+// container counts as paused (its raw state says "exited") and resume starts it again.
+class DockerBackend final : public Backend
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(DockerBackend)
+
+public:
+    static constexpr QLatin1String Workdir{"/workspace"};
+
+    // A bad DOCKER_HOST is reported by every call (and by ping()).
+    explicit DockerBackend(DockerOptions options, QObject *parent = nullptr);
+    ~DockerBackend() override;
+
+    static QString defaultBasedir();
+    const DockerOptions &options() const { return m_options; }
+    QString basedir() const { return m_basedir; }
+    // The engine answers (a clear message when there is none, or the socket may not be opened).
+    QCoro::Task<Result<>> ping();
+    // The host folder of a workspace, which kill() keeps.
+    Result<QString> hostFolder(const QString &workspaceId) const;
+    // Removes a workspace's host folder (after kill(), when the user asks for it).
+    Result<> deleteFolder(const QString &workspaceId) const;
+
+    QString name() const override;
+    QString instanceKey() const override;
+    WorkspaceLayout layout(const SandboxInfo &sandbox) const override;
+    QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter) override;
+    QCoro::Task<Result<SandboxInfo>> get(QString sandboxId) override;
+    QCoro::Task<Result<SandboxInfo>> create(CreateSpec spec) override;
+    QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) override;
+    QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) override;
+    QCoro::Task<Result<>> pause(QString sandboxId) override;
+    QCoro::Task<Result<>> kill(QString sandboxId) override;
+    QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
+    QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
+    QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;
+
+private:
+    Result<> usable() const;
+
+    DockerOptions m_options;
+    QString m_basedir;
+    Result<EngineAddress> m_address;
+    std::unique_ptr<CurlHttpClient> m_http;
+    std::unique_ptr<DockerClient> m_client;
+};
+
+} // namespace Paddock::Docker

@@ -1,0 +1,353 @@
+#include "dockerclient.h"
+
+#include "../../tr.h"
+
+#include <QCoroTask>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QUrl>
+
+namespace Paddock::Docker {
+
+namespace {
+
+QByteArray encoded(const QString &text)
+{
+    return QUrl::toPercentEncoding(text);
+}
+
+QMap<QString, QString> labelsOf(const QJsonValue &value)
+{
+    QMap<QString, QString> labels;
+    const QJsonObject object = value.toObject();
+    for (auto it = object.begin(); it != object.end(); ++it)
+        labels.insert(it.key(), it.value().toString());
+    return labels;
+}
+
+QByteArray json(const QJsonObject &object)
+{
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+} // namespace
+
+QDateTime parseDockerTime(const QString &text)
+{
+    // Qt reads at most milliseconds: cut the nanoseconds down before parsing.
+    static const QRegularExpression fraction(QStringLiteral("\\.(\\d{3})\\d*"));
+    QString cut = text;
+    cut.replace(fraction, QStringLiteral(".\\1"));
+    QDateTime time = QDateTime::fromString(cut, Qt::ISODateWithMs);
+    return time.isValid() ? time.toUTC() : QDateTime();
+}
+
+void StreamDemuxer::feed(QByteArrayView chunk)
+{
+    m_pending.append(chunk.data(), chunk.size());
+    qsizetype at = 0;
+    while (m_pending.size() - at >= 8) {
+        const auto *header = reinterpret_cast<const unsigned char *>(m_pending.constData() + at);
+        const quint32 size =
+            (quint32(header[4]) << 24) | (quint32(header[5]) << 16) | (quint32(header[6]) << 8) | quint32(header[7]);
+        if (m_pending.size() - at - 8 < qsizetype(size))
+            break;
+        // 0 is stdin (never sent back); 1 stdout; 2 stderr.
+        const OutputChannel channel = header[0] == 2 ? OutputChannel::Stderr : OutputChannel::Stdout;
+        if (size > 0)
+            m_sink(channel, QByteArrayView(m_pending.constData() + at + 8, qsizetype(size)));
+        at += 8 + qsizetype(size);
+    }
+    m_pending.remove(0, at);
+}
+
+DockerClient::DockerClient(CurlHttpClient *http, QObject *parent)
+    : QObject(parent)
+    , m_http(http)
+{
+}
+
+const EngineAddress &DockerClient::address() const
+{
+    return m_http->address();
+}
+
+QByteArray DockerClient::target(const QString &path, const QByteArray &query) const
+{
+    QByteArray result = '/' + QByteArray(ApiVersion.data(), ApiVersion.size()) + path.toUtf8();
+    if (!query.isEmpty())
+        result += '?' + query;
+    return result;
+}
+
+Error DockerClient::errorFor(const HttpResponse &response, const QByteArray &what) const
+{
+    QString message = QJsonDocument::fromJson(response.body).object().value(QLatin1String("message")).toString();
+    if (message.isEmpty())
+        message = QString::fromUtf8(response.body.left(300)).trimmed();
+    Error error;
+    error.kind = response.status == 404 ? Error::Kind::NotFound
+        : response.status == 409        ? Error::Kind::Conflict
+                                        : Error::Kind::Backend;
+    error.httpStatus = response.status;
+    error.message = Tr::tr("Docker engine at %1: %2 failed: %3 (HTTP %4)")
+                        .arg(address().display(), QString::fromUtf8(what), message)
+                        .arg(response.status);
+    return error;
+}
+
+QCoro::Task<Result<HttpResponse>> DockerClient::call(HttpRequest request)
+{
+    auto response = co_await m_http->send(std::move(request));
+    co_return response;
+}
+
+QCoro::Task<Result<>> DockerClient::ping()
+{
+    HttpRequest request;
+    request.target = QByteArrayLiteral("/_ping");
+    request.timeout = std::chrono::seconds(10);
+    const auto response = co_await call(std::move(request));
+    if (!response)
+        co_return fail(response.error());
+    if (response->status != 200)
+        co_return fail(errorFor(*response, "ping"));
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<QList<ContainerInfo>>> DockerClient::list(QMap<QString, QString> labels)
+{
+    QJsonArray wanted;
+    for (auto it = labels.cbegin(); it != labels.cend(); ++it)
+        wanted.append(it.value().isEmpty() ? it.key() : it.key() + u'=' + it.value());
+    QJsonObject filters;
+    filters.insert(QStringLiteral("label"), wanted);
+    HttpRequest request;
+    request.target =
+        target(QStringLiteral("/containers/json"), "all=1&filters=" + encoded(QString::fromUtf8(json(filters))));
+    const auto response = co_await call(std::move(request));
+    if (!response)
+        co_return fail(response.error());
+    if (response->status != 200)
+        co_return fail(errorFor(*response, "list containers"));
+    QList<ContainerInfo> containers;
+    const QJsonArray array = QJsonDocument::fromJson(response->body).array();
+    for (const QJsonValue &value : array) {
+        const QJsonObject object = value.toObject();
+        ContainerInfo info;
+        info.id = object.value(QLatin1String("Id")).toString();
+        const QString name = object.value(QLatin1String("Names")).toArray().at(0).toString();
+        info.name = name.startsWith(u'/') ? name.mid(1) : name;
+        info.image = object.value(QLatin1String("Image")).toString();
+        info.status = object.value(QLatin1String("State")).toString();
+        info.labels = labelsOf(object.value(QLatin1String("Labels")));
+        info.created = QDateTime::fromSecsSinceEpoch(object.value(QLatin1String("Created")).toInteger(), Qt::UTC);
+        containers.append(info);
+    }
+    co_return containers;
+}
+
+QCoro::Task<Result<ContainerInfo>> DockerClient::inspect(QString id)
+{
+    HttpRequest request;
+    request.target =
+        target(QStringLiteral("/containers/") + QString::fromLatin1(encoded(id)) + QStringLiteral("/json"));
+    const auto response = co_await call(std::move(request));
+    if (!response)
+        co_return fail(response.error());
+    if (response->status != 200)
+        co_return fail(errorFor(*response, "inspect container " + id.toUtf8()));
+    const QJsonObject object = QJsonDocument::fromJson(response->body).object();
+    const QJsonObject config = object.value(QLatin1String("Config")).toObject();
+    ContainerInfo info;
+    info.id = object.value(QLatin1String("Id")).toString();
+    const QString name = object.value(QLatin1String("Name")).toString();
+    info.name = name.startsWith(u'/') ? name.mid(1) : name;
+    info.image = config.value(QLatin1String("Image")).toString();
+    info.status = object.value(QLatin1String("State")).toObject().value(QLatin1String("Status")).toString();
+    info.labels = labelsOf(config.value(QLatin1String("Labels")));
+    info.created = parseDockerTime(object.value(QLatin1String("Created")).toString());
+    for (const QJsonValue &bind :
+         object.value(QLatin1String("HostConfig")).toObject().value(QLatin1String("Binds")).toArray())
+        info.binds.append(bind.toString());
+    co_return info;
+}
+
+QCoro::Task<Result<bool>> DockerClient::imageExists(QString image)
+{
+    HttpRequest request;
+    request.target = target(QStringLiteral("/images/") + QString::fromLatin1(encoded(image)) + QStringLiteral("/json"));
+    const auto response = co_await call(std::move(request));
+    if (!response)
+        co_return fail(response.error());
+    if (response->status == 404)
+        co_return false;
+    if (response->status != 200)
+        co_return fail(errorFor(*response, "inspect image " + image.toUtf8()));
+    co_return true;
+}
+
+QCoro::Task<Result<QString>> DockerClient::create(ContainerSpec spec)
+{
+    QJsonObject body;
+    body.insert(QStringLiteral("Image"), spec.image);
+    if (!spec.cmd.isEmpty())
+        body.insert(QStringLiteral("Cmd"), QJsonArray::fromStringList(spec.cmd));
+    if (!spec.workingDir.isEmpty())
+        body.insert(QStringLiteral("WorkingDir"), spec.workingDir);
+    QJsonObject labels;
+    for (auto it = spec.labels.cbegin(); it != spec.labels.cend(); ++it)
+        labels.insert(it.key(), it.value());
+    body.insert(QStringLiteral("Labels"), labels);
+    QStringList env;
+    for (auto it = spec.env.cbegin(); it != spec.env.cend(); ++it)
+        env.append(it.key() + u'=' + it.value());
+    body.insert(QStringLiteral("Env"), QJsonArray::fromStringList(env));
+    QJsonObject host;
+    host.insert(QStringLiteral("Binds"), QJsonArray::fromStringList(spec.binds));
+    host.insert(QStringLiteral("NetworkMode"), spec.networkMode);
+    body.insert(QStringLiteral("HostConfig"), host);
+    HttpRequest request;
+    request.method = QByteArrayLiteral("POST");
+    request.target =
+        target(QStringLiteral("/containers/create"), spec.name.isEmpty() ? QByteArray() : "name=" + encoded(spec.name));
+    request.body = json(body);
+    const auto response = co_await call(std::move(request));
+    if (!response)
+        co_return fail(response.error());
+    if (response->status == 404) {
+        Error error = errorFor(*response, "create container");
+        error.message = Tr::tr("The image %1 is not on the Docker engine at %2: pull, build or import it there first.")
+                            .arg(spec.image, address().display());
+        co_return fail(error);
+    }
+    if (response->status != 201)
+        co_return fail(errorFor(*response, "create container"));
+    co_return QJsonDocument::fromJson(response->body).object().value(QLatin1String("Id")).toString();
+}
+
+namespace {
+
+// POST /containers/<id>/<verb>: 204, or 304 when it already was so.
+HttpRequest post(const QByteArray &target)
+{
+    HttpRequest request;
+    request.method = QByteArrayLiteral("POST");
+    request.target = target;
+    return request;
+}
+
+} // namespace
+
+QCoro::Task<Result<>> DockerClient::start(QString id)
+{
+    const HttpRequest request =
+        post(target(QStringLiteral("/containers/") + QString::fromLatin1(encoded(id)) + QStringLiteral("/start")));
+    const auto response = co_await call(request);
+    if (!response)
+        co_return fail(response.error());
+    if (response->status != 204 && response->status != 304)
+        co_return fail(errorFor(*response, "start container " + id.toUtf8()));
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<>> DockerClient::pause(QString id)
+{
+    const HttpRequest request =
+        post(target(QStringLiteral("/containers/") + QString::fromLatin1(encoded(id)) + QStringLiteral("/pause")));
+    const auto response = co_await call(request);
+    if (!response)
+        co_return fail(response.error());
+    if (response->status != 204)
+        co_return fail(errorFor(*response, "pause container " + id.toUtf8()));
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<>> DockerClient::unpause(QString id)
+{
+    const HttpRequest request =
+        post(target(QStringLiteral("/containers/") + QString::fromLatin1(encoded(id)) + QStringLiteral("/unpause")));
+    const auto response = co_await call(request);
+    if (!response)
+        co_return fail(response.error());
+    if (response->status != 204)
+        co_return fail(errorFor(*response, "unpause container " + id.toUtf8()));
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<>> DockerClient::stop(QString id, std::chrono::seconds grace)
+{
+    HttpRequest request =
+        post(target(QStringLiteral("/containers/") + QString::fromLatin1(encoded(id)) + QStringLiteral("/stop"),
+                    "t=" + QByteArray::number(qint64(grace.count()))));
+    request.timeout = grace + std::chrono::seconds(30);
+    const auto response = co_await call(std::move(request));
+    if (!response)
+        co_return fail(response.error());
+    if (response->status != 204 && response->status != 304)
+        co_return fail(errorFor(*response, "stop container " + id.toUtf8()));
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<>> DockerClient::remove(QString id, bool force)
+{
+    HttpRequest request;
+    request.method = QByteArrayLiteral("DELETE");
+    request.target = target(QStringLiteral("/containers/") + QString::fromLatin1(encoded(id)),
+                            force ? QByteArrayLiteral("force=1") : QByteArrayLiteral("force=0"));
+    const auto response = co_await call(std::move(request));
+    if (!response)
+        co_return fail(response.error());
+    if (response->status != 204)
+        co_return fail(errorFor(*response, "remove container " + id.toUtf8()));
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<int>> DockerClient::exec(QString id, QStringList argv, QString workingDir,
+                                            std::function<void(OutputChannel, QByteArrayView)> onOutput)
+{
+    QJsonObject body;
+    body.insert(QStringLiteral("Cmd"), QJsonArray::fromStringList(argv));
+    body.insert(QStringLiteral("AttachStdout"), true);
+    body.insert(QStringLiteral("AttachStderr"), true);
+    if (!workingDir.isEmpty())
+        body.insert(QStringLiteral("WorkingDir"), workingDir);
+    HttpRequest create =
+        post(target(QStringLiteral("/containers/") + QString::fromLatin1(encoded(id)) + QStringLiteral("/exec")));
+    create.body = json(body);
+    const auto created = co_await call(std::move(create));
+    if (!created)
+        co_return fail(created.error());
+    if (created->status != 201)
+        co_return fail(errorFor(*created, "exec in container " + id.toUtf8()));
+    const QString execId = QJsonDocument::fromJson(created->body).object().value(QLatin1String("Id")).toString();
+
+    // The output comes as one multiplexed stream that ends when the command does.
+    QJsonObject startBody;
+    startBody.insert(QStringLiteral("Detach"), false);
+    startBody.insert(QStringLiteral("Tty"), false);
+    HttpRequest startRequest = post(target(QStringLiteral("/exec/") + execId + QStringLiteral("/start")));
+    startRequest.body = json(startBody);
+    startRequest.timeout = std::chrono::milliseconds(0);
+    auto demuxer = std::make_shared<StreamDemuxer>(onOutput);
+    const std::function<void(QByteArrayView)> sink = [demuxer](QByteArrayView chunk) { demuxer->feed(chunk); };
+    const auto streamed = co_await m_http->stream(std::move(startRequest), sink);
+    if (!streamed)
+        co_return fail(streamed.error());
+    if (streamed->status != 200 && streamed->status != 101)
+        co_return fail(errorFor(*streamed, "start exec in container " + id.toUtf8()));
+
+    HttpRequest inspectRequest;
+    inspectRequest.target = target(QStringLiteral("/exec/") + execId + QStringLiteral("/json"));
+    const auto inspected = co_await call(std::move(inspectRequest));
+    if (!inspected)
+        co_return fail(inspected.error());
+    if (inspected->status != 200)
+        co_return fail(errorFor(*inspected, "inspect exec in container " + id.toUtf8()));
+    const QJsonObject state = QJsonDocument::fromJson(inspected->body).object();
+    co_return state.value(QLatin1String("ExitCode")).toInt(-1);
+}
+
+} // namespace Paddock::Docker

@@ -1,0 +1,109 @@
+#pragma once
+
+#include "../../result.h"
+#include "../../sandbox.h"
+#include "curlhttp.h"
+
+#include <QCoroFwd>
+
+#include <QDateTime>
+#include <QMap>
+#include <QObject>
+#include <QStringList>
+
+#include <chrono>
+#include <functional>
+
+namespace Paddock::Docker {
+
+// A container as the engine lists or inspects it.
+struct ContainerInfo
+{
+    QString id;
+    QString name; // without the leading slash
+    QString image;
+    // created, running, paused, restarting, removing, exited or dead
+    QString status;
+    QMap<QString, QString> labels;
+    QDateTime created; // UTC
+    QStringList binds; // host:container[:mode], when inspected
+};
+
+// What a new container gets.
+struct ContainerSpec
+{
+    QString name; // empty: the engine picks one
+    QString image;
+    QStringList cmd;
+    QString workingDir;
+    QMap<QString, QString> labels;
+    QMap<QString, QString> env;
+    QStringList binds; // host:container[:mode]
+    QString networkMode = QStringLiteral("none");
+};
+
+// Docker's multiplexed exec stream: frames of [stream, 0, 0, 0, size (4 bytes, big-endian)]
+// then `size` bytes of stdout (1) or stderr (2). Chunks arrive cut anywhere; feed() keeps what a
+// frame still misses.
+class StreamDemuxer
+{
+public:
+    using Sink = std::function<void(OutputChannel, QByteArrayView)>;
+    explicit StreamDemuxer(Sink sink)
+        : m_sink(std::move(sink))
+    {
+    }
+    void feed(QByteArrayView chunk);
+    // A frame was cut off by the end of the stream.
+    bool hasPartialFrame() const { return !m_pending.isEmpty(); }
+
+private:
+    Sink m_sink;
+    QByteArray m_pending;
+};
+
+// The Docker Engine API (v1.41, Docker 20.10 and later) over CurlHttpClient. Every answer that
+// is not 2xx becomes an error value with the engine's own message: 404 NotFound, 409 Conflict,
+// anything else Backend, with the HTTP status.
+class DockerClient final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(DockerClient)
+
+public:
+    static constexpr QLatin1String ApiVersion{"v1.41"};
+
+    explicit DockerClient(CurlHttpClient *http, QObject *parent = nullptr);
+
+    const EngineAddress &address() const;
+
+    QCoro::Task<Result<>> ping();
+    // Containers (running or not) that carry every label given (an empty value: the label is
+    // there, whatever its value).
+    QCoro::Task<Result<QList<ContainerInfo>>> list(QMap<QString, QString> labels);
+    QCoro::Task<Result<ContainerInfo>> inspect(QString id);
+    QCoro::Task<Result<bool>> imageExists(QString image);
+    // The new container's id. An image that is not there is a NotFound error that says so.
+    QCoro::Task<Result<QString>> create(ContainerSpec spec);
+    QCoro::Task<Result<>> start(QString id);
+    QCoro::Task<Result<>> pause(QString id);
+    QCoro::Task<Result<>> unpause(QString id);
+    QCoro::Task<Result<>> stop(QString id, std::chrono::seconds grace);
+    QCoro::Task<Result<>> remove(QString id, bool force);
+    // Runs argv in the container and streams its output, demultiplexed, as it comes; the
+    // exit code at the end.
+    QCoro::Task<Result<int>> exec(QString id, QStringList argv, QString workingDir,
+                                  std::function<void(OutputChannel, QByteArrayView)> onOutput);
+
+private:
+    QCoro::Task<Result<HttpResponse>> call(HttpRequest request);
+    QByteArray target(const QString &path, const QByteArray &query = {}) const;
+    Error errorFor(const HttpResponse &response, const QByteArray &what) const;
+
+    CurlHttpClient *m_http;
+};
+
+// Parses the engine's timestamps ("2026-11-30T12:00:00.123456789Z") and the list's Unix seconds.
+QDateTime parseDockerTime(const QString &text);
+
+} // namespace Paddock::Docker

@@ -1,0 +1,157 @@
+// paddockctl --backend docker against a private Docker engine the test starts for itself
+// (skipped where none can start, except in CI): open with a bootstrap file, list, pause, resume,
+// close, kill keeping the host folder and kill --delete-files, and the usage errors.
+
+#include "privatedocker.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct Run
+{
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+} // namespace
+
+class TestPaddockctlDocker final : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_home;
+    std::unique_ptr<PaddockTest::PrivateDockerEngine> m_engine;
+    QString m_image;
+
+    Run run(const QStringList &args) const
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path() + QStringLiteral("/data"));
+        env.remove(QStringLiteral("DOCKER_HOST"));
+        QProcess process;
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral(PADDOCKCTL_PATH), args);
+        if (!process.waitForFinished(120'000))
+            qFatal("paddockctl %s did not finish", qPrintable(args.join(u' ')));
+        return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+                QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+    }
+
+    QStringList docker(const QStringList &args) const
+    {
+        return QStringList{QStringLiteral("--backend"),     QStringLiteral("docker"),
+                           QStringLiteral("--docker-host"), m_engine->dockerHost(),
+                           QStringLiteral("--image"),       m_image,
+                           QStringLiteral("--basedir"),     m_home.filePath(QStringLiteral("workspaces"))}
+        + args;
+    }
+
+    QJsonObject listed(const QString &id) const
+    {
+        const Run list = run(docker({QStringLiteral("list"), QStringLiteral("--json")}));
+        for (const QJsonValue &value : QJsonDocument::fromJson(list.out.toUtf8()).array()) {
+            if (value.toObject().value(QLatin1String("workspaceId")).toString() == id)
+                return value.toObject();
+        }
+        return {};
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_home.isValid());
+        m_engine = std::make_unique<PaddockTest::PrivateDockerEngine>();
+        if (!m_engine->start()) {
+            if (PaddockTest::PrivateDockerEngine::mustRun())
+                QFAIL(qPrintable(QStringLiteral("no Docker engine in CI: ") + m_engine->error()));
+            QSKIP(qPrintable(QStringLiteral("no Docker engine can start here: ") + m_engine->error()));
+        }
+        m_image = m_engine->busyboxImage();
+        QVERIFY2(!m_image.isEmpty(), qPrintable(m_engine->error()));
+    }
+
+    void cleanupTestCase() { m_engine.reset(); }
+
+    void usageErrors()
+    {
+        const Run bubblewrap = run(docker({QStringLiteral("--bubblewrap"), QStringLiteral("list")}));
+        QCOMPARE(bubblewrap.exitCode, 2);
+        QVERIFY2(bubblewrap.err.contains(QLatin1String("local backend only")), qPrintable(bubblewrap.err));
+        const Run host = run({QStringLiteral("--docker-host"), QStringLiteral("unix:///x"), QStringLiteral("list")});
+        QCOMPARE(host.exitCode, 2);
+        QVERIFY2(host.err.contains(QLatin1String("docker backend only")), qPrintable(host.err));
+        const Run bad = run({QStringLiteral("--backend"), QStringLiteral("docker"), QStringLiteral("--docker-host"),
+                             QStringLiteral("ssh://me@there"), QStringLiteral("list")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(QLatin1String("ssh://me@there")), qPrintable(bad.err));
+        // No engine at the address: one clear line, exit 1.
+        const Run none =
+            run({QStringLiteral("--backend"), QStringLiteral("docker"), QStringLiteral("--docker-host"),
+                 QStringLiteral("unix://") + m_home.filePath(QStringLiteral("none.sock")), QStringLiteral("list")});
+        QCOMPARE(none.exitCode, 1);
+        QVERIFY2(none.err.contains(m_home.filePath(QStringLiteral("none.sock"))), qPrintable(none.err));
+        // An image the engine does not have.
+        const Run image =
+            run({QStringLiteral("--backend"), QStringLiteral("docker"), QStringLiteral("--docker-host"),
+                 m_engine->dockerHost(), QStringLiteral("--image"), QStringLiteral("no/such:image"),
+                 QStringLiteral("--basedir"), m_home.filePath(QStringLiteral("noimage")), QStringLiteral("open"),
+                 QStringLiteral("--user"), QStringLiteral("u"), QStringLiteral("--agent"), QStringLiteral("a")});
+        QCOMPARE(image.exitCode, 1);
+        QVERIFY2(image.err.contains(QLatin1String("no/such:image")), qPrintable(image.err));
+        QByteArray containers;
+        QCOMPARE(m_engine->docker({QStringLiteral("ps"), QStringLiteral("-aq")}, &containers), 0);
+        QVERIFY(containers.trimmed().isEmpty());
+    }
+
+    void lifecycle()
+    {
+        QFile bootstrap(m_home.filePath(QStringLiteral("bootstrap.txt")));
+        QVERIFY(bootstrap.open(QIODevice::WriteOnly));
+        bootstrap.write("echo hello from docker; echo careful >&2\n");
+        bootstrap.close();
+        const Run open = run(docker({QStringLiteral("--bootstrap"), bootstrap.fileName(), QStringLiteral("open"),
+                                     QStringLiteral("--user"), QStringLiteral("alice"), QStringLiteral("--agent"),
+                                     QStringLiteral("coder")}));
+        QVERIFY2(open.exitCode == 0, qPrintable(open.err));
+        const QString id = open.out.trimmed().split(u'\n').constLast();
+        QVERIFY2(open.err.contains(QLatin1String("hello from docker")), qPrintable(open.err));
+        const QString folder = m_home.filePath(QStringLiteral("workspaces/")) + id;
+        QVERIFY(QFileInfo(folder + QStringLiteral("/sessions")).isDir());
+
+        // The engine's own word for the state.
+        QCOMPARE(listed(id).value(QLatin1String("state")).toString(), QStringLiteral("running"));
+        QCOMPARE(listed(id).value(QLatin1String("backend")).toString(), QStringLiteral("docker"));
+        QCOMPARE(run(docker({QStringLiteral("pause"), id})).exitCode, 0);
+        QCOMPARE(listed(id).value(QLatin1String("state")).toString(), QStringLiteral("paused"));
+        QCOMPARE(run(docker({QStringLiteral("resume"), id})).exitCode, 0);
+        QCOMPARE(listed(id).value(QLatin1String("state")).toString(), QStringLiteral("running"));
+        QCOMPARE(run(docker({QStringLiteral("close"), id})).exitCode, 0);
+        QCOMPARE(listed(id).value(QLatin1String("state")).toString(), QStringLiteral("paused"));
+
+        // kill keeps the host folder; --delete-files removes it too.
+        const Run kill = run(docker({QStringLiteral("kill"), id}));
+        QVERIFY2(kill.exitCode == 0, qPrintable(kill.err));
+        QVERIFY2(kill.out.contains(folder), qPrintable(kill.out));
+        QVERIFY(listed(id).isEmpty());
+        QVERIFY(QFileInfo(folder + QStringLiteral("/sessions")).isDir());
+        const Run again = run(docker({QStringLiteral("open"), QStringLiteral("--user"), QStringLiteral("alice"),
+                                      QStringLiteral("--agent"), QStringLiteral("coder")}));
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        const Run wipe = run(docker({QStringLiteral("kill"), QStringLiteral("--delete-files"), id}));
+        QVERIFY2(wipe.exitCode == 0, qPrintable(wipe.err));
+        QVERIFY(!QFileInfo::exists(folder));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPaddockctlDocker)
+#include "tst_paddockctl_docker.moc"
