@@ -3,6 +3,8 @@
 #include "tr.h"
 
 #include <QCoroTask>
+#include <QDir>
+#include <QFileInfo>
 
 namespace Paddock {
 
@@ -15,6 +17,32 @@ QCoro::Task<Result<QByteArray>> Backend::containerLogs(QString, int)
 {
     const QString message = Tr::tr("the %1 backend has no container logs").arg(name());
     co_return fail(Error::unsupported(message));
+}
+
+std::optional<QDateTime> newestSessionsChange(const QString &sessionsFolder)
+{
+    const QFileInfo folder(sessionsFolder);
+    if (!folder.isDir())
+        return std::nullopt;
+    // The folder itself changes when a session file comes or goes; the files change as the
+    // agents write them. Two levels cover sessions/<id>.json and sessions/<id>/...; a cap
+    // keeps a pathological folder cheap.
+    QDateTime newest = folder.lastModified().toUTC();
+    constexpr int Cap = 10'000;
+    int seen = 0;
+    const auto visit = [&newest, &seen](const QString &dir, int depth, const auto &self) -> void {
+        const QFileInfoList entries =
+            QDir(dir).entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::NoSymLinks | QDir::Hidden);
+        for (const QFileInfo &entry : entries) {
+            if (++seen > Cap)
+                return;
+            newest = std::max(newest, entry.lastModified().toUTC());
+            if (depth > 1 && entry.isDir())
+                self(entry.filePath(), depth - 1, self);
+        }
+    };
+    visit(sessionsFolder, 2, visit);
+    return newest;
 }
 
 } // namespace Paddock

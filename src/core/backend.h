@@ -59,4 +59,9 @@ Q_SIGNALS:
     void sandboxLost(const QString &sandboxId, const QString &workspaceId);
 };
 
+// The newest change in a sessions/ folder on this machine (the folder and what is in it, two
+// levels deep, at most 10,000 entries); nullopt when there is no such folder. Reads the disk:
+// call it on a worker thread.
+std::optional<QDateTime> newestSessionsChange(const QString &sessionsFolder);
+
 } // namespace Paddock

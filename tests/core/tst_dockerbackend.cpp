@@ -245,6 +245,13 @@ private Q_SLOTS:
         }
         QVERIFY(sawOut && sawErr);
 
+        // Last activity comes from the host folder's sessions/.
+        QVERIFY(QDir().mkpath(folder + QStringLiteral("/sessions/s1")));
+        const auto activity =
+            QCoro::waitFor(backend.sessionsActivity(QCoro::waitFor(backend.list({id, {}}))->constFirst().sandboxId));
+        QVERIFY(activity.has_value() && activity->has_value());
+        QVERIFY(**activity >= QDateTime::currentDateTimeUtc().addSecs(-60));
+
         // Close pauses; the next open finds the container by its label and resumes it, and the
         // bootstrap does not run again.
         const auto containers = QCoro::waitFor(backend.list({id, {}}));

@@ -6,6 +6,7 @@
 #include "../../tr.h"
 #include "dockerclient.h"
 
+#include <QCoroFuture>
 #include <QCoroTask>
 #include <QDir>
 #include <QElapsedTimer>
@@ -13,6 +14,7 @@
 #include <QLoggingCategory>
 #include <QRegularExpression>
 #include <QStandardPaths>
+#include <QtConcurrent>
 
 namespace Paddock::Docker {
 
@@ -310,6 +312,20 @@ QCoro::Task<Result<ExecResult>> DockerBackend::exec(QString sandboxId, ExecReque
     result->exitCode = *exitCode;
     result->timedOut = limit > 0 && *exitCode == 137 && clock.elapsed() >= limit * 1000 - 100;
     co_return *result;
+}
+
+QCoro::Task<Result<std::optional<QDateTime>>> DockerBackend::sessionsActivity(QString sandboxId)
+{
+    auto info = co_await get(sandboxId);
+    if (!info)
+        co_return fail(info.error());
+    auto folder = hostFolder(info->workspaceId);
+    if (!folder)
+        co_return fail(folder.error());
+    // A QString, not a QStringBuilder of temporaries: run() keeps its arguments for later.
+    const QString sessions = *folder + QStringLiteral("/sessions");
+    QFuture<std::optional<QDateTime>> scan = QtConcurrent::run(newestSessionsChange, sessions);
+    co_return co_await scan;
 }
 
 } // namespace Paddock::Docker

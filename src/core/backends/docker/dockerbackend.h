@@ -65,6 +65,8 @@ public:
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
     QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
     QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;
+    // Read from the host folder: no round trip to the engine.
+    QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId) override;
 
 private:
     Result<> usable() const;

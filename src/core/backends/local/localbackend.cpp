@@ -238,30 +238,7 @@ QCoro::Task<Result<std::optional<QDateTime>>> LocalBackend::sessionsActivity(QSt
     if (!path)
         co_return fail(path.error());
     const QString sessions = *path + QStringLiteral("/sessions");
-    QFuture<std::optional<QDateTime>> scan = QtConcurrent::run([sessions]() -> std::optional<QDateTime> {
-        const QFileInfo folder(sessions);
-        if (!folder.isDir())
-            return std::nullopt;
-        // The folder itself changes when a session file comes or goes; the files change as the
-        // agents write them. Two levels cover sessions/<id>.json and sessions/<id>/...; a cap
-        // keeps a pathological folder cheap.
-        QDateTime newest = folder.lastModified().toUTC();
-        constexpr int Cap = 10'000;
-        int seen = 0;
-        const auto visit = [&newest, &seen](const QString &dir, int depth, const auto &self) -> void {
-            const QFileInfoList entries =
-                QDir(dir).entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::NoSymLinks | QDir::Hidden);
-            for (const QFileInfo &entry : entries) {
-                if (++seen > Cap)
-                    return;
-                newest = std::max(newest, entry.lastModified().toUTC());
-                if (depth > 1 && entry.isDir())
-                    self(entry.filePath(), depth - 1, self);
-            }
-        };
-        visit(sessions, 2, visit);
-        return newest;
-    });
+    QFuture<std::optional<QDateTime>> scan = QtConcurrent::run(newestSessionsChange, sessions);
     co_return co_await scan;
 }
 
