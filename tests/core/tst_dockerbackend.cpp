@@ -4,7 +4,9 @@
 // engine can start, the test says why and is skipped; in CI it must run.
 
 #include "backends/docker/dockerbackend.h"
+#include "backends/docker/dockerclient.h"
 #include "bootstraplog.h"
+#include "containerlogtail.h"
 #include "isolation.h"
 #include "privatedocker.h"
 #include "provisioner.h"
@@ -16,6 +18,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -169,6 +172,22 @@ private Q_SLOTS:
         QVERIFY(folder.has_value());
         QCOMPARE(readFile(*folder + QStringLiteral("/here.txt")), QByteArray("data\n"));
 
+        // What the container printed, as docker logs --timestamps has it (the tail of it).
+        QCOMPARE(m_engine->docker({QStringLiteral("exec"), made->sandboxId, QStringLiteral("sh"), QStringLiteral("-c"),
+                                   QStringLiteral("echo to the log > /proc/1/fd/1; echo on stderr > /proc/1/fd/2")}),
+                 0);
+        QByteArray logs;
+        QTRY_VERIFY((logs = QCoro::waitFor(backend.containerLogs(made->sandboxId, 10)).value_or(QByteArray()))
+                        .contains("on stderr"));
+        const QList<QByteArray> logLines = logs.trimmed().split('\n');
+        QCOMPARE(logLines.size(), 2);
+        // stdout and stderr are two pipes: their order in the log is the order they were read.
+        for (const QByteArray &line : logLines) {
+            QVERIFY2(line.endsWith(" to the log") || line.endsWith(" on stderr"), logs.constData());
+            QVERIFY(parseDockerTime(QString::fromLatin1(line.left(line.indexOf(' ')))).isValid());
+        }
+        QCOMPARE(QCoro::waitFor(backend.containerLogs(made->sandboxId, 1))->trimmed().split('\n').size(), 1);
+
         // A time limit.
         ExecRequest slow;
         slow.argv = {QStringLiteral("sleep"), QStringLiteral("30")};
@@ -197,6 +216,32 @@ private Q_SLOTS:
         QVERIFY(QFileInfo::exists(*folder + QStringLiteral("/here.txt")));
         QVERIFY(backend.deleteFolder(QStringLiteral("ws-life")).has_value());
         QVERIFY(!QFileInfo::exists(*folder));
+    }
+
+    void containerLogIsTailed()
+    {
+        // The console's container log works on Docker as on OpenSandbox: polled, in order,
+        // until the container is paused and the drain runs out.
+        DockerBackend backend(options(QStringLiteral("tail")));
+        const auto made = QCoro::waitFor(
+            backend.create(CreateSpec{QStringLiteral("ws-tail"), QStringLiteral("u"), QStringLiteral("a"), {}}));
+        QVERIFY(made.has_value());
+        const QString path = m_dir.filePath(QStringLiteral("tail/ws-tail.container.log"));
+        ContainerLogTail tail(&backend, made->sandboxId, path);
+        tail.setInterval(50ms);
+        tail.setDrain(300ms);
+        QSignalSpy stopped(&tail, &ContainerLogTail::stopped);
+        tail.start();
+        QCOMPARE(m_engine->docker({QStringLiteral("exec"), made->sandboxId, QStringLiteral("sh"), QStringLiteral("-c"),
+                                   QStringLiteral("for i in 1 2 3; do echo line $i > /proc/1/fd/1; done")}),
+                 0);
+        QTRY_VERIFY(readFile(path).contains("line 3"));
+        const QByteArray text = readFile(path);
+        QVERIFY(text.indexOf("out line 1") < text.indexOf("out line 2"));
+        QCOMPARE(text.count("line 2"), 1);
+        QVERIFY(QCoro::waitFor(backend.pause(made->sandboxId)).has_value());
+        QVERIFY(stopped.wait(10'000));
+        QVERIFY(QCoro::waitFor(backend.kill(made->sandboxId)).has_value());
     }
 
     void stopInsteadOfPause()

@@ -314,6 +314,13 @@ QCoro::Task<Result<ExecResult>> DockerBackend::exec(QString sandboxId, ExecReque
     co_return *result;
 }
 
+QCoro::Task<Result<QByteArray>> DockerBackend::containerLogs(QString sandboxId, int tail)
+{
+    if (auto ok = usable(); !ok)
+        co_return fail(ok.error());
+    co_return co_await m_client->logs(sandboxId, tail);
+}
+
 QCoro::Task<Result<std::optional<QDateTime>>> DockerBackend::sessionsActivity(QString sandboxId)
 {
     auto info = co_await get(sandboxId);

@@ -65,6 +65,8 @@ public:
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
     QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
     QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;
+    // `docker logs --timestamps --tail N`: the console's container log tails it.
+    QCoro::Task<Result<QByteArray>> containerLogs(QString sandboxId, int tail) override;
     // Read from the host folder: no round trip to the engine.
     QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId) override;
 

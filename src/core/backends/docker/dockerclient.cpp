@@ -305,6 +305,30 @@ QCoro::Task<Result<>> DockerClient::remove(QString id, bool force)
     co_return Result<>{};
 }
 
+QCoro::Task<Result<QByteArray>> DockerClient::logs(QString id, int tail)
+{
+    HttpRequest request;
+    request.target = target(QStringLiteral("/containers/") + QString::fromLatin1(encoded(id)) + QStringLiteral("/logs"),
+                            "stdout=1&stderr=1&timestamps=1&tail=" + QByteArray::number(std::max(1, tail)));
+    const auto response = co_await call(std::move(request));
+    if (!response)
+        co_return fail(response.error());
+    if (response->status != 200)
+        co_return fail(errorFor(*response, "read the log of container " + id.toUtf8()));
+    // A container without a terminal answers in frames; one with a terminal, as plain text.
+    const QByteArray type = response->headers.value("content-type");
+    if (type.contains("vnd.docker.raw-stream") || type.contains("multiplexed")
+        || (response->body.size() >= 8 && (response->body.at(0) == 1 || response->body.at(0) == 2)
+            && response->body.at(1) == 0 && response->body.at(2) == 0 && response->body.at(3) == 0)) {
+        QByteArray text;
+        StreamDemuxer demuxer(
+            [&text](OutputChannel, QByteArrayView bytes) { text.append(bytes.data(), bytes.size()); });
+        demuxer.feed(response->body);
+        co_return text;
+    }
+    co_return response->body;
+}
+
 QCoro::Task<Result<int>> DockerClient::exec(QString id, QStringList argv, QString workingDir,
                                             std::function<void(OutputChannel, QByteArrayView)> onOutput)
 {

@@ -90,6 +90,9 @@ public:
     QCoro::Task<Result<>> unpause(QString id);
     QCoro::Task<Result<>> stop(QString id, std::chrono::seconds grace);
     QCoro::Task<Result<>> remove(QString id, bool force);
+    // The last `tail` lines of what the container printed (stdout and stderr as they came), each
+    // starting with its RFC 3339 time, as `docker logs --timestamps --tail N` shows them.
+    QCoro::Task<Result<QByteArray>> logs(QString id, int tail);
     // Runs argv in the container and streams its output, demultiplexed, as it comes; the
     // exit code at the end.
     QCoro::Task<Result<int>> exec(QString id, QStringList argv, QString workingDir,
