@@ -9,6 +9,7 @@
 // A stall is the longest gap between two beats of a 1 ms timer, less the 1 ms.
 
 #include "backends/opensandbox/opensandboxbackend.h"
+#include "benchsupport.h"
 #include "fakeopensandboxprocess.h"
 #include "mainwindow.h"
 #include "workspacefilterproxy.h"
@@ -37,26 +38,9 @@
 #endif
 
 using namespace Paddock;
+using namespace PaddockBench;
 
 namespace {
-
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    return values.at(values.size() / 2);
-}
-
-double residentMiB()
-{
-    QFile status(QStringLiteral("/proc/self/status"));
-    if (!status.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray &line : status.readAll().split('\n')) {
-        if (line.startsWith("VmRSS:"))
-            return line.mid(6).trimmed().split(' ').value(0).toDouble() / 1024.0;
-    }
-    return -1;
-}
 
 QList<WorkspaceRecord> listing(int count, int generation, const QDateTime &now)
 {
@@ -87,50 +71,6 @@ QList<WorkspaceRecord> listing(int count, int generation, const QDateTime &now)
         records.append(r);
     }
     return records;
-}
-
-// The longest gap between beats of a 1 ms timer while it runs: how long the GUI thread was
-// kept from its event loop.
-class StallMeter
-{
-public:
-    StallMeter()
-    {
-        m_timer.setTimerType(Qt::PreciseTimer);
-        m_timer.setInterval(1);
-        QObject::connect(&m_timer, &QTimer::timeout, [this] {
-            m_worst = std::max(m_worst, m_since.nsecsElapsed());
-            m_since.restart();
-        });
-    }
-    void start()
-    {
-        m_worst = 0;
-        m_since.start();
-        m_timer.start();
-    }
-    double stop()
-    {
-        m_timer.stop();
-        return std::max(0.0, double(m_worst) / 1e6 - 1.0);
-    }
-
-private:
-    QTimer m_timer;
-    QElapsedTimer m_since;
-    qint64 m_worst = 0;
-};
-
-// Runs the event loop until `done` or the deadline; false on the deadline.
-template<typename Done> bool runUntil(Done done, int timeoutMs)
-{
-    QDeadlineTimer deadline(timeoutMs);
-    while (!done()) {
-        if (deadline.hasExpired())
-            return false;
-        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 50);
-    }
-    return true;
 }
 
 int liveWindow(int count, int pauseCount)

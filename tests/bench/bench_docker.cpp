@@ -5,6 +5,7 @@
 // rounds; it never fails on time.
 
 #include "backends/docker/dockerbackend.h"
+#include "benchsupport.h"
 #include "bulk.h"
 #include "privatedocker.h"
 
@@ -21,14 +22,9 @@
 
 using namespace Paddock;
 using namespace Paddock::Docker;
+using namespace PaddockBench;
 
 namespace {
-
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    return values.at(values.size() / 2);
-}
 
 // Runs `action` on every id with all of them in flight at once; false if any failed.
 bool all(const QStringList &ids, const std::function<QCoro::Task<Result<>>(const QString &)> &action, int concurrency)

@@ -11,6 +11,7 @@
 // written just before it is opened, so it is in the page cache: a cold disk adds its read time.
 
 #include "backends/local/localbackend.h"
+#include "benchsupport.h"
 #include "logmodel.h"
 #include "logviewer.h"
 #include "mainwindow.h"
@@ -31,61 +32,9 @@
 #include <cstdio>
 
 using namespace Paddock;
+using namespace PaddockBench;
 
 namespace {
-
-double residentMiB()
-{
-    QFile status(QStringLiteral("/proc/self/status"));
-    if (!status.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray &line : status.readAll().split('\n')) {
-        if (line.startsWith("VmRSS:"))
-            return line.mid(6).trimmed().split(' ').value(0).toDouble() / 1024.0;
-    }
-    return -1;
-}
-
-class StallMeter
-{
-public:
-    StallMeter()
-    {
-        m_timer.setTimerType(Qt::PreciseTimer);
-        m_timer.setInterval(1);
-        QObject::connect(&m_timer, &QTimer::timeout, [this] {
-            m_worst = std::max(m_worst, m_since.nsecsElapsed());
-            m_since.restart();
-        });
-    }
-    void start()
-    {
-        m_worst = 0;
-        m_since.start();
-        m_timer.start();
-    }
-    double stop()
-    {
-        m_timer.stop();
-        return std::max(0.0, double(m_worst) / 1e6 - 1.0);
-    }
-
-private:
-    QTimer m_timer;
-    QElapsedTimer m_since;
-    qint64 m_worst = 0;
-};
-
-template<typename Done> bool runUntil(Done done, int timeoutMs)
-{
-    QDeadlineTimer deadline(timeoutMs);
-    while (!done()) {
-        if (deadline.hasExpired())
-            return false;
-        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 50);
-    }
-    return true;
-}
 
 // About `megabytes` of bootstrap log lines; returns how many lines.
 qsizetype writeLog(const QString &path, qint64 megabytes)

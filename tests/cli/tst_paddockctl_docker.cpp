@@ -71,11 +71,7 @@ private Q_SLOTS:
     {
         QVERIFY(m_home.isValid());
         m_engine = std::make_unique<PaddockTest::PrivateDockerEngine>();
-        if (!m_engine->start()) {
-            if (PaddockTest::PrivateDockerEngine::mustRun())
-                QFAIL(qPrintable(QStringLiteral("no Docker engine in CI: ") + m_engine->error()));
-            QSKIP(qPrintable(QStringLiteral("no Docker engine can start here: ") + m_engine->error()));
-        }
+        PADDOCK_START_PRIVATE_DOCKER(*m_engine);
         m_image = m_engine->busyboxImage();
         QVERIFY2(!m_image.isEmpty(), qPrintable(m_engine->error()));
     }
