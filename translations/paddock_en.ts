@@ -132,6 +132,13 @@
             <numerusform>%n failed</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>Kill %n workspace(s)? Their containers are removed. Their /workspace folders stay on this computer unless you delete them too. This cannot be undone.</source>
+        <translation>
+            <numerusform>Kill %n workspace? Its container is removed. Its /workspace folder stays on this computer unless you delete it too. This cannot be undone.</numerusform>
+            <numerusform>Kill %n workspaces? Their containers are removed. Their /workspace folders stay on this computer unless you delete them too. This cannot be undone.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>Paddock</name>

@@ -642,6 +642,16 @@
         <source>L&amp;ogs</source>
         <translation>日志(&amp;O)</translation>
     </message>
+    <message numerus="yes">
+        <source>Kill %n workspace(s)? Their containers are removed. Their /workspace folders stay on this computer unless you delete them too. This cannot be undone.</source>
+        <translation>
+            <numerusform>销毁 %n 个工作区？其容器将被删除。除非你同时删除，它们的 /workspace 文件夹会保留在这台计算机上。此操作无法撤销。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Also &amp;delete their folders on this computer</source>
+        <translation>同时删除它们在这台计算机上的文件夹(&amp;D)</translation>
+    </message>
 </context>
 <context>
     <name>OpenDialog</name>
@@ -1181,12 +1191,16 @@
         <translation>容器 %1 不会过期，因此无法续期</translation>
     </message>
     <message>
-        <source>The image of container %1 has no timeout command, which time limits on commands need (busybox and coreutils have it).</source>
-        <translation>容器 %1 的镜像中没有 timeout 命令，而命令时限需要它（busybox 和 coreutils 都提供该命令）。</translation>
-    </message>
-    <message>
         <source>Docker engine at %1: %2 failed: %3 (HTTP %4)</source>
         <translation>%1 上的 Docker 引擎：%2 失败：%3（HTTP %4）</translation>
+    </message>
+    <message>
+        <source>The image of container %1 has no sh or no setsid, which time limits on commands need (busybox and util-linux have setsid).</source>
+        <translation>容器 %1 的镜像中没有 sh 或 setsid，而命令时限需要它们（busybox 和 util-linux 都提供 setsid）。</translation>
+    </message>
+    <message>
+        <source>An image name has no spaces, for example debian:bookworm-slim.</source>
+        <translation>镜像名称不能包含空格，例如 debian:bookworm-slim。</translation>
     </message>
 </context>
 <context>
@@ -1314,10 +1328,6 @@
     <message>
         <source>Bootstrap &amp;commands:</source>
         <translation>初始化命令(&amp;C)：</translation>
-    </message>
-    <message>
-        <source>Default: the backend&apos;s own (AgentScope&apos;s on OpenSandbox, none locally)</source>
-        <translation>默认：使用后端自带的命令（OpenSandbox 上为 AgentScope 的命令，本地为无）</translation>
     </message>
     <message>
         <source>A file with one shell command per line, run when a workspace is first made; empty for the backend&apos;s own</source>
@@ -1528,6 +1538,38 @@
     <message>
         <source>Brow&amp;se…</source>
         <translation>浏览(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Docker &amp;host:</source>
+        <translation>Docker 主机(&amp;H)：</translation>
+    </message>
+    <message>
+        <source>The Docker engine as unix:///path/to/docker.sock or tcp://host:port; empty for DOCKER_HOST, else the system&apos;s engine</source>
+        <translation>Docker 引擎地址，格式为 unix:///path/to/docker.sock 或 tcp://host:port；留空则使用 DOCKER_HOST，未设置时使用系统的 Docker 引擎</translation>
+    </message>
+    <message>
+        <source>Closing or pausing a workspace stops its container (its memory is freed) instead of freezing it; resuming starts it again</source>
+        <translation>关闭或暂停工作区时停止其容器（释放内存），而不是冻结容器；恢复时重新启动容器</translation>
+    </message>
+    <message>
+        <source>Stop containe&amp;rs instead of pausing them</source>
+        <translation>停止容器而不是暂停(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Default: the backend&apos;s own (AgentScope&apos;s on OpenSandbox, none locally or on Docker)</source>
+        <translation>默认：使用后端自带的命令（OpenSandbox 上为 AgentScope 的命令，本地和 Docker 上为无）</translation>
+    </message>
+    <message>
+        <source>Docker</source>
+        <translation>Docker</translation>
+    </message>
+    <message>
+        <source>The image of new containers, which must be on the Docker engine already (pulled, built or imported); empty for the default</source>
+        <translation>新容器使用的镜像，必须已在 Docker 引擎上（已拉取、构建或导入）；留空则使用默认镜像</translation>
+    </message>
+    <message>
+        <source>The host folder that holds one folder per workspace, mounted at /workspace in its container; empty for the default</source>
+        <translation>宿主机上存放工作区的文件夹，每个工作区在其中占一个子文件夹，并挂载到其容器的 /workspace；留空则使用默认位置</translation>
     </message>
 </context>
 <context>

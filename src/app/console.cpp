@@ -1,5 +1,6 @@
 #include "console.h"
 
+#include "backends/docker/dockerbackend.h"
 #include "backends/local/localbackend.h"
 #include "backends/opensandbox/opensandboxbackend.h"
 #include "bootstraplog.h"
@@ -129,6 +130,14 @@ QCoro::Task<Console::Session *> Console::session(Profile profile)
     bool canOpen = true;
     if (profile.kind == Profile::Kind::Local) {
         made->backend = std::make_unique<LocalBackend>(LocalOptions{profile.basedir, false});
+    } else if (profile.kind == Profile::Kind::Docker) {
+        // No engine, or one that refuses us, shows as the profile's problem when the listing fails.
+        Docker::DockerOptions options;
+        options.dockerHost = profile.dockerHost;
+        options.image = profile.image.isEmpty() ? QString(Docker::DockerOptions::DefaultImage) : profile.image;
+        options.basedir = profile.basedir;
+        options.stopInsteadOfPause = profile.stopInsteadOfPause;
+        made->backend = std::make_unique<Docker::DockerBackend>(options);
     } else {
         QString problem;
         const std::optional<QByteArray> apiKey = co_await key(profile.id, &problem);

@@ -71,7 +71,7 @@ void LogModel::step()
         endResetModel();
         m_search.cancel();
     }
-    m_fileSize = m_index.indexedBytes();
+    m_fileSize = scan->fileSize;
     const qsizetype count = m_index.lineCount();
     const qsizetype added = scan->newLines;
     if (added > 0) {

@@ -49,6 +49,7 @@ public:
     const QString &readError() const { return m_readError; }
     qsizetype lineCount() const { return m_index.lineCount(); }
     qint64 byteCount() const { return m_index.indexedBytes(); }
+    // The file's size when it was last read (no stat on the caller's thread).
     qint64 fileSize() const { return m_fileSize; }
     bool isDeleted() const { return m_index.isOpen() && m_index.isDeleted(); }
     QString readablePath() const { return m_index.readablePath(); }

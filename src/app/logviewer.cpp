@@ -612,8 +612,7 @@ void LogViewer::updateStatus()
     parts << tr("%n line(s)", nullptr, int(std::min<qsizetype>(m_model->lineCount(), INT_MAX)))
           << here.formattedDataSize(m_model->byteCount());
     if (m_model->isReading() && m_model->fileSize() > 0) {
-        QFileInfo info(m_model->path());
-        const qint64 total = std::max(info.size(), m_model->byteCount());
+        const qint64 total = std::max(m_model->fileSize(), m_model->byteCount());
         parts << tr("reading… %1%").arg(total > 0 ? m_model->byteCount() * 100 / total : 100);
     }
     if (m_model->isFiltered() && !m_model->matcher().isEmpty())

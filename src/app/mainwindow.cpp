@@ -2,6 +2,7 @@
 
 #include "activitytracker.h"
 #include "backend.h"
+#include "backends/docker/dockerbackend.h"
 #include "bootstraplog.h"
 #include "containerlogtail.h"
 #include "i18n.h"
@@ -20,6 +21,7 @@
 #include <QCoroTask>
 
 #include <QActionGroup>
+#include <QCheckBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
@@ -717,7 +719,7 @@ void MainWindow::updateActions()
 }
 
 QCoro::Task<Result<>> MainWindow::apply(QPointer<Backend> backend, QPointer<WorkspaceManager> manager, Action action,
-                                        WorkspaceRecord record, std::chrono::seconds renewBy)
+                                        WorkspaceRecord record, std::chrono::seconds renewBy, bool deleteFolders)
 {
     const QString id = record.info.sandboxId;
     if (!backend)
@@ -743,8 +745,17 @@ QCoro::Task<Result<>> MainWindow::apply(QPointer<Backend> backend, QPointer<Work
             co_return fail(renewed.error());
         co_return Result<>{};
     }
-    case Action::Kill:
-        co_return co_await backend->kill(id);
+    case Action::Kill: {
+        auto killed = co_await backend->kill(id);
+        if (killed && manager)
+            manager->forget(record.info.workspaceId, id);
+        if (!killed || !deleteFolders)
+            co_return killed;
+        // Docker keeps /workspace on the host; the user asked for it to go too.
+        if (auto *docker = qobject_cast<Paddock::Docker::DockerBackend *>(backend.data()))
+            co_return docker->deleteFolder(record.info.workspaceId);
+        co_return Result<>{};
+    }
     }
     co_return Result<>{};
 }
@@ -886,7 +897,10 @@ QCoro::Task<void> MainWindow::runAction(Action action, bool alwaysAsk)
             co_return;
     }
 
-    // One confirmation that states the counts (and, for a kill, the ids and the data loss).
+    // One confirmation that states the counts (and, for a kill, the ids and the data loss). A
+    // Docker kill keeps each workspace's host folder unless the user ticks the box.
+    const bool keepsFolders = action == Action::Kill && qobject_cast<Paddock::Docker::DockerBackend *>(m_backend);
+    bool deleteFolders = false;
     if (action == Action::Kill || (action != Action::Renew && (count > 1 || alwaysAsk))) {
         QString text;
         switch (action) {
@@ -902,9 +916,12 @@ QCoro::Task<void> MainWindow::runAction(Action action, bool alwaysAsk)
         case Action::Renew:
             break;
         case Action::Kill:
-            text = tr("Kill %n workspace(s)? Their sandboxes are deleted with everything in them that is not "
-                      "kept elsewhere. This cannot be undone.",
-                      nullptr, count);
+            text = keepsFolders ? tr("Kill %n workspace(s)? Their containers are removed. Their /workspace folders "
+                                     "stay on this computer unless you delete them too. This cannot be undone.",
+                                     nullptr, count)
+                                : tr("Kill %n workspace(s)? Their sandboxes are deleted with everything in them that "
+                                     "is not kept elsewhere. This cannot be undone.",
+                                     nullptr, count);
             break;
         }
         if (skipped > 0)
@@ -920,13 +937,20 @@ QCoro::Task<void> MainWindow::runAction(Action action, bool alwaysAsk)
         box->setDetailedText(ids.join(u'\n'));
         if (action == Action::Kill)
             box->setInformativeText(ids.mid(0, 10).join(u'\n') + (ids.size() > 10 ? QStringLiteral("\n…") : QString()));
+        if (keepsFolders) {
+            auto *deleteBox = new QCheckBox(tr("Also &delete their folders on this computer"));
+            deleteBox->setObjectName(QStringLiteral("deleteFoldersBox"));
+            box->setCheckBox(deleteBox);
+        }
         box->open();
         const QPointer<MainWindow> self(this);
         const int answer = co_await qCoro(box.data(), &QDialog::finished);
         if (!self)
             co_return;
-        if (box)
+        if (box) {
+            deleteFolders = keepsFolders && box->checkBox() && box->checkBox()->isChecked();
             box->deleteLater();
+        }
         if (answer != QMessageBox::Yes)
             co_return;
     }
@@ -963,14 +987,14 @@ QCoro::Task<void> MainWindow::runAction(Action action, bool alwaysAsk)
         return std::nullopt;
     }();
     const std::function<QCoro::Task<Result<>>(const WorkspaceRecord &)> act =
-        [self, backend, manager, action, cancel, renewBy, transition](const WorkspaceRecord &record) {
+        [self, backend, manager, action, cancel, renewBy, deleteFolders, transition](const WorkspaceRecord &record) {
             if (!self || !backend) {
                 cancel->cancel();
                 return cancelledTask();
             }
             if (transition)
                 self->m_model->setState(record.key(), *transition);
-            return apply(backend, manager, action, record, renewBy);
+            return apply(backend, manager, action, record, renewBy, deleteFolders);
         };
     // A resume is the console's own access to the workspace.
     const std::function<void(qsizetype, const Result<> &)> step = [&done, progress, self, action,

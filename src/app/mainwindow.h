@@ -118,7 +118,8 @@ private:
     QCoro::Task<void> selectIdle(bool thenPause);
     static QCoro::Task<Paddock::Result<>> apply(QPointer<Paddock::Backend> backend,
                                                 QPointer<Paddock::WorkspaceManager> manager, Action action,
-                                                WorkspaceRecord record, std::chrono::seconds renewBy);
+                                                WorkspaceRecord record, std::chrono::seconds renewBy,
+                                                bool deleteFolders);
     void openWorkspace();
     void showSelectedLog(bool container);
     void closeLogTab(int index);

@@ -1,5 +1,6 @@
 #include "profilesdialog.h"
 
+#include "backends/docker/dockerbackend.h"
 #include "backends/local/localbackend.h"
 #include "backends/opensandbox/lifecycleclient.h"
 #include "secretstore.h"
@@ -43,6 +44,13 @@ void setComboData(QComboBox *box, const QVariant &data, const QString &textIfMis
     box->setCurrentIndex(index);
 }
 
+// What an empty Docker host means here: DOCKER_HOST when set, else the system's engine.
+QString dockerHostDefault()
+{
+    const auto address = Docker::EngineAddress::fromEnvironment();
+    return address ? address->display() : qEnvironmentVariable("DOCKER_HOST");
+}
+
 int spinValue(const QSpinBox *box, std::chrono::seconds seconds)
 {
     return int(std::clamp<qint64>(seconds.count(), box->minimum(), box->maximum()));
@@ -81,6 +89,7 @@ ProfilesDialog::ProfilesDialog(ProfileStore *store, SecretStore *secrets, Secret
     const auto edited = [this](const char *field) { return [this, field] { fieldEdited(QLatin1String(field)); }; };
     connect(m_ui->nameEdit, &QLineEdit::textChanged, this, edited("name"));
     connect(m_ui->kindBox, &QComboBox::currentIndexChanged, this, edited("kind"));
+    connect(m_ui->dockerHostEdit, &QLineEdit::textChanged, this, edited("dockerHost"));
     connect(m_ui->domainEdit, &QLineEdit::textChanged, this, edited("domain"));
     connect(m_ui->protocolBox, &QComboBox::currentIndexChanged, this, edited("protocol"));
     connect(m_ui->useServerProxyBox, &QCheckBox::toggled, this, edited("useServerProxy"));
@@ -88,6 +97,7 @@ ProfilesDialog::ProfilesDialog(ProfileStore *store, SecretStore *secrets, Secret
     connect(m_ui->imageEdit, &QLineEdit::textChanged, this, edited("image"));
     connect(m_ui->sandboxTimeoutBox, &QSpinBox::valueChanged, this, edited("sandboxTimeout"));
     connect(m_ui->basedirEdit, &QLineEdit::textChanged, this, edited("basedir"));
+    connect(m_ui->stopInsteadOfPauseBox, &QCheckBox::toggled, this, edited("stopInsteadOfPause"));
     connect(m_ui->bootstrapFileEdit, &QLineEdit::textChanged, this, edited("bootstrapFile"));
     connect(m_ui->isolationBox, &QComboBox::currentIndexChanged, this, edited("isolation"));
     connect(m_ui->ttlBox, &QSpinBox::valueChanged, this, edited("ttl"));
@@ -108,6 +118,7 @@ void ProfilesDialog::setupFields()
     };
     m_fields = {
         field("name", m_ui->nameEdit, m_ui->nameEdit, m_ui->nameError),
+        field("dockerHost", m_ui->dockerHostEdit, m_ui->dockerHostEdit, m_ui->dockerHostError),
         field("domain", m_ui->domainEdit, m_ui->domainEdit, m_ui->domainError),
         field("protocol", m_ui->protocolBox, m_ui->protocolBox, m_ui->protocolError),
         field("image", m_ui->imageEdit, m_ui->imageEdit, m_ui->imageError),
@@ -151,9 +162,8 @@ void ProfilesDialog::retranslate()
     m_ui->sandboxTimeoutBox->setSuffix(tr(" s"));
     m_ui->ttlBox->setSuffix(tr(" s"));
     m_ui->sweepIntervalBox->setSuffix(tr(" s"));
-    m_ui->imageEdit->setPlaceholderText(tr("Default: %1").arg(OpenSandbox::SandboxCreate().image));
-    m_ui->basedirEdit->setPlaceholderText(
-        tr("Default: %1").arg(QDir::toNativeSeparators(LocalBackend::defaultBasedir())));
+    m_ui->dockerHostEdit->setPlaceholderText(tr("Default: %1").arg(dockerHostDefault()));
+    updatePlaceholders();
     if (QListWidgetItem *draft = itemFor(QString()))
         draft->setText(tr("New profile"));
 
@@ -170,6 +180,7 @@ void ProfilesDialog::fillChoices(bool keepChosen)
     m_ui->kindBox->clear();
     m_ui->kindBox->addItem(tr("Local"), int(Profile::Kind::Local));
     m_ui->kindBox->addItem(tr("OpenSandbox"), int(Profile::Kind::OpenSandbox));
+    m_ui->kindBox->addItem(tr("Docker"), int(Profile::Kind::Docker));
     if (kind.isValid())
         m_ui->kindBox->setCurrentIndex(std::max(0, m_ui->kindBox->findData(kind)));
 
@@ -247,6 +258,8 @@ void ProfilesDialog::showProfile(const Profile &profile, bool isNew)
     fillChoices(false);
     m_ui->nameEdit->setText(profile.name);
     m_ui->kindBox->setCurrentIndex(m_ui->kindBox->findData(int(profile.kind)));
+    m_ui->dockerHostEdit->setText(profile.dockerHost);
+    m_ui->stopInsteadOfPauseBox->setChecked(profile.stopInsteadOfPause);
     m_ui->domainEdit->setText(profile.domain);
     setComboData(m_ui->protocolBox, profile.protocol, profile.protocol);
     m_ui->useServerProxyBox->setChecked(profile.useServerProxy);
@@ -281,6 +294,8 @@ Profile ProfilesDialog::formProfile() const
     profile.id = m_currentId;
     profile.name = m_ui->nameEdit->text().trimmed();
     profile.kind = Profile::Kind(m_ui->kindBox->currentData().toInt());
+    profile.dockerHost = m_ui->dockerHostEdit->text().trimmed();
+    profile.stopInsteadOfPause = m_ui->stopInsteadOfPauseBox->isChecked();
     profile.domain = m_ui->domainEdit->text().trimmed();
     profile.protocol = m_ui->protocolBox->currentData().toString();
     profile.useServerProxy = m_ui->useServerProxyBox->isChecked();
@@ -315,6 +330,7 @@ void ProfilesDialog::fieldEdited(const QString &field)
     clearError(field);
     if (field == QLatin1String("kind")) {
         updateRows();
+        updatePlaceholders();
         refreshKeyStatus(); // keys belong to OpenSandbox profiles only
     }
     updateState();
@@ -322,16 +338,40 @@ void ProfilesDialog::fieldEdited(const QString &field)
 
 void ProfilesDialog::updateRows()
 {
-    const bool openSandbox = Profile::Kind(m_ui->kindBox->currentData().toInt()) == Profile::Kind::OpenSandbox;
-    const QList<QWidget *> openSandboxRows{m_ui->domainEdit,       m_ui->protocolBox,    m_ui->useServerProxyBox,
-                                           m_ui->apiKeyEdit,       m_ui->keyStatusField, m_ui->imageEdit,
-                                           m_ui->sandboxTimeoutBox};
+    const auto kind = Profile::Kind(m_ui->kindBox->currentData().toInt());
+    const bool openSandbox = kind == Profile::Kind::OpenSandbox;
+    const bool docker = kind == Profile::Kind::Docker;
+    const QList<QWidget *> openSandboxRows{m_ui->domainEdit, m_ui->protocolBox,    m_ui->useServerProxyBox,
+                                           m_ui->apiKeyEdit, m_ui->keyStatusField, m_ui->sandboxTimeoutBox};
     for (QWidget *row : openSandboxRows)
         m_ui->formLayout->setRowVisible(row, openSandbox);
+    for (QWidget *row :
+         {static_cast<QWidget *>(m_ui->dockerHostEdit), static_cast<QWidget *>(m_ui->stopInsteadOfPauseBox)})
+        m_ui->formLayout->setRowVisible(row, docker);
+    m_ui->formLayout->setRowVisible(m_ui->imageEdit, openSandbox || docker);
     m_ui->formLayout->setRowVisible(m_ui->basedirField, !openSandbox);
     for (const Field &f : std::as_const(m_fields)) {
         m_ui->formLayout->setRowVisible(f.error, m_ui->formLayout->isRowVisible(f.row) && !f.error->text().isEmpty());
     }
+}
+
+// The image and the folder mean the same on two backends, with each backend's own default.
+void ProfilesDialog::updatePlaceholders()
+{
+    const bool docker = Profile::Kind(m_ui->kindBox->currentData().toInt()) == Profile::Kind::Docker;
+    m_ui->imageEdit->setPlaceholderText(
+        tr("Default: %1")
+            .arg(docker ? QString(Docker::DockerOptions::DefaultImage) : OpenSandbox::SandboxCreate().image));
+    m_ui->imageEdit->setToolTip(docker ? tr("The image of new containers, which must be on the Docker engine "
+                                            "already (pulled, built or imported); empty for the default")
+                                       : tr("The container image of new sandboxes; empty for the default"));
+    m_ui->basedirEdit->setPlaceholderText(
+        tr("Default: %1")
+            .arg(QDir::toNativeSeparators(docker ? Docker::DockerBackend::defaultBasedir()
+                                                 : LocalBackend::defaultBasedir())));
+    m_ui->basedirEdit->setToolTip(docker ? tr("The host folder that holds one folder per workspace, mounted at "
+                                              "/workspace in its container; empty for the default")
+                                         : tr("The folder that holds one folder per workspace; empty for the default"));
 }
 
 void ProfilesDialog::updateState()
@@ -774,7 +814,9 @@ void ProfilesDialog::browseBasedir()
     dialog->setFileMode(QFileDialog::Directory);
     dialog->setOption(QFileDialog::ShowDirsOnly);
     const QString current = QDir::fromNativeSeparators(m_ui->basedirEdit->text().trimmed());
-    dialog->setDirectory(current.isEmpty() ? LocalBackend::defaultBasedir() : current);
+    const bool docker = Profile::Kind(m_ui->kindBox->currentData().toInt()) == Profile::Kind::Docker;
+    const QString defaultBasedir = docker ? Docker::DockerBackend::defaultBasedir() : LocalBackend::defaultBasedir();
+    dialog->setDirectory(current.isEmpty() ? defaultBasedir : current);
     connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
         m_ui->basedirEdit->setText(QDir::toNativeSeparators(path));
         m_ui->basedirEdit->setFocus(Qt::OtherFocusReason);

@@ -80,6 +80,7 @@ private:
     QByteArray typedKey() const; // the key field's text; empty when keys do not apply
     void fieldEdited(const QString &field);
     void updateRows();
+    void updatePlaceholders();
     void updateState();
     void showErrors(const QList<Paddock::FieldError> &errors);
     void clearError(const QString &field);

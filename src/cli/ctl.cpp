@@ -627,7 +627,7 @@ QCoro::Task<int> run(QStringList arguments)
             if (auto valid = Docker::EngineAddress::parse(options.dockerHost); !valid)
                 co_return s.usage(valid.error().message);
         }
-        options.image = s.has("image") ? s.value("image").trimmed() : QStringLiteral("debian:bookworm-slim");
+        options.image = s.has("image") ? s.value("image").trimmed() : QString(Docker::DockerOptions::DefaultImage);
         if (options.image.isEmpty())
             co_return s.usage(Tr::tr("--image needs an image name"));
         options.basedir = s.value("basedir");

@@ -74,7 +74,8 @@ Result<LogIndex::Scan> LogIndex::scan(qint64 budget)
     }
     m_partial = m_indexed > m_starts.back();
     result.newLines = lineCount() - before;
-    result.more = m_indexed < m_file->size();
+    result.fileSize = m_file->size();
+    result.more = m_indexed < result.fileSize;
     return result;
 }
 

@@ -37,6 +37,7 @@ public:
         qsizetype newLines = 0; // lines added (a grown last line is not new)
         bool restarted = false; // the file shrank: everything was indexed again
         bool more = false; // the budget ran out before the end of the file
+        qint64 fileSize = 0; // the file's size when the scan ended
     };
     Result<Scan> scan(qint64 budget = 8 * 1024 * 1024);
 

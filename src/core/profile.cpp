@@ -1,5 +1,6 @@
 #include "profile.h"
 
+#include "backends/docker/curlhttp.h"
 #include "tr.h"
 
 #include <QFileInfo>
@@ -20,7 +21,15 @@ constexpr auto ImportedKey = "environmentImported";
 
 QString Profile::kindName(Kind kind)
 {
-    return kind == Kind::OpenSandbox ? QStringLiteral("opensandbox") : QStringLiteral("local");
+    switch (kind) {
+    case Kind::OpenSandbox:
+        return QStringLiteral("opensandbox");
+    case Kind::Docker:
+        return QStringLiteral("docker");
+    case Kind::Local:
+        break;
+    }
+    return QStringLiteral("local");
 }
 
 std::optional<Profile::Kind> Profile::parseKind(const QString &name)
@@ -29,6 +38,8 @@ std::optional<Profile::Kind> Profile::parseKind(const QString &name)
         return Kind::Local;
     if (name == QLatin1String("opensandbox"))
         return Kind::OpenSandbox;
+    if (name == QLatin1String("docker"))
+        return Kind::Docker;
     return std::nullopt;
 }
 
@@ -71,6 +82,15 @@ QList<FieldError> validateProfile(const Profile &profile, const QList<Profile> &
             add("protocol", Tr::tr("The protocol is http or https."));
         if (profile.sandboxTimeout.count() != 0 && profile.sandboxTimeout.count() < 60)
             add("sandboxTimeout", Tr::tr("A sandbox lives at least 60 seconds (or set 0: never expires)."));
+    }
+    if (profile.kind == Profile::Kind::Docker) {
+        if (!profile.dockerHost.trimmed().isEmpty()) {
+            if (auto address = Docker::EngineAddress::parse(profile.dockerHost); !address)
+                add("dockerHost", address.error().message);
+        }
+        static const QRegularExpression space(QStringLiteral("\\s"));
+        if (profile.image.trimmed().contains(space))
+            add("image", Tr::tr("An image name has no spaces, for example debian:bookworm-slim."));
     }
     if (!profile.bootstrapFile.isEmpty()) {
         const QFileInfo file(profile.bootstrapFile);
@@ -120,6 +140,8 @@ void ProfileStore::load()
         profile.useServerProxy = value("useServerProxy").toBool();
         profile.image = value("image").toString();
         profile.sandboxTimeout = std::chrono::seconds(value("sandboxTimeout").toLongLong());
+        profile.dockerHost = value("dockerHost").toString();
+        profile.stopInsteadOfPause = value("stopInsteadOfPause").toBool();
         profile.basedir = value("basedir").toString();
         profile.bootstrapFile = value("bootstrapFile").toString();
         if (auto isolation = parseIsolationPolicy(value("isolation").toString()))
@@ -154,6 +176,8 @@ void ProfileStore::write()
         set("useServerProxy", profile.useServerProxy);
         set("image", profile.image);
         set("sandboxTimeout", qint64(profile.sandboxTimeout.count()));
+        set("dockerHost", profile.dockerHost);
+        set("stopInsteadOfPause", profile.stopInsteadOfPause);
         set("basedir", profile.basedir);
         set("bootstrapFile", profile.bootstrapFile);
         set("isolation", isolationPolicyName(profile.isolation));

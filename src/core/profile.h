@@ -20,6 +20,7 @@ struct Profile
     enum class Kind {
         Local,
         OpenSandbox,
+        Docker,
     };
 
     QString id; // stable; the keychain account of its API key
@@ -29,10 +30,13 @@ struct Profile
     QString domain; // host[:port]
     QString protocol = QStringLiteral("http");
     bool useServerProxy = false;
-    QString image; // empty: the backend's default
+    QString image; // OpenSandbox and Docker; empty: the backend's default
     std::chrono::seconds sandboxTimeout{1800}; // 0: never expires
-    // Local
-    QString basedir; // empty: the default folder
+    // Docker
+    QString dockerHost; // unix:///path or tcp://host:port; empty: DOCKER_HOST, else the system's engine
+    bool stopInsteadOfPause = false; // pausing (and closing) stops the container instead of freezing it
+    // Local and Docker
+    QString basedir; // empty: the backend's default folder
     // Bootstrap commands for new workspaces, one shell command per line; empty: the backend's
     // own (AgentScope's on OpenSandbox, none locally).
     QString bootstrapFile;
@@ -45,7 +49,7 @@ struct Profile
 
     bool operator==(const Profile &) const = default;
 
-    static QString kindName(Kind kind); // "local", "opensandbox"
+    static QString kindName(Kind kind); // "local", "opensandbox", "docker"
     static std::optional<Kind> parseKind(const QString &name);
     // The profile that always exists: the local backend in its default folder.
     static Profile local();

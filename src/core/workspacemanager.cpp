@@ -23,19 +23,34 @@ WorkspaceManager::WorkspaceManager(WorkspaceProvider *provider, ManagerOptions o
         QObject::connect(backend, &Backend::sandboxLost, this, &WorkspaceManager::onSandboxLost);
 }
 
-void WorkspaceManager::onSandboxLost(const QString &sandboxId, const QString &workspaceId)
+bool WorkspaceManager::drop(const QString &workspaceId, const QString &sandboxId)
 {
     const auto entry = m_cache.constFind(workspaceId);
     if (entry == m_cache.cend())
-        return;
+        return false;
     const auto *held = dynamic_cast<const SandboxWorkspace *>(entry->workspace.get());
     if (held && held->sandbox().sandboxId != sandboxId)
-        return; // the cache already holds a newer sandbox for this id
+        return false; // the cache already holds a newer sandbox for this id
+    m_cache.erase(entry);
+    return true;
+}
+
+void WorkspaceManager::forget(const QString &workspaceId, const QString &sandboxId)
+{
+    if (drop(workspaceId, sandboxId)) {
+        qCInfo(lcManager).noquote() << "workspace" << workspaceId << "was killed; dropped from the cache";
+        Q_EMIT workspaceClosed(workspaceId);
+    }
+}
+
+void WorkspaceManager::onSandboxLost(const QString &sandboxId, const QString &workspaceId)
+{
     // Nothing to pause or close: the sandbox is gone. The next request provisions it again.
+    if (!drop(workspaceId, sandboxId))
+        return;
     qCWarning(lcManager).noquote() << QStringLiteral("workspace %1 lost sandbox %2; it is provisioned again on the "
                                                      "next request. Ephemeral workspace data may have been lost.")
                                           .arg(workspaceId, sandboxId);
-    m_cache.erase(entry);
     Q_EMIT workspaceLost(workspaceId);
 }
 

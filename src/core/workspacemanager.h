@@ -78,6 +78,10 @@ public:
     // Evicts and closes one workspace (waiting for its provisioning if one runs). Closing an
     // id that is not cached does nothing.
     QCoro::Task<Result<>> close(QString workspaceId);
+    // Drops a cached workspace whose sandbox `sandboxId` was killed on purpose (the console's
+    // Kill): nothing is paused or closed, since nothing is left to close. The next request
+    // provisions it again. Does nothing when the cache holds another sandbox for that id.
+    void forget(const QString &workspaceId, const QString &sandboxId);
     // Evicts everything and closes it all in parallel; done when every close is done.
     QCoro::Task<void> closeAll();
     // One sweeper tick: returns the ids it evicted.
@@ -109,6 +113,8 @@ private:
     QCoro::Task<Result<>> safeClose(WorkspacePtr workspace);
     void onSweepTimer();
     void onSandboxLost(const QString &sandboxId, const QString &workspaceId);
+    // Erases the entry of workspaceId if it holds sandboxId; whether it did.
+    bool drop(const QString &workspaceId, const QString &sandboxId);
 
     WorkspaceProvider *m_provider;
     ManagerOptions m_options;

@@ -271,6 +271,65 @@ private Q_SLOTS:
         QVERIFY(find<QPushButton>(dialog, "removeButton")->isEnabled());
     }
 
+    void addDockerProfile()
+    {
+        Fixture f;
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        QSignalSpy changed(&dialog, &ProfilesDialog::profilesChanged);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QTest::mouseClick(find<QPushButton>(dialog, "addButton"), Qt::LeftButton);
+        auto *kindBox = find<QComboBox>(dialog, "kindBox");
+        kindBox->setCurrentIndex(kindBox->findData(int(Profile::Kind::Docker)));
+        QCOMPARE(kindBox->currentText(), QStringLiteral("Docker"));
+
+        // Docker's fields: the engine, the image, the host folder and how closing works; no
+        // server, no key, no sandbox timeout.
+        auto *dockerHostEdit = find<QLineEdit>(dialog, "dockerHostEdit");
+        auto *imageEdit = find<QLineEdit>(dialog, "imageEdit");
+        auto *basedirEdit = find<QLineEdit>(dialog, "basedirEdit");
+        auto *stopBox = find<QCheckBox>(dialog, "stopInsteadOfPauseBox");
+        for (QWidget *shown : std::initializer_list<QWidget *>{dockerHostEdit, imageEdit, basedirEdit, stopBox})
+            QVERIFY2(shown->isVisible(), qPrintable(shown->objectName()));
+        for (const char *hidden : {"domainEdit", "apiKeyEdit", "sandboxTimeoutBox"})
+            QVERIFY2(!find<QWidget>(dialog, hidden)->isVisible(), hidden);
+        // Each backend's own defaults.
+        QCOMPARE(imageEdit->placeholderText(), QStringLiteral("Default: debian:bookworm-slim"));
+        QVERIFY2(basedirEdit->placeholderText().contains(QLatin1String("docker-workspaces")),
+                 qPrintable(basedirEdit->placeholderText()));
+        QVERIFY(dockerHostEdit->placeholderText().startsWith(QLatin1String("Default: ")));
+
+        // A host Docker does not speak is named next to its field; nothing is saved.
+        QTest::keyClicks(find<QLineEdit>(dialog, "nameEdit"), QStringLiteral("Docker"));
+        QTest::keyClicks(dockerHostEdit, QStringLiteral("ssh://me@build"));
+        QTest::mouseClick(find<QDialogButtonBox>(dialog, "buttonBox")->button(QDialogButtonBox::Save), Qt::LeftButton);
+        auto *hostError = find<QLabel>(dialog, "dockerHostError");
+        QTRY_VERIFY(hostError->isVisible());
+        QVERIFY2(hostError->text().contains(QLatin1String("ssh://me@build")), qPrintable(hostError->text()));
+        QCOMPARE(dialog.focusWidget(), dockerHostEdit);
+        QCOMPARE(changed.count(), 0);
+
+        retype(dockerHostEdit, QStringLiteral("unix:///run/user/1000/docker.sock"));
+        QVERIFY(!hostError->isVisible());
+        QTest::keyClicks(imageEdit, QStringLiteral("busybox:stable"));
+        stopBox->setChecked(true);
+        QTest::keyClick(imageEdit, Qt::Key_Return);
+        QTRY_COMPARE(changed.count(), 1);
+        const auto saved = f.reread(QStringLiteral("docker"));
+        QVERIFY(saved);
+        QCOMPARE(saved->kind, Profile::Kind::Docker);
+        QCOMPARE(saved->dockerHost, QStringLiteral("unix:///run/user/1000/docker.sock"));
+        QCOMPARE(saved->image, QStringLiteral("busybox:stable"));
+        QVERIFY(saved->stopInsteadOfPause);
+        QVERIFY(f.keychain.secrets.isEmpty()); // Docker profiles have no key
+
+        // Back to OpenSandbox: its own image default again, the Docker rows hidden.
+        kindBox->setCurrentIndex(kindBox->findData(int(Profile::Kind::OpenSandbox)));
+        QVERIFY(!dockerHostEdit->isVisible() && !stopBox->isVisible() && !basedirEdit->isVisible());
+        QVERIFY(imageEdit->isVisible());
+        QVERIFY(!imageEdit->placeholderText().contains(QLatin1String("bookworm")));
+    }
+
     void invalidFieldsShownFieldByField()
     {
         Fixture f;

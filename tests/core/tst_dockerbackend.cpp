@@ -191,6 +191,33 @@ private Q_SLOTS:
         const auto timed = QCoro::waitFor(backend.exec(made->sandboxId, slow));
         QVERIFY(timed.has_value());
         QVERIFY(timed->timedOut);
+        // The command's children go too, here one that holds no stream (timeout(1) would leave it
+        // running in the container) and one that holds stdout (it would keep the exec open).
+        slow.argv = {QStringLiteral("sh"), QStringLiteral("-c"),
+                     QStringLiteral("sleep 300 </dev/null >/dev/null 2>&1 & sleep 301 & echo started; wait")};
+        const auto family = QCoro::waitFor(backend.exec(made->sandboxId, slow));
+        QVERIFY(family.has_value());
+        QVERIFY(family->timedOut);
+        QCOMPARE(family->exitCode, 137);
+        QCOMPARE(family->stdOut, QByteArray("started\n"));
+        ExecRequest ps;
+        ps.argv = {QStringLiteral("ps")};
+        const auto processes = QCoro::waitFor(backend.exec(made->sandboxId, ps));
+        QVERIFY(processes.has_value());
+        QVERIFY2(!processes->stdOut.contains("sleep 300") && !processes->stdOut.contains("sleep 301"),
+                 processes->stdOut.constData());
+        // A command that ends in time gives its own status and output, and leaves no watchdog.
+        ExecRequest quick;
+        quick.argv = {QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo out; echo err >&2; exit 3")};
+        quick.timeout = 20s;
+        const auto done = QCoro::waitFor(backend.exec(made->sandboxId, quick));
+        QVERIFY(done.has_value());
+        QVERIFY(!done->timedOut);
+        QCOMPARE(done->exitCode, 3);
+        QCOMPARE(done->stdOut, QByteArray("out\n"));
+        QCOMPARE(done->stdErr, QByteArray("err\n"));
+        const auto after = QCoro::waitFor(backend.exec(made->sandboxId, ps));
+        QVERIFY2(!after->stdOut.contains("sleep 20") && !after->stdOut.contains("watchdog"), after->stdOut.constData());
 
         // Pause freezes; resume unpauses; both found by label again.
         QVERIFY(QCoro::waitFor(backend.pause(made->sandboxId)).has_value());

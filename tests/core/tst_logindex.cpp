@@ -72,6 +72,7 @@ private Q_SLOTS:
         for (;;) {
             auto scanned = index.scan(1000);
             QVERIFY(scanned);
+            QCOMPARE(scanned->fileSize, qint64(text.size())); // the whole file's, from the first step
             ++steps;
             if (!scanned->more)
                 break;

@@ -122,6 +122,42 @@ private Q_SLOTS:
         QCOMPARE(store.remove(prod.id).error().kind, Error::Kind::NotFound);
     }
 
+    void dockerProfile()
+    {
+        Profile docker;
+        docker.id = QStringLiteral("docker");
+        docker.name = QStringLiteral("Docker");
+        docker.kind = Profile::Kind::Docker;
+        QVERIFY(validateProfile(docker).isEmpty()); // every Docker field has a default
+        docker.dockerHost = QStringLiteral("ssh://me@host");
+        docker.image = QStringLiteral("debian bookworm");
+        const QList<FieldError> errors = validateProfile(docker);
+        QCOMPARE(fields(errors), (QStringList{QStringLiteral("dockerHost"), QStringLiteral("image")}));
+        QVERIFY2(errors.constFirst().message.contains(QLatin1String("ssh://me@host")),
+                 qPrintable(errors.constFirst().message));
+        for (const char *good : {"unix:///run/user/1000/docker.sock", "tcp://127.0.0.1:2375", "tcp://[::1]:2375"}) {
+            docker.dockerHost = QLatin1String(good);
+            docker.image = QStringLiteral("debian:bookworm-slim");
+            QVERIFY2(validateProfile(docker).isEmpty(), good);
+        }
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("paddock.ini"));
+        docker.dockerHost = QStringLiteral("unix:///run/user/1000/docker.sock");
+        docker.basedir = dir.filePath(QStringLiteral("workspaces"));
+        docker.stopInsteadOfPause = true;
+        {
+            QSettings settings(path, QSettings::IniFormat);
+            ProfileStore store(&settings);
+            QVERIFY(store.save(docker));
+        }
+        QSettings settings(path, QSettings::IniFormat);
+        ProfileStore store(&settings);
+        QCOMPARE(store.profile(QStringLiteral("docker")), docker);
+        QCOMPARE(Profile::kindName(Profile::Kind::Docker), QStringLiteral("docker"));
+        QCOMPARE(Profile::parseKind(QStringLiteral("docker")), Profile::Kind::Docker);
+    }
+
     void idsAreReadableAndUnique()
     {
         QTemporaryDir dir;

@@ -320,6 +320,29 @@ private Q_SLOTS:
         QCOMPARE(workspace->closed, 1);
     }
 
+    void forgetDropsAKilledWorkspaceWithoutClosingIt()
+    {
+        FakeProvider provider;
+        WorkspaceManager manager(&provider, {});
+        QSignalSpy closedSignals(&manager, &WorkspaceManager::workspaceClosed);
+        const auto workspace =
+            fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a")))));
+        manager.forget(workspace->id(), QStringLiteral("killed-sandbox"));
+        QCOMPARE(manager.cachedCount(), 0);
+        QCOMPARE(workspace->closed, 0); // nothing left to pause
+        QCOMPARE(closedSignals.size(), 1);
+        manager.forget(workspace->id(), QStringLiteral("killed-sandbox")); // not cached: nothing
+        QCOMPARE(closedSignals.size(), 1);
+        // The next request provisions it again, and stopping closes only that one.
+        const auto again =
+            fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a")))));
+        QVERIFY(again && again != workspace);
+        QCOMPARE(provider.requests.size(), 2);
+        QCoro::waitFor(manager.stop());
+        QCOMPARE(again->closed, 1);
+        QCOMPARE(workspace->closed, 0);
+    }
+
     void closeWaitsForAProvisioningOfThatId()
     {
         FakeProvider provider;

@@ -267,7 +267,7 @@ public:
              {"sh",    "echo",  "cat",      "ls",     "mkdir", "sleep", "printf", "test", "[",     "tail",
               "touch", "rm",    "stat",     "date",   "true",  "false", "env",    "find", "wc",    "head",
               "grep",  "sed",   "tr",       "id",     "kill",  "ps",    "mv",     "cp",   "chmod", "ln",
-              "pwd",   "uname", "hostname", "whoami", "tee",   "xargs", "timeout"}) {
+              "pwd",   "uname", "hostname", "whoami", "tee",   "xargs", "setsid"}) {
             if (!QFile::link(QStringLiteral("busybox"), root + QStringLiteral("/bin/") + QLatin1String(applet))) {
                 m_error = QStringLiteral("cannot link %1/bin/%2").arg(root, QLatin1String(applet));
                 return {};

@@ -272,19 +272,40 @@ QCoro::Task<Result<bool>> DockerBackend::isReady(QString sandboxId)
     co_return info->state == SandboxState::Running;
 }
 
+namespace {
+
+// Runs "$@" under a time limit of $1 seconds: the command leads a session of its own (setsid
+// execs in place, since a background job is no group leader), and a watchdog in another
+// session, its stdio on /dev/null so it holds no stream open, kills the command's whole process
+// group when the time is up (exit status 137). The watchdog goes when the command ends first:
+// by its pid (it may not have called setsid() yet), then by its group (its sleep).
+// `kill -KILL -pid` is the spelling that dash and busybox ash both take.
+constexpr char TimeLimitScript[] = R"(limit=$1; shift
+setsid "$@" &
+child=$!
+setsid sh -c 'sleep "$1"; kill -KILL "-$2"' watchdog "$limit" "$child" </dev/null >/dev/null 2>&1 &
+watchdog=$!
+wait "$child" 2>/dev/null
+status=$?
+kill -KILL "$watchdog" "-$watchdog" 2>/dev/null
+exit "$status")";
+
+} // namespace
+
 QCoro::Task<Result<ExecResult>> DockerBackend::exec(QString sandboxId, ExecRequest request)
 {
     if (auto ok = usable(); !ok)
         co_return fail(ok.error());
     if (request.argv.isEmpty())
         co_return fail(Error::invalidArgument(Tr::tr("no command to run")));
-    // The engine cannot end an exec: a time limit runs the command under timeout(1), which
-    // kills it (busybox and coreutils both have it).
+    // The engine cannot end an exec. A time limit runs the command in a session of its own with
+    // a watchdog beside it that kills the whole session when the time is up: timeout(1) would
+    // kill only the command, and a child it left holding stdout would keep the exec open.
     QStringList argv = request.argv;
     const qint64 limit = std::chrono::ceil<std::chrono::seconds>(request.timeout).count();
     if (limit > 0)
-        argv =
-            QStringList{QStringLiteral("timeout"), QStringLiteral("-s"), QStringLiteral("KILL"), QString::number(limit)}
+        argv = QStringList{QStringLiteral("sh"), QStringLiteral("-c"), QLatin1String(TimeLimitScript),
+                           QStringLiteral("paddock-time-limit"), QString::number(limit)}
             + argv;
     auto result = std::make_shared<ExecResult>();
     auto onLine = std::make_shared<std::function<void(OutputChannel, const QByteArray &)>>(request.onLine);
@@ -302,11 +323,12 @@ QCoro::Task<Result<ExecResult>> DockerBackend::exec(QString sandboxId, ExecReque
         co_return fail(exitCode.error());
     out->finish();
     err->finish();
+    const QByteArray said = result->stdOut + result->stdErr;
     if (limit > 0 && (*exitCode == 126 || *exitCode == 127)
-        && QByteArray(result->stdOut + result->stdErr).contains("\"timeout\": executable file not found")) {
+        && (said.contains("\"sh\": executable file not found") || said.contains("setsid: not found"))) {
         co_return fail(Error::unsupported(
-            Tr::tr("The image of container %1 has no timeout command, which time limits on commands need (busybox and "
-                   "coreutils have it).")
+            Tr::tr("The image of container %1 has no sh or no setsid, which time limits on commands need (busybox and "
+                   "util-linux have setsid).")
                 .arg(sandboxId.left(12))));
     }
     result->exitCode = *exitCode;

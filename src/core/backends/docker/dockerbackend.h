@@ -14,6 +14,9 @@ class DockerClient;
 
 struct DockerOptions
 {
+    // What paddockctl and a console profile use when no image is named.
+    static constexpr QLatin1String DefaultImage{"debian:bookworm-slim"};
+
     QString dockerHost; // empty: $DOCKER_HOST, else unix:///var/run/docker.sock
     QString image; // what new containers run; it must be on the engine already
     // Host folder whose <workspace id> subfolder is bind-mounted at /workspace, so the data

@@ -241,54 +241,41 @@ HttpRequest post(const QByteArray &target)
 
 } // namespace
 
-QCoro::Task<Result<>> DockerClient::start(QString id)
+QCoro::Task<Result<>> DockerClient::action(QString id, QByteArray verb, QByteArray query,
+                                           std::chrono::milliseconds timeout, bool alreadyIsFine)
 {
-    const HttpRequest request =
-        post(target(QStringLiteral("/containers/") + QString::fromLatin1(encoded(id)) + QStringLiteral("/start")));
-    const auto response = co_await call(request);
+    HttpRequest request = post(target(
+        QStringLiteral("/containers/") + QString::fromLatin1(encoded(id)) + u'/' + QString::fromLatin1(verb), query));
+    request.timeout = timeout;
+    const auto response = co_await call(std::move(request));
     if (!response)
         co_return fail(response.error());
-    if (response->status != 204 && response->status != 304)
-        co_return fail(errorFor(*response, "start container " + id.toUtf8()));
+    // 304: started or stopped already.
+    if (response->status != 204 && !(alreadyIsFine && response->status == 304))
+        co_return fail(errorFor(*response, verb + " container " + id.toUtf8()));
     co_return Result<>{};
+}
+
+QCoro::Task<Result<>> DockerClient::start(QString id)
+{
+    return action(std::move(id), QByteArrayLiteral("start"), {}, HttpRequest().timeout, true);
 }
 
 QCoro::Task<Result<>> DockerClient::pause(QString id)
 {
-    const HttpRequest request =
-        post(target(QStringLiteral("/containers/") + QString::fromLatin1(encoded(id)) + QStringLiteral("/pause")));
-    const auto response = co_await call(request);
-    if (!response)
-        co_return fail(response.error());
-    if (response->status != 204)
-        co_return fail(errorFor(*response, "pause container " + id.toUtf8()));
-    co_return Result<>{};
+    return action(std::move(id), QByteArrayLiteral("pause"), {}, HttpRequest().timeout, false);
 }
 
 QCoro::Task<Result<>> DockerClient::unpause(QString id)
 {
-    const HttpRequest request =
-        post(target(QStringLiteral("/containers/") + QString::fromLatin1(encoded(id)) + QStringLiteral("/unpause")));
-    const auto response = co_await call(request);
-    if (!response)
-        co_return fail(response.error());
-    if (response->status != 204)
-        co_return fail(errorFor(*response, "unpause container " + id.toUtf8()));
-    co_return Result<>{};
+    return action(std::move(id), QByteArrayLiteral("unpause"), {}, HttpRequest().timeout, false);
 }
 
 QCoro::Task<Result<>> DockerClient::stop(QString id, std::chrono::seconds grace)
 {
-    HttpRequest request =
-        post(target(QStringLiteral("/containers/") + QString::fromLatin1(encoded(id)) + QStringLiteral("/stop"),
-                    "t=" + QByteArray::number(qint64(grace.count()))));
-    request.timeout = grace + std::chrono::seconds(30);
-    const auto response = co_await call(std::move(request));
-    if (!response)
-        co_return fail(response.error());
-    if (response->status != 204 && response->status != 304)
-        co_return fail(errorFor(*response, "stop container " + id.toUtf8()));
-    co_return Result<>{};
+    // The engine answers once the container stopped: after the grace, at worst, and its kill.
+    return action(std::move(id), QByteArrayLiteral("stop"), "t=" + QByteArray::number(qint64(grace.count())),
+                  grace + std::chrono::seconds(30), true);
 }
 
 QCoro::Task<Result<>> DockerClient::remove(QString id, bool force)

@@ -100,6 +100,9 @@ public:
 
 private:
     QCoro::Task<Result<HttpResponse>> call(HttpRequest request);
+    // POST /containers/<id>/<verb>[?query]: 204 is done, and 304 too when alreadyIsFine.
+    QCoro::Task<Result<>> action(QString id, QByteArray verb, QByteArray query, std::chrono::milliseconds timeout,
+                                 bool alreadyIsFine);
     QByteArray target(const QString &path, const QByteArray &query = {}) const;
     Error errorFor(const HttpResponse &response, const QByteArray &what) const;
 
