@@ -1,6 +1,7 @@
 // paddockctl --backend docker against a private Docker engine the test starts for itself
 // (skipped where none can start, except in CI): open with a bootstrap file, list, pause, resume,
-// close, kill keeping the host folder and kill --delete-files, and the usage errors.
+// close, kill keeping the host folder and kill --delete-files, the usage errors, and the engine's
+// socket refused to a user outside the docker group (nobody, through setpriv, when run as root).
 
 #include "privatedocker.h"
 
@@ -12,6 +13,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <unistd.h>
 
 namespace {
 
@@ -77,6 +80,50 @@ private Q_SLOTS:
     }
 
     void cleanupTestCase() { m_engine.reset(); }
+
+    void socketWithoutPermission()
+    {
+        // The engine's socket as a user outside the docker group sees it: root opens any socket,
+        // so as root paddockctl runs as nobody (setpriv, from util-linux).
+        QStringList program{QStringLiteral(PADDOCKCTL_PATH)};
+        QTemporaryDir home(QStringLiteral("/tmp/pdk-nobody-XXXXXX"));
+        QVERIFY(home.isValid());
+        QVERIFY(QFile::setPermissions(home.path(),
+                                      QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner
+                                          | QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther));
+        if (geteuid() == 0) {
+            program =
+                QStringList{QStringLiteral("setpriv"), QStringLiteral("--reuid=65534"), QStringLiteral("--regid=65534"),
+                            QStringLiteral("--clear-groups"), QStringLiteral("--inh-caps=-all")}
+                + program;
+        }
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("HOME"), home.path());
+        env.insert(QStringLiteral("XDG_DATA_HOME"), home.filePath(QStringLiteral("data")));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), home.filePath(QStringLiteral("config")));
+        env.insert(QStringLiteral("XDG_STATE_HOME"), home.filePath(QStringLiteral("state")));
+        env.insert(QStringLiteral("XDG_CACHE_HOME"), home.filePath(QStringLiteral("cache")));
+        const auto runAs = [&](const QStringList &args) {
+            QProcess process;
+            process.setProcessEnvironment(env);
+            process.start(program.constFirst(), program.mid(1) + args);
+            if (!process.waitForFinished(120'000))
+                qFatal("paddockctl %s did not finish", qPrintable(args.join(u' ')));
+            return Run{process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+                       QString::fromUtf8(process.readAllStandardOutput()),
+                       QString::fromUtf8(process.readAllStandardError())};
+        };
+        if (const Run version = runAs({QStringLiteral("--version")}); version.exitCode != 0)
+            QSKIP(qPrintable(QStringLiteral("paddockctl cannot run as nobody here (%1)").arg(version.err.trimmed())));
+        const Run listed = runAs({QStringLiteral("--backend"), QStringLiteral("docker"),
+                                  QStringLiteral("--docker-host"), m_engine->dockerHost(), QStringLiteral("list")});
+        QVERIFY2(listed.exitCode != 0, qPrintable(listed.out));
+        QVERIFY2(listed.err.contains(QStringLiteral("permission denied on %1: add yourself to the docker group or set "
+                                                    "DOCKER_HOST")
+                                         .arg(m_engine->socketPath())),
+                 qPrintable(listed.err));
+        QCOMPARE(listed.err.count(u'\n'), 1); // one clear message
+    }
 
     void usageErrors()
     {
