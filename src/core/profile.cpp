@@ -127,6 +127,10 @@ void ProfileStore::load()
     for (int i = 0; i < count; ++i) {
         m_settings->setArrayIndex(i);
         const auto value = [this](const char *key) { return m_settings->value(QLatin1String(key)); };
+        // A duration missing from a hand-written file keeps its default.
+        const auto seconds = [this](const char *key, std::chrono::seconds fallback) {
+            return std::chrono::seconds(m_settings->value(QLatin1String(key), qint64(fallback.count())).toLongLong());
+        };
         Profile profile;
         profile.id = value("id").toString();
         const auto kind = Profile::parseKind(value("kind").toString());
@@ -139,16 +143,16 @@ void ProfileStore::load()
             value("protocol").toString().isEmpty() ? QStringLiteral("http") : value("protocol").toString();
         profile.useServerProxy = value("useServerProxy").toBool();
         profile.image = value("image").toString();
-        profile.sandboxTimeout = std::chrono::seconds(value("sandboxTimeout").toLongLong());
+        profile.sandboxTimeout = seconds("sandboxTimeout", profile.sandboxTimeout);
         profile.dockerHost = value("dockerHost").toString();
         profile.stopInsteadOfPause = value("stopInsteadOfPause").toBool();
         profile.basedir = value("basedir").toString();
         profile.bootstrapFile = value("bootstrapFile").toString();
         if (auto isolation = parseIsolationPolicy(value("isolation").toString()))
             profile.isolation = *isolation;
-        profile.ttl = std::chrono::seconds(value("ttl").toLongLong());
-        profile.sweepInterval = std::chrono::seconds(value("sweepInterval").toLongLong());
-        profile.refreshInterval = std::chrono::seconds(value("refreshInterval").toLongLong());
+        profile.ttl = seconds("ttl", profile.ttl);
+        profile.sweepInterval = seconds("sweepInterval", profile.sweepInterval);
+        profile.refreshInterval = seconds("refreshInterval", profile.refreshInterval);
         profile.readOnly = value("readOnly").toBool();
         if (profile.id == QLatin1String(LocalId))
             m_profiles[0] = profile; // the local profile's settings, if the user changed them

@@ -154,6 +154,21 @@ private Q_SLOTS:
         QSettings settings(path, QSettings::IniFormat);
         ProfileStore store(&settings);
         QCOMPARE(store.profile(QStringLiteral("docker")), docker);
+        // Written by hand, with only what it needs: the durations keep their defaults.
+        QSettings handWritten(dir.filePath(QStringLiteral("hand.ini")), QSettings::IniFormat);
+        handWritten.beginWriteArray(QStringLiteral("profiles"), 1);
+        handWritten.setArrayIndex(0);
+        handWritten.setValue(QStringLiteral("id"), QStringLiteral("d"));
+        handWritten.setValue(QStringLiteral("name"), QStringLiteral("D"));
+        handWritten.setValue(QStringLiteral("kind"), QStringLiteral("docker"));
+        handWritten.endArray();
+        const auto minimal = ProfileStore(&handWritten).profile(QStringLiteral("d"));
+        QVERIFY(minimal);
+        QCOMPARE(minimal->ttl, Profile().ttl);
+        QCOMPARE(minimal->sweepInterval, Profile().sweepInterval);
+        QCOMPARE(minimal->refreshInterval, Profile().refreshInterval);
+        QCOMPARE(minimal->sandboxTimeout, Profile().sandboxTimeout);
+        QVERIFY(validateProfile(*minimal).isEmpty());
         QCOMPARE(Profile::kindName(Profile::Kind::Docker), QStringLiteral("docker"));
         QCOMPARE(Profile::parseKind(QStringLiteral("docker")), Profile::Kind::Docker);
     }
