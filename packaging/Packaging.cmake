@@ -3,6 +3,16 @@
 # binaries load at run time without linking it is listed here: the Qt platform plugins, the
 # Qt translations (the standard dialogs' buttons in Chinese) and a CJK font, so Chinese never
 # renders as boxes. A Secret Service is recommended: without one, API keys serve one run only.
+
+# What desktops and software centres read, under one reverse-DNS id (GitHub's io.github.<owner>,
+# the dash of paddock-console written as an underscore, as AppStream asks): the desktop entry,
+# the AppStream metainfo and the hicolor icons (PNGs rendered from the SVG and committed, see
+# icons/render.sh). The translations are installed by translations/CMakeLists.txt.
+set(PADDOCK_APP_ID io.github.paddock_console.Paddock)
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/${PADDOCK_APP_ID}.desktop DESTINATION ${CMAKE_INSTALL_DATADIR}/applications)
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/${PADDOCK_APP_ID}.metainfo.xml DESTINATION ${CMAKE_INSTALL_DATADIR}/metainfo)
+install(DIRECTORY ${CMAKE_CURRENT_LIST_DIR}/icons/hicolor DESTINATION ${CMAKE_INSTALL_DATADIR}/icons)
+
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME paddock)
 set(CPACK_PACKAGE_VENDOR "Paddock")

@@ -1628,6 +1628,17 @@
     </message>
 </context>
 <context>
+    <name>StorageProblem</name>
+    <message>
+        <source>Settings cannot be saved: %1 cannot be written (%2). Changes last until Paddock quits.</source>
+        <translation>无法保存设置：无法写入 %1（%2）。更改只在 Paddock 退出前有效。</translation>
+    </message>
+    <message>
+        <source>Workspaces cannot be opened: their bootstrap logs go to %1, which cannot be written (%2).</source>
+        <translation>无法打开工作区：其初始化日志应写入 %1，但该位置无法写入（%2）。</translation>
+    </message>
+</context>
+<context>
     <name>WorkspaceTreeModel</name>
     <message>
         <source>Pending</source>
@@ -1760,6 +1771,17 @@
     <message>
         <source>%1 s</source>
         <translation>%1 秒</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <source>paddock: no display found (neither DISPLAY nor WAYLAND_DISPLAY is set). Run it in a graphical session, or use paddockctl on the command line.</source>
+        <translation>paddock：未找到显示器（DISPLAY 和 WAYLAND_DISPLAY 均未设置）。请在图形会话中运行，或在命令行中使用 paddockctl。</translation>
+    </message>
+    <message>
+        <source>paddock: the graphical interface could not start (Qt&apos;s message is above). Run it in a graphical session, or use paddockctl on the command line.</source>
+        <translation>paddock：无法启动图形界面（Qt 的消息见上方）。请在图形会话中运行，或在命令行中使用 paddockctl。</translation>
     </message>
 </context>
 <context>
