@@ -111,6 +111,19 @@ private Q_SLOTS:
         QCOMPARE(containerCount(), before);
         QVERIFY(!QFileInfo::exists(missing.basedir + QStringLiteral("/ws-missing")));
 
+        // A container that cannot start (its command is not in the image) is removed again, with
+        // the folder made for it; the engine's reason is told.
+        DockerOptions broken = options(QStringLiteral("broken"));
+        broken.command = {QStringLiteral("/no/such/program")};
+        DockerBackend unstartable(broken);
+        const auto failed = QCoro::waitFor(
+            unstartable.create(CreateSpec{QStringLiteral("ws-broken"), QStringLiteral("u"), QStringLiteral("a"), {}}));
+        QVERIFY(!failed.has_value());
+        QVERIFY2(failed.error().message.contains(QLatin1String("/no/such/program")),
+                 qPrintable(failed.error().message));
+        QCOMPARE(containerCount(), before);
+        QVERIFY(!QFileInfo::exists(broken.basedir + QStringLiteral("/ws-broken")));
+
         // A container removed behind our back.
         DockerBackend working(options(QStringLiteral("gone")));
         const auto made = QCoro::waitFor(

@@ -181,8 +181,16 @@ QCoro::Task<Result<SandboxInfo>> DockerBackend::create(CreateSpec spec)
             Tr::tr("The image %1 is not on the Docker engine at %2: pull, build or import it there first.")
                 .arg(m_options.image, m_address->display())));
     }
+    // A folder made here goes again if no container comes of it; one that was there (a killed
+    // workspace's data) stays whatever happens.
+    const bool folderWasThere = QFileInfo::exists(*folder);
     if (!QDir().mkpath(*folder))
         co_return fail(Error::io(Tr::tr("cannot create the workspace folder %1").arg(*folder)));
+    const QString madeFolder = folderWasThere ? QString() : *folder;
+    const auto dropFolder = [madeFolder] {
+        if (!madeFolder.isEmpty())
+            QDir().rmdir(madeFolder); // only while it is still empty
+    };
 
     ContainerSpec container;
     container.name = containerName(spec.workspaceId);
@@ -197,8 +205,10 @@ QCoro::Task<Result<SandboxInfo>> DockerBackend::create(CreateSpec spec)
     container.labels.insert(AgentIdKey, spec.agentId);
     container.binds.append(*folder + u':' + QString(Workdir));
     auto id = co_await m_client->create(container);
-    if (!id)
+    if (!id) {
+        dropFolder();
         co_return fail(id.error());
+    }
     auto started = co_await m_client->start(*id);
     if (!started) {
         // A container that could not start is not left behind.
@@ -206,6 +216,7 @@ QCoro::Task<Result<SandboxInfo>> DockerBackend::create(CreateSpec spec)
         const auto removed = co_await m_client->remove(*id, true);
         if (!removed)
             qCWarning(lcDocker).noquote() << "and it could not be removed:" << removed.error().message;
+        dropFolder();
         co_return fail(started.error());
     }
     qCInfo(lcDocker).noquote() << "created container" << *id << "for workspace" << spec.workspaceId;
