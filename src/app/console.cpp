@@ -98,6 +98,8 @@ QCoro::Task<void> Console::start()
                 // Never a plain-text fallback: the key is kept for this run only, and the user
                 // is told why.
                 co_await m_sessionKeys.write(imported->id, key);
+                qCWarning(lcConsole).noquote()
+                    << "the API key of" << imported->id << "is kept for this run only:" << stored.error().message;
                 m_window->statusBar()->showMessage(stored.error().message);
             }
         }
