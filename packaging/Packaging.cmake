@@ -24,8 +24,8 @@ set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${PROJECT_HOMEPAGE_URL}")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "qt6-qpa-plugins, qt6-translations-l10n, fonts-noto-cjk")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "gnome-keyring | kwalletmanager")
-set(CPACK_PACKAGE_DESCRIPTION "Paddock shows the workspaces of AI agents (local folders and OpenSandbox
-sandboxes) grouped by user and agent, with their TTL and expiry counting
+set(CPACK_PACKAGE_DESCRIPTION "Paddock shows the workspaces of AI agents (local folders, OpenSandbox
+sandboxes and Docker containers) grouped by user and agent, with their TTL and expiry counting
 down, pause, resume and close, and each workspace's bootstrap log.
 paddockctl does the same from the command line.")
 set(CPACK_STRIP_FILES ON)

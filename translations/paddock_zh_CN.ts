@@ -1202,6 +1202,10 @@
         <source>An image name has no spaces, for example debian:bookworm-slim.</source>
         <translation>镜像名称不能包含空格，例如 debian:bookworm-slim。</translation>
     </message>
+    <message>
+        <source>could not delete all of %1: %2 is still there (files that a container wrote as root may need root to delete)</source>
+        <translation>无法完全删除 %1：%2 仍然存在（容器以 root 身份写入的文件可能需要 root 权限才能删除）</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>

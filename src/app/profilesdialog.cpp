@@ -48,7 +48,7 @@ void setComboData(QComboBox *box, const QVariant &data, const QString &textIfMis
 QString dockerHostDefault()
 {
     const auto address = Docker::EngineAddress::fromEnvironment();
-    return address ? address->display() : qEnvironmentVariable("DOCKER_HOST");
+    return address ? address->display() : address.error().message; // a DOCKER_HOST Docker cannot use
 }
 
 int spinValue(const QSpinBox *box, std::chrono::seconds seconds)

@@ -48,8 +48,12 @@ QuitSignals::QuitSignals(QObject *parent)
     action.sa_handler = onSignal;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
-    for (std::size_t i = 0; i < std::size(Handled); ++i)
-        ::sigaction(Handled[i], &action, &before[i]);
+    for (std::size_t i = 0; i < std::size(Handled); ++i) {
+        ::sigaction(Handled[i], nullptr, &before[i]);
+        // A signal ignored on purpose (nohup, `&` in a script ignores SIGINT) stays ignored.
+        if (before[i].sa_handler != SIG_IGN)
+            ::sigaction(Handled[i], &action, nullptr);
+    }
 }
 
 QuitSignals::~QuitSignals()

@@ -147,7 +147,6 @@ private Q_SLOTS:
         QCoro::waitFor(console.switchTo(profile.id));
         MainWindow *window = console.window();
         QVERIFY(console.manager(profile.id));
-        QTRY_VERIFY(window->profileProblem().isEmpty());
 
         const QString id = openFromDialog(window, QStringLiteral("coder"));
         QVERIFY(!id.isEmpty());
@@ -158,6 +157,8 @@ private Q_SLOTS:
         const QString container = recordOf(window, id)->info.sandboxId;
         QCOMPARE(recordOf(window, id)->info.state, SandboxState::Running);
         QCOMPARE(engineState(container), QStringLiteral("running"));
+        QVERIFY(window->profileProblem().isEmpty()); // listed, with no problem
+        QVERIFY(console.manager(profile.id)->cached(id)); // open: the manager holds it
         QVERIFY(select(window, key));
 
         // The bootstrap log in its tab, stdout and stderr both.

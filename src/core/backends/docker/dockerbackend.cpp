@@ -5,10 +5,12 @@
 #include "../../logging.h"
 #include "../../tr.h"
 #include "dockerclient.h"
+#include "timelimit.h"
 
 #include <QCoroFuture>
 #include <QCoroTask>
 #include <QDir>
+#include <QDirIterator>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QLoggingCategory>
@@ -130,9 +132,15 @@ Result<> DockerBackend::deleteFolder(const QString &workspaceId) const
     auto folder = hostFolder(workspaceId);
     if (!folder)
         return fail(folder.error());
-    if (QFileInfo::exists(*folder) && !QDir(*folder).removeRecursively())
-        return fail(Error::io(Tr::tr("could not delete all of %1").arg(*folder)));
-    return {};
+    if (!QFileInfo::exists(*folder) || QDir(*folder).removeRecursively())
+        return {};
+    // Name something that stayed: what a container wrote as root, a user cannot delete.
+    QDirIterator left(*folder, QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System,
+                      QDirIterator::Subdirectories);
+    const QString example = left.hasNext() ? left.next() : *folder;
+    return fail(Error::io(Tr::tr("could not delete all of %1: %2 is still there (files that a container wrote as "
+                                 "root may need root to delete)")
+                              .arg(*folder, example)));
 }
 
 QCoro::Task<Result<QList<SandboxInfo>>> DockerBackend::list(ListFilter filter)
@@ -283,41 +291,19 @@ QCoro::Task<Result<bool>> DockerBackend::isReady(QString sandboxId)
     co_return info->state == SandboxState::Running;
 }
 
-namespace {
-
-// Runs "$@" under a time limit of $1 seconds: the command leads a session of its own (setsid
-// execs in place, since a background job is no group leader), and a watchdog in another
-// session, its stdio on /dev/null so it holds no stream open, kills the command's whole process
-// group when the time is up (exit status 137). The watchdog goes when the command ends first:
-// by its pid (it may not have called setsid() yet), then by its group (its sleep).
-// `kill -KILL -pid` is the spelling that dash and busybox ash both take.
-constexpr char TimeLimitScript[] = R"(limit=$1; shift
-setsid "$@" &
-child=$!
-setsid sh -c 'sleep "$1"; kill -KILL "-$2"' watchdog "$limit" "$child" </dev/null >/dev/null 2>&1 &
-watchdog=$!
-wait "$child" 2>/dev/null
-status=$?
-kill -KILL "$watchdog" "-$watchdog" 2>/dev/null
-exit "$status")";
-
-} // namespace
-
 QCoro::Task<Result<ExecResult>> DockerBackend::exec(QString sandboxId, ExecRequest request)
 {
     if (auto ok = usable(); !ok)
         co_return fail(ok.error());
     if (request.argv.isEmpty())
         co_return fail(Error::invalidArgument(Tr::tr("no command to run")));
-    // The engine cannot end an exec. A time limit runs the command in a session of its own with
-    // a watchdog beside it that kills the whole session when the time is up: timeout(1) would
-    // kill only the command, and a child it left holding stdout would keep the exec open.
+    // The engine cannot end an exec: a time limit runs the command beside a watchdog that kills
+    // its process group when the time is up (timelimit.h). timeout(1) would kill the command
+    // only, and a child it left holding stdout would keep the exec open.
     QStringList argv = request.argv;
     const qint64 limit = std::chrono::ceil<std::chrono::seconds>(request.timeout).count();
     if (limit > 0)
-        argv = QStringList{QStringLiteral("sh"), QStringLiteral("-c"), QLatin1String(TimeLimitScript),
-                           QStringLiteral("paddock-time-limit"), QString::number(limit)}
-            + argv;
+        argv = withTimeLimit(argv, limit);
     auto result = std::make_shared<ExecResult>();
     auto onLine = std::make_shared<std::function<void(OutputChannel, const QByteArray &)>>(request.onLine);
     auto out = std::make_shared<LineSplitter>(OutputChannel::Stdout, *onLine, result->stdOut);
