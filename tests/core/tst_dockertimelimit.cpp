@@ -122,6 +122,28 @@ private Q_SLOTS:
         QCOMPARE(process.readAllStandardError(), QByteArray("err\n"));
         QTRY_COMPARE(processesWith(watchdog), 0);
     }
+
+    void withoutSetsidNothingRuns()
+    {
+        // An image without setsid (dash, with busybox's other applets; busybox's own ash always
+        // finds its setsid): the command does not run without its limit.
+        if (!QFile::exists(QStringLiteral("/bin/busybox")))
+            QSKIP("needs /bin/busybox (busybox-static) for the applets");
+        QTemporaryDir bare;
+        for (const char *applet : {"sleep", "kill", "echo", "touch"})
+            QVERIFY(QFile::link(QStringLiteral("/bin/busybox"), bare.filePath(QLatin1String(applet))));
+        QProcess process;
+        QProcessEnvironment env;
+        env.insert(QStringLiteral("PATH"), bare.path());
+        process.setProcessEnvironment(env);
+        const QString ran = bare.filePath(QStringLiteral("ran"));
+        const QStringList wrapped = withTimeLimit({QStringLiteral("touch"), ran}, 5);
+        process.start(QStringLiteral("/bin/sh"), wrapped.mid(1));
+        QVERIFY(process.waitForFinished(60'000));
+        QCOMPARE(process.exitCode(), 127);
+        QVERIFY(process.readAllStandardError().contains("setsid: not found"));
+        QVERIFY(!QFile::exists(ran));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestDockerTimeLimit)

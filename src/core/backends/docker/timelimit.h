@@ -13,9 +13,11 @@ namespace Paddock::Docker {
 // foreground, so it keeps the shell's pid and group and gets SIGINT and SIGQUIT as they were (a
 // background job would have them ignored for good). What leaves the group (setsid, setpgid) is
 // not killed. Written for dash (Debian's sh) and busybox ash alike: `kill -KILL -pid` is the
-// spelling both take (dash knows no `--`).
+// spelling both take (dash knows no `--`). Without setsid nothing runs: exit status 127 and
+// "setsid: not found" on stderr.
 inline constexpr char TimeLimitScript[] = R"(limit=$1
 shift
+command -v setsid >/dev/null 2>&1 || { echo "paddock-time-limit: setsid: not found" >&2; exit 127; }
 setsid sh -c 'n=0
 while [ "$n" -lt "$1" ]; do
     sleep 1
