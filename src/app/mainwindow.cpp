@@ -17,6 +17,7 @@
 #include "bulk.h"
 #include "workspacemanager.h"
 
+#include <QCoroFuture>
 #include <QCoroSignal>
 #include <QCoroTask>
 
@@ -38,6 +39,7 @@
 #include <QShortcut>
 #include <QStyle>
 #include <QTabWidget>
+#include <QtConcurrent/QtConcurrentRun>
 
 using namespace Paddock;
 
@@ -751,10 +753,16 @@ QCoro::Task<Result<>> MainWindow::apply(QPointer<Backend> backend, QPointer<Work
             manager->forget(record.info.workspaceId, id);
         if (!killed || !deleteFolders)
             co_return killed;
-        // Docker keeps /workspace on the host; the user asked for it to go too.
-        if (auto *docker = qobject_cast<Paddock::Docker::DockerBackend *>(backend.data()))
-            co_return docker->deleteFolder(record.info.workspaceId);
-        co_return Result<>{};
+        // Docker keeps /workspace on the host; the user asked for it to go too, on a worker
+        // thread (a big folder takes a while).
+        auto *docker = qobject_cast<Paddock::Docker::DockerBackend *>(backend.data());
+        if (!docker)
+            co_return Result<>{};
+        const auto folder = docker->hostFolder(record.info.workspaceId);
+        if (!folder)
+            co_return fail(folder.error());
+        const QString path = *folder;
+        co_return co_await QtConcurrent::run(&Paddock::Docker::DockerBackend::removeFolder, path);
     }
     }
     co_return Result<>{};

@@ -132,15 +132,20 @@ Result<> DockerBackend::deleteFolder(const QString &workspaceId) const
     auto folder = hostFolder(workspaceId);
     if (!folder)
         return fail(folder.error());
-    if (!QFileInfo::exists(*folder) || QDir(*folder).removeRecursively())
+    return removeFolder(*folder);
+}
+
+Result<> DockerBackend::removeFolder(const QString &folder)
+{
+    if (!QFileInfo::exists(folder) || QDir(folder).removeRecursively())
         return {};
     // Name something that stayed: what a container wrote as root, a user cannot delete.
-    QDirIterator left(*folder, QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System,
+    QDirIterator left(folder, QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System,
                       QDirIterator::Subdirectories);
-    const QString example = left.hasNext() ? left.next() : *folder;
+    const QString example = left.hasNext() ? left.next() : folder;
     return fail(Error::io(Tr::tr("could not delete all of %1: %2 is still there (files that a container wrote as "
                                  "root may need root to delete)")
-                              .arg(*folder, example)));
+                              .arg(folder, example)));
 }
 
 QCoro::Task<Result<QList<SandboxInfo>>> DockerBackend::list(ListFilter filter)

@@ -54,6 +54,8 @@ public:
     Result<QString> hostFolder(const QString &workspaceId) const;
     // Removes a workspace's host folder (after kill(), when the user asks for it).
     Result<> deleteFolder(const QString &workspaceId) const;
+    // The removal itself, for any thread (a big folder takes a while): what stays is named.
+    static Result<> removeFolder(const QString &folder);
 
     QString name() const override;
     QString instanceKey() const override;
