@@ -80,6 +80,26 @@ private:
         return opened ? id : QString();
     }
 
+    // A Docker profile on the private engine with its folder in `dir`, not saved yet.
+    Profile dockerProfile(const QTemporaryDir &dir, const QString &name) const
+    {
+        Profile profile;
+        profile.kind = Profile::Kind::Docker;
+        profile.name = name;
+        profile.dockerHost = m_engine->dockerHost();
+        profile.image = m_image;
+        profile.basedir = dir.filePath(QStringLiteral("workspaces"));
+        return profile;
+    }
+
+    // Saves `profile` under a new id (which it is given) in the settings the console will read.
+    static bool save(QSettings &settings, Profile &profile)
+    {
+        ProfileStore store(&settings);
+        profile.id = store.newId(profile.name);
+        return store.save(profile).has_value();
+    }
+
     static const WorkspaceRecord *recordOf(MainWindow *window, const QString &workspaceId)
     {
         for (const WorkspaceRecord *r : window->model()->recordsUnder({})) {
@@ -128,18 +148,9 @@ private Q_SLOTS:
         bootstrap.close();
         QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
         MemorySecretStore secrets;
-        Profile profile;
-        {
-            ProfileStore store(&settings);
-            profile.kind = Profile::Kind::Docker;
-            profile.name = QStringLiteral("Docker");
-            profile.id = store.newId(profile.name);
-            profile.dockerHost = m_engine->dockerHost();
-            profile.image = m_image;
-            profile.basedir = dir.filePath(QStringLiteral("workspaces"));
-            profile.bootstrapFile = bootstrap.fileName();
-            QVERIFY(store.save(profile));
-        }
+        Profile profile = dockerProfile(dir, QStringLiteral("Docker"));
+        profile.bootstrapFile = bootstrap.fileName();
+        QVERIFY(save(settings, profile));
         Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
         console.window()->resize(1200, 800);
         console.window()->show();
@@ -237,18 +248,9 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
         MemorySecretStore secrets;
-        Profile profile;
-        {
-            ProfileStore store(&settings);
-            profile.kind = Profile::Kind::Docker;
-            profile.name = QStringLiteral("Docker, stopping");
-            profile.id = store.newId(profile.name);
-            profile.dockerHost = m_engine->dockerHost();
-            profile.image = m_image;
-            profile.basedir = dir.filePath(QStringLiteral("workspaces"));
-            profile.stopInsteadOfPause = true;
-            QVERIFY(store.save(profile));
-        }
+        Profile profile = dockerProfile(dir, QStringLiteral("Docker, stopping"));
+        profile.stopInsteadOfPause = true;
+        QVERIFY(save(settings, profile));
         QString container;
         {
             Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
@@ -275,16 +277,9 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
         MemorySecretStore secrets;
-        Profile profile;
-        {
-            ProfileStore store(&settings);
-            profile.kind = Profile::Kind::Docker;
-            profile.name = QStringLiteral("Nowhere");
-            profile.id = store.newId(profile.name);
-            profile.dockerHost = QStringLiteral("unix://") + dir.filePath(QStringLiteral("no-engine.sock"));
-            profile.basedir = dir.filePath(QStringLiteral("workspaces"));
-            QVERIFY(store.save(profile));
-        }
+        Profile profile = dockerProfile(dir, QStringLiteral("Nowhere"));
+        profile.dockerHost = QStringLiteral("unix://") + dir.filePath(QStringLiteral("no-engine.sock"));
+        QVERIFY(save(settings, profile));
         Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
         console.window()->show();
         QCoro::waitFor(console.start());
