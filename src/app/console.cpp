@@ -8,12 +8,14 @@
 #include "mainwindow.h"
 #include "profilesdialog.h"
 #include "provisioner.h"
+#include "quitcontroller.h"
 #include "workspacemanager.h"
 
 #include <QCoroTask>
 
 #include <QFile>
 #include <QLoggingCategory>
+#include <QPointer>
 #include <QProcessEnvironment>
 #include <QSettings>
 #include <QStatusBar>
@@ -46,7 +48,12 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
     , m_profiles(settings)
     , m_logs(std::make_unique<BootstrapLogStore>(logRoot))
     , m_window(std::make_unique<MainWindow>(nullptr, QString()))
+    , m_quit(new QuitController(settings, this))
 {
+    // Closing the window (or File > Quit) asks what to do with the open workspaces first.
+    m_window->addQuitMenu(m_quit->menu(m_window.get()));
+    m_window->setQuitGuard(true);
+    connect(m_window.get(), &MainWindow::quitRequested, this, [this] { requestQuit(); });
     connect(m_window.get(), &MainWindow::profileChosen, this, [this](const QString &id) { switchTo(id); });
     connect(m_window.get(), &MainWindow::profilesRequested, this, &Console::showProfiles);
     // View > Language: applied at once (every window retranslates itself) and remembered.
@@ -214,10 +221,10 @@ void Console::showProfiles()
     dialog->open();
 }
 
-QCoro::Task<void> Console::end(std::unique_ptr<Session> session)
+QCoro::Task<void> Console::end(std::unique_ptr<Session> session, WorkspaceManager::StopMode mode)
 {
     if (session->manager)
-        co_await session->manager->stop();
+        co_await session->manager->stop(mode);
 }
 
 bool Console::stillServes(const Profile &was, const QByteArray &key, const Profile &now, const QByteArray &nowKey)
@@ -265,14 +272,47 @@ QCoro::Task<void> Console::reload(QStringList changedIds)
         co_await switchTo(current);
 }
 
-QCoro::Task<void> Console::shutdown()
+int Console::openWorkspaceCount() const
 {
+    int count = 0;
+    for (const auto &[id, session] : m_sessions) {
+        if (session->manager)
+            count += int(session->manager->cachedCount() + session->manager->provisioningCount());
+    }
+    return count;
+}
+
+QCoro::Task<void> Console::requestQuit()
+{
+    const QPointer<Console> self(this);
+    const std::optional<QuitController::Choice> choice = co_await m_quit->decide(m_window.get(), openWorkspaceCount());
+    if (!self || !choice)
+        co_return;
+    Q_EMIT quitDecided(*choice == QuitController::Choice::Close ? WorkspaceManager::StopMode::Close
+                                                                : WorkspaceManager::StopMode::LeaveRunning);
+}
+
+void Console::quitOnSignal(int signal)
+{
+    // As before this console asked: a signal comes from a script or a session ending, with
+    // nobody to answer. The open workspaces are closed, as AgentScope's manager does.
+    qCInfo(lcConsole).noquote() << QStringLiteral("signal %1: quitting without asking; closing (pausing) the %2 "
+                                                  "workspace(s) this console opened")
+                                       .arg(signal)
+                                       .arg(openWorkspaceCount());
+    Q_EMIT quitDecided(WorkspaceManager::StopMode::Close);
+}
+
+QCoro::Task<void> Console::shutdown(WorkspaceManager::StopMode mode)
+{
+    if (mode == WorkspaceManager::StopMode::LeaveRunning && openWorkspaceCount() > 0)
+        qCInfo(lcConsole).noquote() << "quitting; leaving" << openWorkspaceCount() << "open workspace(s) running";
     m_window->setManager(nullptr, nullptr);
     m_window->setBackend(nullptr, m_window->profile());
     while (!m_sessions.empty()) {
         auto it = m_sessions.begin();
         std::unique_ptr<Session> ended = std::move(it->second);
         m_sessions.erase(it);
-        co_await end(std::move(ended));
+        co_await end(std::move(ended), mode);
     }
 }

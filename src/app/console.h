@@ -2,6 +2,7 @@
 
 #include "profile.h"
 #include "secretstore.h"
+#include "workspacemanager.h"
 
 #include <QCoroFwd>
 
@@ -11,12 +12,12 @@
 #include <memory>
 
 class MainWindow;
+class QuitController;
 class QSettings;
 namespace Paddock {
 class Backend;
 class BootstrapLogStore;
 class Provisioner;
-class WorkspaceManager;
 } // namespace Paddock
 
 // The console's wiring: the profiles, where their keys come from, one backend per profile (made
@@ -46,13 +47,25 @@ public:
     // just applies.
     QCoro::Task<void> reload(QStringList changedIds);
     // Ends every profile's manager: the sweepers stop and the workspaces the console opened are
-    // closed (paused), as AgentScope's manager does at shutdown.
-    QCoro::Task<void> shutdown();
+    // closed (paused), as AgentScope's manager does at shutdown, or left running.
+    QCoro::Task<void> shutdown(Paddock::WorkspaceManager::StopMode mode = Paddock::WorkspaceManager::StopMode::Close);
+    // How many workspaces this console holds open (or is opening), over every profile.
+    int openWorkspaceCount() const;
+    // The user asked to quit (the window's close, File > Quit): decides, asking when some
+    // workspaces are open (QuitController), then emits quitDecided; Cancel keeps running.
+    QCoro::Task<void> requestQuit();
+    // A signal asked to quit: nothing is asked; the open workspaces are closed, and the log says so.
+    void quitOnSignal(int signal);
+    QuitController *quitController() const { return m_quit; }
 
     Paddock::BootstrapLogStore *logs() const { return m_logs.get(); }
     // Keys kept for this run only (the keychain could not take them).
     Paddock::SecretStore *sessionKeys() { return &m_sessionKeys; }
     Paddock::WorkspaceManager *manager(const QString &profileId) const;
+
+Q_SIGNALS:
+    // Quit now, doing this with the open workspaces (then the application exits).
+    void quitDecided(Paddock::WorkspaceManager::StopMode mode);
 
 private:
     // One opened profile: its backend, and the workspace manager (with its TTL sweeper) behind
@@ -74,7 +87,8 @@ private:
     static bool stillServes(const Paddock::Profile &was, const QByteArray &key, const Paddock::Profile &now,
                             const QByteArray &nowKey);
     QCoro::Task<Session *> session(Paddock::Profile profile);
-    QCoro::Task<void> end(std::unique_ptr<Session> session);
+    QCoro::Task<void> end(std::unique_ptr<Session> session,
+                          Paddock::WorkspaceManager::StopMode mode = Paddock::WorkspaceManager::StopMode::Close);
     void showProfiles();
     QCoro::Task<std::optional<QByteArray>> key(QString profileId, QString *problem);
     void offerProfiles(const QString &current);
@@ -85,5 +99,6 @@ private:
     Paddock::ProfileStore m_profiles;
     std::unique_ptr<Paddock::BootstrapLogStore> m_logs;
     std::unique_ptr<MainWindow> m_window;
+    QuitController *m_quit;
     std::map<QString, std::unique_ptr<Session>> m_sessions;
 };

@@ -135,22 +135,28 @@ int main(int argc, char *argv[])
     KeychainSecretStore keychain;
     Console console(&settings, &keychain);
     // Quitting first ends every profile's manager: the workspaces this console opened are
-    // closed (paused) as the manager contract says, then the application exits. Closing the
-    // window, SIGTERM and Ctrl+C all quit that way; a second signal quits at once.
+    // closed (paused) as the manager contract says, or left running if the user says so (closing
+    // the window or File > Quit asks when some are open; QuitController), then the application
+    // exits. SIGTERM and Ctrl+C do not ask: they close, and the log says so. A second signal
+    // quits at once.
     QApplication::setQuitOnLastWindowClosed(false);
     bool quitting = false;
-    const auto quit = [&console, &quitting] {
+    const auto quit = [&console, &quitting](Paddock::WorkspaceManager::StopMode mode) {
         if (std::exchange(quitting, true))
             return;
-        QCoro::connect(console.shutdown(), &console, [] { QApplication::quit(); });
+        console.window()->confirmQuit();
+        console.window()->close();
+        QCoro::connect(console.shutdown(mode), &console, [] { QApplication::quit(); });
     };
-    QObject::connect(&app, &QApplication::lastWindowClosed, &console, quit);
+    QObject::connect(&console, &Console::quitDecided, &console, quit);
+    QObject::connect(&app, &QApplication::lastWindowClosed, &console,
+                     [&quit] { quit(Paddock::WorkspaceManager::StopMode::Close); });
     QuitSignals quitSignals;
-    QObject::connect(&quitSignals, &QuitSignals::received, &console, [&quitting, &quit](int) {
+    QObject::connect(&quitSignals, &QuitSignals::received, &console, [&quitting, &console](int signal) {
         if (quitting)
             QApplication::exit(EXIT_FAILURE);
         else
-            quit();
+            console.quitOnSignal(signal);
     });
     // After the signal handlers, so that whoever reads this may stop the console cleanly.
     for (const StorageProblem &problem : storageProblems)

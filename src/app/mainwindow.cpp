@@ -15,6 +15,8 @@
 #include "workspacetreemodel.h"
 
 #include "bulk.h"
+#include "confirmdialog.h"
+#include "renewal.h"
 #include "workspacemanager.h"
 
 #include <QCoroFuture>
@@ -23,6 +25,7 @@
 
 #include <QActionGroup>
 #include <QCheckBox>
+#include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
@@ -461,6 +464,21 @@ void MainWindow::hideEvent(QHideEvent *event)
     updateTimers();
 }
 
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    if (m_quitGuard && !m_quitConfirmed) {
+        event->ignore();
+        Q_EMIT quitRequested();
+        return;
+    }
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::addQuitMenu(QMenu *menu)
+{
+    m_ui->menuFile->insertMenu(m_ui->actionQuit, menu);
+}
+
 void MainWindow::changeEvent(QEvent *event)
 {
     QMainWindow::changeEvent(event);
@@ -721,7 +739,7 @@ void MainWindow::updateActions()
 }
 
 QCoro::Task<Result<>> MainWindow::apply(QPointer<Backend> backend, QPointer<WorkspaceManager> manager, Action action,
-                                        WorkspaceRecord record, std::chrono::seconds renewBy, bool deleteFolders)
+                                        WorkspaceRecord record, RenewChoice renew, bool deleteFolders)
 {
     const QString id = record.info.sandboxId;
     if (!backend)
@@ -742,7 +760,16 @@ QCoro::Task<Result<>> MainWindow::apply(QPointer<Backend> backend, QPointer<Work
         co_return Result<>{};
     }
     case Action::Renew: {
-        auto renewed = co_await backend->renew(id, renewBy);
+        // Planned again now (the dialog's preview is a little older), from the listed expiry.
+        const Renewal plan =
+            planRenewal(record.info.expiresAt, QDateTime::currentDateTimeUtc(), renew.mode, renew.amount);
+        if (plan.shortens && !renew.allowShorter) {
+            co_return fail(Error::conflict(
+                tr("not renewed: it would expire sooner (%1) than it does now (%2)")
+                    .arg(QLocale().toString(plan.expiresAt.toLocalTime(), QLocale::ShortFormat),
+                         QLocale().toString(record.info.expiresAt->toLocalTime(), QLocale::ShortFormat))));
+        }
+        auto renewed = co_await backend->renew(id, std::max(plan.fromNow, std::chrono::seconds(1)));
         if (!renewed)
             co_return fail(renewed.error());
         co_return Result<>{};
@@ -770,11 +797,10 @@ QCoro::Task<Result<>> MainWindow::apply(QPointer<Backend> backend, QPointer<Work
 
 void MainWindow::openWorkspace()
 {
-    if (!m_manager || !m_backend || m_readOnly)
-        return;
-    // Prefilled from the current row: its user and agent, and its id (so it reattaches to
-    // exactly that workspace whatever the policy); from a group row, its user (and agent).
     OpenDialog::Request prefill;
+    // Prefilled from the current row: its user and agent (the policy's id for them is what opens),
+    // and its id in the id field, which counts only if the user chooses it; from a group row, its
+    // user (and agent).
     const QModelIndex current = m_proxy->mapToSource(m_ui->workspaceView->currentIndex());
     if (const WorkspaceRecord *record = m_model->record(current)) {
         prefill.userId = record->info.userId;
@@ -789,10 +815,25 @@ void MainWindow::openWorkspace()
                                   .data(WorkspaceTreeModel::SortRole)
                                   .toString();
     }
+    openDialog(prefill);
+}
+
+void MainWindow::openDialog(const OpenDialog::Request &prefill)
+{
+    if (!m_manager || !m_backend || m_readOnly)
+        return;
     auto *dialog = new OpenDialog(m_manager, m_logs, m_backend->instanceKey(), prefill, this);
     dialog->setObjectName(QStringLiteral("openDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     const QString profile = m_profile;
+    // Whether the id it would open is in the list, and whose it is.
+    dialog->setLookup([this, profile](const QString &workspaceId) -> std::optional<OpenDialog::Existing> {
+        const WorkspaceRecord *record = m_model->recordOfWorkspace(profile, workspaceId);
+        if (!record)
+            return std::nullopt;
+        return OpenDialog::Existing{record->info.userId, record->info.agentId,
+                                    WorkspaceTreeModel::stateText(record->info.state, record->info.rawState)};
+    });
     connect(dialog, &OpenDialog::opened, this,
             [this, profile](const QString &workspaceId, const QString &, const QString &agentId) {
                 // Opening is the console's own access to the workspace.
@@ -888,8 +929,9 @@ QCoro::Task<void> MainWindow::runAction(Action action, bool alwaysAsk)
     const int count = int(targets.size());
     const int skipped = int(selected.size()) - count;
 
-    // Renew asks with its own dialog: the duration, and every expiry before and after.
-    std::chrono::seconds renewBy{0};
+    // Renew asks with its own dialog: the duration, and every expiry before and after (and once
+    // more before shortening any).
+    RenewChoice renew;
     if (action == Action::Renew) {
         QPointer<RenewDialog> dialog = new RenewDialog(targets, skipped, this);
         dialog->open();
@@ -897,29 +939,36 @@ QCoro::Task<void> MainWindow::runAction(Action action, bool alwaysAsk)
         const int answer = co_await qCoro(dialog.data(), &QDialog::finished);
         if (!self)
             co_return;
-        if (dialog) {
-            renewBy = dialog->duration();
-            dialog->deleteLater();
-        }
-        if (answer != QDialog::Accepted || renewBy.count() <= 0)
+        if (!dialog)
+            co_return;
+        renew.mode = dialog->mode();
+        renew.amount = dialog->amount();
+        renew.allowShorter = dialog->allowsShorter();
+        dialog->deleteLater();
+        if (answer != QDialog::Accepted || renew.amount.count() <= 0)
             co_return;
     }
 
-    // One confirmation that states the counts (and, for a kill, the ids and the data loss). A
-    // Docker kill keeps each workspace's host folder unless the user ticks the box.
+    // One confirmation that states the counts and lists the workspaces (for a kill, with the data
+    // loss, and Cancel as the default). A Docker kill keeps each workspace's host folder unless
+    // the user ticks the box.
     const bool keepsFolders = action == Action::Kill && qobject_cast<Paddock::Docker::DockerBackend *>(m_backend);
     bool deleteFolders = false;
     if (action == Action::Kill || (action != Action::Renew && (count > 1 || alwaysAsk))) {
         QString text;
+        QString confirm;
         switch (action) {
         case Action::Close:
             text = tr("Close %n workspace(s)? They are released and their sandboxes paused.", nullptr, count);
+            confirm = tr("&Close");
             break;
         case Action::Pause:
             text = tr("Pause %n workspace(s)?", nullptr, count);
+            confirm = tr("&Pause");
             break;
         case Action::Resume:
             text = tr("Resume %n workspace(s)?", nullptr, count);
+            confirm = tr("&Resume");
             break;
         case Action::Renew:
             break;
@@ -930,44 +979,62 @@ QCoro::Task<void> MainWindow::runAction(Action action, bool alwaysAsk)
                                 : tr("Kill %n workspace(s)? Their sandboxes are deleted with everything in them that "
                                      "is not kept elsewhere. This cannot be undone.",
                                      nullptr, count);
+            confirm = tr("&Kill");
             break;
         }
-        if (skipped > 0)
-            text += u'\n' + tr("%n selected workspace(s) do not fit this action and are skipped.", nullptr, skipped);
-        QStringList ids;
-        for (const WorkspaceRecord &record : std::as_const(targets))
-            ids.append(record.info.workspaceId + QStringLiteral(" (") + record.info.sandboxId + u')');
-        QPointer<QMessageBox> box =
-            new QMessageBox(action == Action::Kill ? QMessageBox::Warning : QMessageBox::Question, windowTitle(), text,
-                            QMessageBox::Yes | QMessageBox::Cancel, this);
+        QPointer<ConfirmDialog> box = new ConfirmDialog(
+            action == Action::Kill ? QMessageBox::Warning : QMessageBox::Question, windowTitle(), text, this);
         box->setObjectName(QStringLiteral("confirmAction"));
-        box->setDefaultButton(action == Action::Kill ? QMessageBox::Cancel : QMessageBox::Yes);
-        box->setDetailedText(ids.join(u'\n'));
-        if (action == Action::Kill)
-            box->setInformativeText(ids.mid(0, 10).join(u'\n') + (ids.size() > 10 ? QStringLiteral("\n…") : QString()));
-        if (keepsFolders) {
-            auto *deleteBox = new QCheckBox(tr("Also &delete their folders on this computer"));
-            deleteBox->setObjectName(QStringLiteral("deleteFoldersBox"));
-            box->setCheckBox(deleteBox);
+        if (skipped > 0)
+            box->setInformativeText(
+                tr("%n selected workspace(s) do not fit this action and are skipped.", nullptr, skipped));
+        QList<ConfirmDialog::Row> rows;
+        for (const WorkspaceRecord &record : std::as_const(targets)) {
+            rows.append({record.info.workspaceId, record.info.sandboxId, record.info.userId,
+                         WorkspaceTreeModel::agentText(record),
+                         WorkspaceTreeModel::stateText(record.info.state, record.info.rawState)});
         }
+        box->setRows(rows);
+        box->setConfirmText(confirm);
+        box->setCancelIsDefault(action == Action::Kill);
+        QCheckBox *deleteBox = keepsFolders
+            ? box->addCheckBox(tr("Also &delete their folders on this computer"), QStringLiteral("deleteFoldersBox"))
+            : nullptr;
         box->open();
         const QPointer<MainWindow> self(this);
         const int answer = co_await qCoro(box.data(), &QDialog::finished);
         if (!self)
             co_return;
         if (box) {
-            deleteFolders = keepsFolders && box->checkBox() && box->checkBox()->isChecked();
+            deleteFolders = deleteBox && deleteBox->isChecked();
             box->deleteLater();
         }
-        if (answer != QMessageBox::Yes)
+        if (answer != QDialog::Accepted)
             co_return;
     }
 
     m_busy = true;
     updateActions();
     auto cancel = std::make_shared<Paddock::CancelToken>();
-    QPointer<QProgressDialog> progress =
-        new QProgressDialog(tr("Working on %n workspace(s)…", nullptr, count), tr("Cancel"), 0, count, this);
+    QString working;
+    switch (action) {
+    case Action::Close:
+        working = tr("Closing %n workspace(s)…", nullptr, count);
+        break;
+    case Action::Pause:
+        working = tr("Pausing %n workspace(s)…", nullptr, count);
+        break;
+    case Action::Resume:
+        working = tr("Resuming %n workspace(s)…", nullptr, count);
+        break;
+    case Action::Renew:
+        working = tr("Renewing %n workspace(s)…", nullptr, count);
+        break;
+    case Action::Kill:
+        working = tr("Killing %n workspace(s)…", nullptr, count);
+        break;
+    }
+    QPointer<QProgressDialog> progress = new QProgressDialog(working, tr("Cancel"), 0, count, this);
     progress->setObjectName(QStringLiteral("actionProgress"));
     progress->setWindowModality(Qt::WindowModal);
     progress->setMinimumDuration(400);
@@ -995,14 +1062,14 @@ QCoro::Task<void> MainWindow::runAction(Action action, bool alwaysAsk)
         return std::nullopt;
     }();
     const std::function<QCoro::Task<Result<>>(const WorkspaceRecord &)> act =
-        [self, backend, manager, action, cancel, renewBy, deleteFolders, transition](const WorkspaceRecord &record) {
+        [self, backend, manager, action, cancel, renew, deleteFolders, transition](const WorkspaceRecord &record) {
             if (!self || !backend) {
                 cancel->cancel();
                 return cancelledTask();
             }
             if (transition)
                 self->m_model->setState(record.key(), *transition);
-            return apply(backend, manager, action, record, renewBy, deleteFolders);
+            return apply(backend, manager, action, record, renew, deleteFolders);
         };
     // A resume is the console's own access to the workspace.
     const std::function<void(qsizetype, const Result<> &)> step = [&done, progress, self, action,

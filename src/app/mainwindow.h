@@ -1,5 +1,7 @@
 #pragma once
 
+#include "opendialog.h"
+#include "renewal.h"
 #include "result.h"
 
 #include <QCoroFwd>
@@ -26,6 +28,7 @@ class LogViewer;
 class QActionGroup;
 class QDockWidget;
 class QLabel;
+class QMenu;
 class QTabWidget;
 class WorkspaceFilterProxy;
 struct WorkspaceRecord;
@@ -82,6 +85,13 @@ public:
     // dock (the same tab again if it is open); null if there is no such log here.
     LogViewer *showLog(const WorkspaceRecord &record, bool container);
 
+    // Closing the window (or File > Quit) asks first: quitRequested() is emitted and the window
+    // stays until confirmQuit(). Off by default (a window alone just closes).
+    void setQuitGuard(bool on) { m_quitGuard = on; }
+    void confirmQuit() { m_quitConfirmed = true; }
+    // File > When Quitting (the QuitController's menu), above Quit.
+    void addQuitMenu(QMenu *menu);
+
     // The shown profile's problem (no key, an unreachable server, a refused key with its request
     // id), shown next to the profile switcher; empty when it works.
     QString profileProblem() const;
@@ -95,12 +105,15 @@ Q_SIGNALS:
     void refreshIntervalChosen(std::chrono::seconds interval);
     // View > Language: a language code, or empty for the system's.
     void languageChosen(const QString &code);
+    // The user closed the window or chose Quit, with the quit guard on.
+    void quitRequested();
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
     void showEvent(QShowEvent *event) override;
     void hideEvent(QHideEvent *event) override;
     void changeEvent(QEvent *event) override;
+    void closeEvent(QCloseEvent *event) override;
 
 private:
     QList<const WorkspaceRecord *> selectedRecords() const;
@@ -112,15 +125,22 @@ private:
         Kill,
     };
     static bool fits(Action action, const WorkspaceRecord &record);
+    // What Renew was told: extend or from now, by how much, and whether shortening was confirmed.
+    struct RenewChoice
+    {
+        Paddock::RenewMode mode = Paddock::RenewMode::Extend;
+        std::chrono::seconds amount{0};
+        bool allowShorter = false;
+    };
     QCoro::Task<void> runAction(Action action, bool alwaysAsk = false);
     // Idle triage: selects the running workspaces idle longer than the minutes the user gives
     // (then pauses them, asking first, when `thenPause`).
     QCoro::Task<void> selectIdle(bool thenPause);
     static QCoro::Task<Paddock::Result<>> apply(QPointer<Paddock::Backend> backend,
                                                 QPointer<Paddock::WorkspaceManager> manager, Action action,
-                                                WorkspaceRecord record, std::chrono::seconds renewBy,
-                                                bool deleteFolders);
+                                                WorkspaceRecord record, RenewChoice renew, bool deleteFolders);
     void openWorkspace();
+    void openDialog(const OpenDialog::Request &prefill);
     void showSelectedLog(bool container);
     void closeLogTab(int index);
     // Asks for the sessions/ activity of the running workspaces in view.
@@ -156,6 +176,8 @@ private:
     bool m_refreshAgain = false; // asked for while one ran
     bool m_readOnly = false;
     bool m_busy = false; // a bulk action runs
+    bool m_quitGuard = false;
+    bool m_quitConfirmed = false;
     QString m_lastSummary;
     QString m_sessionProblem; // what setBackend() was told was wrong with the profile
     // Under PER_USER the agents of a user share one workspace: the ones seen opening it, by

@@ -1,6 +1,7 @@
 #include "opendialog.h"
 
 #include "bootstraplog.h"
+#include "isolation.h"
 #include "ui_opendialog.h"
 #include "workspacemanager.h"
 
@@ -29,8 +30,13 @@ OpenDialog::OpenDialog(WorkspaceManager *manager, BootstrapLogStore *logs, QStri
     m_ui->agentEdit->setText(prefill.agentId);
     m_ui->sessionEdit->setText(prefill.sessionId);
     m_ui->workspaceIdEdit->setText(prefill.workspaceId);
+    m_ui->explicitButton->setChecked(prefill.byId);
+    if (m_manager && m_manager->isolation() == IsolationPolicy::PerSession)
+        m_mintedId = assignWorkspaceId(IsolationPolicy::PerSession, {}, {});
     for (QLineEdit *edit : {m_ui->userEdit, m_ui->agentEdit, m_ui->sessionEdit, m_ui->workspaceIdEdit})
         connect(edit, &QLineEdit::textChanged, this, &OpenDialog::updateResolved);
+    connect(m_ui->explicitButton, &QRadioButton::toggled, this, &OpenDialog::updateMode);
+    updateMode();
     QPushButton *open = m_ui->buttonBox->button(QDialogButtonBox::Open);
     open->setDefault(true);
     // The button starts the work; the dialog stays to show it.
@@ -42,46 +48,102 @@ OpenDialog::OpenDialog(WorkspaceManager *manager, BootstrapLogStore *logs, QStri
     if (m_logs)
         connect(m_logs, &BootstrapLogStore::lineAppended, this, &OpenDialog::onLine);
     updateResolved();
-    (prefill.userId.isEmpty() ? m_ui->userEdit : m_ui->agentEdit)->setFocus();
+    if (prefill.byId)
+        m_ui->workspaceIdEdit->setFocus();
+    else
+        (prefill.userId.isEmpty() ? m_ui->userEdit : m_ui->agentEdit)->setFocus();
+}
+
+void OpenDialog::setLookup(Lookup lookup)
+{
+    m_lookup = std::move(lookup);
+    updateResolved();
+}
+
+void OpenDialog::updateMode()
+{
+    // The id field counts only when chosen; the session only names what the policy ignores.
+    const bool byId = m_ui->explicitButton->isChecked();
+    m_ui->workspaceIdEdit->setEnabled(byId && !m_running);
+    m_ui->sessionEdit->setEnabled(!byId && !m_running);
+    if (byId && !m_running)
+        m_ui->workspaceIdEdit->setFocus();
+    updateResolved();
 }
 
 OpenDialog::~OpenDialog() = default;
+
+Result<QString> OpenDialog::resolve() const
+{
+    if (!m_manager)
+        return fail(Error::invalidArgument(tr("This profile cannot open workspaces.")));
+    WorkspaceRequest request;
+    request.userId = m_ui->userEdit->text().trimmed();
+    request.agentId = m_ui->agentEdit->text().trimmed();
+    if (m_ui->explicitButton->isChecked()) {
+        const QString id = m_ui->workspaceIdEdit->text().trimmed();
+        if (id.isEmpty())
+            return fail(Error::invalidArgument(tr("Enter the id of the workspace to reattach to.")));
+        request.workspaceId = id;
+    } else {
+        if (request.userId.isEmpty() || request.agentId.isEmpty())
+            return fail(Error::invalidArgument(tr("Enter a user and an agent.")));
+        // PER_SESSION mints a new id each time: the one shown is the one opened.
+        if (!m_mintedId.isEmpty())
+            request.workspaceId = m_mintedId;
+    }
+    return m_manager->resolveWorkspaceId(request);
+}
 
 WorkspaceRequest OpenDialog::currentRequest() const
 {
     WorkspaceRequest request;
     request.userId = m_ui->userEdit->text().trimmed();
     request.agentId = m_ui->agentEdit->text().trimmed();
-    request.sessionId = m_ui->sessionEdit->text().trimmed();
-    if (const QString explicitId = m_ui->workspaceIdEdit->text().trimmed(); !explicitId.isEmpty())
-        request.workspaceId = explicitId;
+    request.sessionId = m_ui->sessionEdit->isEnabled() ? m_ui->sessionEdit->text().trimmed() : QString();
+    if (auto id = resolve())
+        request.workspaceId = *id;
     return request;
 }
 
 QString OpenDialog::resolvedId() const
 {
-    if (!m_manager)
-        return {};
-    auto id = m_manager->resolveWorkspaceId(currentRequest());
+    auto id = resolve();
     return id ? *id : QString();
+}
+
+QString OpenDialog::resolvedText() const
+{
+    return m_ui->resolvedLabel->text();
 }
 
 void OpenDialog::updateResolved()
 {
+    const auto id = resolve();
     QString text;
-    bool ok = false;
-    if (!m_manager) {
-        text = tr("This profile cannot open workspaces.");
-    } else if (m_ui->workspaceIdEdit->text().trimmed().isEmpty()
-               && (m_ui->userEdit->text().trimmed().isEmpty() || m_ui->agentEdit->text().trimmed().isEmpty())) {
-        text = tr("Enter a user and an agent, or a workspace id.");
+    if (!id) {
+        text = id.error().message;
     } else {
-        auto id = m_manager->resolveWorkspaceId(currentRequest());
-        ok = id.has_value();
-        text = ok ? tr("Workspace %1 (%2)").arg(*id, isolationPolicyName(m_manager->isolation())) : id.error().message;
+        const QString user = m_ui->userEdit->text().trimmed();
+        const QString agent = m_ui->agentEdit->text().trimmed();
+        const QString policy = isolationPolicyName(m_manager->isolation()).toUpper();
+        if (m_ui->explicitButton->isChecked())
+            text = tr("Opens workspace %1, the id entered above.").arg(*id);
+        else if (!m_mintedId.isEmpty())
+            text = tr("Opens a new workspace %1 (%2 gives every open a new id).").arg(*id, policy);
+        else
+            text = tr("Opens workspace %1, the %2 workspace of user %3 and agent %4.").arg(*id, policy, user, agent);
+        const std::optional<Existing> existing = m_lookup ? m_lookup(*id) : std::nullopt;
+        if (existing) {
+            text += u' ' + tr("It exists (%1) and is reattached.").arg(existing->state);
+            if (!existing->userId.isEmpty() && !user.isEmpty() && existing->userId != user)
+                text += u' ' + tr("It belongs to user %1, not %2.").arg(existing->userId, user);
+        } else if (m_lookup) {
+            text += u' ' + tr("It is not in the list: a new one is created and bootstrapped.");
+        }
     }
     m_ui->resolvedLabel->setText(text);
-    m_ui->buttonBox->button(QDialogButtonBox::Open)->setEnabled(ok && !m_running);
+    m_ui->buttonBox->button(QDialogButtonBox::Open)->setEnabled(id.has_value() && !m_running);
 }
 
 QCoro::Task<void> OpenDialog::start()
@@ -89,6 +151,7 @@ QCoro::Task<void> OpenDialog::start()
     const QString id = resolvedId();
     if (m_running || id.isEmpty() || !m_manager)
         co_return;
+    // Exactly the id shown: the request names it explicitly.
     const WorkspaceRequest request = currentRequest();
     m_running = true;
     m_workspaceId = id;
@@ -111,6 +174,11 @@ QCoro::Task<void> OpenDialog::start()
         co_return;
     }
     setStatus(tr("Workspace %1 is open.").arg(id), false);
+    // PER_SESSION: the next open in this dialog is another session, with an id of its own.
+    if (!m_mintedId.isEmpty() && m_mintedId == id) {
+        m_mintedId = assignWorkspaceId(IsolationPolicy::PerSession, {}, {});
+        updateResolved();
+    }
     m_ui->buttonBox->button(QDialogButtonBox::Close)->setFocus();
     Q_EMIT this->opened(id, request.userId, request.agentId);
 }
@@ -126,8 +194,12 @@ void OpenDialog::changeEvent(QEvent *event)
 
 void OpenDialog::setFieldsEnabled(bool enabled)
 {
-    for (QLineEdit *edit : {m_ui->userEdit, m_ui->agentEdit, m_ui->sessionEdit, m_ui->workspaceIdEdit})
-        edit->setEnabled(enabled);
+    for (QWidget *field :
+         std::initializer_list<QWidget *>{m_ui->userEdit, m_ui->agentEdit, m_ui->policyButton, m_ui->explicitButton})
+        field->setEnabled(enabled);
+    const bool byId = m_ui->explicitButton->isChecked();
+    m_ui->workspaceIdEdit->setEnabled(enabled && byId);
+    m_ui->sessionEdit->setEnabled(enabled && !byId);
 }
 
 void OpenDialog::onLine(const QString &instanceKey, const QString &workspaceId, const LogLine &line)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "result.h"
+
 #include <QCoroFwd>
 
 #include <QDialog>
@@ -7,7 +9,9 @@
 #include <QStringList>
 #include <QTimer>
 
+#include <functional>
 #include <memory>
+#include <optional>
 
 namespace Ui {
 class OpenDialog;
@@ -24,9 +28,12 @@ struct WorkspaceRequest;
 // print, in order, none dropped (lines arriving in a burst are added together, a few times a
 // second, so a chatty bootstrap does not flood the GUI thread).
 //
-// The workspace id is shown before anything starts, as the isolation policy resolves it.
-// Closing the dialog does not stop the provisioning: the manager finishes it and the table shows
-// the result.
+// What will be opened is always what the dialog shows: the id the isolation policy assigns to
+// the user and agent typed (a PER_SESSION id is minted once, shown, and that one is opened), or,
+// only when the user chooses "Reattach to workspace id", the id typed there. The dialog says
+// whether that workspace exists (as of the last listing) and whose it is, before anything
+// starts. Closing the dialog does not stop the provisioning: the manager finishes it and the
+// table shows the result.
 class OpenDialog final : public QDialog
 {
     Q_OBJECT
@@ -38,11 +45,22 @@ public:
         QString userId;
         QString agentId;
         QString sessionId;
-        QString workspaceId; // empty: the isolation policy decides
+        QString workspaceId; // the id field's text
+        bool byId = false; // "Reattach to workspace id" chosen (a deliberate choice, never a prefill)
     };
+    // A workspace of the profile as the last listing showed it.
+    struct Existing
+    {
+        QString userId;
+        QString agentId;
+        QString state; // as the table names it
+    };
+    using Lookup = std::function<std::optional<Existing>(const QString &workspaceId)>;
 
     OpenDialog(Paddock::WorkspaceManager *manager, Paddock::BootstrapLogStore *logs, QString instanceKey,
                const Request &prefill, QWidget *parent = nullptr);
+    // How the dialog tells whether the workspace it would open exists, and whose it is.
+    void setLookup(Lookup lookup);
     ~OpenDialog() override;
 
     // What the Open button does.
@@ -50,6 +68,8 @@ public:
     bool isRunning() const { return m_running; }
     // The id the fields resolve to, or empty with the reason in the dialog.
     QString resolvedId() const;
+    // What the dialog says will be opened.
+    QString resolvedText() const;
     QString logText() const;
     QString statusText() const;
 
@@ -61,7 +81,10 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
+    // The request that opens exactly the id shown (always with an explicit id).
     Paddock::WorkspaceRequest currentRequest() const;
+    Paddock::Result<QString> resolve() const;
+    void updateMode();
     void updateResolved();
     void setFieldsEnabled(bool enabled);
     void onLine(const QString &instanceKey, const QString &workspaceId, const Paddock::LogLine &line);
@@ -73,6 +96,8 @@ private:
     QPointer<Paddock::BootstrapLogStore> m_logs;
     QString m_instanceKey;
     QString m_workspaceId; // the one being opened
+    QString m_mintedId; // PER_SESSION: the id minted for the next open
+    Lookup m_lookup;
     QStringList m_pending; // lines not shown yet
     QTimer m_flush;
     bool m_running = false;

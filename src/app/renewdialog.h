@@ -1,10 +1,12 @@
 #pragma once
 
+#include "renewal.h"
 #include "workspacetreemodel.h"
 
 #include <QDateTime>
 #include <QDialog>
 #include <QList>
+#include <QPointer>
 
 #include <chrono>
 #include <functional>
@@ -13,10 +15,15 @@
 namespace Ui {
 class RenewDialog;
 }
+class QMessageBox;
 
-// Asks how far to move the expiry of the selected workspaces and shows, before anything
-// applies, each one's expiry now and after the renewal (now + duration on this computer's clock,
-// as the OpenSandbox SDKs compute it).
+// Asks how far to move the expiry of the selected workspaces and shows, before anything applies,
+// each one's expiry now, after the renewal, and the change. By default it extends: each expiry
+// moves later by the duration (+1 h, +4 h, +24 h at a click; minutes, hours or days). "Expire
+// this long from now" sets now + duration (as the OpenSandbox SDKs compute it, on this
+// computer's clock), which can be sooner than a workspace expires now: such rows are marked, and
+// accepting asks once more, with Cancel as the default, before shortening any (an expired
+// sandbox is deleted with its files).
 class RenewDialog final : public QDialog
 {
     Q_OBJECT
@@ -24,16 +31,35 @@ class RenewDialog final : public QDialog
 
 public:
     using Clock = std::function<QDateTime()>;
+    enum Unit {
+        Minutes,
+        Hours,
+        Days,
+    };
 
     RenewDialog(const QList<WorkspaceRecord> &workspaces, int skipped, QWidget *parent = nullptr);
     ~RenewDialog() override;
 
-    std::chrono::seconds duration() const;
-    void setDuration(std::chrono::minutes minutes);
+    Paddock::RenewMode mode() const;
+    void setMode(Paddock::RenewMode mode);
+    // The duration: the amount in its unit.
+    std::chrono::seconds amount() const;
+    void setAmount(qint64 amount, Unit unit);
     void setClock(Clock clock);
-    // The "after" column's text for a row (for tests).
+    // What the renewal does to a row's workspace, as of now.
+    Paddock::Renewal renewalFor(int row) const;
+    // How many rows would expire sooner than they do now.
+    int shorteningCount() const;
+    // The user confirmed that some workspaces expire sooner (only asked when some would).
+    bool allowsShorter() const { return m_allowShorter; }
+    // The columns' texts for a row (for tests), and whether the row is marked as shortened.
     QString previewAfter(int row) const;
     QString previewBefore(int row) const;
+    QString previewChange(int row) const;
+    bool isMarkedShorter(int row) const;
+
+    // OK: asks first when a workspace would expire sooner; closes only once that is confirmed.
+    void accept() override;
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -41,9 +67,12 @@ protected:
 private:
     void updatePreview();
     void retranslate();
+    void fitColumns();
 
     std::unique_ptr<Ui::RenewDialog> m_ui;
     Clock m_clock;
     QList<WorkspaceRecord> m_workspaces;
     int m_skipped = 0;
+    bool m_allowShorter = false;
+    QPointer<QMessageBox> m_confirm;
 };

@@ -414,6 +414,20 @@ QModelIndex WorkspaceTreeModel::indexOfKey(const QString &key, int column) const
     return node ? indexOf(node, column) : QModelIndex();
 }
 
+const WorkspaceRecord *WorkspaceTreeModel::recordOfWorkspace(const QString &profile, const QString &workspaceId) const
+{
+    const auto rows = m_byProfile.constFind(profile);
+    if (rows == m_byProfile.cend())
+        return nullptr;
+    const WorkspaceRecord *found = nullptr;
+    for (const Node *node : *rows) {
+        const WorkspaceRecord &record = node->record;
+        if (record.info.workspaceId == workspaceId && (!found || record.info.createdAt > found->info.createdAt))
+            found = &record;
+    }
+    return found;
+}
+
 bool WorkspaceTreeModel::setState(const QString &key, SandboxState state)
 {
     Node *node = nodeOfKey(key);

@@ -118,12 +118,16 @@ public:
 
     const WorkspaceRecord *record(const QModelIndex &index) const;
     QModelIndex indexOfKey(const QString &key, int column = 0) const;
+    // A profile's row of a workspace id (the newest, if several sandboxes carry it); null if none.
+    const WorkspaceRecord *recordOfWorkspace(const QString &profile, const QString &workspaceId) const;
     // Every workspace row under an index (itself, if it is one): for actions on group rows.
     QList<const WorkspaceRecord *> recordsUnder(const QModelIndex &index) const;
     qsizetype workspaceCount() const { return m_workspaceCount; }
 
     // A state as the console names it (translated); an unknown state as the server said it.
     static QString stateText(Paddock::SandboxState state, const QString &raw = {});
+    // The agent a row shows: its agent, or every agent seen sharing it (PER_USER).
+    static QString agentText(const WorkspaceRecord &record) { return agentLabel(record); }
     // "1 h 05 min", "4 min 10 s", "35 s" in the current locale.
     static QString formatCountdown(qint64 seconds);
 

@@ -244,12 +244,23 @@ void WorkspaceManager::start()
         m_sweepTimer.start();
 }
 
-QCoro::Task<> WorkspaceManager::stop()
+QCoro::Task<> WorkspaceManager::stop(StopMode mode)
 {
     m_sweepTimer.stop();
     if (const auto sweeping = m_sweeping)
         co_await sweeping->wait();
-    co_await closeAll();
+    if (mode == StopMode::Close) {
+        co_await closeAll();
+        co_return;
+    }
+    while (!m_inflight.isEmpty()) {
+        const auto running = *m_inflight.cbegin();
+        co_await running->wait();
+    }
+    const QStringList left = m_cache.keys();
+    m_cache.clear();
+    if (!left.isEmpty())
+        qCInfo(lcManager).noquote() << "left running:" << left.join(QStringLiteral(", "));
 }
 
 } // namespace Paddock

@@ -44,7 +44,8 @@ struct WorkspaceRequest
 // - the TTL sweeper evicts entries idle strictly longer than ttl, waking every sweepInterval;
 //   eviction closes the workspace (close = pause in the backend, then evict: a request for an
 //   id that is being closed waits for the pause, then attaches again);
-// - closeAll() closes in parallel; stop() ends the sweeper, then closes everything.
+// - closeAll() closes in parallel; stop() ends the sweeper, then closes everything (or, when
+//   asked to, leaves every workspace running and just forgets it).
 // Runs on the thread that owns it; callers co_await its tasks there. co_await stop() before
 // destroying it, so that no provisioning or close is still running.
 class WorkspaceManager final : public QObject
@@ -70,6 +71,7 @@ public:
     QStringList cachedIds() const;
     qsizetype cachedCount() const { return m_cache.size(); }
     bool isProvisioning(const QString &workspaceId) const { return m_inflight.contains(workspaceId); }
+    qsizetype provisioningCount() const { return m_inflight.size(); }
     // How long until the sweeper may close a cached workspace for idleness (ttl minus the time
     // since its last access; zero once it is due; the sweeper acts on its next tick). nullopt
     // for a workspace that is not cached.
@@ -88,7 +90,14 @@ public:
     QCoro::Task<QStringList> sweepOnce();
 
     void start();
-    QCoro::Task<void> stop();
+    // What stop() does with the workspaces it holds.
+    enum class StopMode {
+        Close, // close them all (pause), as AgentScope's manager does at shutdown
+        LeaveRunning, // forget them as they are: their sandboxes keep running
+    };
+    Q_ENUM(StopMode)
+    // Ends the sweeper, waits for the provisionings under way, then closes (or leaves) everything.
+    QCoro::Task<void> stop(StopMode mode = StopMode::Close);
     bool isStarted() const { return m_sweepTimer.isActive(); }
 
 Q_SIGNALS:

@@ -3,6 +3,7 @@
 // OpenSandbox profiles served by paddock-fake-opensandbox, a wrong key shown in place with its
 // request id while the other profiles keep working, and the last profile remembered.
 
+#include "backends/local/localbackend.h"
 #include "console.h"
 #include "fakeopensandboxprocess.h"
 #include "logmodel.h"
@@ -10,6 +11,7 @@
 #include "mainwindow.h"
 #include "opendialog.h"
 #include "profilesdialog.h"
+#include "quitcontroller.h"
 #include "renewdialog.h"
 #include "workspacemanager.h"
 #include "workspacetreemodel.h"
@@ -19,15 +21,18 @@
 #endif
 
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTcpServer>
@@ -114,7 +119,11 @@ private Q_SLOTS:
             renew->trigger();
             RenewDialog *dialog = nullptr;
             QTRY_VERIFY((dialog = window->findChild<RenewDialog *>()) != nullptr && dialog->isVisible());
-            dialog->setDuration(std::chrono::minutes(2 * 24 * 60));
+            // Two days from now: later than every seeded expiry (a day after creation), so nothing
+            // is shortened and nothing more is asked.
+            dialog->setMode(RenewMode::FromNow);
+            dialog->setAmount(2, RenewDialog::Days);
+            QCOMPARE(dialog->shorteningCount(), 0);
             QVERIFY(!dialog->previewBefore(0).isEmpty());
             QVERIFY(dialog->previewAfter(0) != dialog->previewBefore(0));
             dialog->accept();
@@ -370,6 +379,120 @@ private Q_SLOTS:
         QFile file(settingsPath);
         QVERIFY(file.open(QIODevice::ReadOnly));
         QVERIFY(!file.readAll().contains("k3y"));
+    }
+
+    void quittingAsksWhatToDoWithOpenWorkspaces()
+    {
+        QTemporaryDir dir;
+        const QString basedir = dir.filePath(QStringLiteral("workspaces"));
+        QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
+        {
+            ProfileStore store(&settings);
+            Profile local = store.profiles().constFirst();
+            local.basedir = basedir;
+            QVERIFY(store.save(local));
+        }
+        MemorySecretStore secrets;
+        LocalBackend disk(LocalOptions{basedir, false}); // reads what the console left
+        const auto stateOf = [&disk](const QString &id) {
+            const auto listed = QCoro::waitFor(disk.list(ListFilter{id, {}}));
+            return listed && listed->size() == 1 ? listed->constFirst().state : SandboxState::Unknown;
+        };
+        const auto openOne = [](Console &console, const QString &agent) {
+            WorkspaceRequest request;
+            request.userId = QStringLiteral("u");
+            request.agentId = agent;
+            auto opened = QCoro::waitFor(console.manager(QStringLiteral("local"))->getWorkspace(request));
+            return opened ? (*opened)->id() : QString();
+        };
+        const auto question = [](Console &console) {
+            QMessageBox *box = nullptr;
+            [&] {
+                QTRY_VERIFY((box = console.window()->findChild<QMessageBox *>(QStringLiteral("quitQuestion")))
+                                != nullptr
+                            && box->isVisible());
+            }();
+            return box;
+        };
+        {
+            Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
+            console.window()->show();
+            QCoro::waitFor(console.start());
+            QSignalSpy decided(&console, &Console::quitDecided);
+            // Nothing open: quitting does not ask.
+            QVERIFY(!console.window()->close());
+            QCOMPARE(decided.count(), 1);
+            QCOMPARE(decided.takeFirst().constFirst().value<WorkspaceManager::StopMode>(),
+                     WorkspaceManager::StopMode::Close);
+
+            const QString id = openOne(console, QStringLiteral("a"));
+            QVERIFY(!id.isEmpty());
+            QCOMPARE(stateOf(id), SandboxState::Running);
+            QCOMPARE(console.openWorkspaceCount(), 1);
+            // Ctrl+Q: the window stays while it asks; Cancel keeps everything as it was.
+            console.window()->findChild<QAction *>(QStringLiteral("actionQuit"))->trigger();
+            QMessageBox *box = question(console);
+            QVERIFY(box);
+            QVERIFY(box->text().contains(QLatin1String("1 workspace")));
+            QVERIFY(console.window()->isVisible());
+            box->button(QMessageBox::Cancel)->click();
+            QTRY_VERIFY(!console.window()->findChild<QMessageBox *>(QStringLiteral("quitQuestion")));
+            QCOMPARE(decided.count(), 0);
+            QVERIFY(console.window()->isVisible());
+
+            // Leave them running (not remembered): the workspace is still Running afterwards.
+            console.window()->close();
+            box = question(console);
+            QVERIFY(box);
+            box->findChild<QPushButton *>(QStringLiteral("quitLeaveButton"))->click();
+            QTRY_COMPARE(decided.count(), 1);
+            const auto mode = decided.takeFirst().constFirst().value<WorkspaceManager::StopMode>();
+            QCOMPARE(mode, WorkspaceManager::StopMode::LeaveRunning);
+            QCoro::waitFor(console.shutdown(mode));
+            QCOMPARE(stateOf(id), SandboxState::Running);
+            QCOMPARE(console.quitController()->preference(), QuitController::Preference::Ask);
+        }
+        {
+            // Close them, remembered: the workspace is paused, and the next quit does not ask.
+            Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
+            console.window()->show();
+            QCoro::waitFor(console.start());
+            QSignalSpy decided(&console, &Console::quitDecided);
+            const QString id = openOne(console, QStringLiteral("b"));
+            console.window()->close();
+            QMessageBox *box = question(console);
+            QVERIFY(box);
+            box->findChild<QCheckBox *>(QStringLiteral("quitRemember"))->setChecked(true);
+            box->findChild<QPushButton *>(QStringLiteral("quitCloseButton"))->click();
+            QTRY_COMPARE(decided.count(), 1);
+            const auto mode = decided.takeFirst().constFirst().value<WorkspaceManager::StopMode>();
+            QCOMPARE(mode, WorkspaceManager::StopMode::Close);
+            QCoro::waitFor(console.shutdown(mode));
+            QCOMPARE(stateOf(id), SandboxState::Paused);
+            QCOMPARE(console.quitController()->preference(), QuitController::Preference::Close);
+        }
+        {
+            Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
+            console.window()->show();
+            QCoro::waitFor(console.start());
+            auto *whenQuitting = console.window()->findChild<QMenu *>(QStringLiteral("menuWhenQuitting"));
+            QVERIFY(whenQuitting); // File > When Quitting shows what is remembered
+            const auto checked = std::find_if(whenQuitting->actions().cbegin(), whenQuitting->actions().cend(),
+                                              [](const QAction *action) { return action->isChecked(); });
+            QVERIFY(checked != whenQuitting->actions().cend());
+            QCOMPARE((*checked)->objectName(), QStringLiteral("quitClose"));
+            QSignalSpy decided(&console, &Console::quitDecided);
+            QVERIFY(!openOne(console, QStringLiteral("c")).isEmpty());
+            console.window()->close();
+            QTRY_COMPARE(decided.count(), 1);
+            QVERIFY(!console.window()->findChild<QMessageBox *>(QStringLiteral("quitQuestion")));
+            // A signal never asks, whatever is remembered: it closes.
+            console.quitController()->setPreference(QuitController::Preference::LeaveRunning);
+            console.quitOnSignal(15);
+            QCOMPARE(decided.count(), 2);
+            QCOMPARE(decided.at(1).constFirst().value<WorkspaceManager::StopMode>(), WorkspaceManager::StopMode::Close);
+            QCoro::waitFor(console.shutdown());
+        }
     }
 
     void profilesDialogFeedsTheSwitcher()

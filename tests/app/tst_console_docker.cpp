@@ -5,6 +5,7 @@
 // the confirmation's box is ticked. A Docker host nobody answers on shows its problem in place.
 
 #include "backends/docker/dockerbackend.h"
+#include "confirmdialog.h"
 #include "console.h"
 #include "logmodel.h"
 #include "logviewer.h"
@@ -206,14 +207,14 @@ private Q_SLOTS:
         auto *kill = window->findChild<QAction *>(QStringLiteral("actionKill"));
         QTRY_VERIFY(kill->isEnabled());
         kill->trigger();
-        QMessageBox *confirm = nullptr;
-        QTRY_VERIFY((confirm = window->findChild<QMessageBox *>(QStringLiteral("confirmAction"))) != nullptr
+        ConfirmDialog *confirm = nullptr;
+        QTRY_VERIFY((confirm = window->findChild<ConfirmDialog *>(QStringLiteral("confirmAction"))) != nullptr
                     && confirm->isVisible());
         QVERIFY2(confirm->text().contains(QLatin1String("stay on this computer")), qPrintable(confirm->text()));
         auto *deleteBox = confirm->findChild<QCheckBox *>(QStringLiteral("deleteFoldersBox"));
         QVERIFY(deleteBox);
         QVERIFY(!deleteBox->isChecked());
-        confirm->button(QMessageBox::Yes)->click();
+        confirm->confirmButton()->click();
         QTRY_VERIFY_WITH_TIMEOUT(recordOf(window, id) == nullptr, 30'000);
         QCOMPARE(engineState(container), QString());
         QVERIFY(!console.manager(profile.id)->cached(id)); // nothing left for the manager to close
@@ -228,12 +229,12 @@ private Q_SLOTS:
         QVERIFY(select(window, recordOf(window, second)->key()));
         QTRY_VERIFY(kill->isEnabled());
         kill->trigger();
-        QTRY_VERIFY((confirm = window->findChild<QMessageBox *>(QStringLiteral("confirmAction"))) != nullptr
+        QTRY_VERIFY((confirm = window->findChild<ConfirmDialog *>(QStringLiteral("confirmAction"))) != nullptr
                     && confirm->isVisible());
         deleteBox = confirm->findChild<QCheckBox *>(QStringLiteral("deleteFoldersBox"));
         QVERIFY(deleteBox);
         deleteBox->setChecked(true);
-        confirm->button(QMessageBox::Yes)->click();
+        confirm->confirmButton()->click();
         QTRY_VERIFY_WITH_TIMEOUT(recordOf(window, second) == nullptr, 30'000);
         QTRY_VERIFY(!QFileInfo::exists(secondFolder));
         QVERIFY(QFileInfo(folder).isDir()); // the first one's is still there

@@ -5,6 +5,7 @@
 #include "activitytracker.h"
 #include "backends/local/localbackend.h"
 #include "bootstraplog.h"
+#include "confirmdialog.h"
 #include "i18n.h"
 #include "logmodel.h"
 #include "logviewer.h"
@@ -31,6 +32,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QRegularExpression>
 #include <QSet>
 #include <QSignalSpy>
@@ -143,11 +145,11 @@ private Q_SLOTS:
         QVERIFY(resume->isEnabled());
         resume->trigger();
         // Two workspaces: one confirmation that states the count.
-        QMessageBox *confirm = nullptr;
-        QTRY_VERIFY((confirm = window.findChild<QMessageBox *>(QStringLiteral("confirmAction"))) != nullptr);
+        ConfirmDialog *confirm = nullptr;
+        QTRY_VERIFY((confirm = window.findChild<ConfirmDialog *>(QStringLiteral("confirmAction"))) != nullptr);
         QTRY_VERIFY(confirm->isVisible());
         QCOMPARE(confirm->text(), QStringLiteral("Resume 2 workspace(s)?"));
-        confirm->button(QMessageBox::Yes)->click();
+        confirm->confirmButton()->click();
         QTRY_COMPARE(shown->index(0, WorkspaceTreeModel::StateColumn).data().toString(), QStringLiteral("2 Running"));
 
         // The flat list keeps the selection (by key) and shows rows only.
@@ -182,14 +184,15 @@ private Q_SLOTS:
         QVERIFY(kill->isEnabled());
         QVERIFY(QDir(dir.path() + QStringLiteral("/vanishing")).removeRecursively());
         kill->trigger();
-        QMessageBox *confirm = nullptr;
-        QTRY_VERIFY((confirm = window.findChild<QMessageBox *>(QStringLiteral("confirmAction"))) != nullptr);
+        ConfirmDialog *confirm = nullptr;
+        QTRY_VERIFY((confirm = window.findChild<ConfirmDialog *>(QStringLiteral("confirmAction"))) != nullptr);
         QTRY_VERIFY(confirm->isVisible());
         QVERIFY(confirm->text().contains(QLatin1String("cannot be undone")));
-        QVERIFY(confirm->detailedText().contains(QLatin1String("doomed")));
-        QVERIFY(confirm->detailedText().contains(QLatin1String("vanishing")));
-        QCOMPARE(confirm->defaultButton(), confirm->button(QMessageBox::Cancel)); // Enter does not kill
-        confirm->button(QMessageBox::Yes)->click();
+        QVERIFY(confirm->listText().contains(QLatin1String("doomed")));
+        QVERIFY(confirm->listText().contains(QLatin1String("vanishing")));
+        QVERIFY(confirm->cancelButton()->isDefault()); // Enter does not kill
+        QVERIFY(!confirm->confirmButton()->isDefault());
+        confirm->confirmButton()->click();
 
         // One went, one had vanished: each reported, and the list refreshed.
         QMessageBox *report = nullptr;
@@ -288,11 +291,11 @@ private Q_SLOTS:
         QTRY_VERIFY((ask = window.findChild<QInputDialog *>(QStringLiteral("idleDialog"))) != nullptr
                     && ask->isVisible());
         ask->accept();
-        QMessageBox *confirm = nullptr;
-        QTRY_VERIFY((confirm = window.findChild<QMessageBox *>(QStringLiteral("confirmAction"))) != nullptr
+        ConfirmDialog *confirm = nullptr;
+        QTRY_VERIFY((confirm = window.findChild<ConfirmDialog *>(QStringLiteral("confirmAction"))) != nullptr
                     && confirm->isVisible());
         QCOMPARE(confirm->text(), QStringLiteral("Pause 1 workspace(s)?"));
-        confirm->button(QMessageBox::Yes)->click();
+        confirm->confirmButton()->click();
         QTRY_COMPARE(window.model()
                          ->indexOfKey(QStringLiteral("local\x1fstale"), WorkspaceTreeModel::StateColumn)
                          .data()
@@ -423,6 +426,106 @@ private Q_SLOTS:
         QCoro::waitFor(manager.stop());
     }
 
+    void openOpensWhatTheDialogShows()
+    {
+        // A row of bob's is current when Open is chosen; the user types alice instead.
+        QTemporaryDir dir;
+        const QString basedir = dir.filePath(QStringLiteral("workspaces"));
+        leaveWorkspace(basedir, QStringLiteral("bobs"), QStringLiteral("bob"), QStringLiteral("ops"),
+                       QStringLiteral("Paused"));
+        LocalBackend backend(LocalOptions{basedir, false});
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        ProvisionOptions options;
+        options.bootstrap = {{QStringLiteral("echo bootstrapped"), 60s}};
+        Provisioner provisioner(&backend, &logs, options);
+        WorkspaceManager manager(&provisioner, ManagerOptions{});
+        MainWindow window(&backend);
+        window.setManager(&manager, &logs);
+        window.setBackend(&backend, QStringLiteral("local"));
+        window.show();
+        QTRY_COMPARE(window.model()->workspaceCount(), 1);
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        view->selectionModel()->setCurrentIndex(find(view->model(), QStringLiteral("bobs")),
+                                                QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+
+        window.findChild<QAction *>(QStringLiteral("actionOpen"))->trigger();
+        OpenDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = window.findChild<OpenDialog *>(QStringLiteral("openDialog"))) != nullptr
+                    && dialog->isVisible());
+        auto *user = dialog->findChild<QLineEdit *>(QStringLiteral("userEdit"));
+        auto *idEdit = dialog->findChild<QLineEdit *>(QStringLiteral("workspaceIdEdit"));
+        auto *byId = dialog->findChild<QRadioButton *>(QStringLiteral("explicitButton"));
+        // The row's user and agent; its id is offered but does not count unless chosen.
+        QCOMPARE(user->text(), QStringLiteral("bob"));
+        QCOMPARE(idEdit->text(), QStringLiteral("bobs"));
+        QVERIFY(!byId->isChecked());
+        QVERIFY(!idEdit->isEnabled());
+        const QString bobsPolicyId =
+            assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("bob"), QStringLiteral("ops"));
+        QCOMPARE(dialog->resolvedId(), bobsPolicyId);
+
+        user->setText(QStringLiteral("alice"));
+        const QString alicesId =
+            assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("alice"), QStringLiteral("ops"));
+        QCOMPARE(dialog->resolvedId(), alicesId);
+        // The label names what opens and says it is new; nothing names the policy for an id.
+        QVERIFY2(dialog->resolvedText().contains(alicesId), qPrintable(dialog->resolvedText()));
+        QVERIFY2(dialog->resolvedText().contains(QLatin1String("user alice")), qPrintable(dialog->resolvedText()));
+        QVERIFY2(dialog->resolvedText().contains(QLatin1String("new one is created")),
+                 qPrintable(dialog->resolvedText()));
+        auto *openButton = dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Open);
+        openButton->click();
+        QTRY_VERIFY(dialog->statusText().contains(QLatin1String("is open")));
+        QVERIFY(manager.cached(alicesId));
+        QVERIFY(!manager.cached(QStringLiteral("bobs"))); // bob's workspace was not touched
+        QVERIFY(!QFile::exists(logs.path(backend.instanceKey(), QStringLiteral("bobs"))));
+        QTRY_COMPARE(window.model()->workspaceCount(), 2);
+
+        // Reattaching by id is a deliberate choice, and the dialog says whose workspace that is.
+        byId->click();
+        QVERIFY(idEdit->isEnabled());
+        QCOMPARE(dialog->resolvedId(), QStringLiteral("bobs"));
+        QVERIFY2(dialog->resolvedText().contains(QLatin1String("It exists (Paused)")),
+                 qPrintable(dialog->resolvedText()));
+        QVERIFY2(dialog->resolvedText().contains(QLatin1String("belongs to user bob, not alice")),
+                 qPrintable(dialog->resolvedText()));
+        openButton->click();
+        QTRY_VERIFY(manager.cached(QStringLiteral("bobs")));
+        dialog->close();
+        QCoro::waitFor(manager.stop());
+    }
+
+    void perSessionOpensTheIdShown()
+    {
+        QTemporaryDir dir;
+        LocalBackend backend(LocalOptions{dir.filePath(QStringLiteral("ws")), false});
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        Provisioner provisioner(&backend, &logs);
+        ManagerOptions managerOptions;
+        managerOptions.isolation = IsolationPolicy::PerSession;
+        WorkspaceManager manager(&provisioner, managerOptions);
+        MainWindow window(&backend);
+        window.setManager(&manager, &logs);
+        window.setBackend(&backend, QStringLiteral("local"));
+        window.show();
+        window.findChild<QAction *>(QStringLiteral("actionOpen"))->trigger();
+        OpenDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = window.findChild<OpenDialog *>(QStringLiteral("openDialog"))) != nullptr);
+        dialog->findChild<QLineEdit *>(QStringLiteral("userEdit"))->setText(QStringLiteral("alice"));
+        dialog->findChild<QLineEdit *>(QStringLiteral("agentEdit"))->setText(QStringLiteral("ops"));
+        const QString shown = dialog->resolvedId();
+        QCOMPARE(shown.size(), 32);
+        QCOMPARE(dialog->resolvedId(), shown); // minted once, not per look
+        QVERIFY(dialog->resolvedText().contains(shown));
+        dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Open)->click();
+        QTRY_VERIFY(dialog->statusText().contains(QLatin1String("is open")));
+        QVERIFY(manager.cached(shown));
+        QCOMPARE(manager.cachedCount(), 1);
+        QVERIFY(dialog->resolvedId() != shown); // the next open is another session
+        dialog->close();
+        QCoro::waitFor(manager.stop());
+    }
+
     void perUserShowsTheAgentsSharingAWorkspace()
     {
         QTemporaryDir dir;
@@ -501,7 +604,9 @@ private Q_SLOTS:
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
         QCOMPARE(QApplication::focusWidget(), dialog->findChild<QLineEdit *>(QStringLiteral("sessionEdit")));
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
-        QCOMPARE(QApplication::focusWidget(), dialog->findChild<QLineEdit *>(QStringLiteral("workspaceIdEdit")));
+        // The id field is off until "Reattach to workspace id" is chosen.
+        QCOMPARE(QApplication::focusWidget(), dialog->findChild<QRadioButton *>(QStringLiteral("explicitButton")));
+        QVERIFY(!dialog->findChild<QLineEdit *>(QStringLiteral("workspaceIdEdit"))->isEnabled());
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
         QTRY_VERIFY(dialog->statusText().contains(QLatin1String("is open")));
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_Escape);

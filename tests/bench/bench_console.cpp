@@ -10,6 +10,7 @@
 
 #include "backends/opensandbox/opensandboxbackend.h"
 #include "benchsupport.h"
+#include "confirmdialog.h"
 #include "fakeopensandboxprocess.h"
 #include "mainwindow.h"
 #include "workspacefilterproxy.h"
@@ -126,13 +127,13 @@ int liveWindow(int count, int pauseCount)
     wall.start();
     meter.start();
     window.findChild<QAction *>(QStringLiteral("actionPause"))->trigger();
-    QMessageBox *confirm = nullptr;
-    runUntil([&] { return (confirm = window.findChild<QMessageBox *>(QStringLiteral("confirmAction"))); }, 10'000);
+    ConfirmDialog *confirm = nullptr;
+    runUntil([&] { return (confirm = window.findChild<ConfirmDialog *>(QStringLiteral("confirmAction"))); }, 10'000);
     if (!confirm) {
         std::fprintf(stderr, "no confirmation appeared\n");
         return 1;
     }
-    confirm->button(QMessageBox::Yes)->click();
+    confirm->confirmButton()->click();
     if (!runUntil([&window] { return !window.lastActionSummary().isEmpty(); }, 600'000)) {
         std::fprintf(stderr, "the bulk pause did not finish\n");
         return 1;

@@ -438,6 +438,29 @@ private Q_SLOTS:
             QCOMPARE(workspace->closed, 1);
     }
 
+    void stopCanLeaveEverythingRunning()
+    {
+        FakeProvider provider;
+        WorkspaceManager manager(&provider, {});
+        manager.start();
+        QVERIFY(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a")))));
+        const QString id = assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("u"), QStringLiteral("b"));
+        auto gate = provider.gate(id);
+        auto opening = manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("b")));
+        QSignalSpy closed(&manager, &WorkspaceManager::workspaceClosed);
+        auto stopping = manager.stop(WorkspaceManager::StopMode::LeaveRunning);
+        QVERIFY(!stopping.isReady()); // the provisioning under way finishes first
+        gate->release();
+        QCoro::waitFor(stopping);
+        QVERIFY(QCoro::waitFor(opening));
+        QVERIFY(!manager.isStarted());
+        QCOMPARE(manager.cachedCount(), 0);
+        QCOMPARE(closed.size(), 0);
+        QCOMPARE(provider.built.size(), 2);
+        for (const auto &workspace : std::as_const(provider.built))
+            QCOMPARE(workspace->closeStarted, 0); // nothing paused
+    }
+
     void stopWaitsForProvisioningThenClosesIt()
     {
         FakeProvider provider;
