@@ -52,6 +52,7 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
 {
     // Closing the window (or File > Quit) asks what to do with the open workspaces first.
     m_window->addQuitMenu(m_quit->menu(m_window.get()));
+    m_window->setSettings(settings);
     m_window->setQuitGuard(true);
     connect(m_window.get(), &MainWindow::quitRequested, this, [this] { requestQuit(); });
     connect(m_window.get(), &MainWindow::profileChosen, this, [this](const QString &id) { switchTo(id); });

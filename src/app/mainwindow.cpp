@@ -10,7 +10,9 @@
 #include "logviewer.h"
 #include "opendialog.h"
 #include "renewdialog.h"
+#include "shortcutsdialog.h"
 #include "ui_mainwindow.h"
+#include "windowstate.h"
 #include "workspacefilterproxy.h"
 #include "workspacetreemodel.h"
 
@@ -24,7 +26,9 @@
 #include <QCoroTask>
 
 #include <QActionGroup>
+#include <QApplication>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
@@ -202,9 +206,30 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     separator->setSeparator(true);
     auto *logSeparator = new QAction(this);
     logSeparator->setSeparator(true);
+    auto *copySeparator = new QAction(this);
+    copySeparator->setSeparator(true);
     m_ui->workspaceView->addActions({m_ui->actionOpen, m_ui->actionClose, logSeparator, m_ui->actionShowLog,
-                                     m_ui->actionShowContainerLog, separator, m_ui->actionPause, m_ui->actionResume,
-                                     m_ui->actionRenew, m_ui->actionKill, separator, m_ui->actionRefresh});
+                                     m_ui->actionShowContainerLog, m_ui->actionRetryBootstrap, separator,
+                                     m_ui->actionPause, m_ui->actionResume, m_ui->actionRenew, m_ui->actionKill,
+                                     copySeparator, m_ui->actionCopyId, m_ui->actionRefresh});
+    connect(m_ui->actionCopyId, &QAction::triggered, this, &MainWindow::copyIds);
+    connect(m_ui->actionRetryBootstrap, &QAction::triggered, this, &MainWindow::retryBootstrap);
+    connect(m_ui->actionFocusLogs, &QAction::triggered, this, &MainWindow::switchFocus);
+    connect(m_ui->actionShortcuts, &QAction::triggered, this, [this] {
+        auto *dialog = new ShortcutsDialog(menuBar(), this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->open();
+    });
+    connect(m_ui->actionAbout, &QAction::triggered, this, &MainWindow::showAbout);
+    {
+        // The badge of a read-only profile, next to the switcher.
+        QLabel *badge = m_ui->readOnlyBadge;
+        badge->setStyleSheet(QStringLiteral("QLabel { background: #e5e7eb; color: #374151; border: 1px solid "
+                                            "#9ca3af; border-radius: 4px; padding: 1px 6px; font-weight: bold; }"));
+    }
+    // Geometry, docks and columns are kept (once the console gives it settings); the header has a
+    // menu of the columns.
+    m_windowState = new WindowState(this, m_ui->workspaceView, this);
 
     // Logs open in tabs of a dock under the table.
     m_logDock->setObjectName(QStringLiteral("logDock"));
@@ -236,6 +261,7 @@ void MainWindow::setProfiles(const QList<std::pair<QString, QString>> &profiles,
 
 void MainWindow::setBackend(Backend *backend, const QString &profile, const QString &problem)
 {
+    m_model->setUnreachable(m_profile, {});
     if (profile != m_profile) {
         m_model->removeProfile(m_profile);
         m_activity->clearCache();
@@ -243,6 +269,7 @@ void MainWindow::setBackend(Backend *backend, const QString &profile, const QStr
     m_backend = backend;
     m_profile = profile;
     m_lastRefresh = QDateTime();
+    m_unreachable = false;
     {
         const QSignalBlocker blocker(m_ui->profileBox);
         if (const int index = m_ui->profileBox->findData(profile); index >= 0)
@@ -343,15 +370,7 @@ LogViewer *MainWindow::showLog(const WorkspaceRecord &record, bool container)
 
 void MainWindow::showSelectedLog(bool container)
 {
-    const auto records = selectedRecords();
-    const QModelIndex current = m_ui->workspaceView->currentIndex();
-    const QString currentKey = current.data(WorkspaceTreeModel::KeyRole).toString();
-    const WorkspaceRecord *chosen = nullptr;
-    for (const WorkspaceRecord *record : records) {
-        if (!chosen || record->key() == currentKey)
-            chosen = record;
-    }
-    if (chosen)
+    if (const WorkspaceRecord *chosen = chosenRecord({}))
         showLog(*chosen, container);
 }
 
@@ -502,9 +521,22 @@ QCoro::Task<void> MainWindow::refresh()
     const QPointer<MainWindow> self(this);
     const QString profile = m_profile;
     const ListFilter everything;
+    // Which workspaces' last bootstrap failed (kept next to their logs), read on a worker while
+    // the listing runs.
+    QFuture<QHash<QString, QString>> failing;
+    if (m_logs) {
+        const QString folder = m_logs->folder(m_backend->instanceKey());
+        failing = QtConcurrent::run(&BootstrapLogStore::readFailures, folder);
+    }
     auto listed = co_await m_backend->list(everything);
     if (!self)
         co_return;
+    QHash<QString, QString> failures;
+    if (failing.isValid()) {
+        failures = co_await failing;
+        if (!self)
+            co_return;
+    }
     m_refreshing = false;
     if (profile != m_profile) {
         refresh();
@@ -515,19 +547,28 @@ QCoro::Task<void> MainWindow::refresh()
         // no key: that is why the server says 401).
         setProfileProblem(m_sessionProblem.isEmpty() ? listed.error().message
                                                      : m_sessionProblem + u'\n' + listed.error().message);
-        statusBar()->showMessage(tr("Cannot list the workspaces of %1: %2").arg(m_profile, listed.error().message));
+        statusBar()->showMessage(tr("Cannot list the workspaces of %1: %2").arg(profileName(), listed.error().message));
+        // What is shown is what was last seen, and says so.
+        m_unreachable = true;
+        if (m_lastRefresh.isValid())
+            m_model->setUnreachable(m_profile, m_lastRefresh);
         m_refreshAgain = false;
         tick();
         co_return;
     }
+    if (std::exchange(m_unreachable, false))
+        m_model->setUnreachable(m_profile, {});
     // What only the console knows joins each row: the manager's idle deadline for the workspaces
     // it holds, and the newest activity the tracker has seen.
     const QDateTime now = QDateTime::currentDateTimeUtc();
     const bool anyActivity = !m_activity->isEmpty();
     bool settling = false;
     const qsizetype count = listed->size();
-    const WorkspaceTreeModel::Decorate decorate = [this, &now, anyActivity, &settling](WorkspaceRecord &record) {
+    const WorkspaceTreeModel::Decorate decorate = [this, &now, anyActivity, &settling,
+                                                   &failures](WorkspaceRecord &record) {
         const SandboxInfo &info = record.info;
+        if (!failures.isEmpty())
+            record.bootstrapFailure = failures.value(info.workspaceId);
         if (m_manager) {
             if (const auto remaining = m_manager->idleRemaining(info.workspaceId))
                 record.idleDeadline = now.addMSecs(remaining->count());
@@ -621,10 +662,20 @@ QString MainWindow::profileProblem() const
     return m_ui->profileProblemLabel->toolTip();
 }
 
+QString MainWindow::profileName() const
+{
+    const int index = m_ui->profileBox->findData(m_profile);
+    return index >= 0 ? m_ui->profileBox->itemText(index) : m_profile;
+}
+
 QString MainWindow::freshnessText() const
 {
     if (!m_lastRefresh.isValid())
-        return tr("not loaded yet");
+        return m_unreachable ? tr("cannot reach the server") : tr("not loaded yet");
+    if (m_unreachable) {
+        return tr("cannot reach the server; showing the list of %1 (stale)")
+            .arg(QLocale().toString(m_lastRefresh.toLocalTime(), QLocale::ShortFormat));
+    }
     const qint64 seconds = std::max<qint64>(0, m_lastRefresh.secsTo(QDateTime::currentDateTimeUtc()));
     const QString ago = seconds < 60 ? tr("updated %n second(s) ago", nullptr, int(seconds))
                                      : tr("updated %1 ago").arg(WorkspaceTreeModel::formatCountdown(seconds));
@@ -633,6 +684,8 @@ QString MainWindow::freshnessText() const
 
 bool MainWindow::isStale() const
 {
+    if (m_unreachable)
+        return true;
     if (!m_lastRefresh.isValid())
         return false;
     const qint64 seconds = m_lastRefresh.secsTo(QDateTime::currentDateTimeUtc());
@@ -688,8 +741,9 @@ QList<const WorkspaceRecord *> MainWindow::selectedRecords() const
 void MainWindow::setReadOnly(bool readOnly)
 {
     m_readOnly = readOnly;
+    m_ui->readOnlyBadge->setVisible(readOnly);
     for (QAction *action : {m_ui->actionOpen, m_ui->actionClose, m_ui->actionPause, m_ui->actionResume,
-                            m_ui->actionRenew, m_ui->actionKill, m_ui->actionPauseIdle})
+                            m_ui->actionRenew, m_ui->actionKill, m_ui->actionPauseIdle, m_ui->actionRetryBootstrap})
         action->setVisible(!readOnly);
     updateActions();
 }
@@ -729,6 +783,11 @@ void MainWindow::updateActions()
     };
     m_ui->actionOpen->setEnabled(!m_readOnly && m_manager && m_backend);
     m_ui->actionShowLog->setEnabled(m_logs && m_backend && !records.isEmpty());
+    m_ui->actionCopyId->setEnabled(!records.isEmpty());
+    m_ui->actionRetryBootstrap->setEnabled(
+        !m_readOnly && m_manager && m_backend
+        && std::any_of(records.cbegin(), records.cend(),
+                       [](const WorkspaceRecord *record) { return !record->bootstrapFailure.isEmpty(); }));
     m_ui->actionShowContainerLog->setEnabled(m_logs && m_backend && !records.isEmpty()
                                              && m_backend->name() != QLatin1String("local"));
     m_ui->actionClose->setEnabled(!m_readOnly && !m_busy && m_manager && any(Action::Close));
@@ -818,10 +877,88 @@ void MainWindow::openWorkspace()
     openDialog(prefill);
 }
 
-void MainWindow::openDialog(const OpenDialog::Request &prefill)
+const WorkspaceRecord *MainWindow::chosenRecord(const std::function<bool(const WorkspaceRecord &)> &fits) const
+{
+    // The current row if it is selected and fits, else the first selected one that fits.
+    const QString currentKey = m_ui->workspaceView->currentIndex().data(WorkspaceTreeModel::KeyRole).toString();
+    const WorkspaceRecord *chosen = nullptr;
+    for (const WorkspaceRecord *record : selectedRecords()) {
+        if (fits && !fits(*record))
+            continue;
+        if (!chosen || record->key() == currentKey)
+            chosen = record;
+    }
+    return chosen;
+}
+
+void MainWindow::copyIds()
+{
+    QStringList ids;
+    for (const WorkspaceRecord *record : selectedRecords())
+        ids.append(record->info.workspaceId.isEmpty() ? record->info.sandboxId : record->info.workspaceId);
+    if (ids.isEmpty())
+        return;
+    QApplication::clipboard()->setText(ids.join(u'\n'));
+    statusBar()->showMessage(tr("Copied %n workspace id(s)", nullptr, int(ids.size())));
+}
+
+void MainWindow::retryBootstrap()
+{
+    const WorkspaceRecord *record =
+        chosenRecord([](const WorkspaceRecord &candidate) { return !candidate.bootstrapFailure.isEmpty(); });
+    if (!record)
+        return;
+    // That very workspace, by its id: opening it runs its bootstrap again (its marker is missing).
+    OpenDialog::Request request;
+    request.userId = record->info.userId;
+    request.agentId = record->info.agentId;
+    request.workspaceId = record->info.workspaceId;
+    request.byId = true;
+    if (OpenDialog *dialog = openDialog(request))
+        dialog->start();
+}
+
+void MainWindow::switchFocus()
+{
+    // F6: from the list to the log shown, and back.
+    QWidget *focus = QApplication::focusWidget();
+    const bool inLogs = focus && m_logDock->isAncestorOf(focus);
+    if (inLogs || m_logTabs->count() == 0) {
+        if (!inLogs && m_logTabs->count() == 0)
+            statusBar()->showMessage(tr("No log is open: Workspace > Bootstrap Log (Ctrl+L) opens one."));
+        m_ui->workspaceView->setFocus(Qt::ShortcutFocusReason);
+        return;
+    }
+    m_logDock->show();
+    m_logDock->raise();
+    if (QWidget *viewer = m_logTabs->currentWidget())
+        viewer->setFocus(Qt::ShortcutFocusReason);
+}
+
+void MainWindow::showAbout()
+{
+    auto *box = new QMessageBox(QMessageBox::NoIcon, tr("About Paddock"),
+                                tr("<h3>Paddock %1</h3><p>A console for the workspaces AI agents work in: local "
+                                   "folders, OpenSandbox sandboxes and Docker containers, kept as AgentScope keeps "
+                                   "them.</p><p>Built with Qt %2; running on Qt %3.</p>")
+                                    .arg(QCoreApplication::applicationVersion().toHtmlEscaped(),
+                                         QStringLiteral(QT_VERSION_STR), QString::fromLatin1(qVersion())),
+                                QMessageBox::Close, this);
+    box->setObjectName(QStringLiteral("aboutBox"));
+    box->setIconPixmap(windowIcon().pixmap(64, 64));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void MainWindow::setSettings(QSettings *settings)
+{
+    m_windowState->restore(settings);
+}
+
+OpenDialog *MainWindow::openDialog(const OpenDialog::Request &prefill)
 {
     if (!m_manager || !m_backend || m_readOnly)
-        return;
+        return nullptr;
     auto *dialog = new OpenDialog(m_manager, m_logs, m_backend->instanceKey(), prefill, this);
     dialog->setObjectName(QStringLiteral("openDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -844,11 +981,12 @@ void MainWindow::openDialog(const OpenDialog::Request &prefill)
                     agents.append(agentId);
                 if (const auto workspace =
                         std::dynamic_pointer_cast<SandboxWorkspace>(m_manager->cached(workspaceId))) {
-                    m_activity->noteAccess(WorkspaceRecord{profile, workspace->sandbox(), std::nullopt, {}}.key());
+                    m_activity->noteAccess(WorkspaceRecord{profile, workspace->sandbox(), std::nullopt, {}, {}}.key());
                 }
                 refresh();
             });
     dialog->open();
+    return dialog;
 }
 
 QCoro::Task<void> MainWindow::selectIdle(bool thenPause)
@@ -885,21 +1023,58 @@ QCoro::Task<void> MainWindow::selectIdle(bool thenPause)
             co_return;
     }
 
-    // Idle since the newest activity known; a workspace without any is not judged.
+    // Idle since the newest time Paddock knows it was used: its own activity (the backend's, the
+    // console's accesses and resumes, its sessions/ folder), else when it was created. A
+    // workspace with no time at all is not judged, and the message says how many there were.
     const QDateTime before = m_model->now().addSecs(-qint64(minutes) * 60);
     QItemSelection idle;
+    int running = 0;
+    int byCreation = 0;
+    int unknown = 0;
+    int count = 0;
     for (const WorkspaceRecord *record : m_model->recordsUnder({})) {
         const SandboxInfo &info = record->info;
-        if (info.state == SandboxState::Running && info.lastActivityAt.isValid() && info.lastActivityAt < before) {
+        if (record->profile != m_profile || info.state != SandboxState::Running)
+            continue;
+        ++running;
+        QDateTime since = info.lastActivityAt;
+        if (const QDateTime seen = m_activity->lastActivity(record->key());
+            seen.isValid() && (!since.isValid() || seen > since))
+            since = seen;
+        if (info.createdAt.isValid() && (!since.isValid() || info.createdAt > since)) {
+            since = info.createdAt;
+            ++byCreation;
+        }
+        if (!since.isValid()) {
+            ++unknown;
+            continue;
+        }
+        if (since < before) {
             const QModelIndex index = m_proxy->mapFromSource(m_model->indexOfKey(record->key()));
-            if (index.isValid())
+            if (index.isValid()) {
                 idle.select(index, index);
+                ++count;
+            }
         }
     }
-    m_ui->workspaceView->selectionModel()->select(idle,
-                                                  QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    const int count = int(idle.indexes().size());
-    statusBar()->showMessage(tr("%n workspace(s) idle longer than %1 min selected", nullptr, count).arg(minutes));
+    QString message = count > 0
+        ? tr("%1 of %n running workspace(s) idle longer than %2 min selected.", nullptr, running)
+              .arg(count)
+              .arg(minutes)
+        : tr("None of %n running workspace(s) has been idle longer than %1 min; the selection is unchanged.", nullptr,
+             running)
+              .arg(minutes);
+    if (byCreation > 0)
+        message +=
+            u' ' + tr("%n had no recorded activity and were judged by when they were created.", nullptr, byCreation);
+    if (unknown > 0)
+        message += u' ' + tr("%n had no time at all to go by and were left out.", nullptr, unknown);
+    // A result of nothing leaves the selection as it was.
+    if (count > 0)
+        m_ui->workspaceView->selectionModel()->select(idle,
+                                                      QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    statusBar()->showMessage(message);
+    m_lastSummary = message;
     if (thenPause && count > 0)
         co_await runAction(Action::Pause, true);
 }

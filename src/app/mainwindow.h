@@ -13,6 +13,7 @@
 #include <QTimer>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 
 namespace Ui {
@@ -29,6 +30,8 @@ class QActionGroup;
 class QDockWidget;
 class QLabel;
 class QMenu;
+class QSettings;
+class WindowState;
 class QTabWidget;
 class WorkspaceFilterProxy;
 struct WorkspaceRecord;
@@ -73,6 +76,8 @@ public:
     bool isReadOnly() const { return m_readOnly; }
     // At most this many actions of a bulk run are in flight at once.
     static constexpr int BulkConcurrency = 8;
+    // The shown profile's name, as the switcher shows it.
+    QString profileName() const;
     // The freshness text in the status bar, and whether it is a warning.
     QString freshnessText() const;
     bool isStale() const;
@@ -89,6 +94,8 @@ public:
     // stays until confirmQuit(). Off by default (a window alone just closes).
     void setQuitGuard(bool on) { m_quitGuard = on; }
     void confirmQuit() { m_quitConfirmed = true; }
+    // Where the window's geometry, docks and columns are kept (restored now).
+    void setSettings(QSettings *settings);
     // File > When Quitting (the QuitController's menu), above Quit.
     void addQuitMenu(QMenu *menu);
 
@@ -140,7 +147,13 @@ private:
                                                 QPointer<Paddock::WorkspaceManager> manager, Action action,
                                                 WorkspaceRecord record, RenewChoice renew, bool deleteFolders);
     void openWorkspace();
-    void openDialog(const OpenDialog::Request &prefill);
+    OpenDialog *openDialog(const OpenDialog::Request &prefill);
+    // The current row if it is selected (and fits), else the first selected workspace that does.
+    const WorkspaceRecord *chosenRecord(const std::function<bool(const WorkspaceRecord &)> &fits) const;
+    void copyIds();
+    void retryBootstrap();
+    void switchFocus();
+    void showAbout();
     void showSelectedLog(bool container);
     void closeLogTab(int index);
     // Asks for the sessions/ activity of the running workspaces in view.
@@ -165,6 +178,7 @@ private:
     QDockWidget *m_logDock;
     QTabWidget *m_logTabs;
     QActionGroup *m_languages;
+    WindowState *m_windowState = nullptr;
     QTimer m_refreshTimer;
     QTimer m_tickTimer; // countdowns and the freshness text, once a second
     QTimer m_actionsTimer; // updateActions() once after a burst of state changes
@@ -179,6 +193,7 @@ private:
     bool m_quitGuard = false;
     bool m_quitConfirmed = false;
     QString m_lastSummary;
+    bool m_unreachable = false; // the last listing failed: the rows are as last seen
     QString m_sessionProblem; // what setBackend() was told was wrong with the profile
     // Under PER_USER the agents of a user share one workspace: the ones seen opening it, by
     // profile and workspace id.

@@ -40,11 +40,12 @@ bool sameData(const WorkspaceRecord &a, const WorkspaceRecord &b)
     // Fingerprints made where the records were parsed stand for the backend's fields: an
     // unchanged row of a refresh costs no string reads (cold memory, with 10,000 rows).
     if (x.fingerprint != 0 && x.fingerprint == y.fingerprint)
-        return x.lastActivityAt == y.lastActivityAt && a.idleDeadline == b.idleDeadline && a.agents == b.agents;
+        return x.lastActivityAt == y.lastActivityAt && a.idleDeadline == b.idleDeadline && a.agents == b.agents
+            && a.bootstrapFailure == b.bootstrapFailure;
     return x.state == y.state && x.rawState == y.rawState && x.workspaceId == y.workspaceId && x.userId == y.userId
         && x.agentId == y.agentId && x.backend == y.backend && x.image == y.image && x.createdAt == y.createdAt
         && x.expiresAt == y.expiresAt && x.lastActivityAt == y.lastActivityAt && x.metadata == y.metadata
-        && a.idleDeadline == b.idleDeadline && a.agents == b.agents;
+        && a.idleDeadline == b.idleDeadline && a.agents == b.agents && a.bootstrapFailure == b.bootstrapFailure;
 }
 
 // The first and last column whose shown value differs between two versions of a row (first >
@@ -56,7 +57,7 @@ std::pair<int, int> changedColumns(const WorkspaceRecord &a, const WorkspaceReco
     const std::array<bool, WorkspaceTreeModel::ColumnCount> changed{
         x.workspaceId != y.workspaceId
             || x.metadata.value(QStringLiteral("name")) != y.metadata.value(QStringLiteral("name")),
-        x.state != y.state || x.rawState != y.rawState,
+        x.state != y.state || x.rawState != y.rawState || a.bootstrapFailure != b.bootstrapFailure,
         x.userId != y.userId,
         x.agentId != y.agentId || a.agents != b.agents,
         x.backend != y.backend || a.profile != b.profile,
@@ -213,9 +214,15 @@ QVariant WorkspaceTreeModel::data(const QModelIndex &index, int role) const
 
 QVariant WorkspaceTreeModel::groupData(const Node *node, int column, int role) const
 {
-    if (role == SortRole && column == WorkspaceColumn)
-        return node->name;
-    if (role != Qt::DisplayRole && role != Qt::ToolTipRole && role != SortRole)
+    if (role == SortRole) {
+        if (column == WorkspaceColumn || column == UserColumn || column == AgentColumn)
+            return node->name;
+        if (column == StateColumn)
+            return node->total;
+        // Countdowns: the most urgent of its rows; times: the newest.
+        return groupSortValue(summarize(indexOf(node)), column);
+    }
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
     if (column == WorkspaceColumn) {
         if (role == Qt::ToolTipRole)
@@ -224,16 +231,72 @@ QVariant WorkspaceTreeModel::groupData(const Node *node, int column, int role) c
     }
     if (column != StateColumn)
         return {};
-    if (role == SortRole)
-        return node->total;
+    GroupSummary summary;
+    summary.counts = node->counts;
+    summary.shown = node->total;
+    summary.total = node->total;
+    return countsText(summary);
+}
+
+WorkspaceTreeModel::GroupSummary WorkspaceTreeModel::summarize(const QModelIndex &group, const Accept &accept) const
+{
+    GroupSummary summary;
+    for (const WorkspaceRecord *record : recordsUnder(group)) {
+        ++summary.total;
+        if (accept && !accept(*record))
+            continue;
+        ++summary.shown;
+        const SandboxInfo &info = record->info;
+        ++summary.counts[size_t(info.state)];
+        if (record->idleDeadline && info.state == SandboxState::Running) {
+            const qint64 ms = record->idleDeadline->toMSecsSinceEpoch();
+            summary.idleMs = summary.idleMs ? std::min(*summary.idleMs, ms) : ms;
+        }
+        if (info.expiresAt) {
+            const qint64 ms = info.expiresAt->toMSecsSinceEpoch();
+            summary.expiryMs = summary.expiryMs ? std::min(*summary.expiryMs, ms) : ms;
+        }
+        if (info.lastActivityAt.isValid()
+            && (!summary.lastActivity.isValid() || info.lastActivityAt > summary.lastActivity))
+            summary.lastActivity = info.lastActivityAt;
+        if (info.createdAt.isValid() && (!summary.created.isValid() || info.createdAt > summary.created))
+            summary.created = info.createdAt;
+    }
+    return summary;
+}
+
+QString WorkspaceTreeModel::countsText(const GroupSummary &summary) const
+{
     // "3 Running · 1 Paused", in the order of the states.
     QStringList parts;
     const QLocale &locale = m_locale;
-    for (int state = 0; state < int(node->counts.size()); ++state) {
-        if (const int count = node->counts.at(size_t(state)))
+    for (int state = 0; state < int(summary.counts.size()); ++state) {
+        if (const int count = summary.counts.at(size_t(state)))
             parts.append(locale.toString(count) + u' ' + stateText(SandboxState(state), {}));
     }
-    return parts.join(QStringLiteral(" · "));
+    QString text = parts.join(QStringLiteral(" · "));
+    if (summary.shown != summary.total)
+        text = summary.shown == 0 ? tr("none of %1").arg(locale.toString(summary.total))
+                                  : tr("%1 (of %2)").arg(text, locale.toString(summary.total));
+    return text;
+}
+
+QVariant WorkspaceTreeModel::groupSortValue(const GroupSummary &summary, int column)
+{
+    switch (column) {
+    case IdleColumn:
+        return summary.idleMs.value_or(std::numeric_limits<qint64>::max());
+    case ExpiryColumn:
+        return summary.expiryMs.value_or(std::numeric_limits<qint64>::max());
+    case LastActivityColumn:
+        return summary.lastActivity;
+    case CreatedColumn:
+        return summary.created;
+    case StateColumn:
+        return summary.shown;
+    default:
+        return {};
+    }
 }
 
 QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int role) const
@@ -256,8 +319,18 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
             return *info.expiresAt;
         return QDateTime();
     case Qt::DecorationRole:
-        return column == StateColumn ? QVariant(stateIcon(info.state)) : QVariant();
+        if (column != StateColumn)
+            return {};
+        // Greyed as last seen while its server cannot be reached; red when its bootstrap failed.
+        if (m_unreachable.contains(record.profile))
+            return stateIcon(SandboxState::Unknown);
+        return stateIcon(record.bootstrapFailure.isEmpty() ? info.state : SandboxState::Failed);
     case Qt::ForegroundRole:
+        if (m_unreachable.contains(record.profile))
+            return QColor(0x8a, 0x8a, 0x8a);
+        if (column == StateColumn && !record.bootstrapFailure.isEmpty())
+            return QColor(0xb9, 0x1c, 0x1c);
+        [[fallthrough]];
     case Qt::AccessibleDescriptionRole: {
         // Countdowns turn amber under five minutes and red under one, and say in words when.
         const std::optional<QDateTime> deadline = column == IdleColumn
@@ -310,8 +383,22 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
         if (role == Qt::ToolTipRole)
             return info.workspaceId;
         return info.metadata.value(QStringLiteral("name"), info.workspaceId);
-    case StateColumn:
-        return stateText(info.state, info.rawState);
+    case StateColumn: {
+        QString text = stateText(info.state, info.rawState);
+        if (!record.bootstrapFailure.isEmpty())
+            text = tr("%1, bootstrap failed").arg(text);
+        const auto unreachable = m_unreachable.constFind(record.profile);
+        if (unreachable != m_unreachable.cend()) {
+            const QString seen = locale.toString(unreachable->toLocalTime(), QLocale::ShortFormat);
+            if (role == Qt::ToolTipRole)
+                return tr("The server cannot be reached: this is the workspace as it was listed at %1.").arg(seen);
+            return tr("%1 (last seen %2)").arg(text, seen);
+        }
+        if (role == Qt::ToolTipRole && !record.bootstrapFailure.isEmpty())
+            return tr("Its last bootstrap failed, so it was paused: %1\nWorkspace > Retry Bootstrap runs it again.")
+                .arg(record.bootstrapFailure);
+        return text;
+    }
     case UserColumn:
         return info.userId;
     case AgentColumn:
@@ -664,7 +751,8 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
                 setDeadlines(node);
                 if (first <= last)
                     Q_EMIT dataChanged(indexOf(node, first), indexOf(node, last));
-                if (stateChanged)
+                // Its groups count it by state, and sort by the most urgent of their rows.
+                if (stateChanged || (first <= CreatedColumn && last >= IdleColumn))
                     touched.insert(node->parent);
                 continue;
             }
@@ -723,7 +811,7 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
             removeNode(group);
         } else {
             recount(group);
-            Q_EMIT dataChanged(indexOf(group, WorkspaceColumn), indexOf(group, StateColumn));
+            Q_EMIT dataChanged(indexOf(group, WorkspaceColumn), indexOf(group, CreatedColumn));
         }
     }
     for (Node *user : std::as_const(users)) {
@@ -731,7 +819,7 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
             removeNode(user);
         } else {
             recount(user);
-            Q_EMIT dataChanged(indexOf(user, WorkspaceColumn), indexOf(user, StateColumn));
+            Q_EMIT dataChanged(indexOf(user, WorkspaceColumn), indexOf(user, CreatedColumn));
         }
     }
 }
@@ -739,6 +827,43 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
 void WorkspaceTreeModel::removeProfile(const QString &profile)
 {
     update(profile, {});
+}
+
+void WorkspaceTreeModel::setUnreachable(const QString &profile, const QDateTime &lastSeen)
+{
+    const bool was = m_unreachable.contains(profile);
+    if (lastSeen.isValid())
+        m_unreachable.insert(profile, lastSeen);
+    else
+        m_unreachable.remove(profile);
+    if (was != lastSeen.isValid() || (was && lastSeen.isValid()))
+        announceRowsOf(m_root.get(), profile);
+}
+
+void WorkspaceTreeModel::announceRowsOf(Node *parent, const QString &profile)
+{
+    // One dataChanged per run of the profile's rows under each parent.
+    int runStart = -1;
+    const auto flush = [&](int end) {
+        if (runStart >= 0) {
+            Q_EMIT dataChanged(createIndex(runStart, 0, parent), createIndex(end, ColumnCount - 1, parent));
+            runStart = -1;
+        }
+    };
+    for (const auto &child : parent->children) {
+        if (child->kind != Kind::Workspace) {
+            flush(child->row - 1);
+            announceRowsOf(child.get(), profile);
+            continue;
+        }
+        if (child->record.profile == profile) {
+            if (runStart < 0)
+                runStart = child->row;
+        } else {
+            flush(child->row - 1);
+        }
+    }
+    flush(int(parent->children.size()) - 1);
 }
 
 void WorkspaceTreeModel::setGrouped(bool grouped)

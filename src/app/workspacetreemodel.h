@@ -22,6 +22,7 @@ struct WorkspaceRecord
     Paddock::SandboxInfo info;
     std::optional<QDateTime> idleDeadline; // when the manager pauses it for idleness (UTC)
     QStringList agents; // agents sharing it (PER_USER); empty: info.agentId
+    QString bootstrapFailure; // why its last bootstrap failed (it was paused then); empty: it did not
 
     // Rows are keyed by profile and sandbox id: the same id on two servers is two rows.
     QString key() const { return profile + u'\x1f' + info.sandboxId; }
@@ -76,6 +77,20 @@ public:
     Q_ENUM(Kind)
 
     using Clock = std::function<QDateTime()>; // UTC now
+    using StateCounts = std::array<int, int(Paddock::SandboxState::Unknown) + 1>;
+    using Accept = std::function<bool(const WorkspaceRecord &)>;
+    // What a group holds, of the workspaces `accept` takes (all, without one): for its counts and
+    // for sorting groups by the most urgent of their rows.
+    struct GroupSummary
+    {
+        StateCounts counts{};
+        int shown = 0; // workspaces accepted
+        int total = 0; // workspaces in the group
+        std::optional<qint64> idleMs; // the soonest idle deadline (ms since the epoch)
+        std::optional<qint64> expiryMs; // the soonest expiry
+        QDateTime lastActivity; // the newest
+        QDateTime created; // the newest
+    };
 
     explicit WorkspaceTreeModel(QObject *parent = nullptr);
     ~WorkspaceTreeModel() override;
@@ -106,6 +121,16 @@ public:
     bool setLastActivity(const QString &key, const QDateTime &time);
     // Drops every row of a profile (it was deleted).
     void removeProfile(const QString &profile);
+    // The profile's server cannot be reached: its rows show as last listed at `lastSeen`,
+    // greyed, their state saying when it was seen. An invalid time: reachable again.
+    void setUnreachable(const QString &profile, const QDateTime &lastSeen);
+    bool isUnreachable(const QString &profile) const { return m_unreachable.contains(profile); }
+
+    GroupSummary summarize(const QModelIndex &group, const Accept &accept = {}) const;
+    // "3 Running · 1 Paused" (with " of N" when not every workspace is counted).
+    QString countsText(const GroupSummary &summary) const;
+    // A group's sort value in a column, from a summary: the most urgent countdown, the newest time.
+    static QVariant groupSortValue(const GroupSummary &summary, int column);
 
     // Countdowns: dataChanged on the two countdown columns of the rows whose countdown text
     // changed since the last tick (every second under an hour, every minute under a day).
@@ -133,7 +158,6 @@ public:
 
 private:
     struct Node;
-    using StateCounts = std::array<int, int(Paddock::SandboxState::Unknown) + 1>;
 
     Node *nodeOf(const QModelIndex &index) const;
     Node *nodeOfKey(const QString &key) const;
@@ -151,6 +175,7 @@ private:
     static void renumber(std::vector<std::unique_ptr<Node>> &children, size_t from);
     static void setDeadlines(Node *node);
     void tickChildren(Node *parent, qint64 lastMs, qint64 nowMs);
+    void announceRowsOf(Node *parent, const QString &profile); // dataChanged for every row of a profile
 
     std::unique_ptr<Node> m_root;
     QHash<QString, QHash<QString, Node *>> m_byProfile; // workspace nodes: profile -> sandbox id -> node
@@ -161,4 +186,5 @@ private:
     qint64 m_lastTickMs = 0; // 0: every countdown is new to the view
     Clock m_clock;
     QLocale m_locale; // the default locale when the model was made
+    QHash<QString, QDateTime> m_unreachable; // profile -> when its rows were last listed
 };

@@ -6,6 +6,7 @@
 #include <QCoroTask>
 #include <QDir>
 #include <QFile>
+#include <QSaveFile>
 #include <QStandardPaths>
 
 #include <cerrno>
@@ -146,6 +147,42 @@ void BootstrapLogStore::close(const QString &instanceKey, const QString &workspa
         return;
     ::close(*it);
     m_files.erase(it);
+}
+
+QString BootstrapLogStore::folder(const QString &instanceKey) const
+{
+    return m_root + u'/' + instanceKey;
+}
+
+Result<> BootstrapLogStore::recordOutcome(const QString &instanceKey, const QString &workspaceId, bool succeeded,
+                                          const QString &message)
+{
+    const QString file = folder(instanceKey) + u'/' + workspaceId + QStringLiteral(".failed");
+    if (succeeded) {
+        if (QFile::exists(file) && !QFile::remove(file))
+            return fail(Error::io(Tr::tr("cannot remove %1").arg(file)));
+        return {};
+    }
+    if (!QDir().mkpath(folder(instanceKey)))
+        return fail(Error::io(Tr::tr("cannot create the bootstrap log folder %1").arg(folder(instanceKey))));
+    QSaveFile out(file);
+    if (!out.open(QIODevice::WriteOnly) || out.write(message.toUtf8()) < 0 || !out.commit())
+        return fail(Error::io(Tr::tr("cannot write %1: %2").arg(file, out.errorString())));
+    return {};
+}
+
+QHash<QString, QString> BootstrapLogStore::readFailures(const QString &folder)
+{
+    QHash<QString, QString> failures;
+    const QDir dir(folder);
+    const QStringList names = dir.entryList({QStringLiteral("*.failed")}, QDir::Files);
+    for (const QString &name : names) {
+        QFile file(dir.filePath(name));
+        if (!file.open(QIODevice::ReadOnly))
+            continue;
+        failures.insert(name.chopped(7), QString::fromUtf8(file.read(64 * 1024)));
+    }
+    return failures;
 }
 
 Result<QList<LogLine>> BootstrapLogStore::read(const QString &instanceKey, const QString &workspaceId) const

@@ -55,6 +55,18 @@ public:
 
     Result<QList<LogLine>> read(const QString &instanceKey, const QString &workspaceId) const;
 
+    // The outcome of a workspace's last provisioning, next to its log: a failure is kept as
+    // <workspace id>.failed (its message, UTF-8, written atomically) until a provisioning of that
+    // workspace succeeds, so the console can tell a workspace whose bootstrap failed (and was
+    // paused) from one that was just paused, whichever process opened it.
+    Result<> recordOutcome(const QString &instanceKey, const QString &workspaceId, bool succeeded,
+                           const QString &message = {});
+    // The folder of one backend instance's logs and outcomes.
+    QString folder(const QString &instanceKey) const;
+    // Every failure kept in such a folder: workspace id -> message. Reads the disk: call it on a
+    // worker thread.
+    static QHash<QString, QString> readFailures(const QString &folder);
+
 Q_SIGNALS:
     void lineAppended(const QString &instanceKey, const QString &workspaceId, const Paddock::LogLine &line);
 

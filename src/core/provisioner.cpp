@@ -90,6 +90,12 @@ void Provisioner::status(const QString &workspaceId, const QString &text)
     }
 }
 
+void Provisioner::outcome(const QString &workspaceId, bool succeeded, const QString &message)
+{
+    if (auto recorded = m_logs->recordOutcome(m_backend->instanceKey(), workspaceId, succeeded, message); !recorded)
+        qCWarning(lcProvision).noquote() << recorded.error().message;
+}
+
 QCoro::Task<Result<WorkspacePtr>> Provisioner::provision(ProvisionRequest request)
 {
     const QString id = request.workspaceId;
@@ -114,6 +120,7 @@ QCoro::Task<Result<WorkspacePtr>> Provisioner::provision(ProvisionRequest reques
 
     if (!prepared) {
         status(id, Tr::tr("failed: %1").arg(prepared.error().message));
+        outcome(id, false, prepared.error().message);
         // Nothing will hold this sandbox, so it must not stay running. Its files stay, and the
         // missing marker makes the next open bootstrap again.
         if (auto paused = co_await m_backend->pause(sandbox->sandboxId); !paused)
@@ -123,6 +130,7 @@ QCoro::Task<Result<WorkspacePtr>> Provisioner::provision(ProvisionRequest reques
     }
 
     status(id, Tr::tr("workspace %1 is ready").arg(id));
+    outcome(id, true, {});
     m_logs->close(m_backend->instanceKey(), id);
     co_return std::make_shared<SandboxWorkspace>(m_backend, *sandbox, layout);
 }

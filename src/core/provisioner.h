@@ -77,6 +77,8 @@ private:
     QCoro::Task<Result<>> runBootstrapCommand(const SandboxInfo &sandbox, const WorkspaceLayout &layout,
                                               const BootstrapCommand &command);
     void status(const QString &workspaceId, const QString &text);
+    // Kept next to the log: whether the workspace is ready, or why its preparation failed.
+    void outcome(const QString &workspaceId, bool succeeded, const QString &message);
 
     Backend *m_backend;
     BootstrapLogStore *m_logs;

@@ -22,6 +22,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QColor>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -30,6 +31,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
+#include <QProgressDialog>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -277,6 +279,10 @@ private Q_SLOTS:
         QTRY_VERIFY(hasLine(bootstrapLog, QStringLiteral("hello from bootstrap")));
 
         window->findChild<QAction *>(QStringLiteral("actionPause"))->trigger();
+        // The progress names the action.
+        QProgressDialog *progress = nullptr;
+        QTRY_VERIFY((progress = window->findChild<QProgressDialog *>(QStringLiteral("actionProgress"))) != nullptr);
+        QCOMPARE(progress->labelText(), QStringLiteral("Pausing 1 workspace(s)…"));
         QTRY_COMPARE(window->model()->indexOfKey(key, WorkspaceTreeModel::StateColumn).data().toString(),
                      QStringLiteral("Pausing"));
         QTRY_COMPARE_WITH_TIMEOUT(window->model()->indexOfKey(key, WorkspaceTreeModel::StateColumn).data().toString(),
@@ -327,6 +333,60 @@ private Q_SLOTS:
         QCoro::waitFor(console.switchTo(QStringLiteral("local")));
         QTRY_COMPARE(window->model()->workspaceCount(), 1);
         QVERIFY(window->profileProblem().isEmpty());
+        QCoro::waitFor(console.shutdown());
+    }
+
+    void rowsOfAServerThatGoesAwayShowAsLastSeen()
+    {
+        QTemporaryDir dir;
+        PaddockTest::FakeOpenSandboxProcess server;
+        const QString data = dir.filePath(QStringLiteral("server"));
+        QVERIFY2(server.start({QStringLiteral("--seed"), QStringLiteral("3"), QStringLiteral("--data-dir"), data}),
+                 qPrintable(server.error()));
+        QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
+        MemorySecretStore secrets;
+        Profile team;
+        {
+            ProfileStore store(&settings);
+            team.kind = Profile::Kind::OpenSandbox;
+            team.name = QStringLiteral("Team server");
+            team.id = store.newId(team.name);
+            team.domain = server.domain();
+            QVERIFY(store.save(team));
+        }
+        Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
+        console.window()->show();
+        QCoro::waitFor(console.start());
+        QCoro::waitFor(console.switchTo(team.id));
+        MainWindow *window = console.window();
+        QTRY_COMPARE(window->model()->workspaceCount(), 3);
+        const WorkspaceRecord *first = window->model()->recordsUnder({}).constFirst();
+        const QString key = first->key();
+        const QString state =
+            first->info.state == SandboxState::Running ? QStringLiteral("Running") : QStringLiteral("Paused");
+        QVERIFY(!window->isStale());
+
+        // The server stops: the rows stay as last seen, greyed and saying when; the status bar
+        // names the profile; the freshness marker says stale at once.
+        const int port = server.port();
+        server.stop();
+        QCoro::waitFor(window->refresh());
+        QVERIFY(window->isStale());
+        QVERIFY2(window->freshnessText().contains(QLatin1String("stale")), qPrintable(window->freshnessText()));
+        QVERIFY2(window->statusBar()->currentMessage().contains(QLatin1String("Team server")),
+                 qPrintable(window->statusBar()->currentMessage()));
+        const QModelIndex stateCell = window->model()->indexOfKey(key, WorkspaceTreeModel::StateColumn);
+        QVERIFY2(stateCell.data().toString().startsWith(state + QStringLiteral(" (last seen ")),
+                 qPrintable(stateCell.data().toString()));
+        QCOMPARE(stateCell.data(Qt::ForegroundRole).value<QColor>(), QColor(0x8a, 0x8a, 0x8a));
+        QCOMPARE(window->model()->workspaceCount(), 3);
+
+        // Back: live again.
+        QVERIFY2(server.start({QStringLiteral("--port"), QString::number(port), QStringLiteral("--data-dir"), data}),
+                 qPrintable(server.error()));
+        QCoro::waitFor(window->refresh());
+        QTRY_COMPARE(window->model()->indexOfKey(key, WorkspaceTreeModel::StateColumn).data().toString(), state);
+        QVERIFY(!window->isStale());
         QCoro::waitFor(console.shutdown());
     }
 

@@ -12,6 +12,7 @@
 #include "mainwindow.h"
 #include "opendialog.h"
 #include "provisioner.h"
+#include "shortcutsdialog.h"
 #include "workspacemanager.h"
 #include "workspacetreemodel.h"
 
@@ -21,12 +22,15 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QHeaderView>
 #include <QInputDialog>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
@@ -35,6 +39,7 @@
 #include <QRadioButton>
 #include <QRegularExpression>
 #include <QSet>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -310,14 +315,226 @@ private Q_SLOTS:
                  QStringLiteral("Running"));
     }
 
+    void idleTriageGoesByWhatItKnowsAndNeverClearsForNothing()
+    {
+        // As on OpenSandbox: no last-activity time from the backend, only when it was created.
+        QTemporaryDir dir;
+        const auto leave = [&dir](const QString &id, const QString &times) {
+            QVERIFY(QDir().mkpath(dir.path() + u'/' + id + QStringLiteral("/.paddock")));
+            QFile metadata(dir.path() + u'/' + id + QStringLiteral("/.paddock/workspace.json"));
+            QVERIFY(metadata.open(QIODevice::WriteOnly));
+            metadata.write(QStringLiteral(R"({"workspaceId":"%1","userId":"u","agentId":"a","state":"Running"%2})")
+                               .arg(id, times)
+                               .toUtf8());
+        };
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        leave(QStringLiteral("created2h"),
+              QStringLiteral(R"(,"createdAt":"%1")").arg(now.addSecs(-7200).toString(Qt::ISODateWithMs)));
+        leave(QStringLiteral("created1m"),
+              QStringLiteral(R"(,"createdAt":"%1")").arg(now.addSecs(-60).toString(Qt::ISODateWithMs)));
+        leave(QStringLiteral("timeless"), QString());
+        LocalBackend backend(LocalOptions{dir.path(), false});
+        MainWindow window(&backend);
+        window.resize(1200, 800);
+        window.show();
+        QTRY_COMPARE(window.model()->workspaceCount(), 3);
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+
+        const auto triage = [&window](int minutes) {
+            window.findChild<QAction *>(QStringLiteral("actionSelectIdle"))->trigger();
+            QInputDialog *ask = nullptr;
+            QTRY_VERIFY((ask = window.findChild<QInputDialog *>(QStringLiteral("idleDialog"))) != nullptr
+                        && ask->isVisible());
+            ask->setIntValue(minutes);
+            ask->accept();
+        };
+        triage(30);
+        QTRY_COMPARE(view->selectionModel()->selectedRows().size(), 1);
+        QCOMPARE(view->selectionModel()->selectedRows().constFirst().data().toString(), QStringLiteral("created2h"));
+        // It says how many it judged by their creation, and how many it could not judge.
+        QTRY_VERIFY(window.lastActionSummary().startsWith(QLatin1String("1 of 3 running")));
+        QVERIFY2(window.lastActionSummary().contains(QLatin1String("2 had no recorded activity")),
+                 qPrintable(window.lastActionSummary()));
+        QVERIFY2(window.lastActionSummary().contains(QLatin1String("1 had no time at all")),
+                 qPrintable(window.lastActionSummary()));
+
+        // Nothing idle that long: the selection stays as it was.
+        triage(7 * 24 * 60);
+        QTRY_VERIFY(window.lastActionSummary().startsWith(QLatin1String("None of 3 running")));
+        QCOMPARE(view->selectionModel()->selectedRows().size(), 1);
+        QCOMPARE(view->selectionModel()->selectedRows().constFirst().data().toString(), QStringLiteral("created2h"));
+    }
+
+    void failedBootstrapShowsAndRetries()
+    {
+        QTemporaryDir dir;
+        const QString flag = dir.filePath(QStringLiteral("network-is-back"));
+        LocalBackend backend(LocalOptions{dir.filePath(QStringLiteral("ws")), false});
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        ProvisionOptions options;
+        options.bootstrap = {
+            {QStringLiteral("test -e ") + flag + QStringLiteral(" || { echo no network >&2; exit 3; }"), 60s}};
+        Provisioner provisioner(&backend, &logs, options);
+        WorkspaceManager manager(&provisioner, ManagerOptions{});
+        MainWindow window(&backend);
+        window.setManager(&manager, &logs);
+        window.setBackend(&backend, QStringLiteral("local"));
+        window.show();
+        WorkspaceRequest request;
+        request.userId = QStringLiteral("u");
+        request.agentId = QStringLiteral("a");
+        QVERIFY(!QCoro::waitFor(manager.getWorkspace(request)));
+        const QString id = assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("u"), QStringLiteral("a"));
+        const QString key = QStringLiteral("local\x1f") + id;
+
+        // Not just "Paused": the row says the bootstrap failed, and why.
+        window.refresh();
+        QTRY_COMPARE(window.model()->indexOfKey(key, WorkspaceTreeModel::StateColumn).data().toString(),
+                     QStringLiteral("Paused, bootstrap failed"));
+        const QString tip =
+            window.model()->indexOfKey(key, WorkspaceTreeModel::StateColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QLatin1String("bootstrap failed (exit 3)")), qPrintable(tip));
+        QVERIFY2(tip.contains(QLatin1String("no network")), qPrintable(tip));
+
+        // Retry runs it again on that very workspace.
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        view->selectionModel()->setCurrentIndex(find(view->model(), id),
+                                                QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        auto *retry = window.findChild<QAction *>(QStringLiteral("actionRetryBootstrap"));
+        QTRY_VERIFY(retry->isEnabled());
+        QFile ok(flag);
+        QVERIFY(ok.open(QIODevice::WriteOnly));
+        ok.close();
+        retry->trigger();
+        OpenDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = window.findChild<OpenDialog *>(QStringLiteral("openDialog"))) != nullptr);
+        QCOMPARE(dialog->resolvedId(), id);
+        QTRY_VERIFY(dialog->statusText().contains(QLatin1String("is open")));
+        QTRY_COMPARE(window.model()->indexOfKey(key, WorkspaceTreeModel::StateColumn).data().toString(),
+                     QStringLiteral("Running"));
+        QTRY_VERIFY(!retry->isEnabled());
+        dialog->close();
+        QCoro::waitFor(manager.stop());
+    }
+
+    void keyboardReachesTheLogsAndHelp()
+    {
+        QTemporaryDir dir;
+        leaveWorkspace(dir.path(), QStringLiteral("ws1"), QStringLiteral("u"), QStringLiteral("a"),
+                       QStringLiteral("Running"));
+        LocalBackend backend(LocalOptions{dir.path(), false});
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        QVERIFY(logs.append(backend.instanceKey(), QStringLiteral("ws1"), LogLine::Kind::Stdout, "a line"));
+        Provisioner provisioner(&backend, &logs);
+        WorkspaceManager manager(&provisioner, ManagerOptions{});
+        MainWindow window(&backend);
+        window.setManager(&manager, &logs);
+        window.setBackend(&backend, QStringLiteral("local"));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTRY_COMPARE(window.model()->workspaceCount(), 1);
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        view->setFocus();
+        view->selectionModel()->setCurrentIndex(find(view->model(), QStringLiteral("ws1")),
+                                                QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QTest::keyClick(view, Qt::Key_L, Qt::ControlModifier);
+        auto *viewer = qobject_cast<LogViewer *>(window.logTabs()->currentWidget());
+        QVERIFY(viewer);
+        view->setFocus();
+        QTRY_VERIFY(view->hasFocus());
+
+        // F6 goes to the log; Ctrl+F there is the log's search; F6 goes back.
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_F6);
+        QTRY_VERIFY(window.logDock()->isAncestorOf(QApplication::focusWidget()));
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_F, Qt::ControlModifier);
+        QTRY_COMPARE(QApplication::focusWidget(), viewer->searchField());
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_F6);
+        QTRY_VERIFY(view->hasFocus());
+
+        // Copy ID: the selected workspaces' ids.
+        QTest::keyClick(view, Qt::Key_C, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(QApplication::clipboard()->text(), QStringLiteral("ws1"));
+
+        // Help: every shortcut, and About.
+        QTest::keyClick(view, Qt::Key_F1);
+        QDialog *shortcuts = nullptr;
+        QTRY_VERIFY((shortcuts = window.findChild<QDialog *>(QStringLiteral("shortcutsDialog"))) != nullptr
+                    && shortcuts->isVisible());
+        const QStringList entries = static_cast<ShortcutsDialog *>(shortcuts)->entries();
+        QVERIFY2(entries.contains(QStringLiteral("Pause\tCtrl+P")), qPrintable(entries.join(u'\n')));
+        QVERIFY2(entries.contains(QStringLiteral("Switch to Logs\tF6")), qPrintable(entries.join(u'\n')));
+        shortcuts->close();
+        window.findChild<QAction *>(QStringLiteral("actionAbout"))->trigger();
+        QMessageBox *about = nullptr;
+        QTRY_VERIFY((about = window.findChild<QMessageBox *>(QStringLiteral("aboutBox"))) != nullptr);
+        QVERIFY(about->text().contains(QCoreApplication::applicationVersion()));
+        about->close();
+        QCoro::waitFor(manager.stop());
+    }
+
+    void columnsStartFittedAndAreRemembered()
+    {
+        QTemporaryDir dir;
+        const QString longId = QStringLiteral("0f3c9a7be21d4c5f8a6e2b9d1c3e5f70");
+        leaveWorkspace(dir.path(), longId, QStringLiteral("u"), QStringLiteral("a"), QStringLiteral("Running"));
+        LocalBackend backend(LocalOptions{dir.path(), false});
+        QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
+        int userWidth = 0;
+        {
+            MainWindow window(&backend);
+            window.setSettings(&settings);
+            window.resize(1600, 900);
+            window.show();
+            QTRY_COMPARE(window.model()->workspaceCount(), 1);
+            auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+            QHeaderView *header = view->header();
+            // Fitted to what they show: the id whole, beside its two levels of indentation.
+            const int needed = view->fontMetrics().horizontalAdvance(longId) + 2 * view->indentation();
+            QTRY_VERIFY2(header->sectionSize(WorkspaceTreeModel::WorkspaceColumn) >= needed,
+                         qPrintable(QString::number(header->sectionSize(0))));
+            QVERIFY(header->sectionSize(WorkspaceTreeModel::StateColumn)
+                    >= view->fontMetrics().horizontalAdvance(QStringLiteral("1 Running")));
+
+            // The header's menu hides a column; widths and order are the user's.
+            auto *menu = window.findChild<QMenu *>(QStringLiteral("columnsMenu"));
+            QVERIFY(menu);
+            header->customContextMenuRequested(QPoint(10, 5));
+            QAction *sandbox = menu->findChild<QAction *>(
+                QStringLiteral("showColumn%1").arg(int(WorkspaceTreeModel::SandboxIdColumn)));
+            QVERIFY(sandbox && sandbox->isChecked());
+            QVERIFY(!menu->findChild<QAction *>(QStringLiteral("showColumn0"))->isEnabled());
+            sandbox->toggle();
+            QVERIFY(header->isSectionHidden(WorkspaceTreeModel::SandboxIdColumn));
+            menu->close();
+            header->resizeSection(WorkspaceTreeModel::UserColumn, 333);
+            userWidth = header->sectionSize(WorkspaceTreeModel::UserColumn);
+            header->moveSection(header->visualIndex(WorkspaceTreeModel::CreatedColumn), 2);
+            window.resize(1100, 700);
+            window.close();
+        }
+        MainWindow again(&backend);
+        again.setSettings(&settings);
+        again.show();
+        QTRY_COMPARE(again.model()->workspaceCount(), 1);
+        QHeaderView *header = again.findChild<QTreeView *>(QStringLiteral("workspaceView"))->header();
+        QVERIFY(header->isSectionHidden(WorkspaceTreeModel::SandboxIdColumn));
+        QCOMPARE(header->sectionSize(WorkspaceTreeModel::UserColumn), userWidth);
+        QCOMPARE(header->visualIndex(WorkspaceTreeModel::CreatedColumn), 2);
+        QCOMPARE(again.size(), QSize(1100, 700));
+    }
+
     void readOnlyHidesEveryChange()
     {
         QTemporaryDir dir;
         LocalBackend backend(LocalOptions{dir.path(), false});
         MainWindow window(&backend);
+        window.show();
+        QVERIFY(!window.findChild<QLabel *>(QStringLiteral("readOnlyBadge"))->isVisible());
         window.setReadOnly(true);
+        // It says so where the profile is chosen.
+        QVERIFY(window.findChild<QLabel *>(QStringLiteral("readOnlyBadge"))->isVisible());
         for (const char *name : {"actionOpen", "actionClose", "actionPause", "actionResume", "actionRenew",
-                                 "actionKill", "actionPauseIdle"})
+                                 "actionKill", "actionPauseIdle", "actionRetryBootstrap"})
             QVERIFY(!window.findChild<QAction *>(QLatin1String(name))->isVisible());
         QVERIFY(window.findChild<QAction *>(QStringLiteral("actionRefresh"))->isVisible());
     }
@@ -575,6 +792,9 @@ private Q_SLOTS:
         const auto actions = window.findChildren<QAction *>(QRegularExpression(QStringLiteral("^action")));
         QVERIFY(actions.size() >= 13);
         for (const QAction *action : actions) {
+            // Help > About is the one entry without a shortcut of its own (F1 lists them all).
+            if (action->objectName() == QLatin1String("actionAbout"))
+                continue;
             QVERIFY2(!action->shortcut().isEmpty(), qPrintable(action->objectName()));
             QVERIFY2(!action->toolTip().isEmpty(), qPrintable(action->objectName()));
             QVERIFY2(!shortcuts.contains(action->shortcut().toString()), qPrintable(action->objectName()));

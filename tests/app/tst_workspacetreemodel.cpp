@@ -8,6 +8,7 @@
 #include <QAbstractItemModelTester>
 #include <QColor>
 #include <QItemSelectionModel>
+#include <QLocale>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -61,6 +62,98 @@ class TestWorkspaceTreeModel final : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void groupsCountWhatTheFilterShowsAndSortByTheirMostUrgentRow()
+    {
+        WorkspaceTreeModel model;
+        const QDateTime now(QDate(2026, 12, 1), QTime(12, 0), Qt::UTC);
+        model.setClock([now] { return now; });
+        WorkspaceFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto expiring = [&now](WorkspaceRecord r, qint64 inSeconds) {
+            r.info.expiresAt = now.addSecs(inSeconds);
+            return r;
+        };
+        // anna: one row expiring in 5 minutes (paused) and two in a day; bert: all in 2 hours.
+        model.update(
+            QStringLiteral("local"),
+            {expiring(record(QStringLiteral("a1"), QStringLiteral("anna"), QStringLiteral("x"), SandboxState::Paused),
+                      300),
+             expiring(record(QStringLiteral("a2"), QStringLiteral("anna"), QStringLiteral("x")), 86400),
+             expiring(record(QStringLiteral("a3"), QStringLiteral("anna"), QStringLiteral("x")), 86400),
+             expiring(record(QStringLiteral("b1"), QStringLiteral("bert"), QStringLiteral("y")), 7200),
+             expiring(record(QStringLiteral("b2"), QStringLiteral("bert"), QStringLiteral("y")), 7300)});
+        // "Expires in", soonest first: anna's five minutes beat bert's two hours.
+        proxy.sort(WorkspaceTreeModel::ExpiryColumn, Qt::AscendingOrder);
+        QCOMPARE(childNames(proxy), (QStringList{QStringLiteral("anna"), QStringLiteral("bert")}));
+        proxy.sort(WorkspaceTreeModel::ExpiryColumn, Qt::DescendingOrder);
+        QCOMPARE(childNames(proxy), (QStringList{QStringLiteral("bert"), QStringLiteral("anna")}));
+        proxy.sort(WorkspaceTreeModel::ExpiryColumn, Qt::AscendingOrder);
+        QCOMPARE(proxy.index(0, WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("2 Running · 1 Paused"));
+
+        // Only Running: anna's urgent row is not shown, so bert comes first; counts are of what shows.
+        proxy.setState(SandboxState::Running);
+        QCOMPARE(childNames(proxy), (QStringList{QStringLiteral("bert"), QStringLiteral("anna")}));
+        const QModelIndex anna = proxy.index(1, 0);
+        QCOMPARE(anna.data().toString(), QStringLiteral("anna"));
+        QCOMPARE(anna.siblingAtColumn(WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("2 Running (of 3)"));
+        QCOMPARE(proxy.index(0, WorkspaceTreeModel::StateColumn, anna).data().toString(),
+                 QStringLiteral("2 Running (of 3)")); // the agent group too
+        QCOMPARE(proxy.index(0, WorkspaceTreeModel::StateColumn).data().toString(), QStringLiteral("2 Running"));
+        proxy.setText(QStringLiteral("a2"));
+        QCOMPARE(childNames(proxy), QStringList{QStringLiteral("anna")});
+        QCOMPARE(proxy.index(0, WorkspaceTreeModel::StateColumn).data().toString(), QStringLiteral("1 Running (of 3)"));
+        proxy.setText({});
+        proxy.setState(std::nullopt);
+        QCOMPARE(childNames(proxy), (QStringList{QStringLiteral("anna"), QStringLiteral("bert")}));
+        QCOMPARE(proxy.index(0, WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("2 Running · 1 Paused"));
+
+        // A renewal that makes bert's soonest expiry the most urgent moves his group up.
+        model.update(
+            QStringLiteral("local"),
+            {expiring(record(QStringLiteral("a1"), QStringLiteral("anna"), QStringLiteral("x"), SandboxState::Paused),
+                      300),
+             expiring(record(QStringLiteral("a2"), QStringLiteral("anna"), QStringLiteral("x")), 86400),
+             expiring(record(QStringLiteral("a3"), QStringLiteral("anna"), QStringLiteral("x")), 86400),
+             expiring(record(QStringLiteral("b1"), QStringLiteral("bert"), QStringLiteral("y")), 60),
+             expiring(record(QStringLiteral("b2"), QStringLiteral("bert"), QStringLiteral("y")), 7300)});
+        QCOMPARE(childNames(proxy), (QStringList{QStringLiteral("bert"), QStringLiteral("anna")}));
+    }
+
+    void unreachableRowsShowAsLastSeen()
+    {
+        WorkspaceTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.update(QStringLiteral("p"),
+                     {record(QStringLiteral("a"), QStringLiteral("u"), QStringLiteral("x"), SandboxState::Running,
+                             QStringLiteral("p"))});
+        const QModelIndex state = model.indexOfKey(QStringLiteral("p\x1f"
+                                                                  "a"),
+                                                   WorkspaceTreeModel::StateColumn);
+        QCOMPARE(state.data().toString(), QStringLiteral("Running"));
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        const QDateTime seen(QDate(2026, 12, 1), QTime(9, 30), Qt::UTC);
+        model.setUnreachable(QStringLiteral("p"), seen);
+        QVERIFY(!changed.isEmpty());
+        const QString text = state.data().toString();
+        QVERIFY2(text.startsWith(QLatin1String("Running (last seen ")), qPrintable(text));
+        QVERIFY(text.contains(QLocale().toString(seen.toLocalTime(), QLocale::ShortFormat)));
+        QCOMPARE(state.data(Qt::ForegroundRole).value<QColor>(), QColor(0x8a, 0x8a, 0x8a));
+        QCOMPARE(model
+                     .indexOfKey(QStringLiteral("p\x1f"
+                                                "a"),
+                                 WorkspaceTreeModel::UserColumn)
+                     .data(Qt::ForegroundRole)
+                     .value<QColor>(),
+                 QColor(0x8a, 0x8a, 0x8a));
+        model.setUnreachable(QStringLiteral("p"), {});
+        QCOMPARE(state.data().toString(), QStringLiteral("Running"));
+        QVERIFY(!state.data(Qt::ForegroundRole).isValid());
+    }
+
     void groupsByUserThenAgentWithCounts()
     {
         WorkspaceTreeModel model;

@@ -135,6 +135,14 @@ private Q_SLOTS:
         QCOMPARE(backend.commands.last(), QStringLiteral("sh -c second"));
         QVERIFY(backend.files.isEmpty());
         QCOMPARE(backend.calls.last(), QStringLiteral("pause sbx-1"));
+        // The failure is kept next to the log, so a paused workspace can be told from a failed one.
+        const QString folder = logs.folder(backend.instanceKey());
+        QCOMPARE(BootstrapLogStore::readFailures(folder).value(QStringLiteral("ws")), workspace.error().message);
+
+        // The next provisioning that succeeds clears it.
+        backend.failing.clear();
+        QVERIFY(QCoro::waitFor(provisioner.provision(request(QStringLiteral("ws")))));
+        QVERIFY(!BootstrapLogStore::readFailures(folder).contains(QStringLiteral("ws")));
     }
 };
 

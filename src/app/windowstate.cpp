@@ -1,0 +1,128 @@
+#include "windowstate.h"
+
+#include <QAction>
+#include <QEvent>
+#include <QHeaderView>
+#include <QMainWindow>
+#include <QMenu>
+#include <QSettings>
+#include <QTimer>
+#include <QTreeView>
+
+namespace {
+
+constexpr auto GeometryKey = "window/geometry";
+constexpr auto StateKey = "window/state";
+constexpr auto ColumnsKey = "window/columns";
+constexpr int StateVersion = 1;
+
+} // namespace
+
+WindowState::WindowState(QMainWindow *window, QTreeView *view, QObject *parent)
+    : QObject(parent)
+    , m_window(window)
+    , m_view(view)
+    , m_menu(new QMenu(view))
+{
+    m_menu->setObjectName(QStringLiteral("columnsMenu"));
+    QHeaderView *header = m_view->header();
+    header->setSectionsMovable(true);
+    header->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(header, &QWidget::customContextMenuRequested, this,
+            [this, header](const QPoint &at) { columnsMenu()->popup(header->mapToGlobal(at)); });
+    // The first rows: columns as wide as their contents (unless the user's were restored).
+    connect(m_view->model(), &QAbstractItemModel::modelReset, this, &WindowState::firstRows);
+    connect(m_view->model(), &QAbstractItemModel::rowsInserted, this, &WindowState::firstRows);
+    m_window->installEventFilter(this);
+}
+
+WindowState::~WindowState() = default;
+
+void WindowState::restore(QSettings *settings)
+{
+    m_settings = settings;
+    if (!m_settings)
+        return;
+    if (const QByteArray geometry = m_settings->value(QLatin1String(GeometryKey)).toByteArray(); !geometry.isEmpty())
+        m_window->restoreGeometry(geometry);
+    if (const QByteArray state = m_settings->value(QLatin1String(StateKey)).toByteArray(); !state.isEmpty())
+        m_window->restoreState(state, StateVersion);
+    if (const QByteArray columns = m_settings->value(QLatin1String(ColumnsKey)).toByteArray(); !columns.isEmpty())
+        m_columnsRestored = m_view->header()->restoreState(columns);
+    // The first column always shows (it holds the tree).
+    m_view->header()->setSectionHidden(0, false);
+}
+
+void WindowState::save()
+{
+    if (!m_settings)
+        return;
+    m_settings->setValue(QLatin1String(GeometryKey), m_window->saveGeometry());
+    m_settings->setValue(QLatin1String(StateKey), m_window->saveState(StateVersion));
+    m_settings->setValue(QLatin1String(ColumnsKey), m_view->header()->saveState());
+}
+
+bool WindowState::eventFilter(QObject *watched, QEvent *event)
+{
+    // Kept when the window closes or hides (as on quitting), whichever comes first.
+    if (watched == m_window && (event->type() == QEvent::Close || event->type() == QEvent::Hide)
+        && m_window->isVisible())
+        save();
+    return QObject::eventFilter(watched, event);
+}
+
+void WindowState::firstRows()
+{
+    if (m_fitted || m_columnsRestored || m_view->model()->rowCount() == 0)
+        return;
+    m_fitted = true;
+    // Once the groups have opened and the rows are laid out.
+    QTimer::singleShot(0, this, &WindowState::fitColumns);
+}
+
+void WindowState::fitColumns()
+{
+    QHeaderView *header = m_view->header();
+    for (int column = 0; column < header->count(); ++column) {
+        if (!header->isSectionHidden(column))
+            m_view->resizeColumnToContents(column);
+    }
+}
+
+QMenu *WindowState::columnsMenu()
+{
+    fillMenu();
+    return m_menu;
+}
+
+void WindowState::fillMenu()
+{
+    m_menu->clear();
+    QHeaderView *header = m_view->header();
+    const QAbstractItemModel *model = m_view->model();
+    for (int column = 0; column < header->count(); ++column) {
+        QAction *action = m_menu->addAction(model->headerData(column, Qt::Horizontal).toString());
+        action->setObjectName(QStringLiteral("showColumn%1").arg(column));
+        action->setCheckable(true);
+        action->setChecked(!header->isSectionHidden(column));
+        action->setEnabled(column != 0);
+        connect(action, &QAction::toggled, this, [this, header, column](bool shown) {
+            header->setSectionHidden(column, !shown);
+            if (shown && header->sectionSize(column) < header->minimumSectionSize() * 2)
+                m_view->resizeColumnToContents(column);
+        });
+    }
+    m_menu->addSeparator();
+    QAction *fit = m_menu->addAction(tr("&Fit Columns to Contents"));
+    fit->setObjectName(QStringLiteral("fitColumns"));
+    connect(fit, &QAction::triggered, this, &WindowState::fitColumns);
+    QAction *reset = m_menu->addAction(tr("&Show All Columns in Their Order"));
+    reset->setObjectName(QStringLiteral("resetColumns"));
+    connect(reset, &QAction::triggered, this, [this, header] {
+        for (int column = 0; column < header->count(); ++column) {
+            header->setSectionHidden(column, false);
+            header->moveSection(header->visualIndex(column), column);
+        }
+        fitColumns();
+    });
+}
