@@ -565,29 +565,29 @@ QCoro::Task<void> MainWindow::refresh()
     bool settling = false;
     const qsizetype count = listed->size();
     const WorkspaceTreeModel::Decorate decorate = [this, &now, anyActivity, &settling,
-                                                   &failures](WorkspaceRecord &record) {
-        const SandboxInfo &info = record.info;
+                                                   &failures](const QString &profile, const SandboxInfo &info,
+                                                              WorkspaceTreeModel::Decoration &decoration) {
         if (!failures.isEmpty())
-            record.bootstrapFailure = failures.value(info.workspaceId);
+            decoration.bootstrapFailure = failures.value(info.workspaceId);
         if (m_manager) {
             if (const auto remaining = m_manager->idleRemaining(info.workspaceId))
-                record.idleDeadline = now.addMSecs(remaining->count());
+                decoration.idleDeadline = now.addMSecs(remaining->count());
             // PER_USER: the agent level names every agent known to share the workspace.
             if (m_manager->isolation() == IsolationPolicy::PerUser) {
-                const auto seen = m_agentsSeen.constFind(m_profile + u'\x1f' + info.workspaceId);
+                const auto seen = m_agentsSeen.constFind(profile + u'\x1f' + info.workspaceId);
                 if (seen != m_agentsSeen.cend()) {
-                    record.agents = QStringList{info.agentId};
+                    decoration.agents = QStringList{info.agentId};
                     for (const QString &agent : *seen) {
-                        if (!record.agents.contains(agent))
-                            record.agents.append(agent);
+                        if (!decoration.agents.contains(agent))
+                            decoration.agents.append(agent);
                     }
                 }
             }
         }
         if (anyActivity) {
-            if (const QDateTime seen = m_activity->lastActivity(record.key());
-                seen.isValid() && (!info.lastActivityAt.isValid() || seen > info.lastActivityAt))
-                record.info.lastActivityAt = seen;
+            if (const QDateTime seen = m_activity->lastActivity(profile + u'\x1f' + info.sandboxId);
+                seen.isValid() && (!decoration.lastActivityAt.isValid() || seen > decoration.lastActivityAt))
+                decoration.lastActivityAt = seen;
         }
         switch (info.state) {
         case SandboxState::Pending:

@@ -34,12 +34,24 @@ void WorkspaceDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opt
             colour = foreground.value<QColor>();
     }
     const QString text = index.data(Qt::DisplayRole).toString();
-    if (!text.isEmpty()) {
+    if (!text.isEmpty() && rect.width() > 0) {
+        if (option.font != m_font) {
+            m_texts.clear();
+            m_font = option.font;
+        }
+        TextKey key{text, rect.width()};
+        QStaticText *laidOut = m_texts.object(key);
+        if (!laidOut) {
+            laidOut = new QStaticText(option.fontMetrics.elidedText(text, Qt::ElideRight, rect.width()));
+            laidOut->setTextFormat(Qt::PlainText);
+            laidOut->prepare(QTransform(), option.font);
+            m_texts.insert(std::move(key), laidOut);
+        }
         painter->save();
         painter->setPen(colour);
         painter->setFont(option.font);
-        painter->drawText(rect, int(Qt::AlignLeft | Qt::AlignVCenter) | Qt::TextSingleLine,
-                          option.fontMetrics.elidedText(text, Qt::ElideRight, rect.width()));
+        const QSizeF size = laidOut->size();
+        painter->drawStaticText(QPointF(rect.left(), rect.top() + (rect.height() - size.height()) / 2), *laidOut);
         painter->restore();
     }
 

@@ -201,6 +201,17 @@ int WorkspaceTreeModel::columnCount(const QModelIndex &) const
     return ColumnCount;
 }
 
+Qt::ItemFlags WorkspaceTreeModel::flags(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return Qt::NoItemFlags;
+    const Node *node = nodeOf(index);
+    Qt::ItemFlags flags = Qt::ItemIsSelectable | Qt::ItemIsEnabled;
+    if (node->kind == Kind::Workspace)
+        flags |= Qt::ItemNeverHasChildren;
+    return flags;
+}
+
 QVariant WorkspaceTreeModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
@@ -529,7 +540,7 @@ bool WorkspaceTreeModel::setState(const QString &key, SandboxState state)
     // The groups above count their rows per state.
     for (Node *group = node->parent; group && group != m_root.get(); group = group->parent) {
         recount(group);
-        Q_EMIT dataChanged(indexOf(group, WorkspaceColumn), indexOf(group, StateColumn));
+        Q_EMIT dataChanged(indexOf(group, StateColumn), indexOf(group, StateColumn));
     }
     return true;
 }
@@ -692,19 +703,73 @@ void WorkspaceTreeModel::recount(Node *group)
 
 void WorkspaceTreeModel::update(const QString &profile, const QList<WorkspaceRecord> &records)
 {
-    apply(profile, records.size(), [&records](qsizetype i, WorkspaceRecord &record) { record = records.at(i); });
+    apply(
+        profile, records.size(), [&records](qsizetype i) -> const QString & { return records.at(i).info.sandboxId; },
+        [&records](qsizetype i, Node &node) {
+            if (!sameData(node.record, records.at(i)))
+                return false;
+            if (node.record.info.fingerprint == 0)
+                node.record.info.fingerprint = records.at(i).info.fingerprint;
+            return true;
+        },
+        [&records](qsizetype i, WorkspaceRecord &record) { record = records.at(i); });
 }
 
 void WorkspaceTreeModel::update(const QString &profile, QList<SandboxInfo> listing, const Decorate &decorate)
 {
-    apply(profile, listing.size(), [&](qsizetype i, WorkspaceRecord &record) {
-        record.profile = profile;
-        record.info = listing.at(i);
-        record.idleDeadline.reset();
-        record.agents.clear();
-        if (decorate)
-            decorate(record);
-    });
+    // Row i's decoration is made once, for the comparison and, if the row changed, its record.
+    Decoration decoration;
+    qsizetype decorated = -1;
+    const auto decorateRow = [&](qsizetype i) -> const Decoration & {
+        if (decorated != i) {
+            const SandboxInfo &info = listing.at(i);
+            decoration.idleDeadline.reset();
+            decoration.agents.clear();
+            decoration.lastActivityAt = info.lastActivityAt;
+            decoration.bootstrapFailure.clear();
+            if (decorate)
+                decorate(profile, info, decoration);
+            decorated = i;
+        }
+        return decoration;
+    };
+    const auto record = [&](qsizetype i, WorkspaceRecord &made) {
+        const Decoration &d = decorateRow(i);
+        made.profile = profile;
+        made.info = std::move(listing[i]); // the listing is ours; this row's copy is not needed again
+        made.info.lastActivityAt = d.lastActivityAt;
+        made.idleDeadline = d.idleDeadline;
+        made.agents = d.agents;
+        made.bootstrapFailure = d.bootstrapFailure;
+    };
+    const auto same = [&](qsizetype i, Node &node) {
+        const SandboxInfo &info = listing.at(i);
+        const Decoration &d = decorateRow(i);
+        const WorkspaceRecord &shown = node.record;
+        if (shown.idleDeadline != d.idleDeadline || shown.agents != d.agents
+            || shown.info.lastActivityAt != d.lastActivityAt || shown.bootstrapFailure != d.bootstrapFailure)
+            return false;
+        // Fingerprints made where the records were parsed stand for the backend's fields: an
+        // unchanged row costs no string reads (cold memory, with 10,000 rows).
+        if (info.fingerprint != 0 && shown.info.fingerprint == info.fingerprint)
+            return true;
+        if (shown.info.fingerprint != 0 && info.fingerprint != 0)
+            return false;
+        // A row whose data was changed here (an action's outcome) or never fingerprinted: compared
+        // in full once, then fingerprinted, so the next refresh takes the short way.
+        WorkspaceRecord listed;
+        record(i, listed);
+        if (!sameData(shown, listed)) {
+            listing[i] = std::move(listed.info); // make() takes it from there
+            decorated = -1;
+            return false;
+        }
+        node.record.info.fingerprint = listed.info.fingerprint;
+        return true;
+    };
+    apply(
+        profile, listing.size(), [&listing](qsizetype i) -> const QString & { return listing.at(i).sandboxId; }, same,
+        record);
     // The listing's records the model did not keep (an unchanged row's fresh copy; some 100,000
     // strings with 10,000 rows) are freed on a worker thread, not this one.
     if (listing.size() > 512)
@@ -712,12 +777,14 @@ void WorkspaceTreeModel::update(const QString &profile, QList<SandboxInfo> listi
 }
 
 void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
+                               const std::function<const QString &(qsizetype)> &idOf,
+                               const std::function<bool(qsizetype, Node &)> &same,
                                const std::function<void(qsizetype, WorkspaceRecord &)> &make)
 {
     // One pass, one lookup per listed row (by sandbox id within the profile: no key strings to
     // build, no copy of the profile's index), one record at a time (no list of 10,000 to
-    // allocate): found rows are stamped, changed ones updated in place or moved, new ones
-    // collected per group. The unstamped rows vanished.
+    // allocate), and none at all for an unchanged row: found rows are stamped, changed ones
+    // updated in place or moved, new ones collected per group. The unstamped rows vanished.
     const quint64 pass = ++m_pass;
     // Filling an empty model (the first listing) announces itself as one reset: there is no
     // selection, current row or expanded group to keep yet, and views lay out 10,000 rows once
@@ -730,16 +797,23 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
     QSet<Node *> touched; // groups whose rows changed: pruned if empty, recounted
     std::unordered_map<Node *, std::vector<std::unique_ptr<Node>>> added;
     WorkspaceRecord record;
+    // The profile's rows by sandbox id (looked up again after a removal, which may drop it).
+    const QHash<QString, Node *> *rows = nullptr;
+    const auto findRows = [this, &profile, &rows] {
+        const auto found = m_byProfile.constFind(profile);
+        rows = found == m_byProfile.cend() ? nullptr : &*found;
+    };
+    findRows();
     for (qsizetype i = 0; i < count; ++i) {
-        make(i, record);
-        Q_ASSERT(record.profile == profile);
-        Node *node = nullptr;
-        if (const auto rows = m_byProfile.constFind(profile); rows != m_byProfile.cend())
-            node = rows->value(record.info.sandboxId);
+        Node *node = rows ? rows->value(idOf(i)) : nullptr;
         if (node) {
             node->pass = pass;
-            if (sameData(node->record, record))
+            if (same(i, *node))
                 continue;
+        }
+        make(i, record);
+        Q_ASSERT(record.profile == profile);
+        if (node) {
             const bool moves = m_grouped
                 && (node->record.info.userId != record.info.userId || agentLabel(node->record) != agentLabel(record));
             if (!moves) {
@@ -758,6 +832,7 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
             }
             touched.insert(node->parent);
             removeNode(node);
+            findRows();
         }
         auto made = std::make_unique<Node>();
         made->kind = Kind::Workspace;
@@ -811,7 +886,9 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
             removeNode(group);
         } else {
             recount(group);
-            Q_EMIT dataChanged(indexOf(group, WorkspaceColumn), indexOf(group, CreatedColumn));
+            // Its name stays: only its counts and sort values change (and a proxy sorted by name
+            // need not sort it again).
+            Q_EMIT dataChanged(indexOf(group, StateColumn), indexOf(group, CreatedColumn));
         }
     }
     for (Node *user : std::as_const(users)) {
@@ -819,7 +896,7 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
             removeNode(user);
         } else {
             recount(user);
-            Q_EMIT dataChanged(indexOf(user, WorkspaceColumn), indexOf(user, CreatedColumn));
+            Q_EMIT dataChanged(indexOf(user, StateColumn), indexOf(user, CreatedColumn));
         }
     }
 }

@@ -100,6 +100,8 @@ public:
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    // Workspace rows never have children: a tree view laying out 10,000 rows then asks no more.
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     // Grouped (the default) or flat. Switching rebuilds the model (a reset); views restore
@@ -111,8 +113,17 @@ public:
     // Other profiles' rows are left alone.
     void update(const QString &profile, const QList<WorkspaceRecord> &records);
     // The same from a backend's listing: each sandbox becomes a record of `profile`, which
-    // `decorate` completes with what only the console knows (idle deadline, agents, activity).
-    using Decorate = std::function<void(WorkspaceRecord &)>;
+    // `decorate` completes with what only the console knows (idle deadline, agents, activity,
+    // a failed bootstrap). An unchanged row (same fingerprint, same decoration) costs a lookup
+    // and no copy; changed rows take their data from the listing by move.
+    struct Decoration
+    {
+        std::optional<QDateTime> idleDeadline;
+        QStringList agents;
+        QDateTime lastActivityAt; // the sandbox's own on entry; decorate may put a newer one
+        QString bootstrapFailure;
+    };
+    using Decorate = std::function<void(const QString &profile, const Paddock::SandboxInfo &, Decoration &)>;
     void update(const QString &profile, QList<Paddock::SandboxInfo> listing, const Decorate &decorate);
     // Changes one workspace row in place, until the next listing says otherwise: an action's
     // outcome (a pause that is under way), a late read of its activity (kept only when newer).
@@ -163,7 +174,12 @@ private:
     Node *nodeOfKey(const QString &key) const;
     QModelIndex indexOf(const Node *node, int column = 0) const;
     Node *groupFor(const WorkspaceRecord &record, bool create);
-    void apply(const QString &profile, qsizetype count, const std::function<void(qsizetype, WorkspaceRecord &)> &make);
+    // One pass over `count` listed rows: idOf(i) is row i's sandbox id; same(i, node) says
+    // whether row i holds exactly what node shows (and may complete it, e.g. its fingerprint),
+    // without making a record; make(i, record) makes row i's record for rows that changed or are new.
+    void apply(const QString &profile, qsizetype count, const std::function<const QString &(qsizetype)> &idOf,
+               const std::function<bool(qsizetype, Node &)> &same,
+               const std::function<void(qsizetype, WorkspaceRecord &)> &make);
     void insertWorkspaces(Node *parent, std::vector<std::unique_ptr<Node>> nodes);
     void removeNode(Node *node);
     void pruneEmptyGroups(Node *group);

@@ -211,9 +211,10 @@ int main(int argc, char **argv)
         }
         refreshes.push_back(infos);
     }
-    const WorkspaceTreeModel::Decorate decorate = [&idleDeadlines](WorkspaceRecord &record) {
-        if (const auto it = idleDeadlines.constFind(record.info.sandboxId); it != idleDeadlines.cend())
-            record.idleDeadline = *it;
+    const WorkspaceTreeModel::Decorate decorate = [&idleDeadlines](const QString &, const SandboxInfo &info,
+                                                                   WorkspaceTreeModel::Decoration &decoration) {
+        if (const auto it = idleDeadlines.constFind(info.sandboxId); it != idleDeadlines.cend())
+            decoration.idleDeadline = *it;
     };
 
     std::vector<double> refreshMs;
