@@ -595,6 +595,8 @@ QCoro::Task<int> run(QStringList arguments)
     if (openSandbox) {
         OpenSandbox::BackendOptions options;
         options.connection.domain = s.value("domain");
+        // The one key source of paddockctl; the core never reads the environment for a key.
+        options.connection.apiKey = qgetenv("OPEN_SANDBOX_API_KEY");
         options.connection.useServerProxy = s.has("use-server-proxy");
         if (s.has("protocol")) {
             options.connection.protocol = s.value("protocol");

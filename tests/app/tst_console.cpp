@@ -11,6 +11,7 @@
 #include "opendialog.h"
 #include "profilesdialog.h"
 #include "renewdialog.h"
+#include "scriptedhttpserver.h"
 #include "workspacemanager.h"
 #include "workspacetreemodel.h"
 
@@ -27,6 +28,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -318,6 +320,45 @@ private Q_SLOTS:
         QCoro::waitFor(console.switchTo(QStringLiteral("local")));
         QTRY_COMPARE(window->model()->workspaceCount(), 1);
         QVERIFY(window->profileProblem().isEmpty());
+        QCoro::waitFor(console.shutdown());
+    }
+
+    void aKeylessProfileSendsNoKeyFromTheEnvironment()
+    {
+        // The console was started with OPEN_SANDBOX_API_KEY for some server; a profile of another
+        // server has no key, and sends none.
+        PaddockTest::ScriptedHttpServer other;
+        qputenv("OPEN_SANDBOX_API_KEY", "env-s3cret");
+        const auto unset = qScopeGuard([] { qunsetenv("OPEN_SANDBOX_API_KEY"); });
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
+        MemorySecretStore secrets;
+        Profile keyless;
+        {
+            ProfileStore store(&settings);
+            Profile local = store.profiles().constFirst();
+            local.basedir = dir.filePath(QStringLiteral("workspaces"));
+            QVERIFY(store.save(local));
+            keyless.kind = Profile::Kind::OpenSandbox;
+            keyless.name = QStringLiteral("Other server");
+            keyless.id = store.newId(keyless.name);
+            keyless.domain = QStringLiteral("127.0.0.1:%1").arg(other.serverPort());
+            QVERIFY(store.save(keyless));
+        }
+        other.script.enqueue(PaddockTest::ScriptedHttpServer::response(
+            200,
+            R"({"items":[],"pagination":{"page":1,"pageSize":200,"totalItems":0,"totalPages":0,)"
+            R"("hasNextPage":false}})"));
+        Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
+        console.window()->show();
+        QCoro::waitFor(console.start());
+        QCoro::waitFor(console.switchTo(keyless.id));
+        QTRY_VERIFY(!other.requests.isEmpty());
+        QVERIFY2(other.requests.constFirst().startsWith("GET /v1/sandboxes?"), other.requests.constFirst().constData());
+        for (const QByteArray &request : std::as_const(other.requests)) {
+            QVERIFY2(!request.toLower().contains("open-sandbox-api-key"), request.constData());
+            QVERIFY2(!request.contains("env-s3cret"), request.constData());
+        }
         QCoro::waitFor(console.shutdown());
     }
 

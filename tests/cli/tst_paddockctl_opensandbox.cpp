@@ -152,6 +152,17 @@ private Q_SLOTS:
         QVERIFY2(step.err.contains(QStringLiteral("no workspace %1").arg(id)), qPrintable(step.err));
     }
 
+    void theKeyComesFromTheEnvironment()
+    {
+        // OPEN_SANDBOX_API_KEY is paddockctl's one key source: the server (started with
+        // --api-key) takes it, and without it there is no key at all.
+        Run listed = run({QStringLiteral("list")});
+        QVERIFY2(listed.exitCode == 0, qPrintable(listed.err));
+        listed = run({QStringLiteral("list")}, {});
+        QCOMPARE(listed.exitCode, 1);
+        QVERIFY2(listed.err.contains(QLatin1String("HTTP 401 MISSING_API_KEY")), qPrintable(listed.err));
+    }
+
     void badInputGetsOneClearMessage()
     {
         Run bad = run({QStringLiteral("list")}, "wrong-key");
