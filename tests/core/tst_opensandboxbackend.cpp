@@ -630,6 +630,88 @@ private Q_SLOTS:
         QVERIFY2(after, qPrintable(after ? QString() : after.error().message));
         QCOMPARE(after->stdOut, QByteArray("back\n"));
     }
+
+    // The server comes back on its own port and data, but its execd listens elsewhere: every
+    // execd path finds the new endpoint in the first call after the restart (the cached one
+    // refuses the connection, so the backend fetches the endpoint again and repeats at once).
+    void execdIsFoundAgainAfterTheServerMovesIt()
+    {
+        QTemporaryDir data;
+        QVERIFY(data.isValid());
+        QList<quint16> ports;
+        {
+            QTcpServer probes[3];
+            for (QTcpServer &probe : probes) {
+                QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+                ports.append(probe.serverPort());
+            }
+        }
+        const auto arguments = [&](quint16 execdPort) {
+            return QStringList{QStringLiteral("--port"),       QString::number(ports[0]),
+                               QStringLiteral("--data-dir"),   data.path(),
+                               QStringLiteral("--execd-port"), QString::number(execdPort)};
+        };
+        auto server = std::make_unique<FakeOpenSandboxProcess>();
+        QVERIFY2(server->start(arguments(ports[1])), qPrintable(server->error()));
+        Stack stack(optionsFor(*server, {}), m_logs.path(), {});
+        auto opened = stack.open(QStringLiteral("ivan"), QStringLiteral("agent"));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        const QString sandboxId = stack.sandboxOf(*opened).sandboxId;
+        ExecRequest touch;
+        touch.argv = QStringList{QStringLiteral("sh"), QStringLiteral("-c"),
+                                 QStringLiteral("mkdir -p sessions/s1 && touch -d @1767600000 sessions/s1/a && "
+                                                "touch -d @1767500000 sessions/s1")};
+        auto touched = QCoro::waitFor(stack.backend.exec(sandboxId, touch));
+        QVERIFY2(touched && touched->exitCode == 0, qPrintable(touched ? QString() : touched.error().message));
+        QVERIFY(QCoro::waitFor(stack.backend.sessionsActivity(sandboxId)));
+        auto before = QCoro::waitFor(stack.backend.execd(sandboxId));
+        QVERIFY(before);
+        const std::shared_ptr<ExecdClient> old = *before;
+        QCOMPARE(old->target().base.port(), int(ports[1]));
+
+        server->kill();
+        server = std::make_unique<FakeOpenSandboxProcess>();
+        QVERIFY2(server->start(arguments(ports[2])), qPrintable(server->error()));
+
+        // Last activity: read again, through one new endpoint lookup.
+        auto activity = QCoro::waitFor(stack.backend.sessionsActivity(sandboxId));
+        QVERIFY2(activity, qPrintable(activity ? QString() : activity.error().message));
+        QCOMPARE(*activity, std::optional(QDateTime::fromSecsSinceEpoch(1767600000, Qt::UTC)));
+        QCOMPARE(server->stats().value(QLatin1String("requests")).toInt(), 1); // the endpoint, once
+        auto now = QCoro::waitFor(stack.backend.execd(sandboxId));
+        QVERIFY(now);
+        QCOMPARE((*now)->target().base.port(), int(ports[2]));
+
+        // Commands and readiness, each after the next move.
+        const auto move = [&](quint16 execdPort) {
+            server->kill();
+            server = std::make_unique<FakeOpenSandboxProcess>();
+            return server->start(arguments(execdPort));
+        };
+        QVERIFY(move(ports[1]));
+        ExecRequest echo;
+        echo.argv = QStringList{QStringLiteral("echo"), QStringLiteral("back")};
+        auto after = QCoro::waitFor(stack.backend.exec(sandboxId, echo));
+        QVERIFY2(after, qPrintable(after ? QString() : after.error().message));
+        QCOMPARE(after->stdOut, QByteArray("back\n"));
+        QVERIFY(move(ports[2]));
+        auto ready = QCoro::waitFor(stack.backend.isReady(sandboxId));
+        QVERIFY2(ready && *ready, qPrintable(ready ? QString() : ready.error().message));
+
+        // A client someone kept (files): its failure says so, and the next execd() is new.
+        QVERIFY(move(ports[1]));
+        auto kept = QCoro::waitFor(stack.backend.execd(sandboxId));
+        QVERIFY(kept);
+        QCOMPARE((*kept)->target().base.port(), int(ports[2]));
+        auto stale = QCoro::waitFor((*kept)->download(QStringLiteral("/workspace/sessions/s1/a")));
+        QVERIFY(!stale);
+        QVERIFY2(stale.error().notConnected, qPrintable(stale.error().message));
+        auto fresh = QCoro::waitFor(stack.backend.execd(sandboxId));
+        QVERIFY(fresh);
+        QCOMPARE((*fresh)->target().base.port(), int(ports[1]));
+        QVERIFY(QCoro::waitFor((*fresh)->download(QStringLiteral("/workspace/sessions/s1/a"))));
+        QCOMPARE(server->stats().value(QLatin1String("execdRequestsWithApiKey")).toInt(), 0);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestOpenSandboxBackend)

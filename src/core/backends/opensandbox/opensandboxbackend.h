@@ -93,8 +93,12 @@ public:
     // The server's legacy container log endpoint (LifecycleClient::containerLogs).
     QCoro::Task<Result<QByteArray>> containerLogs(QString sandboxId, int tail) override;
 
-    // execd of one sandbox, resolved through `endpoints/44772` (and cached until the sandbox
-    // is resumed or an execd call cannot connect).
+    // execd of one sandbox, resolved through `endpoints/44772` and cached until the sandbox is
+    // resumed or lost, or a request of that client gets no answer (ExecdClient::unreachable():
+    // it could not connect, no answer in time, a stream that broke off), whoever made it; the
+    // next call fetches the endpoint again. The backend's own execd calls (isReady, exec,
+    // sessionsActivity) that could not connect to a cached endpoint fetch it again and repeat
+    // once at once: the request never left, so even a command is safe to send again.
     QCoro::Task<Result<std::shared_ptr<ExecdClient>>> execd(QString sandboxId);
 
     // One pass of the lease keeper (the timer calls it); returns how many leases it renewed.
@@ -109,6 +113,19 @@ private:
         QString workspaceId;
         std::optional<QDateTime> expiresAt;
     };
+
+    struct ExecdHandle
+    {
+        std::shared_ptr<ExecdClient> client;
+        bool fresh = false; // resolved just now, not taken from the cache
+    };
+    QCoro::Task<Result<ExecdHandle>> acquireExecd(QString sandboxId);
+    // After a failed execd call: drops the endpoint if `used` is still the cached one; true when
+    // the call should be made again with a new endpoint (it could not connect to a cached one).
+    bool retryElsewhere(const QString &sandboxId, const ExecdHandle &used, const Error &error);
+    void forgetExecd(const QString &sandboxId, const ExecdClient *client);
+    static QCoro::Task<Result<std::optional<QDateTime>>> readSessionsActivity(std::shared_ptr<ExecdClient> client,
+                                                                              QString sessions);
 
     QCoro::Task<Result<SandboxInfo>> createOnce(CreateSpec spec);
     void hold(const SandboxInfo &sandbox);
