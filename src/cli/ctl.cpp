@@ -590,6 +590,7 @@ QCoro::Task<int> run(QStringList arguments)
                                    openSandbox ? OpenSandbox::BootstrapCommandTimeout : std::chrono::seconds(1800));
     } else if (openSandbox) {
         provisionOptions.bootstrap = OpenSandbox::agentscopeBootstrapCommands();
+        provisionOptions.agentscopeBootstrap = true;
     }
 
     if (openSandbox) {

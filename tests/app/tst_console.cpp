@@ -24,6 +24,7 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -228,6 +229,12 @@ private Q_SLOTS:
                     != nullptr);
         const QString key = record->key();
         QCOMPARE(record->info.state, SandboxState::Running);
+        // The profile's own bootstrap is marked with Paddock's marker; no gateway script is left
+        // for AgentScope to take for its own.
+        const QString home = server.info().value(QLatin1String("dataDir")).toString() + u'/' + record->info.sandboxId
+            + QStringLiteral("/root/.agentscope");
+        QVERIFY2(QFileInfo::exists(home + QStringLiteral("/.bootstrap-complete")), qPrintable(home));
+        QVERIFY(!QFileInfo::exists(home + QStringLiteral("/_mcp_gateway_app.py")));
         // A listing that ran while it was being provisioned may show it before the manager held
         // it; the refresh that follows the opening brings the deadline.
         QTRY_VERIFY(window->model()->record(window->model()->indexOfKey(key))->idleDeadline.has_value());

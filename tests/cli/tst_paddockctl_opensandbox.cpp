@@ -4,6 +4,7 @@
 #include "fakeopensandboxprocess.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -150,6 +151,34 @@ private Q_SLOTS:
         step = run({QStringLiteral("pause"), id});
         QCOMPARE(step.exitCode, 1);
         QVERIFY2(step.err.contains(QStringLiteral("no workspace %1").arg(id)), qPrintable(step.err));
+    }
+
+    void aCustomBootstrapLeavesNoGatewayScript()
+    {
+        // Not AgentScope's bootstrap (here: none at all): Paddock's own marker, and no gateway
+        // script, which AgentScope would take for its marker and start as its gateway.
+        const QStringList open{QStringLiteral("--bootstrap"), QStringLiteral("/dev/null"), QStringLiteral("open"),
+                               QStringLiteral("--user"),      QStringLiteral("uma"),       QStringLiteral("--agent"),
+                               QStringLiteral("agent")};
+        const Run opened = run(open);
+        QVERIFY2(opened.exitCode == 0, qPrintable(opened.err));
+        const QString id = opened.out.trimmed();
+        const QString sandboxId = row(id).value(QLatin1String("sandboxId")).toString();
+        QVERIFY(!sandboxId.isEmpty());
+        const QString home = m_server.info().value(QLatin1String("dataDir")).toString() + u'/' + sandboxId
+            + QStringLiteral("/root/.agentscope");
+        QVERIFY2(QFileInfo::exists(home + QStringLiteral("/.bootstrap-complete")), qPrintable(home));
+        QVERIFY(!QFileInfo::exists(home + QStringLiteral("/_mcp_gateway_app.py")));
+
+        // Opened again: complete, nothing runs.
+        const Run again = run(open);
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        QCOMPARE(again.out.trimmed(), id);
+        QVERIFY2(again.err.contains(
+                     QLatin1String("bootstrap already complete (/root/.agentscope/.bootstrap-complete exists)")),
+                 qPrintable(again.err));
+        QVERIFY(!QFileInfo::exists(home + QStringLiteral("/_mcp_gateway_app.py")));
+        QCOMPARE(run({QStringLiteral("kill"), id}).exitCode, 0);
     }
 
     void theKeyComesFromTheEnvironment()

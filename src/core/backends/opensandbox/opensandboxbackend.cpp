@@ -126,7 +126,8 @@ QString OpenSandboxBackend::instanceKey() const
 
 WorkspaceLayout OpenSandboxBackend::layout(const SandboxInfo &) const
 {
-    return {m_options.workdir, m_options.gatewayHome, m_options.gatewayHome + QStringLiteral("/_mcp_gateway_app.py")};
+    return {m_options.workdir, m_options.gatewayHome, m_options.gatewayHome + QStringLiteral("/.bootstrap-complete"),
+            m_options.gatewayHome + QStringLiteral("/_mcp_gateway_app.py")};
 }
 
 QCoro::Task<Result<QList<SandboxInfo>>> OpenSandboxBackend::list(ListFilter filter)
