@@ -9,6 +9,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -178,6 +179,50 @@ private Q_SLOTS:
                      QLatin1String("bootstrap already complete (/root/.agentscope/.bootstrap-complete exists)")),
                  qPrintable(again.err));
         QVERIFY(!QFileInfo::exists(home + QStringLiteral("/_mcp_gateway_app.py")));
+        QCOMPARE(run({QStringLiteral("kill"), id}).exitCode, 0);
+    }
+
+    void renewNeverShortensWithoutBeingAsked()
+    {
+        const Run opened =
+            run({QStringLiteral("--bootstrap"), QStringLiteral("/dev/null"), QStringLiteral("open"),
+                 QStringLiteral("--user"), QStringLiteral("vera"), QStringLiteral("--agent"), QStringLiteral("agent")});
+        QVERIFY2(opened.exitCode == 0, qPrintable(opened.err));
+        const QString id = opened.out.trimmed();
+        const auto expiry = [this, &id] { return row(id).value(QLatin1String("expiresAt")).toString(); };
+        const auto expiryTime = [&expiry] { return QDateTime::fromString(expiry(), Qt::ISODateWithMs); };
+
+        // Two hours from now is later than the 30 minutes it has: renewed.
+        Run renewed = run({QStringLiteral("renew"), id, QStringLiteral("--seconds"), QStringLiteral("7200")});
+        QVERIFY2(renewed.exitCode == 0, qPrintable(renewed.err));
+        const QString current = expiry();
+        QVERIFY(expiryTime() > QDateTime::currentDateTimeUtc().addSecs(7000));
+
+        // Ten minutes from now would shorten it: nothing changes, and the message says why.
+        const QDateTime before = QDateTime::currentDateTimeUtc().addSecs(600);
+        Run refused = run({QStringLiteral("renew"), id, QStringLiteral("--seconds"), QStringLiteral("600")});
+        const QDateTime after = QDateTime::currentDateTimeUtc().addSecs(600);
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains(current), qPrintable(refused.err)); // the current expiry
+        QVERIFY2(refused.err.contains(QLatin1String("--allow-shorter")), qPrintable(refused.err));
+        const QRegularExpression newExpiry(QStringLiteral("is (\\S+Z), earlier than"));
+        const QRegularExpressionMatch match = newExpiry.match(refused.err);
+        QVERIFY2(match.hasMatch(), qPrintable(refused.err));
+        const QDateTime proposed = QDateTime::fromString(match.captured(1), Qt::ISODateWithMs);
+        QVERIFY2(proposed >= before.addMSecs(-1) && proposed <= after, qPrintable(match.captured(1)));
+        QVERIFY(refused.out.isEmpty());
+        QCOMPARE(expiry(), current);
+
+        // Asked for: shortened to about ten minutes from now.
+        renewed = run({QStringLiteral("renew"), id, QStringLiteral("--seconds"), QStringLiteral("600"),
+                       QStringLiteral("--allow-shorter")});
+        QVERIFY2(renewed.exitCode == 0, qPrintable(renewed.err));
+        QVERIFY(expiryTime() < QDateTime::fromString(current, Qt::ISODateWithMs));
+        QVERIFY(expiryTime() <= QDateTime::currentDateTimeUtc().addSecs(601));
+        QVERIFY2(renewed.out.contains(QStringLiteral("%1 expires at ").arg(id)), qPrintable(renewed.out));
+
+        // --allow-shorter belongs to renew.
+        QCOMPARE(run({QStringLiteral("list"), QStringLiteral("--allow-shorter")}).exitCode, 2);
         QCOMPARE(run({QStringLiteral("kill"), id}).exitCode, 0);
     }
 
