@@ -165,6 +165,7 @@ QCoro::Task<Console::Session *> Console::session(Profile profile)
         made->key = apiKey.value_or(QByteArray());
         made->backend = std::make_unique<OpenSandbox::OpenSandboxBackend>(options);
         provision.bootstrap = OpenSandbox::agentscopeBootstrapCommands();
+        provision.agentscopeBootstrap = true;
     }
     if (!profile.bootstrapFile.isEmpty()) {
         QFile file(profile.bootstrapFile);
@@ -172,6 +173,7 @@ QCoro::Task<Console::Session *> Console::session(Profile profile)
             const auto timeout = profile.kind == Profile::Kind::OpenSandbox ? OpenSandbox::BootstrapCommandTimeout
                                                                             : std::chrono::seconds(1800);
             provision.bootstrap = parseBootstrapCommands(QString::fromUtf8(file.readAll()), timeout);
+            provision.agentscopeBootstrap = false; // the profile's own: Paddock's marker, no gateway script
         } else {
             // Opening a workspace without the bootstrap the user asked for would leave it half
             // made: the profile shows the problem and Open is not offered.

@@ -351,7 +351,13 @@ LogViewer *MainWindow::showLog(const WorkspaceRecord &record, bool container)
         // a file of its own next to the bootstrap log, and the viewer follows that file.
         auto *tail = new Paddock::ContainerLogTail(m_backend, record.info.sandboxId, path, viewer);
         connect(tail, &Paddock::ContainerLogTail::linesAppended, viewer, &LogViewer::refresh);
-        connect(tail, &Paddock::ContainerLogTail::problem, viewer, &LogViewer::setSourceState);
+        // A failed poll is said as it happens (the tail goes on, backing off), and so is the
+        // first poll that works again.
+        connect(tail, &Paddock::ContainerLogTail::problem, viewer, [viewer](const QString &problem) {
+            viewer->setSourceState(tr("Polling failed; trying again: %1").arg(problem));
+        });
+        connect(tail, &Paddock::ContainerLogTail::recovered, viewer,
+                [viewer] { viewer->setSourceState(tr("Polling the server for new lines.")); });
         connect(tail, &Paddock::ContainerLogTail::stopped, viewer, [viewer] {
             viewer->setSourceState(
                 tr("No longer polled: the sandbox is not running. Show the container log again to poll it."));

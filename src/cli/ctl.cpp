@@ -6,6 +6,7 @@
 #include "bootstraplog.h"
 #include "isolation.h"
 #include "provisioner.h"
+#include "renewal.h"
 #include "workspacemanager.h"
 
 #include <QCoroTask>
@@ -77,7 +78,7 @@ const std::array<CommandSpec, 11> Commands{{
     {"resume", "ID...", {}, 1, -1},
     {"close", "ID...", {}, 1, -1},
     {"kill", "ID... [--delete-files]", {"delete-files"}, 1, -1},
-    {"renew", "ID --seconds N", {"seconds"}, 1, 1},
+    {"renew", "ID --seconds N [--allow-shorter]", {"seconds", "allow-shorter"}, 1, 1},
     {"sweep", "--idle SECONDS [--dry-run]", {"idle", "dry-run"}, 0, 0},
     {"logs", "ID [--follow]", {"follow"}, 1, 1},
     {"help", "", {}, 0, 0},
@@ -114,6 +115,9 @@ QString helpText()
             continue;
         text += QStringLiteral("  %1 %2\n").arg(QLatin1String(spec.name), QLatin1String(spec.synopsis));
     }
+    text += Tr::tr("\n"
+                   "renew sets the expiry to now + N seconds. When that is earlier than the current\n"
+                   "expiry, it changes nothing and fails, unless --allow-shorter is given.\n");
     text += Tr::tr("\n"
                    "Global options:\n"
                    "  --backend local|opensandbox|docker  where workspaces live (default: local)\n"
@@ -408,7 +412,22 @@ QCoro::Task<int> renew(Session &s)
     auto sandbox = co_await s.find(id);
     if (!sandbox)
         co_return s.failed(QStringLiteral("renew %1").arg(id), sandbox.error());
-    auto renewed = co_await s.backend->renew(sandbox->sandboxId, std::chrono::seconds(*seconds));
+    // now + N, as the SDKs renew; it may come before the current expiry, which only
+    // --allow-shorter may do. The current expiry is the backend's, asked now.
+    auto current = co_await s.backend->get(sandbox->sandboxId);
+    if (!current)
+        co_return s.failed(QStringLiteral("renew %1").arg(id), current.error());
+    const Renewal plan = planRenewal(current->expiresAt, QDateTime::currentDateTimeUtc(), RenewMode::FromNow,
+                                     std::chrono::seconds(*seconds));
+    if (plan.shortens && !s.has("allow-shorter")) {
+        err(Tr::tr("renew %1: now + %2 s is %3, earlier than its current expiry %4; nothing was changed "
+                   "(give --allow-shorter to shorten it)")
+                .arg(id)
+                .arg(*seconds)
+                .arg(jsonTime(plan.expiresAt), jsonTime(*current->expiresAt)));
+        co_return Failure;
+    }
+    auto renewed = co_await s.backend->renew(sandbox->sandboxId, plan.fromNow);
     if (!renewed)
         co_return s.failed(QStringLiteral("renew %1").arg(id), renewed.error());
     out(Tr::tr("%1 expires at %2").arg(id, renewed->expiresAt ? jsonTime(*renewed->expiresAt) : Tr::tr("never")));
@@ -513,6 +532,7 @@ QCoro::Task<int> run(QStringList arguments)
         {QStringLiteral("workspace-id"), {}, QStringLiteral("id")},
         {QStringLiteral("json"), {}},
         {QStringLiteral("seconds"), {}, QStringLiteral("n")},
+        {QStringLiteral("allow-shorter"), {}},
         {QStringLiteral("idle"), {}, QStringLiteral("seconds")},
         {QStringLiteral("dry-run"), {}},
         {QStringLiteral("follow"), {}},
@@ -590,11 +610,14 @@ QCoro::Task<int> run(QStringList arguments)
                                    openSandbox ? OpenSandbox::BootstrapCommandTimeout : std::chrono::seconds(1800));
     } else if (openSandbox) {
         provisionOptions.bootstrap = OpenSandbox::agentscopeBootstrapCommands();
+        provisionOptions.agentscopeBootstrap = true;
     }
 
     if (openSandbox) {
         OpenSandbox::BackendOptions options;
         options.connection.domain = s.value("domain");
+        // The one key source of paddockctl; the core never reads the environment for a key.
+        options.connection.apiKey = qgetenv("OPEN_SANDBOX_API_KEY");
         options.connection.useServerProxy = s.has("use-server-proxy");
         if (s.has("protocol")) {
             options.connection.protocol = s.value("protocol");

@@ -363,7 +363,10 @@ bool ContainerLogTail::handle(int tail, const Result<QByteArray> &logs, const st
         // (The log of a sandbox that is gone is 404 too: that is no news.)
         failure = Tr::tr("cannot read the container log of sandbox %1: %2").arg(m_sandboxId, logs.error().message);
     }
+    const bool recovered = m_failures > 0 && failure.isEmpty();
     m_failures = failure.isEmpty() ? 0 : m_failures + 1;
+    if (recovered)
+        qCInfo(lcContainerLog).noquote() << "the container log of" << m_sandboxId << "can be read again";
 
     if (live == true && m_drainDeadline) {
         qCInfo(lcContainerLog).noquote() << "sandbox" << m_sandboxId << "runs again; the container log tail goes on";
@@ -378,7 +381,7 @@ bool ContainerLogTail::handle(int tail, const Result<QByteArray> &logs, const st
     const bool ended = m_drainDeadline && m_drainDeadline->hasExpired();
     if (ended)
         appended += end();
-    return report(appended, failure, ended) && !ended;
+    return report(appended, failure, ended, recovered) && !ended;
 }
 
 int ContainerLogTail::writePage(int tail, const QByteArray &body, QString *failure)
@@ -473,11 +476,16 @@ int ContainerLogTail::end()
     return flushed;
 }
 
-bool ContainerLogTail::report(int appended, const QString &failure, bool ended)
+bool ContainerLogTail::report(int appended, const QString &failure, bool ended, bool recovered)
 {
     // A slot may destroy this object, or stop or restart it: what is left to say then is stale.
     const QPointer<ContainerLogTail> self(this);
     const quint64 generation = m_generation;
+    if (recovered) {
+        Q_EMIT this->recovered();
+        if (!self || m_generation != generation)
+            return false;
+    }
     if (appended > 0) {
         Q_EMIT linesAppended(appended);
         if (!self || m_generation != generation)

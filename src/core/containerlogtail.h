@@ -36,10 +36,12 @@ class Backend;
 //
 // Every poll also reads the sandbox's state. Once it is neither Running nor on its way there
 // (Pending, Resuming), or the sandbox is gone, polling goes on for the drain time (late lines
-// still arrive), then ends with stopped(); Running again cancels the drain. A failed poll is a
-// problem(); polling goes on, backing off while polls keep failing. A backend without container
-// logs gives one problem() and stopped(). Polls never overlap, and the object may be destroyed
-// while one is in flight.
+// still arrive), then ends with stopped(); Running again cancels the drain. A failed poll (the
+// server is down, the key is wrong, the file cannot be written) is a problem(), every time;
+// polling goes on, backing off while polls keep failing (the interval, doubled each time, up to
+// 30 s), and the first poll that succeeds again says recovered(), once, so whoever shows the
+// problem can stop showing it. A backend without container logs gives one problem() and
+// stopped(). Polls never overlap, and the object may be destroyed while one is in flight.
 class ContainerLogTail final : public QObject
 {
     Q_OBJECT
@@ -77,6 +79,7 @@ public:
 Q_SIGNALS:
     void linesAppended(int count); // after lines (the `sys` note about lost lines included) reached the file
     void problem(const QString &message); // a failed poll; polling goes on
+    void recovered(); // the first poll that succeeded after problem()s; polling is back to its interval
     void stopped(); // by stop(), after the drain, or because the backend cannot give logs at all
 
 private:
@@ -104,7 +107,7 @@ private:
     int end();
     // Emits linesAppended(), problem() and stopped() as needed; false when a slot stopped,
     // restarted or destroyed this object meanwhile.
-    bool report(int appended, const QString &failure, bool ended);
+    bool report(int appended, const QString &failure, bool ended, bool recovered = false);
 
     QPointer<Backend> m_backend;
     QString m_sandboxId;

@@ -46,17 +46,45 @@ QStringList layoutArgv(const WorkspaceLayout &layout)
     return QStringList{QStringLiteral("mkdir"), QStringLiteral("-p")} + layout.directories();
 }
 
-QStringList markerTestArgv(const WorkspaceLayout &layout)
+// What the marker check prints when it removed an empty gateway script.
+constexpr QLatin1String RemovedEmptyGateway{"removed-empty-gateway-script"};
+
+// Removes an empty gateway script, which is never valid: AgentScope would take it for its marker
+// and start it as its gateway. Paths are quoted as shlex.quote would.
+QString removeEmptyGateway(const WorkspaceLayout &layout, const QString &andThen)
 {
-    return {QStringLiteral("test"), QStringLiteral("-e"), layout.markerFile};
+    const QString gateway = shellQuote(layout.agentscopeMarker);
+    return QStringLiteral("if [ -f ") + gateway + QStringLiteral(" ] && [ ! -s ") + gateway
+        + QStringLiteral(" ]; then rm -f ") + gateway + andThen + QStringLiteral("; fi; ");
 }
 
+// Exit 0 when the bootstrap is complete: AgentScope's gateway script is there and not empty (for
+// AgentScope's bootstrap), else Paddock's marker is there. An empty gateway script is removed on
+// the way (printing RemovedEmptyGateway); for another bootstrap it was an older Paddock's marker
+// of that bootstrap, so Paddock's marker takes its place.
+QStringList markerTestArgv(const WorkspaceLayout &layout, bool agentscope)
+{
+    if (layout.agentscopeMarker.isEmpty())
+        return {QStringLiteral("test"), QStringLiteral("-e"), layout.markerFile};
+    const QString replace = agentscope ? QString() : QStringLiteral(" && : > ") + shellQuote(layout.markerFile);
+    const QString test = agentscope ? QStringLiteral("test -s ") + shellQuote(layout.agentscopeMarker)
+                                    : QStringLiteral("test -e ") + shellQuote(layout.markerFile);
+    return shellArgv(removeEmptyGateway(layout, replace + QStringLiteral(" && echo ") + RemovedEmptyGateway) + test);
+}
+
+// After AgentScope's bootstrap: its last command put the package's gateway script in place.
+QStringList gatewayCheckArgv(const WorkspaceLayout &layout)
+{
+    return {QStringLiteral("test"), QStringLiteral("-s"), layout.agentscopeMarker};
+}
+
+// After any other bootstrap: Paddock's marker, and no empty gateway script left behind.
 QStringList markerWriteArgv(const WorkspaceLayout &layout)
 {
-    // Creates it empty unless a bootstrap command wrote it (AgentScope's marker is its gateway
-    // script, which must not be truncated); the path is quoted as shlex.quote would.
-    const QString marker = shellQuote(layout.markerFile);
-    return shellArgv(QStringLiteral("[ -e ") + marker + QStringLiteral(" ] || : > ") + marker);
+    const QString write = QStringLiteral(": > ") + shellQuote(layout.markerFile);
+    if (layout.agentscopeMarker.isEmpty())
+        return shellArgv(write);
+    return shellArgv(removeEmptyGateway(layout, {}) + write);
 }
 
 } // namespace
@@ -207,13 +235,29 @@ QCoro::Task<Result<>> Provisioner::ensureLayout(const SandboxInfo &sandbox, cons
 QCoro::Task<Result<>> Provisioner::bootstrap(const SandboxInfo &sandbox, const WorkspaceLayout &layout)
 {
     const QString id = sandbox.workspaceId;
+    // AgentScope's marker only where the backend has one; elsewhere its bootstrap is marked as
+    // any other.
+    const bool agentscope = m_options.agentscopeBootstrap && !layout.agentscopeMarker.isEmpty();
+    const QString marker = agentscope ? layout.agentscopeMarker : layout.markerFile;
     ExecRequest testMarker;
-    testMarker.argv = markerTestArgv(layout);
-    auto marker = co_await m_backend->exec(sandbox.sandboxId, std::move(testMarker));
-    if (!marker)
-        co_return fail(marker.error());
-    if (marker->exitCode == 0) {
-        status(id, Tr::tr("bootstrap already complete (%1 exists)").arg(layout.markerFile));
+    testMarker.argv = markerTestArgv(layout, agentscope);
+    auto tested = co_await m_backend->exec(sandbox.sandboxId, std::move(testMarker));
+    if (!tested)
+        co_return fail(tested.error());
+    if (tested->stdOut.contains(QByteArray(RemovedEmptyGateway.data(), RemovedEmptyGateway.size()))) {
+        qCWarning(lcProvision).noquote() << id << "had an empty gateway script" << layout.agentscopeMarker;
+        status(id,
+               agentscope ? Tr::tr("removed the empty gateway script %1, which an older Paddock left as its "
+                                   "bootstrap marker (AgentScope would start it as its MCP gateway); "
+                                   "AgentScope's bootstrap runs again")
+                                .arg(layout.agentscopeMarker)
+                          : Tr::tr("removed the empty gateway script %1, which an older Paddock left as its "
+                                   "bootstrap marker (AgentScope would start it as its MCP gateway); "
+                                   "%2 marks the bootstrap complete instead")
+                                .arg(layout.agentscopeMarker, layout.markerFile));
+    }
+    if (tested->exitCode == 0) {
+        status(id, Tr::tr("bootstrap already complete (%1 exists)").arg(marker));
         co_return Result<>{};
     }
 
@@ -223,17 +267,24 @@ QCoro::Task<Result<>> Provisioner::bootstrap(const SandboxInfo &sandbox, const W
             co_return ran;
     }
 
-    // The marker goes last, so an interrupted bootstrap runs again on the next open.
-    ExecRequest writeMarker;
-    writeMarker.argv = markerWriteArgv(layout);
-    auto written = co_await m_backend->exec(sandbox.sandboxId, std::move(writeMarker));
-    if (!written)
-        co_return fail(written.error());
-    if (written->exitCode != 0) {
+    // Completion is marked last, so an interrupted bootstrap runs again on the next open.
+    // AgentScope's bootstrap marks it itself (its last command puts the gateway script in place):
+    // the script is checked, never made up.
+    ExecRequest markDone;
+    markDone.argv = agentscope ? gatewayCheckArgv(layout) : markerWriteArgv(layout);
+    auto marked = co_await m_backend->exec(sandbox.sandboxId, std::move(markDone));
+    if (!marked)
+        co_return fail(marked.error());
+    if (marked->exitCode != 0 && agentscope) {
+        co_return fail(Error::bootstrap(
+            Tr::tr("AgentScope's bootstrap did not put its gateway script %1 in place (it is missing or empty)")
+                .arg(layout.agentscopeMarker)));
+    }
+    if (marked->exitCode != 0) {
         co_return fail(Error::bootstrap(Tr::tr("cannot write the bootstrap marker %1 (exit %2): %3")
                                             .arg(layout.markerFile)
-                                            .arg(written->exitCode)
-                                            .arg(tail(written->stdErr))));
+                                            .arg(marked->exitCode)
+                                            .arg(tail(marked->stdErr))));
     }
     status(id, Tr::tr("bootstrap complete"));
     co_return Result<>{};

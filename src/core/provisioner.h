@@ -48,6 +48,11 @@ struct ProvisionOptions
     QList<BootstrapCommand> bootstrap;
     QMap<QString, QString> metadata; // profile metadata for new sandboxes
     std::chrono::milliseconds readyTimeout{30'000};
+    // `bootstrap` is AgentScope's own (OpenSandbox::agentscopeBootstrapCommands), whose last
+    // command puts the package's gateway script in place: the layout's agentscopeMarker then
+    // marks completion. Any other bootstrap (a profile's file, `paddockctl --bootstrap`, none)
+    // marks it with Paddock's own markerFile and never leaves a gateway script.
+    bool agentscopeBootstrap = false;
 };
 
 // Parses a bootstrap file: one shell command per line; blank lines and lines starting
@@ -57,7 +62,12 @@ QList<BootstrapCommand> parseBootstrapCommands(const QString &text, std::chrono:
 // AgentScope's workspace initialise pipeline over any backend:
 //   find the sandbox by its workspace id (newest wins) -> resume or connect, else create ->
 //   wait until ready -> one mkdir -p of the layout -> bootstrap unless the marker exists ->
-//   write the marker last.
+//   mark it complete last.
+// The marker is AgentScope's (its gateway script, which must be non-empty) for AgentScope's own
+// bootstrap, Paddock's own (WorkspaceLayout::markerFile) for any other. An empty gateway script
+// (older Paddock versions wrote one as their marker) is never valid: it is removed, with a `sys`
+// line saying so; for a bootstrap that is not AgentScope's it counted as complete then, so it
+// is replaced by Paddock's marker and that bootstrap does not run again.
 // Every step and every output line goes to the workspace's bootstrap log as it happens.
 class Provisioner final : public WorkspaceProvider
 {

@@ -25,6 +25,9 @@ struct Error
     Kind kind = Kind::Backend;
     QString message;
     int httpStatus = 0; // the HTTP status of a remote backend's answer; 0: none
+    // Unreachable, and the request never left: no connection could be made (refused, no such
+    // host), so it did not run and may be sent again, to the same address or a new one.
+    bool notConnected = false;
 
     static Error invalidArgument(const QString &message) { return {Kind::InvalidArgument, message}; }
     static Error notFound(const QString &message) { return {Kind::NotFound, message}; }

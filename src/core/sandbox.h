@@ -57,12 +57,19 @@ struct SandboxInfo
 // The fingerprint of a record's fields (never 0).
 quint64 fingerprintOf(const SandboxInfo &info);
 
-// Where a workspace lives inside its sandbox.
+// Where a workspace lives inside its sandbox, and how a complete bootstrap is recognised.
 struct WorkspaceLayout
 {
     QString workdir;
     QString gatewayHome;
-    QString markerFile; // written last by a complete bootstrap
+    // Paddock's own marker, `<gateway home>/.bootstrap-complete` on every backend: written last
+    // by a complete bootstrap that is not AgentScope's. AgentScope never reads it.
+    QString markerFile;
+    // AgentScope's marker where AgentScope keeps workspaces on this backend in the same place
+    // (OpenSandbox: its MCP gateway script, `<gateway home>/_mcp_gateway_app.py`); empty: none.
+    // Only AgentScope's own bootstrap may leave it, and it must be the package's script: when
+    // AgentScope finds it, it skips its bootstrap and starts it as the gateway.
+    QString agentscopeMarker;
 
     QStringList directories() const; // workdir, data/, skills/, sessions/, gateway home
 };

@@ -13,6 +13,7 @@
 #include "profilesdialog.h"
 #include "quitcontroller.h"
 #include "renewdialog.h"
+#include "scriptedhttpserver.h"
 #include "workspacemanager.h"
 #include "workspacetreemodel.h"
 
@@ -27,12 +28,14 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
 #include <QProgressDialog>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStatusBar>
@@ -237,6 +240,12 @@ private Q_SLOTS:
                     != nullptr);
         const QString key = record->key();
         QCOMPARE(record->info.state, SandboxState::Running);
+        // The profile's own bootstrap is marked with Paddock's marker; no gateway script is left
+        // for AgentScope to take for its own.
+        const QString home = server.info().value(QLatin1String("dataDir")).toString() + u'/' + record->info.sandboxId
+            + QStringLiteral("/root/.agentscope");
+        QVERIFY2(QFileInfo::exists(home + QStringLiteral("/.bootstrap-complete")), qPrintable(home));
+        QVERIFY(!QFileInfo::exists(home + QStringLiteral("/_mcp_gateway_app.py")));
         // A listing that ran while it was being provisioned may show it before the manager held
         // it; the refresh that follows the opening brings the deadline.
         QTRY_VERIFY(window->model()->record(window->model()->indexOfKey(key))->idleDeadline.has_value());
@@ -387,6 +396,45 @@ private Q_SLOTS:
         QCoro::waitFor(window->refresh());
         QTRY_COMPARE(window->model()->indexOfKey(key, WorkspaceTreeModel::StateColumn).data().toString(), state);
         QVERIFY(!window->isStale());
+        QCoro::waitFor(console.shutdown());
+    }
+
+    void aKeylessProfileSendsNoKeyFromTheEnvironment()
+    {
+        // The console was started with OPEN_SANDBOX_API_KEY for some server; a profile of another
+        // server has no key, and sends none.
+        PaddockTest::ScriptedHttpServer other;
+        qputenv("OPEN_SANDBOX_API_KEY", "env-s3cret");
+        const auto unset = qScopeGuard([] { qunsetenv("OPEN_SANDBOX_API_KEY"); });
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
+        MemorySecretStore secrets;
+        Profile keyless;
+        {
+            ProfileStore store(&settings);
+            Profile local = store.profiles().constFirst();
+            local.basedir = dir.filePath(QStringLiteral("workspaces"));
+            QVERIFY(store.save(local));
+            keyless.kind = Profile::Kind::OpenSandbox;
+            keyless.name = QStringLiteral("Other server");
+            keyless.id = store.newId(keyless.name);
+            keyless.domain = QStringLiteral("127.0.0.1:%1").arg(other.serverPort());
+            QVERIFY(store.save(keyless));
+        }
+        other.script.enqueue(PaddockTest::ScriptedHttpServer::response(
+            200,
+            R"({"items":[],"pagination":{"page":1,"pageSize":200,"totalItems":0,"totalPages":0,)"
+            R"("hasNextPage":false}})"));
+        Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
+        console.window()->show();
+        QCoro::waitFor(console.start());
+        QCoro::waitFor(console.switchTo(keyless.id));
+        QTRY_VERIFY(!other.requests.isEmpty());
+        QVERIFY2(other.requests.constFirst().startsWith("GET /v1/sandboxes?"), other.requests.constFirst().constData());
+        for (const QByteArray &request : std::as_const(other.requests)) {
+            QVERIFY2(!request.toLower().contains("open-sandbox-api-key"), request.constData());
+            QVERIFY2(!request.contains("env-s3cret"), request.constData());
+        }
         QCoro::waitFor(console.shutdown());
     }
 

@@ -77,6 +77,52 @@ QModelIndex find(QAbstractItemModel *model, const QString &text, const QModelInd
     return {};
 }
 
+// One running sandbox whose container log can be made to fail, as when its server is down.
+class FlakyLogBackend final : public Backend
+{
+public:
+    FlakyLogBackend()
+    {
+        sandbox.sandboxId = QStringLiteral("sbx-1");
+        sandbox.workspaceId = QStringLiteral("ws-flaky");
+        sandbox.userId = QStringLiteral("u");
+        sandbox.agentId = QStringLiteral("a");
+        sandbox.state = SandboxState::Running;
+        sandbox.rawState = QStringLiteral("Running");
+        sandbox.createdAt = QDateTime::currentDateTimeUtc();
+    }
+    QString name() const override { return QStringLiteral("flaky"); }
+    QString instanceKey() const override { return QStringLiteral("flaky-test"); }
+    WorkspaceLayout layout(const SandboxInfo &) const override { return {}; }
+    QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter) override { co_return QList<SandboxInfo>{sandbox}; }
+    QCoro::Task<Result<SandboxInfo>> get(QString) override
+    {
+        if (error)
+            co_return fail(*error);
+        co_return sandbox;
+    }
+    QCoro::Task<Result<SandboxInfo>> create(CreateSpec) override { co_return fail(unsupported()); }
+    QCoro::Task<Result<SandboxInfo>> connect(QString) override { co_return fail(unsupported()); }
+    QCoro::Task<Result<SandboxInfo>> resume(QString) override { co_return fail(unsupported()); }
+    QCoro::Task<Result<>> pause(QString) override { co_return fail(unsupported()); }
+    QCoro::Task<Result<>> kill(QString) override { co_return fail(unsupported()); }
+    QCoro::Task<Result<SandboxInfo>> renew(QString, std::chrono::seconds) override { co_return fail(unsupported()); }
+    QCoro::Task<Result<bool>> isReady(QString) override { co_return true; }
+    QCoro::Task<Result<ExecResult>> exec(QString, ExecRequest) override { co_return fail(unsupported()); }
+    QCoro::Task<Result<QByteArray>> containerLogs(QString, int) override
+    {
+        if (error)
+            co_return fail(*error);
+        co_return body;
+    }
+
+    static Error unsupported() { return Error::unsupported(QStringLiteral("not here")); }
+
+    SandboxInfo sandbox;
+    std::optional<Error> error;
+    QByteArray body;
+};
+
 } // namespace
 
 class TestMainWindow final : public QObject
@@ -741,6 +787,36 @@ private Q_SLOTS:
         QVERIFY(dialog->resolvedId() != shown); // the next open is another session
         dialog->close();
         QCoro::waitFor(manager.stop());
+    }
+
+    void containerLogFooterSaysWhenPollingFailsAndWhenItWorksAgain()
+    {
+        QTemporaryDir dir;
+        FlakyLogBackend backend;
+        backend.error =
+            Error::unreachable(QStringLiteral("GET http://127.0.0.1:1/v1/sandboxes failed: Connection refused"));
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        MainWindow window(&backend);
+        window.setManager(nullptr, &logs);
+        window.setBackend(&backend, QStringLiteral("flaky"));
+        window.show();
+        WorkspaceRecord record;
+        record.profile = QStringLiteral("flaky");
+        record.info = backend.sandbox;
+        LogViewer *viewer = window.showLog(record, true);
+        QVERIFY(viewer);
+        // The server is down: the footer says what is wrong, and that the tail keeps trying.
+        QTRY_VERIFY_WITH_TIMEOUT(viewer->statusText().contains(QLatin1String("Connection refused")), 10'000);
+        QVERIFY2(viewer->statusText().contains(MainWindow::tr("Polling failed; trying again: %1").arg(QString())),
+                 qPrintable(viewer->statusText()));
+        // It answers again: the next poll brings the lines, and the footer says polling works.
+        backend.error.reset();
+        backend.body = "2026-12-01T10:00:00.123456789Z back again\n";
+        QTRY_VERIFY_WITH_TIMEOUT(viewer->model()->lineCount() == 1, 20'000);
+        QCOMPARE(viewer->model()->index(0, LogModel::TextColumn).data().toString(), QStringLiteral("back again"));
+        QTRY_VERIFY2(viewer->statusText().contains(MainWindow::tr("Polling the server for new lines.")),
+                     qPrintable(viewer->statusText()));
+        QVERIFY(!viewer->statusText().contains(QLatin1String("Connection refused")));
     }
 
     void perUserShowsTheAgentsSharingAWorkspace()

@@ -44,8 +44,10 @@ public:
         info.metadata.insert(AgentIdKey, request.agentId);
         info.metadata.insert(WorkspaceIdKey, request.workspaceId);
         const QString workdir = QStringLiteral("/home/someone/.local/share/paddock/workspaces/") + request.workspaceId;
-        WorkspaceLayout layout{workdir, workdir + QStringLiteral("/.agentscope"),
-                               workdir + QStringLiteral("/.agentscope/.bootstrap-complete")};
+        WorkspaceLayout layout{workdir,
+                               workdir + QStringLiteral("/.agentscope"),
+                               workdir + QStringLiteral("/.agentscope/.bootstrap-complete"),
+                               {}};
         co_return std::make_shared<SandboxWorkspace>(nullptr, std::move(info), std::move(layout));
     }
 };

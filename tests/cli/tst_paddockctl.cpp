@@ -399,6 +399,7 @@ private Q_SLOTS:
         QCOMPARE(again.exitCode, 0);
         QVERIFY(again.err.contains(QLatin1String(" out second attempt\n")));
         QVERIFY(QFileInfo::exists(m_basedir + u'/' + id + QStringLiteral("/.agentscope/.bootstrap-complete")));
+        QVERIFY(!QFileInfo::exists(m_basedir + u'/' + id + QStringLiteral("/.agentscope/_mcp_gateway_app.py")));
         QVERIFY(readFile(logPath(id)).startsWith(log)); // appended, never rewritten
     }
 };

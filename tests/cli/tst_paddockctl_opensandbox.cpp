@@ -4,10 +4,12 @@
 #include "fakeopensandboxprocess.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -150,6 +152,89 @@ private Q_SLOTS:
         step = run({QStringLiteral("pause"), id});
         QCOMPARE(step.exitCode, 1);
         QVERIFY2(step.err.contains(QStringLiteral("no workspace %1").arg(id)), qPrintable(step.err));
+    }
+
+    void aCustomBootstrapLeavesNoGatewayScript()
+    {
+        // Not AgentScope's bootstrap (here: none at all): Paddock's own marker, and no gateway
+        // script, which AgentScope would take for its marker and start as its gateway.
+        const QStringList open{QStringLiteral("--bootstrap"), QStringLiteral("/dev/null"), QStringLiteral("open"),
+                               QStringLiteral("--user"),      QStringLiteral("uma"),       QStringLiteral("--agent"),
+                               QStringLiteral("agent")};
+        const Run opened = run(open);
+        QVERIFY2(opened.exitCode == 0, qPrintable(opened.err));
+        const QString id = opened.out.trimmed();
+        const QString sandboxId = row(id).value(QLatin1String("sandboxId")).toString();
+        QVERIFY(!sandboxId.isEmpty());
+        const QString home = m_server.info().value(QLatin1String("dataDir")).toString() + u'/' + sandboxId
+            + QStringLiteral("/root/.agentscope");
+        QVERIFY2(QFileInfo::exists(home + QStringLiteral("/.bootstrap-complete")), qPrintable(home));
+        QVERIFY(!QFileInfo::exists(home + QStringLiteral("/_mcp_gateway_app.py")));
+
+        // Opened again: complete, nothing runs.
+        const Run again = run(open);
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        QCOMPARE(again.out.trimmed(), id);
+        QVERIFY2(again.err.contains(
+                     QLatin1String("bootstrap already complete (/root/.agentscope/.bootstrap-complete exists)")),
+                 qPrintable(again.err));
+        QVERIFY(!QFileInfo::exists(home + QStringLiteral("/_mcp_gateway_app.py")));
+        QCOMPARE(run({QStringLiteral("kill"), id}).exitCode, 0);
+    }
+
+    void renewNeverShortensWithoutBeingAsked()
+    {
+        const Run opened =
+            run({QStringLiteral("--bootstrap"), QStringLiteral("/dev/null"), QStringLiteral("open"),
+                 QStringLiteral("--user"), QStringLiteral("vera"), QStringLiteral("--agent"), QStringLiteral("agent")});
+        QVERIFY2(opened.exitCode == 0, qPrintable(opened.err));
+        const QString id = opened.out.trimmed();
+        const auto expiry = [this, &id] { return row(id).value(QLatin1String("expiresAt")).toString(); };
+        const auto expiryTime = [&expiry] { return QDateTime::fromString(expiry(), Qt::ISODateWithMs); };
+
+        // Two hours from now is later than the 30 minutes it has: renewed.
+        Run renewed = run({QStringLiteral("renew"), id, QStringLiteral("--seconds"), QStringLiteral("7200")});
+        QVERIFY2(renewed.exitCode == 0, qPrintable(renewed.err));
+        const QString current = expiry();
+        QVERIFY(expiryTime() > QDateTime::currentDateTimeUtc().addSecs(7000));
+
+        // Ten minutes from now would shorten it: nothing changes, and the message says why.
+        const QDateTime before = QDateTime::currentDateTimeUtc().addSecs(600);
+        Run refused = run({QStringLiteral("renew"), id, QStringLiteral("--seconds"), QStringLiteral("600")});
+        const QDateTime after = QDateTime::currentDateTimeUtc().addSecs(600);
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains(current), qPrintable(refused.err)); // the current expiry
+        QVERIFY2(refused.err.contains(QLatin1String("--allow-shorter")), qPrintable(refused.err));
+        const QRegularExpression newExpiry(QStringLiteral("is (\\S+Z), earlier than"));
+        const QRegularExpressionMatch match = newExpiry.match(refused.err);
+        QVERIFY2(match.hasMatch(), qPrintable(refused.err));
+        const QDateTime proposed = QDateTime::fromString(match.captured(1), Qt::ISODateWithMs);
+        QVERIFY2(proposed >= before.addMSecs(-1) && proposed <= after, qPrintable(match.captured(1)));
+        QVERIFY(refused.out.isEmpty());
+        QCOMPARE(expiry(), current);
+
+        // Asked for: shortened to about ten minutes from now.
+        renewed = run({QStringLiteral("renew"), id, QStringLiteral("--seconds"), QStringLiteral("600"),
+                       QStringLiteral("--allow-shorter")});
+        QVERIFY2(renewed.exitCode == 0, qPrintable(renewed.err));
+        QVERIFY(expiryTime() < QDateTime::fromString(current, Qt::ISODateWithMs));
+        QVERIFY(expiryTime() <= QDateTime::currentDateTimeUtc().addSecs(601));
+        QVERIFY2(renewed.out.contains(QStringLiteral("%1 expires at ").arg(id)), qPrintable(renewed.out));
+
+        // --allow-shorter belongs to renew.
+        QCOMPARE(run({QStringLiteral("list"), QStringLiteral("--allow-shorter")}).exitCode, 2);
+        QCOMPARE(run({QStringLiteral("kill"), id}).exitCode, 0);
+    }
+
+    void theKeyComesFromTheEnvironment()
+    {
+        // OPEN_SANDBOX_API_KEY is paddockctl's one key source: the server (started with
+        // --api-key) takes it, and without it there is no key at all.
+        Run listed = run({QStringLiteral("list")});
+        QVERIFY2(listed.exitCode == 0, qPrintable(listed.err));
+        listed = run({QStringLiteral("list")}, {});
+        QCOMPARE(listed.exitCode, 1);
+        QVERIFY2(listed.err.contains(QLatin1String("HTTP 401 MISSING_API_KEY")), qPrintable(listed.err));
     }
 
     void badInputGetsOneClearMessage()

@@ -20,6 +20,7 @@
 #include <QFile>
 #include <QNetworkAccessManager>
 #include <QSignalSpy>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -597,6 +598,56 @@ private Q_SLOTS:
         QCOMPARE(stopped.size(), 0);
         tail.stop();
         QCOMPARE(stopped.size(), 1);
+    }
+
+    void pollingGoesOnThroughAServerRestart()
+    {
+        QTemporaryDir data;
+        QVERIFY(data.isValid());
+        quint16 port = 0;
+        {
+            QTcpServer probe;
+            QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+            port = probe.serverPort();
+        }
+        const QStringList arguments{QStringLiteral("--port"), QString::number(port), QStringLiteral("--data-dir"),
+                                    data.path()};
+        Fake fake;
+        QVERIFY(fake.up(arguments));
+        QVERIFY(fake.run(QStringLiteral("echo before")));
+        const QString path = newFile();
+        ContainerLogTail tail(fake.backend.get(), fake.sandboxId, path);
+        tail.setInterval(50ms);
+        tail.setDrain(300ms);
+        QSignalSpy problems(&tail, &ContainerLogTail::problem);
+        QSignalSpy recovered(&tail, &ContainerLogTail::recovered);
+        QSignalSpy stopped(&tail, &ContainerLogTail::stopped);
+        tail.start();
+        QTRY_VERIFY_WITH_TIMEOUT(texts(readLog(path)).contains("before"), 10'000);
+        QCOMPARE(recovered.size(), 0); // nothing to recover from yet
+
+        // The server goes away: each failed poll says why, and polling goes on.
+        fake.server.kill();
+        QTRY_VERIFY_WITH_TIMEOUT(problems.size() >= 2, 10'000);
+        QVERIFY2(problems.constLast().constFirst().toString().contains(fake.sandboxId),
+                 qPrintable(problems.constLast().constFirst().toString()));
+        QVERIFY(tail.isRunning());
+        QVERIFY(!tail.isDraining());
+
+        // It comes back (same port and data): new lines arrive, and the tail says it recovered.
+        QVERIFY2(fake.server.start(QStringList{QStringLiteral("--api-key"), QStringLiteral("secret")} + arguments),
+                 qPrintable(fake.server.error()));
+        QVERIFY(fake.run(QStringLiteral("echo after")));
+        QTRY_VERIFY_WITH_TIMEOUT(texts(readLog(path)).contains("after"), 60'000);
+        QTRY_COMPARE_WITH_TIMEOUT(recovered.size(), 1, 10'000);
+        const int problemsBefore = int(problems.size());
+        QVERIFY(fake.run(QStringLiteral("echo still")));
+        QTRY_VERIFY_WITH_TIMEOUT(texts(readLog(path)).contains("still"), 10'000);
+        QCOMPARE(problems.size(), problemsBefore);
+        QCOMPARE(recovered.size(), 1); // once per recovery, not per poll
+        QCOMPARE(texts(readLog(path)).count("before"), 1);
+        QCOMPARE(stopped.size(), 0);
+        QVERIFY(tail.isRunning());
     }
 
     void pollsNeverOverlap()

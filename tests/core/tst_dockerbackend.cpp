@@ -319,6 +319,7 @@ private Q_SLOTS:
             QVERIFY2(QFileInfo(folder + u'/' + QLatin1String(sub)).isDir(), sub);
         QCOMPARE(readFile(folder + QStringLiteral("/data/ready")), QByteArray("ok\n"));
         QVERIFY(QFileInfo::exists(folder + QStringLiteral("/.agentscope/.bootstrap-complete")));
+        QVERIFY(!QFileInfo::exists(folder + QStringLiteral("/.agentscope/_mcp_gateway_app.py")));
         const auto log = logs.read(backend.instanceKey(), id);
         QVERIFY(log.has_value());
         bool sawOut = false;

@@ -11,6 +11,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkAccessManager>
+#include <QSignalSpy>
+#include <QTcpServer>
 #include <QTest>
 
 using namespace Paddock;
@@ -142,6 +144,37 @@ private Q_SLOTS:
         QCOMPARE(
             result.error().message,
             QStringLiteral("HTTP 401: Unauthorized: invalid or missing header X-EXECD-ACCESS-TOKEN (request req-401)"));
+    }
+
+    void anExecdThatIsGoneSaysSoAtOnce()
+    {
+        quint16 port = 0;
+        {
+            QTcpServer probe;
+            QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+            port = probe.serverPort();
+        } // nothing listens there now
+        QNetworkAccessManager network;
+        HttpClient http(&network, RetryPolicy{4, 10ms, 2.0, 10ms});
+        ExecdClient client(&network, &http,
+                           ExecdTarget::fromEndpoint(Endpoint{QStringLiteral("127.0.0.1:%1/sb").arg(port), {}},
+                                                     QStringLiteral("http")));
+        QSignalSpy unreachable(&client, &ExecdClient::unreachable);
+        // A GET that may be repeated still goes out once: the address is what is wrong.
+        const auto listed = QCoro::waitFor(client.listDirectory(QStringLiteral("/workspace/sessions"), 2));
+        QVERIFY(!listed);
+        QCOMPARE(listed.error().kind, Error::Kind::Unreachable);
+        QVERIFY(listed.error().notConnected);
+        QCOMPARE(http.attempts(), 1);
+        QCOMPARE(unreachable.size(), 1);
+        // A command that could not connect never ran, and says so.
+        const auto ran = QCoro::waitFor(client.run(ExecdCommand{QStringLiteral("true"), {}, 0s, {}}, {}));
+        QVERIFY(!ran);
+        QVERIFY2(ran.error().notConnected, qPrintable(ran.error().message));
+        QCOMPARE(unreachable.size(), 2);
+        const auto pinged = QCoro::waitFor(client.ping());
+        QVERIFY(!pinged);
+        QCOMPARE(unreachable.size(), 3);
     }
 
     void pingAnswersReadiness()

@@ -132,6 +132,16 @@ private Q_SLOTS:
         QCOMPARE(result.error().kind, Error::Kind::Unreachable);
         QVERIFY2(result.error().message.contains(QLatin1String("GET http://127.0.0.1")),
                  qPrintable(result.error().message));
+        QVERIFY(result.error().notConnected); // it never left: safe to send again, elsewhere too
+
+        // execd's requests are not retried when nothing listens: the caller looks for the new
+        // address instead.
+        HttpRequest elsewhere = get(QUrl(QStringLiteral("http://127.0.0.1:%1/ping").arg(port)));
+        elsewhere.retryNotConnected = false;
+        const auto once = QCoro::waitFor(client.send(elsewhere));
+        QVERIFY(!once);
+        QCOMPARE(client.attempts(), 4);
+        QVERIFY(once.error().notConnected);
     }
 
     // Qt's HTTP layer sends a request again on its own when the server closes the connection

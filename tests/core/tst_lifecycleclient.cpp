@@ -2,6 +2,7 @@
 // against scripted responses shaped like the spec's examples.
 
 #include "backends/opensandbox/lifecycleclient.h"
+#include "backends/opensandbox/opensandboxbackend.h"
 #include "backends/opensandbox/wire.h"
 #include "scriptedhttpserver.h"
 
@@ -13,6 +14,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkAccessManager>
+#include <QScopeGuard>
 #include <QTest>
 
 using namespace Paddock;
@@ -68,7 +70,8 @@ private Q_SLOTS:
         qputenv("OPEN_SANDBOX_API_KEY", "from-env");
         ConnectionConfig config = ConnectionConfig{}.resolved();
         QCOMPARE(config.baseUrl(), QUrl(QStringLiteral("http://sandbox.example:9000/v1")));
-        QCOMPARE(config.apiKey, QByteArray("from-env"));
+        // The key is the environment's server's: a connection never takes it on its own.
+        QVERIFY(config.apiKey.isEmpty());
         qunsetenv("OPEN_SANDBOX_DOMAIN");
         qunsetenv("OPEN_SANDBOX_API_KEY");
         config = ConnectionConfig{}.resolved();
@@ -77,6 +80,46 @@ private Q_SLOTS:
         config = ConnectionConfig{QStringLiteral("https://osb.internal/"), QStringLiteral("http"), "k", false, 1s}
                      .resolved();
         QCOMPARE(config.baseUrl(), QUrl(QStringLiteral("https://osb.internal/v1")));
+    }
+
+    void anEmptyKeyIsNeverFilledFromTheEnvironment()
+    {
+        // The console started with OPEN_SANDBOX_API_KEY set; a profile for another server has
+        // no key. Neither the lifecycle client nor the backend over it may send the variable's.
+        qputenv("OPEN_SANDBOX_API_KEY", "env-key");
+        const auto unset = qScopeGuard([] { qunsetenv("OPEN_SANDBOX_API_KEY"); });
+        ScriptedHttpServer server;
+        const QString domain = QStringLiteral("127.0.0.1:%1").arg(server.serverPort());
+        const QByteArray emptyPage =
+            R"({"items":[],"pagination":{"page":1,"pageSize":200,"totalItems":0,"totalPages":0,"hasNextPage":false}})";
+
+        QNetworkAccessManager network;
+        HttpClient http(&network, RetryPolicy{1, 10ms, 2.0, 10ms});
+        LifecycleClient client(&http, ConnectionConfig{domain, QStringLiteral("http"), {}, false, 5000ms});
+        server.script.enqueue(ScriptedHttpServer::response(200, emptyPage));
+        QVERIFY(QCoro::waitFor(client.list({}, {})));
+
+        BackendOptions options;
+        options.connection.domain = domain;
+        options.retry = RetryPolicy{1, 10ms, 2.0, 10ms};
+        options.keepLeases = false;
+        OpenSandboxBackend backend(options);
+        server.script.enqueue(ScriptedHttpServer::response(200, emptyPage));
+        QVERIFY(QCoro::waitFor(backend.list({})));
+        // execd too (it never gets the key anyway): the endpoint call, then a ping there.
+        server.script.enqueue(ScriptedHttpServer::response(
+            200, R"({"endpoint":")" + domain.toUtf8() + R"(/sb1","headers":{"X-EXECD-ACCESS-TOKEN":"tok"}})"));
+        server.script.enqueue(ScriptedHttpServer::response(200, {}));
+        const auto ready = QCoro::waitFor(backend.isReady(QStringLiteral("sb1")));
+        QVERIFY2(ready && *ready, qPrintable(ready ? QString() : ready.error().message));
+
+        QCOMPARE(server.requests.size(), 4);
+        QVERIFY(server.requests[3].startsWith("GET /sb1/ping "));
+        QVERIFY(server.requests[3].contains("X-EXECD-ACCESS-TOKEN: tok\r\n"));
+        for (const QByteArray &request : std::as_const(server.requests)) {
+            QVERIFY2(!request.toLower().contains("open-sandbox-api-key"), request.constData());
+            QVERIFY2(!request.contains("env-key"), request.constData());
+        }
     }
 
     void parsesTheSandboxObject()

@@ -39,6 +39,24 @@ QList<BootstrapCommand> commands(std::initializer_list<const char *> lines)
     return list;
 }
 
+// AgentScope's bootstrap as far as a sandbox without network can run it: the first five commands
+// (apt, uv, pip) are replaced by a venv holding a stand-in agentscope package; the last two are
+// AgentScope's, which copy the glob helper and the gateway script out of the package.
+QList<BootstrapCommand> standInAgentscopeBootstrap()
+{
+    QList<BootstrapCommand> bootstrap =
+        commands({"mkdir -p /root/.agentscope/.venv/bin && ln -sf /usr/bin/python3 /root/.agentscope/.venv/bin/python"
+                  " && printf 'home = /usr/bin\\ninclude-system-site-packages = false\\n' > "
+                  "/root/.agentscope/.venv/pyvenv.cfg"
+                  " && sp=/root/.agentscope/.venv/lib/$(python3 -c 'import sys; print(\"python%d.%d\" % "
+                  "sys.version_info[:2])')/site-packages"
+                  " && mkdir -p $sp/agentscope/workspace/_mcp_gateway $sp/agentscope/tool/_builtin/_scripts"
+                  " && touch $sp/agentscope/__init__.py"
+                  " && echo '# the gateway app' > $sp/agentscope/workspace/_mcp_gateway/_mcp_gateway_app.py"
+                  " && echo '# the glob helper' > $sp/agentscope/tool/_builtin/_scripts/_glob_helper.py"});
+    return bootstrap + agentscopeBootstrapCommands().mid(5);
+}
+
 RetryPolicy quickRetries(int attempts = 4)
 {
     return {attempts, 20ms, 2.0, 200ms};
@@ -59,10 +77,10 @@ BackendOptions optionsFor(const FakeOpenSandboxProcess &server, const QByteArray
 // One console "process": a backend, its log store and a manager.
 struct Stack
 {
-    Stack(BackendOptions options, const QString &logRoot, QList<BootstrapCommand> bootstrap)
+    Stack(BackendOptions options, const QString &logRoot, QList<BootstrapCommand> bootstrap, bool agentscope = false)
         : backend(std::move(options))
         , logs(logRoot)
-        , provisioner(&backend, &logs, ProvisionOptions{std::move(bootstrap), {}, 30'000ms})
+        , provisioner(&backend, &logs, ProvisionOptions{std::move(bootstrap), {}, 30'000ms, agentscope})
         , manager(&provisioner, {})
     {
     }
@@ -164,14 +182,18 @@ private Q_SLOTS:
         QCOMPARE(texts(log, LogLine::Kind::Command).size(), 3);
         QVERIFY(stack.backend.leasedSandboxes().contains(sandbox.sandboxId));
 
-        // The layout and the marker are there, seen through execd's file API.
+        // The layout and Paddock's own marker are there, seen through execd's file API; this is
+        // not AgentScope's bootstrap, so there is no gateway script (AgentScope would start it).
         auto execd = QCoro::waitFor(stack.backend.execd(sandbox.sandboxId));
         QVERIFY(execd);
         auto infos = QCoro::waitFor((*execd)->fileInfo(
-            {QStringLiteral("/workspace/sessions"), QStringLiteral("/root/.agentscope/_mcp_gateway_app.py")}));
+            {QStringLiteral("/workspace/sessions"), QStringLiteral("/root/.agentscope/.bootstrap-complete")}));
         QVERIFY2(infos, qPrintable(infos ? QString() : infos.error().message));
         QCOMPARE(infos->value(QStringLiteral("/workspace/sessions")).type, QStringLiteral("directory"));
-        QCOMPARE(infos->value(QStringLiteral("/root/.agentscope/_mcp_gateway_app.py")).type, QStringLiteral("file"));
+        QCOMPARE(infos->value(QStringLiteral("/root/.agentscope/.bootstrap-complete")).type, QStringLiteral("file"));
+        auto gateway = QCoro::waitFor((*execd)->fileInfo({QStringLiteral("/root/.agentscope/_mcp_gateway_app.py")}));
+        QVERIFY(!gateway);
+        QCOMPARE(gateway.error().kind, Error::Kind::NotFound);
 
         // Close = pause; the next request finds it by metadata, resumes it and does not bootstrap again.
         QVERIFY(QCoro::waitFor(stack.manager.close(id)));
@@ -190,7 +212,7 @@ private Q_SLOTS:
         QCOMPARE(texts(stack.log(id), LogLine::Kind::Command).size(), 3);
         QVERIFY(
             texts(stack.log(id), LogLine::Kind::Status)
-                .contains(QStringLiteral("bootstrap already complete (/root/.agentscope/_mcp_gateway_app.py exists)")));
+                .contains(QStringLiteral("bootstrap already complete (/root/.agentscope/.bootstrap-complete exists)")));
         auto kept = QCoro::waitFor((*execd)->download(QStringLiteral("/workspace/data/kept.txt")));
         QVERIFY2(kept, qPrintable(kept ? QString() : kept.error().message));
         QCOMPARE(*kept, QByteArray("data\n"));
@@ -355,35 +377,76 @@ private Q_SLOTS:
     {
         FakeOpenSandboxProcess server;
         QVERIFY2(server.start(), qPrintable(server.error()));
-        // The sandbox has no network, so the first five AgentScope commands (apt, uv, pip) are
-        // replaced by a venv holding a stand-in agentscope package; the last two are AgentScope's.
-        QList<BootstrapCommand> bootstrap = commands(
-            {"mkdir -p /root/.agentscope/.venv/bin && ln -sf /usr/bin/python3 /root/.agentscope/.venv/bin/python"
-             " && printf 'home = /usr/bin\\ninclude-system-site-packages = false\\n' > "
-             "/root/.agentscope/.venv/pyvenv.cfg"
-             " && sp=/root/.agentscope/.venv/lib/$(python3 -c 'import sys; print(\"python%d.%d\" % "
-             "sys.version_info[:2])')/site-packages"
-             " && mkdir -p $sp/agentscope/workspace/_mcp_gateway $sp/agentscope/tool/_builtin/_scripts"
-             " && touch $sp/agentscope/__init__.py"
-             " && echo '# the gateway app' > $sp/agentscope/workspace/_mcp_gateway/_mcp_gateway_app.py"
-             " && echo '# the glob helper' > $sp/agentscope/tool/_builtin/_scripts/_glob_helper.py"});
         const QList<BootstrapCommand> agentscope = agentscopeBootstrapCommands();
         QCOMPARE(agentscope.size(), 7);
         QVERIFY(agentscope.at(0).command.startsWith(QLatin1String("apt-get update -qq")));
         QCOMPARE(agentscope.at(4).command,
                  QStringLiteral("uv pip install --python /root/.agentscope/.venv/bin/python --no-deps 'agentscope'"));
-        bootstrap += agentscope.mid(5);
-        Stack stack(optionsFor(server, {}), m_logs.path(), bootstrap);
+        Stack stack(optionsFor(server, {}), m_logs.path(), standInAgentscopeBootstrap(), true);
         auto opened = stack.open(QStringLiteral("frank"), QStringLiteral("agent"));
         QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        const QString id = (*opened)->id();
         auto execd = QCoro::waitFor(stack.backend.execd(stack.sandboxOf(*opened).sandboxId));
         QVERIFY(execd);
         auto gateway = QCoro::waitFor((*execd)->download(QStringLiteral("/root/.agentscope/_mcp_gateway_app.py")));
         QVERIFY2(gateway, qPrintable(gateway ? QString() : gateway.error().message));
-        QCOMPARE(*gateway, QByteArray("# the gateway app\n")); // not truncated by the marker step
+        QCOMPARE(*gateway, QByteArray("# the gateway app\n")); // the package's, as AgentScope's bootstrap put it
         auto helper = QCoro::waitFor((*execd)->download(QStringLiteral("/root/.agentscope/_glob_helper.py")));
         QVERIFY(helper);
         QCOMPARE(*helper, QByteArray("# the glob helper\n"));
+        // AgentScope's own marker marks it; Paddock's is not written.
+        auto paddocks = QCoro::waitFor((*execd)->fileInfo({QStringLiteral("/root/.agentscope/.bootstrap-complete")}));
+        QVERIFY(!paddocks);
+        QCOMPARE(paddocks.error().kind, Error::Kind::NotFound);
+
+        // Closed and opened again: not bootstrapped again.
+        const qsizetype commandsRun = texts(stack.log(id), LogLine::Kind::Command).size();
+        QCOMPARE(commandsRun, 3);
+        QVERIFY(QCoro::waitFor(stack.manager.close(id)));
+        QVERIFY(stack.open(QStringLiteral("frank"), QStringLiteral("agent")));
+        QCOMPARE(texts(stack.log(id), LogLine::Kind::Command).size(), commandsRun);
+        QVERIFY(
+            texts(stack.log(id), LogLine::Kind::Status)
+                .contains(QStringLiteral("bootstrap already complete (/root/.agentscope/_mcp_gateway_app.py exists)")));
+    }
+
+    // A workspace that an older Paddock marked with an empty gateway script (after a custom
+    // bootstrap), which AgentScope would start as its gateway: AgentScope's bootstrap does not
+    // take it for complete, removes it, says so, and leaves the package's script.
+    void anEmptyGatewayScriptLeftByAnOlderPaddockIsReplaced()
+    {
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start(), qPrintable(server.error()));
+        QString id;
+        QString sandboxId;
+        {
+            Stack older(optionsFor(server, {}), m_logs.path(), {});
+            auto opened = older.open(QStringLiteral("gail"), QStringLiteral("agent"));
+            QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+            id = (*opened)->id();
+            sandboxId = older.sandboxOf(*opened).sandboxId;
+            ExecRequest poison;
+            poison.argv = QStringList{QStringLiteral("sh"), QStringLiteral("-c"),
+                                      QStringLiteral("rm /root/.agentscope/.bootstrap-complete && "
+                                                     ": > /root/.agentscope/_mcp_gateway_app.py")};
+            auto poisoned = QCoro::waitFor(older.backend.exec(sandboxId, poison));
+            QVERIFY(poisoned && poisoned->exitCode == 0);
+        }
+        Stack stack(optionsFor(server, {}), m_logs.path(), standInAgentscopeBootstrap(), true);
+        auto opened = stack.open(QStringLiteral("gail"), QStringLiteral("agent"));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        QCOMPARE(stack.sandboxOf(*opened).sandboxId, sandboxId);
+        const QStringList said = texts(stack.log(id), LogLine::Kind::Status);
+        QVERIFY2(said.contains(QStringLiteral(
+                     "removed the empty gateway script /root/.agentscope/_mcp_gateway_app.py, which an older Paddock "
+                     "left as its bootstrap marker (AgentScope would start it as its MCP gateway); AgentScope's "
+                     "bootstrap runs again")),
+                 qPrintable(said.join(u'\n')));
+        auto execd = QCoro::waitFor(stack.backend.execd(sandboxId));
+        QVERIFY(execd);
+        auto gateway = QCoro::waitFor((*execd)->download(QStringLiteral("/root/.agentscope/_mcp_gateway_app.py")));
+        QVERIFY2(gateway, qPrintable(gateway ? QString() : gateway.error().message));
+        QCOMPARE(*gateway, QByteArray("# the gateway app\n"));
     }
 
     void failedBootstrapRunsAgainOnTheNextOpen()
@@ -391,7 +454,7 @@ private Q_SLOTS:
         FakeOpenSandboxProcess server;
         QVERIFY2(server.start(), qPrintable(server.error()));
         // AgentScope's own bootstrap fails harmlessly: there is no network inside the sandbox.
-        Stack stack(optionsFor(server, {}), m_logs.path(), agentscopeBootstrapCommands());
+        Stack stack(optionsFor(server, {}), m_logs.path(), agentscopeBootstrapCommands(), true);
         auto opened = stack.open(QStringLiteral("carol"), QStringLiteral("agent"));
         QVERIFY(!opened);
         QVERIFY2(opened.error().message.contains(QLatin1String("bootstrap failed")),
@@ -629,6 +692,88 @@ private Q_SLOTS:
         auto after = QCoro::waitFor(stack.backend.exec(sandboxId, echo));
         QVERIFY2(after, qPrintable(after ? QString() : after.error().message));
         QCOMPARE(after->stdOut, QByteArray("back\n"));
+    }
+
+    // The server comes back on its own port and data, but its execd listens elsewhere: every
+    // execd path finds the new endpoint in the first call after the restart (the cached one
+    // refuses the connection, so the backend fetches the endpoint again and repeats at once).
+    void execdIsFoundAgainAfterTheServerMovesIt()
+    {
+        QTemporaryDir data;
+        QVERIFY(data.isValid());
+        QList<quint16> ports;
+        {
+            QTcpServer probes[3];
+            for (QTcpServer &probe : probes) {
+                QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+                ports.append(probe.serverPort());
+            }
+        }
+        const auto arguments = [&](quint16 execdPort) {
+            return QStringList{QStringLiteral("--port"),       QString::number(ports[0]),
+                               QStringLiteral("--data-dir"),   data.path(),
+                               QStringLiteral("--execd-port"), QString::number(execdPort)};
+        };
+        auto server = std::make_unique<FakeOpenSandboxProcess>();
+        QVERIFY2(server->start(arguments(ports[1])), qPrintable(server->error()));
+        Stack stack(optionsFor(*server, {}), m_logs.path(), {});
+        auto opened = stack.open(QStringLiteral("ivan"), QStringLiteral("agent"));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        const QString sandboxId = stack.sandboxOf(*opened).sandboxId;
+        ExecRequest touch;
+        touch.argv = QStringList{QStringLiteral("sh"), QStringLiteral("-c"),
+                                 QStringLiteral("mkdir -p sessions/s1 && touch -d @1767600000 sessions/s1/a && "
+                                                "touch -d @1767500000 sessions/s1")};
+        auto touched = QCoro::waitFor(stack.backend.exec(sandboxId, touch));
+        QVERIFY2(touched && touched->exitCode == 0, qPrintable(touched ? QString() : touched.error().message));
+        QVERIFY(QCoro::waitFor(stack.backend.sessionsActivity(sandboxId)));
+        auto before = QCoro::waitFor(stack.backend.execd(sandboxId));
+        QVERIFY(before);
+        const std::shared_ptr<ExecdClient> old = *before;
+        QCOMPARE(old->target().base.port(), int(ports[1]));
+
+        server->kill();
+        server = std::make_unique<FakeOpenSandboxProcess>();
+        QVERIFY2(server->start(arguments(ports[2])), qPrintable(server->error()));
+
+        // Last activity: read again, through one new endpoint lookup.
+        auto activity = QCoro::waitFor(stack.backend.sessionsActivity(sandboxId));
+        QVERIFY2(activity, qPrintable(activity ? QString() : activity.error().message));
+        QCOMPARE(*activity, std::optional(QDateTime::fromSecsSinceEpoch(1767600000, Qt::UTC)));
+        QCOMPARE(server->stats().value(QLatin1String("requests")).toInt(), 1); // the endpoint, once
+        auto now = QCoro::waitFor(stack.backend.execd(sandboxId));
+        QVERIFY(now);
+        QCOMPARE((*now)->target().base.port(), int(ports[2]));
+
+        // Commands and readiness, each after the next move.
+        const auto move = [&](quint16 execdPort) {
+            server->kill();
+            server = std::make_unique<FakeOpenSandboxProcess>();
+            return server->start(arguments(execdPort));
+        };
+        QVERIFY(move(ports[1]));
+        ExecRequest echo;
+        echo.argv = QStringList{QStringLiteral("echo"), QStringLiteral("back")};
+        auto after = QCoro::waitFor(stack.backend.exec(sandboxId, echo));
+        QVERIFY2(after, qPrintable(after ? QString() : after.error().message));
+        QCOMPARE(after->stdOut, QByteArray("back\n"));
+        QVERIFY(move(ports[2]));
+        auto ready = QCoro::waitFor(stack.backend.isReady(sandboxId));
+        QVERIFY2(ready && *ready, qPrintable(ready ? QString() : ready.error().message));
+
+        // A client someone kept (files): its failure says so, and the next execd() is new.
+        QVERIFY(move(ports[1]));
+        auto kept = QCoro::waitFor(stack.backend.execd(sandboxId));
+        QVERIFY(kept);
+        QCOMPARE((*kept)->target().base.port(), int(ports[2]));
+        auto stale = QCoro::waitFor((*kept)->download(QStringLiteral("/workspace/sessions/s1/a")));
+        QVERIFY(!stale);
+        QVERIFY2(stale.error().notConnected, qPrintable(stale.error().message));
+        auto fresh = QCoro::waitFor(stack.backend.execd(sandboxId));
+        QVERIFY(fresh);
+        QCOMPARE((*fresh)->target().base.port(), int(ports[1]));
+        QVERIFY(QCoro::waitFor((*fresh)->download(QStringLiteral("/workspace/sessions/s1/a"))));
+        QCOMPARE(server->stats().value(QLatin1String("execdRequestsWithApiKey")).toInt(), 0);
     }
 };
 

@@ -3,6 +3,7 @@
 
 #include "bootstraplog.h"
 #include "provisioner.h"
+#include "shellquote.h"
 
 // moc cannot parse <concepts> and <coroutine>, and needs nothing from them.
 #ifndef Q_MOC_RUN
@@ -58,11 +59,17 @@ private Q_SLOTS:
         QCOMPARE(backend.commands,
                  QStringList({
                      "mkdir -p /workspace /workspace/data /workspace/skills /workspace/sessions /root/.agentscope",
-                     "test -e /root/.agentscope/_mcp_gateway_app.py",
+                     "sh -c 'if [ -f /root/.agentscope/_mcp_gateway_app.py ] && [ ! -s "
+                     "/root/.agentscope/_mcp_gateway_app.py ]; then rm -f /root/.agentscope/_mcp_gateway_app.py && "
+                     ": > /root/.agentscope/.bootstrap-complete && echo removed-empty-gateway-script; fi; "
+                     "test -e /root/.agentscope/.bootstrap-complete'",
                      "sh -c 'uv pip install '\"'\"'mcp<2.0.0'\"'\"' uvicorn'",
-                     "sh -c '[ -e /root/.agentscope/_mcp_gateway_app.py ] || : > "
-                     "/root/.agentscope/_mcp_gateway_app.py'",
+                     "sh -c 'if [ -f /root/.agentscope/_mcp_gateway_app.py ] && [ ! -s "
+                     "/root/.agentscope/_mcp_gateway_app.py ]; then rm -f /root/.agentscope/_mcp_gateway_app.py; fi; "
+                     ": > /root/.agentscope/.bootstrap-complete'",
                  }));
+        // Not AgentScope's bootstrap: Paddock's own marker, and no gateway script.
+        QCOMPARE(backend.files.keys(), QStringList{ScriptedBackend::Marker});
         const auto lines = logs.read(backend.instanceKey(), QStringLiteral("ws1"));
         QVERIFY(lines);
         QVERIFY(std::any_of(lines->cbegin(), lines->cend(), [](const LogLine &line) {
@@ -73,7 +80,95 @@ private Q_SLOTS:
         backend.commands.clear();
         QVERIFY(QCoro::waitFor(provisioner.provision(request(QStringLiteral("ws1")))));
         QCOMPARE(backend.calls.last(2), QStringList({"connect sbx-1", "ready? sbx-1"}));
-        QCOMPARE(backend.commands.size(), 2); // mkdir -p, test -e
+        QCOMPARE(backend.commands.size(), 2); // mkdir -p, the marker test
+    }
+
+    void agentscopeBootstrapIsMarkedByItsGatewayScript()
+    {
+        ScriptedBackend backend;
+        const QString install = QStringLiteral("cp package/_mcp_gateway_app.py /root/.agentscope/_mcp_gateway_app.py");
+        backend.writes.insert(install, {{ScriptedBackend::Gateway, QByteArrayLiteral("# the gateway app\n")}});
+        BootstrapLogStore logs(m_logs.path());
+        ProvisionOptions options{{{install, 600s}}, {}, 30'000ms};
+        options.agentscopeBootstrap = true;
+        Provisioner provisioner(&backend, &logs, options);
+        QVERIFY(QCoro::waitFor(provisioner.provision(request(QStringLiteral("as1")))));
+        QCOMPARE(backend.commands.mid(1),
+                 QStringList({
+                     "sh -c 'if [ -f /root/.agentscope/_mcp_gateway_app.py ] && [ ! -s "
+                     "/root/.agentscope/_mcp_gateway_app.py ]; then rm -f /root/.agentscope/_mcp_gateway_app.py && "
+                     "echo removed-empty-gateway-script; fi; test -s /root/.agentscope/_mcp_gateway_app.py'",
+                     "sh -c " + shellQuote(install),
+                     "test -s /root/.agentscope/_mcp_gateway_app.py", // checked, never written by Paddock
+                 }));
+        // The package's script, as the bootstrap left it; no marker of Paddock's.
+        QCOMPARE(backend.files, (QMap<QString, QByteArray>{{ScriptedBackend::Gateway, "# the gateway app\n"}}));
+
+        backend.commands.clear();
+        QVERIFY(QCoro::waitFor(provisioner.provision(request(QStringLiteral("as1")))));
+        QCOMPARE(backend.commands.size(), 2); // mkdir -p, the marker test: not bootstrapped again
+    }
+
+    void agentscopeBootstrapWithoutItsScriptFails()
+    {
+        ScriptedBackend backend;
+        BootstrapLogStore logs(m_logs.path());
+        ProvisionOptions options{{{QStringLiteral("true"), 600s}}, {}, 30'000ms};
+        options.agentscopeBootstrap = true;
+        Provisioner provisioner(&backend, &logs, options);
+        const auto workspace = QCoro::waitFor(provisioner.provision(request(QStringLiteral("as2"))));
+        QVERIFY(!workspace);
+        QCOMPARE(workspace.error().kind, Error::Kind::Bootstrap);
+        QVERIFY2(workspace.error().message.contains(QLatin1String("/root/.agentscope/_mcp_gateway_app.py")),
+                 qPrintable(workspace.error().message));
+        QVERIFY(backend.files.isEmpty()); // nothing made up in its place
+        QCOMPARE(backend.calls.last(), QStringLiteral("pause sbx-1"));
+    }
+
+    // An older Paddock marked every bootstrap that was not AgentScope's with an empty gateway
+    // script, which AgentScope then started as its gateway.
+    void anEmptyGatewayScriptIsRemoved_data()
+    {
+        QTest::addColumn<bool>("agentscope");
+        QTest::newRow("AgentScope's bootstrap") << true;
+        QTest::newRow("a custom bootstrap") << false;
+    }
+
+    void anEmptyGatewayScriptIsRemoved()
+    {
+        QFETCH(bool, agentscope);
+        ScriptedBackend backend;
+        backend.sandboxes = {existing(QStringLiteral("old"), QStringLiteral("poisoned"), SandboxState::Running,
+                                      QDateTime::currentDateTimeUtc())};
+        backend.files.insert(ScriptedBackend::Gateway, QByteArray());
+        const QString install = QStringLiteral("install agentscope");
+        backend.writes.insert(install, {{ScriptedBackend::Gateway, QByteArrayLiteral("# the gateway app\n")}});
+        QTemporaryDir logRoot;
+        BootstrapLogStore logs(logRoot.path());
+        ProvisionOptions options{{{install, 600s}}, {}, 30'000ms};
+        options.agentscopeBootstrap = agentscope;
+        Provisioner provisioner(&backend, &logs, options);
+        QTest::ignoreMessage(QtWarningMsg,
+                             "poisoned had an empty gateway script /root/.agentscope/_mcp_gateway_app.py");
+        QVERIFY(QCoro::waitFor(provisioner.provision(request(QStringLiteral("poisoned")))));
+        const auto lines = logs.read(backend.instanceKey(), QStringLiteral("poisoned"));
+        QVERIFY(lines);
+        const auto said = std::find_if(lines->cbegin(), lines->cend(), [](const LogLine &line) {
+            return line.kind == LogLine::Kind::Status && line.text.startsWith("removed the empty gateway script");
+        });
+        QVERIFY(said != lines->cend());
+        if (agentscope) {
+            // Not complete: AgentScope's bootstrap runs again and puts the real script there.
+            QVERIFY2(said->text.contains("AgentScope's bootstrap runs again"), said->text.constData());
+            QVERIFY(backend.commands.contains(QStringLiteral("sh -c 'install agentscope'")));
+            QCOMPARE(backend.files.value(ScriptedBackend::Gateway), QByteArray("# the gateway app\n"));
+        } else {
+            // It marked that bootstrap complete: Paddock's marker takes its place, nothing runs.
+            QVERIFY2(said->text.contains(".bootstrap-complete marks the bootstrap complete instead"),
+                     said->text.constData());
+            QVERIFY(!backend.commands.contains(QStringLiteral("sh -c 'install agentscope'")));
+            QCOMPARE(backend.files.keys(), QStringList{ScriptedBackend::Marker});
+        }
     }
 
     void newestMatchWinsWithAWarning()

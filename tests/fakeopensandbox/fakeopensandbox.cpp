@@ -1252,9 +1252,8 @@ HttpResponse FakeOpenSandbox::createSandbox(const HttpRequest &request)
     ++m_stats.creates;
     persist();
     scheduleExpiry();
-    HttpResponse response = HttpResponse::json(202, sandboxObject(*created, true));
-    response.setHeader("Location", "/v1/sandboxes/" + created->id.toUtf8());
-    return response;
+    // No Location: the real server sends one only for a snapshot, never for a sandbox.
+    return HttpResponse::json(202, sandboxObject(*created, true));
 }
 
 HttpResponse FakeOpenSandbox::renewExpiration(Sandbox &sandbox, const HttpRequest &request)

@@ -83,10 +83,15 @@ public:
     QProcess *process() const { return m_process.get(); }
 
     // GET /_fake/stats: request counters kept by the server for tests.
-    QJsonObject stats() const
+    QJsonObject stats() const { return fakeRoute(QStringLiteral("/_fake/stats")); }
+    // GET /_fake/info: its ports, its data directory (sandbox files in <dataDir>/<id>/{workspace,root,tmp}).
+    QJsonObject info() const { return fakeRoute(QStringLiteral("/_fake/info")); }
+
+private:
+    QJsonObject fakeRoute(const QString &path) const
     {
         QNetworkAccessManager network;
-        QNetworkRequest request(QUrl(m_base.toString() + QStringLiteral("/_fake/stats")));
+        QNetworkRequest request(QUrl(m_base.toString() + path));
         std::unique_ptr<QNetworkReply> reply(network.get(request));
         QSignalSpy finished(reply.get(), &QNetworkReply::finished);
         if (!reply->isFinished() && !finished.wait(30'000))
@@ -94,7 +99,6 @@ public:
         return QJsonDocument::fromJson(reply->readAll()).object();
     }
 
-private:
     std::unique_ptr<QProcess> m_process;
     QUrl m_base;
     QString m_error;

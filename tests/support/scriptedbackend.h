@@ -2,15 +2,17 @@
 
 // An in-memory Backend that stands in for a remote sandbox service in pipeline tests: it keeps
 // sandboxes with metadata and states, records every command line it is asked to run (joined
-// with shlex quoting, as a remote backend sends them), and answers `test -e`, `: > file` and
-// `mkdir -p` against an in-memory file set. Other commands succeed unless listed in failing.
+// with shlex quoting, as a remote backend sends them), and answers the provisioner's own
+// commands (`test -e`, `test -s`, `: > file`, the removal of an empty gateway script, `mkdir -p`)
+// against an in-memory file set. Other commands succeed unless listed in failing; a command in
+// writes puts its files in place.
 
 #include "backend.h"
 #include "shellquote.h"
 
 #include <QCoroTask>
 
-#include <QSet>
+#include <QMap>
 
 namespace PaddockTest {
 
@@ -21,10 +23,12 @@ class ScriptedBackend final : public Backend
 public:
     QString name() const override { return QStringLiteral("scripted"); }
     QString instanceKey() const override { return QStringLiteral("scripted-test"); }
+    // As OpenSandbox's: Paddock's marker and AgentScope's gateway script.
+    static constexpr QLatin1String Marker{"/root/.agentscope/.bootstrap-complete"};
+    static constexpr QLatin1String Gateway{"/root/.agentscope/_mcp_gateway_app.py"};
     WorkspaceLayout layout(const SandboxInfo &) const override
     {
-        return {QStringLiteral("/workspace"), QStringLiteral("/root/.agentscope"),
-                QStringLiteral("/root/.agentscope/_mcp_gateway_app.py")};
+        return {QStringLiteral("/workspace"), QStringLiteral("/root/.agentscope"), Marker, Gateway};
     }
 
     QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter) override
@@ -89,15 +93,63 @@ public:
         commands.append(line);
         ExecResult result;
         result.exitCode = 0;
-        if (request.argv.value(0) == QLatin1String("test"))
-            result.exitCode = files.contains(request.argv.value(2)) ? 0 : 1;
-        else if (request.argv.value(2).startsWith(QLatin1String("[ -e ")))
-            files.insert(QStringLiteral("/root/.agentscope/_mcp_gateway_app.py"));
-        else if (failing.contains(request.argv.value(2)))
+        const QString script = request.argv.value(2);
+        if (request.argv.value(0) == QLatin1String("test")) {
+            result.exitCode = step(request.argv.join(u' '), result) ? 0 : 1;
+        } else if (request.argv.value(0) == QLatin1String("sh")
+                   && (script.startsWith(QLatin1String("if [ -f ")) || script.startsWith(QLatin1String(": > ")))) {
+            result.exitCode = provisionerScript(script, result) ? 0 : 1;
+        } else if (failing.contains(script)) {
             result.exitCode = 9;
+        } else if (const auto it = writes.constFind(script); it != writes.cend()) {
+            for (auto file = it->cbegin(); file != it->cend(); ++file)
+                files.insert(file.key(), file.value());
+        }
         if (request.onLine && request.argv.value(0) == QLatin1String("sh"))
-            request.onLine(OutputChannel::Stdout, QByteArrayLiteral("ran ") + request.argv.value(2).toUtf8());
+            request.onLine(OutputChannel::Stdout, QByteArrayLiteral("ran ") + script.toUtf8());
         co_return result;
+    }
+
+    // One of `test -e P`, `test -s P`, `: > P`, `rm -f P`, `echo W`; false when it fails.
+    bool step(const QString &command, ExecResult &result)
+    {
+        const QString path = command.section(u' ', 2);
+        if (command.startsWith(QLatin1String("test -e ")))
+            return files.contains(path);
+        if (command.startsWith(QLatin1String("test -s ")))
+            return !files.value(path).isEmpty();
+        if (command.startsWith(QLatin1String(": > "))) {
+            files.insert(path, QByteArray());
+            return true;
+        }
+        if (command.startsWith(QLatin1String("rm -f "))) {
+            files.remove(path);
+            return true;
+        }
+        if (command.startsWith(QLatin1String("echo "))) {
+            result.stdOut += command.mid(5).toUtf8() + '\n';
+            return true;
+        }
+        qFatal("ScriptedBackend cannot run %s", qPrintable(command));
+    }
+
+    // `[if [ -f G ] && [ ! -s G ]; then A && B; fi; ]C`, the provisioner's marker steps.
+    bool provisionerScript(QString script, ExecResult &result)
+    {
+        if (script.startsWith(QLatin1String("if [ -f "))) {
+            const QString gateway = script.mid(8, script.indexOf(QLatin1String(" ]")) - 8);
+            const qsizetype then = script.indexOf(QLatin1String("; then ")) + 7;
+            const qsizetype fi = script.indexOf(QLatin1String("; fi; "));
+            if (files.contains(gateway) && files.value(gateway).isEmpty()) {
+                const QStringList steps = script.mid(then, fi - then).split(QStringLiteral(" && "));
+                for (const QString &command : steps) {
+                    if (!step(command, result))
+                        break;
+                }
+            }
+            script = script.mid(fi + 6);
+        }
+        return step(script, result);
     }
 
     SandboxInfo *find(const QString &sandboxId)
@@ -112,8 +164,9 @@ public:
     QList<SandboxInfo> sandboxes;
     QStringList calls;
     QStringList commands;
-    QSet<QString> files;
+    QMap<QString, QByteArray> files; // path: contents
     QStringList failing;
+    QMap<QString, QMap<QString, QByteArray>> writes; // command: the files it writes
     int notReadyPolls = 0;
 };
 

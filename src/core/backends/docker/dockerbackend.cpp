@@ -117,7 +117,9 @@ WorkspaceLayout DockerBackend::layout(const SandboxInfo &) const
 {
     const QString workdir = Workdir;
     const QString gatewayHome = workdir + QStringLiteral("/.agentscope");
-    return {workdir, gatewayHome, gatewayHome + QStringLiteral("/.bootstrap-complete")};
+    // No AgentScope marker: AgentScope's Docker workspaces bake their gateway into the image and
+    // keep it elsewhere (/root/.agentscope), so they never share a container with these.
+    return {workdir, gatewayHome, gatewayHome + QStringLiteral("/.bootstrap-complete"), {}};
 }
 
 Result<QString> DockerBackend::hostFolder(const QString &workspaceId) const

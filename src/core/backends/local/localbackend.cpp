@@ -147,7 +147,8 @@ WorkspaceLayout LocalBackend::layout(const SandboxInfo &sandbox) const
 {
     const QString workdir = m_basedir + u'/' + sandbox.sandboxId;
     const QString gatewayHome = workdir + QStringLiteral("/.agentscope");
-    return {workdir, gatewayHome, gatewayHome + QStringLiteral("/.bootstrap-complete")};
+    // No AgentScope marker: AgentScope's local workspaces have no gateway and no bootstrap.
+    return {workdir, gatewayHome, gatewayHome + QStringLiteral("/.bootstrap-complete"), {}};
 }
 
 Result<SandboxInfo> LocalBackend::readInfo(const QString &workspaceId) const

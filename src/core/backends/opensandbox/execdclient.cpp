@@ -43,6 +43,7 @@ HttpRequest pingRequest(const ExecdTarget &target)
     request.url = target.base;
     request.url.setPath(request.url.path() + QStringLiteral("/ping"));
     request.retrySafe = false; // readiness polling retries on its own schedule
+    request.retryNotConnected = false;
     request.transferTimeout = std::chrono::seconds(5);
     for (auto it = target.headers.cbegin(); it != target.headers.cend(); ++it)
         request.headers.append({it.key(), it.value()});
@@ -85,7 +86,7 @@ ExecdClient::ExecdClient(QNetworkAccessManager *network, HttpClient *http, Execd
 QCoro::Task<Result<bool>> ExecdClient::ping()
 {
     const HttpRequest request = pingRequest(m_target);
-    auto response = co_await m_http->send(request);
+    auto response = co_await send(request);
     if (!response)
         co_return fail(response.error());
     co_return response->status == 200;
@@ -132,6 +133,7 @@ HttpRequest ExecdClient::request(const QByteArray &method, const QString &path, 
     if (!query.isEmpty())
         request.url.setQuery(QString::fromLatin1(query), QUrl::StrictMode);
     request.retrySafe = method == "GET";
+    request.retryNotConnected = false; // the backend fetches the endpoint again instead
     for (auto it = m_target.headers.cbegin(); it != m_target.headers.cend(); ++it)
         request.headers.append({it.key(), it.value()});
     return request;
@@ -157,9 +159,23 @@ Result<QJsonDocument> jsonBody(const HttpResponse &response)
 
 } // namespace
 
-QCoro::Task<Result<>> ExecdClient::sendForNothing(HttpRequest request)
+void ExecdClient::noteFailure(const Error &error)
+{
+    if (error.kind == Error::Kind::Unreachable || error.kind == Error::Kind::Timeout)
+        Q_EMIT unreachable();
+}
+
+QCoro::Task<Result<HttpResponse>> ExecdClient::send(HttpRequest request)
 {
     auto response = co_await m_http->send(std::move(request));
+    if (!response)
+        noteFailure(response.error());
+    co_return response;
+}
+
+QCoro::Task<Result<>> ExecdClient::sendForNothing(HttpRequest request)
+{
+    auto response = co_await send(std::move(request));
     if (!response)
         co_return fail(response.error());
     co_return Result<>{};
@@ -167,7 +183,7 @@ QCoro::Task<Result<>> ExecdClient::sendForNothing(HttpRequest request)
 
 QCoro::Task<Result<QJsonDocument>> ExecdClient::sendForJson(HttpRequest request)
 {
-    auto response = co_await m_http->send(std::move(request));
+    auto response = co_await send(std::move(request));
     if (!response)
         co_return fail(response.error());
     co_return jsonBody(*response);
@@ -213,7 +229,7 @@ QCoro::Task<Result<LogChunk>> ExecdClient::logs(QString commandId, QByteArray cu
                 QStringLiteral("/command/%1/logs").arg(QString::fromLatin1(QUrl::toPercentEncoding(commandId))),
                 cursor.isEmpty() ? QByteArray() : "cursor=" + QUrl::toPercentEncoding(QString::fromLatin1(cursor)));
     fetch.accept = QByteArrayLiteral("text/plain");
-    auto response = co_await m_http->send(fetch);
+    auto response = co_await send(fetch);
     if (!response)
         co_return fail(response.error());
     LogChunk chunk;
@@ -242,7 +258,7 @@ QCoro::Task<Result<QByteArray>> ExecdClient::download(QString path)
 {
     HttpRequest fetch = request(QByteArrayLiteral("GET"), QStringLiteral("/files/download"), pathQuery(path));
     fetch.accept = QByteArrayLiteral("application/octet-stream");
-    auto response = co_await m_http->send(fetch);
+    auto response = co_await send(fetch);
     if (!response)
         co_return fail(response.error());
     co_return response->body;
@@ -362,15 +378,23 @@ ExecdClient::stream(ExecdCommand command, std::function<void(OutputChannel, cons
 
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (dead) {
-        co_return fail(Error::timeout(Tr::tr("the command stream from %1 went silent (no ping for %2 s)")
-                                          .arg(m_target.base.toString(QUrl::RemoveUserInfo))
-                                          .arg(std::chrono::duration<double>(3 * m_pingInterval).count())));
+        const Error silent = Error::timeout(Tr::tr("the command stream from %1 went silent (no ping for %2 s)")
+                                                .arg(m_target.base.toString(QUrl::RemoveUserInfo))
+                                                .arg(std::chrono::duration<double>(3 * m_pingInterval).count()));
+        noteFailure(silent);
+        co_return fail(silent);
     }
     if (status != 200) {
-        if (status == 0)
-            co_return fail(
+        if (status == 0) {
+            Error unreached =
                 Error::unreachable(Tr::tr("cannot reach execd at %1: %2")
-                                       .arg(m_target.base.toString(QUrl::RemoveUserInfo), reply->errorString())));
+                                       .arg(m_target.base.toString(QUrl::RemoveUserInfo), reply->errorString()));
+            // Refused: the command was never sent, so it did not run.
+            unreached.notConnected = reply->error() == QNetworkReply::ConnectionRefusedError
+                || reply->error() == QNetworkReply::HostNotFoundError;
+            noteFailure(unreached);
+            co_return fail(unreached);
+        }
         const ApiError api = parseApiError(status, reply->readAll(),
                                            QString::fromLatin1(reply->rawHeader(QByteArrayLiteral("X-Request-ID"))));
         co_return fail(Error{status == 404 ? Error::Kind::NotFound : Error::Kind::Backend, api.describe(), status});
@@ -388,9 +412,11 @@ ExecdClient::stream(ExecdCommand command, std::function<void(OutputChannel, cons
         const QString reason = reply->error() != QNetworkReply::NoError
             ? reply->errorString()
             : Tr::tr("it ended without the command's result");
-        co_return fail(
+        const Error broke =
             Error::unreachable(Tr::tr("the command stream from %1 broke off: %2")
-                                   .arg(m_target.base.toString(QUrl::RemoveUserInfo | QUrl::RemovePath), reason)));
+                                   .arg(m_target.base.toString(QUrl::RemoveUserInfo | QUrl::RemovePath), reason));
+        noteFailure(broke);
+        co_return fail(broke);
     }
     result.exitCode = execdExitCode(events);
     co_return streamed;

@@ -82,6 +82,12 @@ struct UploadFile
 // chunks that need not end at a line; they are cut into lines and handed to onLine as they
 // come. The stream has no transfer timeout; execd pings every 3 s, and three missed pings mark
 // the stream dead.
+//
+// A request that cannot connect is not retried here (HttpRequest::retryNotConnected): execd
+// that refuses has most likely moved (a restarted server, a rescheduled pod), and knocking on
+// the old address again only delays finding the new one. Every request that gets no answer
+// says so with unreachable(), so whoever keeps this client (the backend) can fetch the endpoint
+// again.
 class ExecdClient final : public QObject
 {
     Q_OBJECT
@@ -113,6 +119,11 @@ public:
     QCoro::Task<Result<>> removeDirectory(QString path);
     QCoro::Task<Result<>> removeFile(QString path);
 
+Q_SIGNALS:
+    // A request got no answer from execd: no connection (Error::notConnected), no answer in
+    // time, or a command stream that broke off or went silent. The address may be stale.
+    void unreachable();
+
 private:
     struct Streamed
     {
@@ -122,6 +133,8 @@ private:
     QCoro::Task<Result<Streamed>> stream(ExecdCommand command,
                                          std::function<void(OutputChannel, const QByteArray &)> onLine);
     HttpRequest request(const QByteArray &method, const QString &path, const QByteArray &query = {}) const;
+    QCoro::Task<Result<HttpResponse>> send(HttpRequest request); // m_http's, and unreachable() on no answer
+    void noteFailure(const Error &error);
     QCoro::Task<Result<>> sendForNothing(HttpRequest request); // 2xx, body ignored
     QCoro::Task<Result<QJsonDocument>> sendForJson(HttpRequest request);
 

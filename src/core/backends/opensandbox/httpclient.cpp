@@ -49,6 +49,13 @@ bool isConnectionError(QNetworkReply::NetworkError error)
     }
 }
 
+// No connection was made: the request never left.
+bool isNotConnected(QNetworkReply::NetworkError error)
+{
+    return error == QNetworkReply::ConnectionRefusedError || error == QNetworkReply::HostNotFoundError
+        || error == QNetworkReply::ProxyConnectionRefusedError || error == QNetworkReply::ProxyNotFoundError;
+}
+
 Error::Kind kindForStatus(int status)
 {
     if (status == 404)
@@ -222,8 +229,10 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
         if (answered && response.status >= 200 && response.status < 300)
             co_return response;
 
+        const bool notConnected = !answered && isNotConnected(networkError);
         const bool retryable = request.retrySafe && attempt < m_retry.maxAttempts
-            && (answered ? isRetryableStatus(response.status) : isConnectionError(networkError));
+            && (answered ? isRetryableStatus(response.status)
+                         : isConnectionError(networkError) && (request.retryNotConnected || !notConnected));
         if (!retryable) {
             if (answered) {
                 const ApiError api = parseApiError(response.status, response.body, response.requestId);
@@ -234,10 +243,12 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
                 reason = Tr::tr("no answer within %1 s").arg(request.transferTimeout.count() / 1000.0);
             else if (networkError == QNetworkReply::ContentReSendError)
                 reason = Tr::tr("the server closed the connection without answering");
-            co_return fail(
+            Error error =
                 Error::unreachable(Tr::tr("%1 %2 failed: %3")
                                        .arg(QString::fromLatin1(request.method),
-                                            request.url.toString(QUrl::RemoveUserInfo | QUrl::RemoveQuery), reason)));
+                                            request.url.toString(QUrl::RemoveUserInfo | QUrl::RemoveQuery), reason));
+            error.notConnected = notConnected;
+            co_return fail(std::move(error));
         }
 
         auto wait = delay;

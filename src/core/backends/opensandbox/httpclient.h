@@ -37,6 +37,10 @@ struct HttpRequest
     // Safe to send again after a connection error, 429, 502, 503 or 504. Only requests that the
     // protocol reference says may repeat (GET; pause, resume and delete) set it.
     bool retrySafe = false;
+    // With retrySafe: also retry when no connection could be made (refused, no such host).
+    // execd's requests do not: an execd that refuses is gone from that address, and the backend
+    // fetches its endpoint again instead of knocking on the old one.
+    bool retryNotConnected = true;
     std::chrono::milliseconds transferTimeout{30'000}; // idle timeout; 0: none (streams)
 };
 

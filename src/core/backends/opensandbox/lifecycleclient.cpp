@@ -51,8 +51,6 @@ ConnectionConfig ConnectionConfig::resolved() const
     ConnectionConfig config = *this;
     if (config.domain.isEmpty())
         config.domain = env.value(QStringLiteral("OPEN_SANDBOX_DOMAIN"), QStringLiteral("localhost:8080"));
-    if (config.apiKey.isEmpty())
-        config.apiKey = env.value(QStringLiteral("OPEN_SANDBOX_API_KEY")).toUtf8();
     if (config.protocol.isEmpty())
         config.protocol = QStringLiteral("http");
     for (const QString &scheme : {QStringLiteral("http"), QStringLiteral("https")}) {

@@ -22,11 +22,15 @@ struct ConnectionConfig
 {
     QString domain; // host[:port], possibly with a scheme; empty: $OPEN_SANDBOX_DOMAIN or localhost:8080
     QString protocol; // "http" or "https"; a scheme in domain wins
-    QByteArray apiKey; // empty: $OPEN_SANDBOX_API_KEY; empty again: no header
+    // Sent as OPEN-SANDBOX-API-KEY to the lifecycle server only; empty: no header. Never taken
+    // from the environment here: OPEN_SANDBOX_API_KEY belongs to the server the environment
+    // names, so only paddockctl (whose one key source it is) and the console's import of
+    // OPEN_SANDBOX_DOMAIN read it, and pass it on explicitly.
+    QByteArray apiKey;
     bool useServerProxy = false;
     std::chrono::milliseconds requestTimeout{30'000};
 
-    // Fills the empty fields from the environment and the SDK defaults.
+    // Fills an empty domain from the environment, and the SDK defaults (never the key).
     ConnectionConfig resolved() const;
     QUrl baseUrl() const; // <protocol>://<domain>/v1
 };

@@ -126,7 +126,8 @@ QString OpenSandboxBackend::instanceKey() const
 
 WorkspaceLayout OpenSandboxBackend::layout(const SandboxInfo &) const
 {
-    return {m_options.workdir, m_options.gatewayHome, m_options.gatewayHome + QStringLiteral("/_mcp_gateway_app.py")};
+    return {m_options.workdir, m_options.gatewayHome, m_options.gatewayHome + QStringLiteral("/.bootstrap-complete"),
+            m_options.gatewayHome + QStringLiteral("/_mcp_gateway_app.py")};
 }
 
 QCoro::Task<Result<QList<SandboxInfo>>> OpenSandboxBackend::list(ListFilter filter)
@@ -264,61 +265,108 @@ QCoro::Task<Result<SandboxInfo>> OpenSandboxBackend::renew(QString sandboxId, st
     co_return info;
 }
 
-QCoro::Task<Result<std::shared_ptr<ExecdClient>>> OpenSandboxBackend::execd(QString sandboxId)
+QCoro::Task<Result<OpenSandboxBackend::ExecdHandle>> OpenSandboxBackend::acquireExecd(QString sandboxId)
 {
     if (auto cached = m_execd.value(sandboxId))
-        co_return cached;
+        co_return ExecdHandle{cached, false};
     auto endpoint = co_await m_lifecycle->endpoint(sandboxId, ExecdTarget::Port);
     if (!endpoint)
         co_return fail(endpoint.error());
+    // Two calls may have resolved it at once: the first one's client stays.
+    if (auto cached = m_execd.value(sandboxId))
+        co_return ExecdHandle{cached, true};
     auto client = std::make_shared<ExecdClient>(m_network.get(), m_http.get(),
                                                 ExecdTarget::fromEndpoint(*endpoint, m_options.connection.protocol),
                                                 m_options.execdPingInterval);
+    const ExecdClient *raw = client.get();
+    QObject::connect(client.get(), &ExecdClient::unreachable, this,
+                     [this, sandboxId, raw] { forgetExecd(sandboxId, raw); });
     m_execd.insert(sandboxId, client);
+    co_return ExecdHandle{client, true};
+}
+
+QCoro::Task<Result<std::shared_ptr<ExecdClient>>> OpenSandboxBackend::execd(QString sandboxId)
+{
+    auto handle = co_await acquireExecd(sandboxId);
+    if (!handle)
+        co_return fail(handle.error());
+    std::shared_ptr<ExecdClient> client = handle->client;
     co_return client;
+}
+
+void OpenSandboxBackend::forgetExecd(const QString &sandboxId, const ExecdClient *client)
+{
+    const auto it = m_execd.constFind(sandboxId);
+    if (it == m_execd.cend() || it->get() != client)
+        return; // already replaced
+    qCInfo(lcOpenSandbox).noquote() << "execd of" << sandboxId << "at"
+                                    << client->target().base.toString(QUrl::RemoveUserInfo)
+                                    << "did not answer; its endpoint will be fetched again";
+    m_execd.erase(it);
+}
+
+bool OpenSandboxBackend::retryElsewhere(const QString &sandboxId, const ExecdHandle &used, const Error &error)
+{
+    if (error.kind == Error::Kind::Unreachable || error.kind == Error::Kind::Timeout)
+        forgetExecd(sandboxId, used.client.get());
+    return error.notConnected && !used.fresh;
 }
 
 QCoro::Task<Result<bool>> OpenSandboxBackend::isReady(QString sandboxId)
 {
-    auto client = co_await execd(sandboxId);
-    if (!client)
-        co_return fail(client.error());
-    auto pinged = co_await (*client)->ping();
-    if (!pinged)
-        m_execd.remove(sandboxId);
-    co_return pinged;
+    for (int attempt = 1;; ++attempt) {
+        auto handle = co_await acquireExecd(sandboxId);
+        if (!handle)
+            co_return fail(handle.error());
+        auto pinged = co_await handle->client->ping();
+        if (pinged || !retryElsewhere(sandboxId, *handle, pinged.error()) || attempt > 1)
+            co_return pinged;
+    }
 }
 
 QCoro::Task<Result<ExecResult>> OpenSandboxBackend::exec(QString sandboxId, ExecRequest request)
 {
     if (request.argv.isEmpty())
         co_return fail(Error::invalidArgument(Tr::tr("no command to run")));
-    auto client = co_await execd(sandboxId);
-    if (!client)
-        co_return fail(client.error());
     ExecdCommand command;
     command.command = shellJoin(request.argv);
     command.cwd = request.cwd.isEmpty() ? m_options.workdir : request.cwd;
     command.timeout = request.timeout;
-    auto result = co_await (*client)->run(command, request.onLine);
-    if (!result) {
-        if (result.error().kind == Error::Kind::Unreachable || result.error().kind == Error::Kind::Timeout)
-            m_execd.remove(sandboxId); // resolve the endpoint again next time
+    for (int attempt = 1;; ++attempt) {
+        auto handle = co_await acquireExecd(sandboxId);
+        if (!handle)
+            co_return fail(handle.error());
+        auto result = co_await handle->client->run(command, request.onLine);
+        if (!result) {
+            // Could not connect: the command never left, so it may go to the new endpoint.
+            if (retryElsewhere(sandboxId, *handle, result.error()) && attempt == 1)
+                continue;
+            co_return result;
+        }
+        // execd reports a command killed at its timeout with exit code -1 (reference §3.2).
+        if (request.timeout.count() > 0 && result->exitCode == -1)
+            result->timedOut = true;
         co_return result;
     }
-    // execd reports a command killed at its timeout with exit code -1 (reference §3.2).
-    if (request.timeout.count() > 0 && result->exitCode == -1)
-        result->timedOut = true;
-    co_return result;
 }
 
 QCoro::Task<Result<std::optional<QDateTime>>> OpenSandboxBackend::sessionsActivity(QString sandboxId)
 {
-    auto client = co_await execd(sandboxId);
-    if (!client)
-        co_return fail(client.error());
     const QString sessions = m_options.workdir + QStringLiteral("/sessions");
-    auto listed = co_await (*client)->listDirectory(sessions, 2);
+    for (int attempt = 1;; ++attempt) {
+        auto handle = co_await acquireExecd(sandboxId);
+        if (!handle)
+            co_return fail(handle.error());
+        auto activity = co_await readSessionsActivity(handle->client, sessions);
+        if (activity || !retryElsewhere(sandboxId, *handle, activity.error()) || attempt > 1)
+            co_return activity;
+    }
+}
+
+QCoro::Task<Result<std::optional<QDateTime>>>
+OpenSandboxBackend::readSessionsActivity(std::shared_ptr<ExecdClient> client, QString sessions)
+{
+    auto listed = co_await client->listDirectory(sessions, 2);
     if (!listed) {
         if (listed.error().kind == Error::Kind::NotFound)
             co_return std::optional<QDateTime>();
@@ -333,7 +381,7 @@ QCoro::Task<Result<std::optional<QDateTime>>> OpenSandboxBackend::sessionsActivi
     }
     if (!newest.isValid()) {
         const QStringList paths{sessions};
-        auto folder = co_await (*client)->fileInfo(paths);
+        auto folder = co_await client->fileInfo(paths);
         if (!folder && folder.error().kind == Error::Kind::NotFound)
             co_return std::optional<QDateTime>();
         if (!folder)

@@ -27,8 +27,9 @@ inline constexpr std::chrono::seconds BootstrapCommandTimeout{600};
 // AgentScope's bootstrap for OpenSandbox, in its order (apt, uv, venv, gateway requirements plus
 // extraPip, agentscope), followed by two commands that put the glob helper and the gateway
 // script from the agentscope package just installed into the gateway home, the script last. The
-// script is the marker: a sandbox bootstrapped here is one AgentScope attaches to without
-// bootstrapping again, and the other way round.
+// script is the marker (give ProvisionOptions::agentscopeBootstrap with this list): a sandbox
+// bootstrapped here is one AgentScope attaches to without bootstrapping again, and the other way
+// round. Any other bootstrap is marked with Paddock's own marker and leaves no gateway script.
 QList<BootstrapCommand> agentscopeBootstrapCommands(const QStringList &extraPip = {},
                                                     const QString &gatewayHome = DefaultGatewayHome);
 
@@ -93,8 +94,12 @@ public:
     // The server's legacy container log endpoint (LifecycleClient::containerLogs).
     QCoro::Task<Result<QByteArray>> containerLogs(QString sandboxId, int tail) override;
 
-    // execd of one sandbox, resolved through `endpoints/44772` (and cached until the sandbox
-    // is resumed or an execd call cannot connect).
+    // execd of one sandbox, resolved through `endpoints/44772` and cached until the sandbox is
+    // resumed or lost, or a request of that client gets no answer (ExecdClient::unreachable():
+    // it could not connect, no answer in time, a stream that broke off), whoever made it; the
+    // next call fetches the endpoint again. The backend's own execd calls (isReady, exec,
+    // sessionsActivity) that could not connect to a cached endpoint fetch it again and repeat
+    // once at once: the request never left, so even a command is safe to send again.
     QCoro::Task<Result<std::shared_ptr<ExecdClient>>> execd(QString sandboxId);
 
     // One pass of the lease keeper (the timer calls it); returns how many leases it renewed.
@@ -109,6 +114,19 @@ private:
         QString workspaceId;
         std::optional<QDateTime> expiresAt;
     };
+
+    struct ExecdHandle
+    {
+        std::shared_ptr<ExecdClient> client;
+        bool fresh = false; // resolved just now, not taken from the cache
+    };
+    QCoro::Task<Result<ExecdHandle>> acquireExecd(QString sandboxId);
+    // After a failed execd call: drops the endpoint if `used` is still the cached one; true when
+    // the call should be made again with a new endpoint (it could not connect to a cached one).
+    bool retryElsewhere(const QString &sandboxId, const ExecdHandle &used, const Error &error);
+    void forgetExecd(const QString &sandboxId, const ExecdClient *client);
+    static QCoro::Task<Result<std::optional<QDateTime>>> readSessionsActivity(std::shared_ptr<ExecdClient> client,
+                                                                              QString sessions);
 
     QCoro::Task<Result<SandboxInfo>> createOnce(CreateSpec spec);
     void hold(const SandboxInfo &sandbox);
