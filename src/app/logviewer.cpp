@@ -104,12 +104,30 @@ private:
     LogModel *m_model;
 };
 
+// The lines. Going to another line (a click, the arrow keys, a jump to a match) never scrolls
+// sideways: the text column is as wide as the widest line, and QTableView would scroll to the
+// start of it, or with PositionAtCenter to its middle, which for most lines is empty.
+class LogTableView final : public QTableView
+{
+public:
+    using QTableView::QTableView;
+
+    void scrollTo(const QModelIndex &index, ScrollHint hint) override
+    {
+        QScrollBar *bar = horizontalScrollBar();
+        const int x = bar->value();
+        QTableView::scrollTo(index, hint);
+        if (index.column() == LogModel::TextColumn)
+            bar->setValue(x);
+    }
+};
+
 } // namespace
 
 LogViewer::LogViewer(const QString &path, QWidget *parent)
     : QWidget(parent)
     , m_model(new LogModel(path, this))
-    , m_view(new QTableView(this))
+    , m_view(new LogTableView(this))
     , m_search(new QLineEdit(this))
     , m_regex(new QCheckBox(this))
     , m_case(new QCheckBox(this))
@@ -418,10 +436,36 @@ void LogViewer::goToLine(qsizetype line)
     const QModelIndex index = m_model->index(row, LogModel::TextColumn);
     m_view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     m_view->scrollTo(index, QAbstractItemView::PositionAtCenter);
+    revealMatch(row);
     // A match away from the end is read where it is: following would pull the view away.
     if (row < m_model->rowCount() - 1)
-        setFollowing(false);
+        updateFollowing(false);
     updateMatchText();
+}
+
+void LogViewer::revealMatch(int row)
+{
+    const QModelIndex index = m_model->index(row, LogModel::TextColumn);
+    const QString text = index.data().toString();
+    const std::vector<std::pair<qsizetype, qsizetype>> ranges = m_model->matcher().ranges(text, 1);
+    if (ranges.empty())
+        return; // past what is shown of a long line: nothing to bring into view
+    QFont font = m_view->font();
+    if (const QVariant own = index.data(Qt::FontRole); own.isValid())
+        font = qvariant_cast<QFont>(own).resolve(font);
+    const QFontMetrics metrics(font);
+    // As the delegate draws it: the item's text margin, then the text.
+    const int margin = m_view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_view) + 1;
+    QScrollBar *bar = m_view->horizontalScrollBar();
+    const int textLeft = m_view->columnViewportPosition(LogModel::TextColumn) + bar->value() + margin;
+    const auto [first, length] = ranges.front();
+    const int start = textLeft + metrics.horizontalAdvance(text.left(first));
+    const int end = start + metrics.horizontalAdvance(text.mid(first, length));
+    const int width = m_view->viewport()->width();
+    if (start >= bar->value() && end <= bar->value() + width)
+        return; // in view where the user left it
+    // The start of the line when the match fits with it, else the match a third into the view.
+    bar->setValue(end <= width - margin ? 0 : start - width / 3);
 }
 
 void LogViewer::findNext()
@@ -444,6 +488,14 @@ void LogViewer::findPrevious()
 }
 
 void LogViewer::setFollowing(bool follow)
+{
+    // The newest lines, from their start.
+    if (follow)
+        m_view->horizontalScrollBar()->setValue(0);
+    updateFollowing(follow);
+}
+
+void LogViewer::updateFollowing(bool follow)
 {
     if (follow == m_following)
         return;
@@ -469,7 +521,7 @@ void LogViewer::scrollValueChanged(int value)
     // A model reset scrolls to the top on its own; that is not the user.
     if (m_model->rowCount() == 0)
         return;
-    setFollowing(value >= m_view->verticalScrollBar()->maximum());
+    updateFollowing(value >= m_view->verticalScrollBar()->maximum());
 }
 
 void LogViewer::setLineNumbersVisible(bool visible)

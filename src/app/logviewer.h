@@ -50,6 +50,7 @@ public:
     qsizetype currentLine() const;
 
     bool isFollowing() const { return m_following; }
+    // Following again shows the newest lines from their start (scrolled fully left).
     void setFollowing(bool follow);
     void setLineNumbersVisible(bool visible);
     void setTimestampsVisible(bool visible);
@@ -79,6 +80,10 @@ private:
     void updateMatchText();
     void updateTextWidth();
     void goToLine(qsizetype line);
+    // Scrolls sideways only when the row's first match is out of view.
+    void revealMatch(int row);
+    // Following or not, the view left where it is (scrolling does this).
+    void updateFollowing(bool follow);
     void exportInteractively();
     void scrollRangeChanged(int min, int max);
     void scrollValueChanged(int value);

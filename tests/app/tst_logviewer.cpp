@@ -13,6 +13,7 @@
 #endif
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QApplication>
 #include <QClipboard>
 #include <QDir>
@@ -60,6 +61,26 @@ bool lastRowVisible(const LogViewer &viewer)
     const int last = view->model()->rowCount() - 1;
     const QRect rect = view->visualRect(view->model()->index(last, LogModel::TextColumn));
     return rect.isValid() && rect.bottom() <= view->viewport()->height() + 1 && rect.top() >= 0;
+}
+
+// Whether the search's highlight shows in the row of `line`, on screen.
+bool highlightShown(LogViewer &viewer, qsizetype line)
+{
+    QTableView *view = viewer.view();
+    const int row = viewer.model()->rowFor(line);
+    const QRect rect =
+        view->visualRect(viewer.model()->index(row, LogModel::TextColumn)).intersected(view->viewport()->rect());
+    if (row < 0 || rect.isEmpty())
+        return false;
+    const QImage image = view->viewport()->grab().toImage();
+    const QRgb highlight = QColor(0xf6, 0xd3, 0x2d).rgb();
+    for (int y = rect.top(); y <= rect.bottom(); ++y) {
+        for (int x = rect.left(); x <= rect.right(); ++x) {
+            if (image.pixel(x, y) == highlight)
+                return true;
+        }
+    }
+    return false;
 }
 
 } // namespace
@@ -161,6 +182,77 @@ private Q_SLOTS:
         QTRY_VERIFY(!viewer.model()->isSearching());
         QVERIFY(viewer.model()->matches().empty());
         QCOMPARE(viewer.matchText(), LogViewer::tr("No matches"));
+    }
+
+    void jumpsKeepTheMatchInView()
+    {
+        // Short lines, and 200 KB lines with the match 3,000 characters in (within what is shown).
+        const QString path = m_dir.filePath(QStringLiteral("wide.log"));
+        const QByteArray wide = QByteArray(3000, 'x') + "needle" + QByteArray(200 * 1024, 'y');
+        QByteArray bytes;
+        for (int i = 0; i < 200; ++i) {
+            QByteArray text = (i == 30 || i == 150 ? "needle " : "line ") + QByteArray::number(i);
+            if (i == 100 || i == 120)
+                text = wide;
+            bytes += logLine(i, LogLine::Kind::Stdout, text);
+        }
+        QVERIFY(writeFile(path, bytes));
+        LogViewer viewer(path);
+        viewer.resize(800, 300);
+        viewer.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&viewer));
+        QTRY_COMPARE(viewer.model()->lineCount(), 200);
+        QTableView *view = viewer.view();
+        QTRY_VERIFY(view->columnWidth(LogModel::TextColumn) > 20 * view->viewport()->width());
+        QScrollBar *bar = view->horizontalScrollBar();
+        viewer.setSearch(QStringLiteral("needle"));
+        QTRY_VERIFY(!viewer.model()->isSearching());
+        QCOMPARE(viewer.model()->matches(), (std::vector<qsizetype>{30, 100, 120, 150}));
+        view->setCurrentIndex(viewer.model()->index(0, LogModel::TextColumn));
+
+        // A short line's match: the view stays at the start of the lines, not in the empty middle.
+        viewer.findNext();
+        QCOMPARE(viewer.currentLine(), 30);
+        QCOMPARE(bar->value(), 0);
+        QVERIFY(highlightShown(viewer, 30));
+
+        // A match far to the right is brought into view.
+        viewer.findNext();
+        QCOMPARE(viewer.currentLine(), 100);
+        QVERIFY(bar->value() > 0);
+        QVERIFY(highlightShown(viewer, 100));
+
+        // The next one is in view where the view is: it stays there.
+        const int kept = bar->value();
+        viewer.findNext();
+        QCOMPARE(viewer.currentLine(), 120);
+        QCOMPARE(bar->value(), kept);
+        QVERIFY(highlightShown(viewer, 120));
+
+        // Back to a short line: its match is at the start, so the view goes back there.
+        viewer.findNext();
+        QCOMPARE(viewer.currentLine(), 150);
+        QVERIFY(highlightShown(viewer, 150));
+
+        // Clicking another line keeps the view where the user scrolled it.
+        bar->setValue(5000);
+        const QModelIndex other = viewer.model()->index(viewer.model()->rowFor(149), LogModel::TextColumn);
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(other).center());
+        QCOMPARE(viewer.currentLine(), 149);
+        QCOMPARE(bar->value(), 5000);
+
+        // Follow goes to the newest lines from their start.
+        QVERIFY(!viewer.isFollowing());
+        QAction *follow = nullptr;
+        for (QAction *action : viewer.actions()) {
+            if (action->text() == LogViewer::tr("Fo&llow"))
+                follow = action;
+        }
+        QVERIFY(follow);
+        follow->trigger();
+        QVERIFY(viewer.isFollowing());
+        QCOMPARE(bar->value(), 0);
+        QTRY_VERIFY(lastRowVisible(viewer));
     }
 
     void contextFilter()
