@@ -282,7 +282,10 @@ LogViewer::LogViewer(const QString &path, QWidget *parent)
     connect(m_model, &LogModel::readingChanged, this, &LogViewer::updateStatus);
     connect(m_model, &LogModel::readFailed, this, &LogViewer::updateNote);
     connect(m_model, &LogModel::odditiesChanged, this, &LogViewer::updateNote);
-    connect(m_model, &LogModel::searchChanged, this, &LogViewer::updateMatchText);
+    connect(m_model, &LogModel::searchChanged, this, [this] {
+        updateMatchText();
+        jumpToNewSearch();
+    });
     connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this, [this] { m_lineBeforeReset = currentLine(); });
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
         if (m_following) {
@@ -405,9 +408,37 @@ void LogViewer::applySearch()
     m_search->setStyleSheet({});
     m_search->setToolTip(
         tr("Matching text is highlighted. Enter goes to the next match, Shift+Enter to the previous."));
+    if (!(*matcher == m_model->matcher())) {
+        // A new search goes to its first match from here, once (see jumpToNewSearch).
+        m_jumpPending = !matcher->isEmpty();
+        m_jumpFrom = std::max<qsizetype>(currentLine(), 0);
+        m_jumpLines = m_model->lineCount();
+    }
     m_model->setMatcher(*matcher);
     m_view->viewport()->update();
     updateMatchText();
+    jumpToNewSearch();
+}
+
+void LogViewer::jumpToNewSearch()
+{
+    if (!m_jumpPending)
+        return;
+    // Matches come in order, each batch complete up to where it was searched: the first one at
+    // or after the line is the one to go to as soon as it is there.
+    const std::vector<qsizetype> &matches = m_model->matches();
+    const auto at = std::lower_bound(matches.begin(), matches.end(), m_jumpFrom);
+    if (at != matches.end()) {
+        goToLine(*at);
+        return;
+    }
+    // None after it in the lines the log had when the search was made: the first, if any. Lines
+    // that come later do not move the view.
+    if (m_model->isSearching() && m_model->searchedLines() < m_jumpLines)
+        return;
+    m_jumpPending = false;
+    if (!matches.empty())
+        goToLine(matches.front());
 }
 
 void LogViewer::setFilter(bool on, int context)
@@ -430,6 +461,7 @@ qsizetype LogViewer::currentLine() const
 
 void LogViewer::goToLine(qsizetype line)
 {
+    m_jumpPending = false;
     const int row = m_model->rowFor(line);
     if (row < 0)
         return;

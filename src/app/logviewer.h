@@ -75,6 +75,9 @@ protected:
 private:
     void retranslate();
     void applySearch();
+    // After a new search, once: the first match at or after the line that was current (else the
+    // first match), as soon as the search has found it.
+    void jumpToNewSearch();
     void updateNote();
     void updateStatus();
     void updateMatchText();
@@ -119,4 +122,7 @@ private:
     bool m_following = true;
     bool m_deleted = false;
     qsizetype m_lineBeforeReset = -1;
+    bool m_jumpPending = false; // a new search has not gone to its first match yet
+    qsizetype m_jumpFrom = 0; // the line current when it was made
+    qsizetype m_jumpLines = 0; // the lines the log had then
 };

@@ -255,6 +255,47 @@ private Q_SLOTS:
         QTRY_VERIFY(lastRowVisible(viewer));
     }
 
+    void newSearchGoesToItsFirstMatchOnce()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("first.log"));
+        QVERIFY(writeFile(path, numberedLog(1000)));
+        LogViewer viewer(path);
+        viewer.resize(800, 300);
+        viewer.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&viewer));
+        QTRY_COMPARE(viewer.model()->lineCount(), 1000);
+        QTableView *view = viewer.view();
+        view->setCurrentIndex(viewer.model()->index(505, LogModel::TextColumn));
+
+        // Typed: the first match at or after the current line.
+        QTest::keyClicks(viewer.searchField(), QStringLiteral("error"));
+        QTRY_COMPARE(viewer.currentLine(), 510);
+        QVERIFY(!viewer.isFollowing());
+        QVERIFY(viewer.matchText().contains(QLocale().toString(52)));
+
+        // Once: more matches as the log grows do not move the view again.
+        view->setCurrentIndex(viewer.model()->index(3, LogModel::TextColumn));
+        QByteArray more;
+        for (int i = 1000; i < 1100; ++i)
+            more += logLine(i, LogLine::Kind::Stderr, "error " + QByteArray::number(i));
+        QVERIFY(writeFile(path, more, QIODevice::Append));
+        viewer.refresh();
+        QTRY_COMPARE(viewer.model()->matches().size(), size_t(200));
+        QTRY_VERIFY(!viewer.model()->isSearching());
+        QCOMPARE(viewer.currentLine(), 3);
+
+        // Nothing matches after the current line: the first match.
+        view->setCurrentIndex(viewer.model()->index(1095, LogModel::TextColumn));
+        viewer.searchField()->selectAll();
+        QTest::keyClicks(viewer.searchField(), QStringLiteral("error 2"));
+        QTRY_COMPARE(viewer.currentLine(), 20);
+
+        // The same search again is no new search: the view stays.
+        view->setCurrentIndex(viewer.model()->index(7, LogModel::TextColumn));
+        viewer.setSearch(QStringLiteral("error 2"));
+        QCOMPARE(viewer.currentLine(), 7);
+    }
+
     void contextFilter()
     {
         const QString path = m_dir.filePath(QStringLiteral("filter.log"));
