@@ -1,5 +1,6 @@
 #include "logviewer.h"
 
+#include "elidedlabel.h"
 #include "logmodel.h"
 
 #include <QCoroFuture>
@@ -136,9 +137,9 @@ LogViewer::LogViewer(const QString &path, QWidget *parent)
     , m_context(new QSpinBox(this))
     , m_previousButton(new QToolButton(this))
     , m_nextButton(new QToolButton(this))
-    , m_matches(new QLabel(this))
+    , m_matches(new ElidedLabel(this))
     , m_note(new QLabel(this))
-    , m_status(new QLabel(this))
+    , m_status(new ElidedLabel(this))
     , m_findAction(new QAction(this))
     , m_previousAction(new QAction(this))
     , m_nextAction(new QAction(this))
@@ -177,6 +178,8 @@ LogViewer::LogViewer(const QString &path, QWidget *parent)
     m_context->setValue(2);
     m_contextLabel->setBuddy(m_context);
     m_note->setWordWrap(true);
+    // Not as wide as its longest word: a long path in a note cannot widen the window.
+    m_note->setMinimumWidth(1);
     m_note->setAutoFillBackground(true);
     m_note->setContentsMargins(8, 4, 8, 4);
     m_note->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -187,7 +190,9 @@ LogViewer::LogViewer(const QString &path, QWidget *parent)
         m_note->setPalette(palette);
     }
     m_note->hide();
+    m_matches->setObjectName(QStringLiteral("matches"));
     m_matches->setMinimumWidth(metrics.horizontalAdvance(QStringLiteral("0000000 / 0000000")));
+    m_status->setObjectName(QStringLiteral("status"));
 
     m_previousAction->setShortcuts(
         {QKeySequence(Qt::SHIFT | Qt::Key_F3), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G)});
@@ -719,9 +724,9 @@ void LogViewer::updateMatchText()
     if (!m_searchError.isEmpty()) {
         m_matches->setText(tr("Invalid pattern"));
         m_matches->setToolTip(m_searchError);
+        m_matches->setAccessibleDescription(m_searchError);
         return;
     }
-    m_matches->setToolTip({});
     const std::vector<qsizetype> &matches = m_model->matches();
     if (m_model->matcher().isEmpty()) {
         m_matches->clear();

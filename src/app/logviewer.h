@@ -8,6 +8,7 @@
 #include <QTimer>
 #include <QWidget>
 
+class ElidedLabel;
 class LogModel;
 class QAction;
 class QCheckBox;
@@ -101,9 +102,9 @@ private:
     QSpinBox *m_context;
     QToolButton *m_previousButton;
     QToolButton *m_nextButton;
-    QLabel *m_matches;
+    ElidedLabel *m_matches;
     QLabel *m_note;
-    QLabel *m_status;
+    ElidedLabel *m_status;
     QAction *m_findAction;
     QAction *m_previousAction;
     QAction *m_nextAction;

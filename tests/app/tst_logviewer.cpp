@@ -5,6 +5,7 @@
 // a file deleted while open) shown with a note.
 
 #include "bootstraplog.h"
+#include "elidedlabel.h"
 #include "logmodel.h"
 #include "logviewer.h"
 
@@ -18,7 +19,9 @@
 #include <QClipboard>
 #include <QDir>
 #include <QFile>
+#include <QLayout>
 #include <QLineEdit>
+#include <QMainWindow>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
@@ -294,6 +297,40 @@ private Q_SLOTS:
         view->setCurrentIndex(viewer.model()->index(7, LogModel::TextColumn));
         viewer.setSearch(QStringLiteral("error 2"));
         QCOMPARE(viewer.currentLine(), 7);
+    }
+
+    void longStatusDoesNotWidenTheWindow()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("status.log"));
+        QVERIFY(writeFile(path, numberedLog(10)));
+        QMainWindow window;
+        auto *viewer = new LogViewer(path);
+        window.setCentralWidget(viewer);
+        window.resize(900, 500);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_COMPARE(viewer->model()->lineCount(), 10);
+        window.layout()->activate();
+        const QSize minimum = window.minimumSizeHint();
+        QVERIFY(minimum.width() < 900);
+
+        QString message = QStringLiteral("The server answered:");
+        for (int i = 0; i < 60; ++i)
+            message += QStringLiteral(" connection refused (attempt %1);").arg(i);
+        viewer->setSourceState(message);
+        // What the posted layout requests do, now: the viewer's layout, then the window's.
+        viewer->layout()->activate();
+        window.layout()->activate();
+        QCOMPARE(window.width(), 900);
+        QCOMPARE(window.minimumSizeHint(), minimum);
+        auto *status = viewer->findChild<ElidedLabel *>(QStringLiteral("status"));
+        QVERIFY(status);
+        QVERIFY(status->isElided());
+        QVERIFY(status->geometry().right() < viewer->width());
+        // The whole text is in its tooltip and accessible description.
+        QVERIFY(viewer->statusText().contains(message));
+        QCOMPARE(status->toolTip(), viewer->statusText());
+        QCOMPARE(status->accessibleDescription(), viewer->statusText());
     }
 
     void contextFilter()
