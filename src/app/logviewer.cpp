@@ -149,7 +149,6 @@ LogViewer::LogViewer(const QString &path, QWidget *parent)
     , m_copyAction(new QAction(this))
     , m_exportAction(new QAction(this))
 {
-    m_model->setLocale(locale());
     m_view->setModel(m_model);
     m_view->setItemDelegate(new LogLineDelegate(m_model, m_view));
     m_view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -351,7 +350,9 @@ void LogViewer::retranslate()
     m_exportAction->setText(tr("&Export…"));
     m_exportAction->setToolTip(tr("Save the whole log to a file (Ctrl+S)"));
     m_view->setAccessibleName(tr("Log lines"));
-    m_model->setLocale(locale());
+    if (m_sourceStateText)
+        m_sourceState = m_sourceStateText();
+    m_model->retranslate();
     updateNote();
     updateStatus();
     updateMatchText();
@@ -382,7 +383,15 @@ void LogViewer::refresh()
 
 void LogViewer::setSourceState(const QString &text)
 {
+    m_sourceStateText = nullptr;
     m_sourceState = text;
+    updateStatus();
+}
+
+void LogViewer::setSourceStateFrom(std::function<QString()> text)
+{
+    m_sourceStateText = std::move(text);
+    m_sourceState = m_sourceStateText ? m_sourceStateText() : QString();
     updateStatus();
 }
 
@@ -642,8 +651,9 @@ QCoro::Task<Result<>> LogViewer::exportTo(QString path)
     QPointer<LogViewer> self(this);
     Result<> result = co_await QtConcurrent::run(copy);
     if (self) {
-        self->m_exportMessage =
-            result ? tr("Exported the whole log to %1.").arg(QDir::toNativeSeparators(path)) : result.error().message;
+        // Said in the language of the moment (updateStatus), unless it is the failure's own message.
+        self->m_exportedTo = result ? path : QString();
+        self->m_exportMessage = result ? QString() : result.error().message;
         self->updateStatus();
     }
     co_return result;
@@ -683,7 +693,7 @@ void LogViewer::updateNote()
     if (odd.longLine) {
         notes << tr("Some lines are too long to show whole: the first %1 of each are shown. Copy and Export give all "
                     "of it.")
-                     .arg(locale().formattedDataSize(LogModel::DisplayBytes));
+                     .arg(QLocale().formattedDataSize(LogModel::DisplayBytes));
     }
     m_note->setText(notes.join(u' '));
     m_note->setVisible(!notes.isEmpty());
@@ -696,7 +706,7 @@ QString LogViewer::statusText() const
 
 void LogViewer::updateStatus()
 {
-    const QLocale here = locale();
+    const QLocale here;
     QStringList parts;
     parts << tr("%n line(s)", nullptr, int(std::min<qsizetype>(m_model->lineCount(), INT_MAX)))
           << here.formattedDataSize(m_model->byteCount());
@@ -709,6 +719,8 @@ void LogViewer::updateStatus()
     parts << (m_following ? tr("following") : tr("not following"));
     if (!m_sourceState.isEmpty())
         parts << m_sourceState;
+    if (!m_exportedTo.isEmpty())
+        parts << tr("Exported the whole log to %1.").arg(QDir::toNativeSeparators(m_exportedTo));
     if (!m_exportMessage.isEmpty())
         parts << m_exportMessage;
     m_status->setText(parts.join(QStringLiteral(" · ")));
@@ -732,7 +744,7 @@ void LogViewer::updateMatchText()
         m_matches->clear();
         return;
     }
-    const QLocale here = locale();
+    const QLocale here;
     const int count = int(std::min<size_t>(matches.size(), INT_MAX));
     QString text;
     const auto at = std::lower_bound(matches.begin(), matches.end(), currentLine());

@@ -8,6 +8,8 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <functional>
+
 class ElidedLabel;
 class LogModel;
 class QAction;
@@ -38,8 +40,12 @@ public:
 
     // Reads what the file gained now (besides the viewer's own polling): for live sources.
     void refresh();
-    // Where the lines come from and how that goes ("polling the server..."), in the status line.
+    // Where the lines come from and how that goes, in the status line: a text that stays as it
+    // is (a server's message)...
     void setSourceState(const QString &text);
+    // ...or one in the language of the moment: `text` makes it ("Polling the server for new
+    // lines.") and is called again when the language changes.
+    void setSourceStateFrom(std::function<QString()> text);
 
     // The search, applied at once (typing applies it after a short pause).
     void setSearch(const QString &text, bool regex = false, bool caseSensitive = false);
@@ -118,8 +124,10 @@ private:
     QTimer m_searchDelay; // typing pauses before a search starts
     QTimer m_widthDelay;
     QString m_searchError;
-    QString m_exportMessage;
+    QString m_exportedTo; // the last export's file, when it worked
+    QString m_exportMessage; // else why it did not
     QString m_sourceState;
+    std::function<QString()> m_sourceStateText; // makes m_sourceState, if set
     bool m_following = true;
     bool m_deleted = false;
     qsizetype m_lineBeforeReset = -1;

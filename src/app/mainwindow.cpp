@@ -323,10 +323,11 @@ LogViewer *MainWindow::showLog(const WorkspaceRecord &record, bool container)
         connect(tail, &Paddock::ContainerLogTail::linesAppended, viewer, &LogViewer::refresh);
         connect(tail, &Paddock::ContainerLogTail::problem, viewer, &LogViewer::setSourceState);
         connect(tail, &Paddock::ContainerLogTail::stopped, viewer, [viewer] {
-            viewer->setSourceState(
-                tr("No longer polled: the sandbox is not running. Show the container log again to poll it."));
+            viewer->setSourceStateFrom([] {
+                return tr("No longer polled: the sandbox is not running. Show the container log again to poll it.");
+            });
         });
-        viewer->setSourceState(tr("Polling the server for new lines."));
+        viewer->setSourceStateFrom([] { return tr("Polling the server for new lines."); });
         tail->start();
     }
     const int index =

@@ -6,6 +6,7 @@
 
 #include "bootstraplog.h"
 #include "elidedlabel.h"
+#include "i18n.h"
 #include "logmodel.h"
 #include "logviewer.h"
 
@@ -22,6 +23,8 @@
 #include <QLayout>
 #include <QLineEdit>
 #include <QMainWindow>
+#include <QRegularExpression>
+#include <QScopeGuard>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
@@ -331,6 +334,34 @@ private Q_SLOTS:
         QVERIFY(viewer->statusText().contains(message));
         QCOMPARE(status->toolTip(), viewer->statusText());
         QCOMPARE(status->accessibleDescription(), viewer->statusText());
+    }
+
+    void footerFollowsTheLanguage()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("language.log"));
+        QVERIFY(writeFile(path, numberedLog(3)));
+        LogViewer viewer(path);
+        viewer.show();
+        QTRY_COMPARE(viewer.model()->lineCount(), 3);
+        // As the main window says it for a container log (in its own words).
+        viewer.setSourceStateFrom(
+            [] { return QCoreApplication::translate("MainWindow", "Polling the server for new lines."); });
+        const QString target = m_dir.filePath(QStringLiteral("language-export.log"));
+        QVERIFY(QCoro::waitFor(viewer.exportTo(target)).has_value());
+        QVERIFY(viewer.statusText().contains(QLatin1String("Polling the server")));
+        QVERIFY(viewer.statusText().contains(QLatin1String("bytes")));
+
+        const auto english =
+            qScopeGuard([] { Paddock::useLanguage(QLocale(QLocale::English, QLocale::UnitedStates)); });
+        QCOMPARE(Paddock::useLanguage(QLocale(QStringLiteral("zh_CN"))), QStringLiteral("zh_CN"));
+        QTRY_VERIFY(
+            viewer.statusText().contains(QStringLiteral("正在定期从服务器获取新的行。"))); // LanguageChange is posted
+        QString text = viewer.statusText();
+        QVERIFY(text.contains(QLocale().formattedDataSize(viewer.model()->byteCount())));
+        text.remove(QDir::toNativeSeparators(target));
+        static const QRegularExpression latin(QStringLiteral("[A-Za-z]"));
+        QVERIFY2(!text.contains(latin), qPrintable(text));
+        QCOMPARE(viewer.model()->index(2, LogModel::LineColumn).data().toString(), QLocale().toString(3));
     }
 
     void contextFilter()
