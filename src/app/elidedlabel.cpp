@@ -6,6 +6,8 @@
 #include <QPainter>
 #include <QStyle>
 
+#include <cmath>
+
 namespace {
 
 // A label to assistive technology (QLabel's role), named by its whole text.
@@ -110,10 +112,11 @@ bool ElidedLabel::isElided() const
 
 QSize ElidedLabel::sizeHint() const
 {
-    const QFontMetrics metrics = fontMetrics();
+    // Rounded up: at this width elidedText() keeps the whole text (text in fallback fonts, such
+    // as Chinese, has fractional widths).
+    const int width = int(std::ceil(QFontMetricsF(font()).horizontalAdvance(oneLine()))) + 1;
     const QMargins margins = contentsMargins();
-    return {metrics.horizontalAdvance(oneLine()) + margins.left() + margins.right(),
-            metrics.height() + margins.top() + margins.bottom()};
+    return {width + margins.left() + margins.right(), fontMetrics().height() + margins.top() + margins.bottom()};
 }
 
 QSize ElidedLabel::minimumSizeHint() const
