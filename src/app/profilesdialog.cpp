@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QEvent>
 #include <QFileDialog>
+#include <QFormLayout>
 #include <QKeyEvent>
 #include <QMessageBox>
 #include <QPointer>
@@ -116,27 +117,71 @@ void ProfilesDialog::setupFields()
     const auto field = [](const char *name, QWidget *editor, QWidget *row, QLabel *error) {
         return Field{QLatin1String(name), editor, row, error};
     };
+    // Each problem shows under its field, in the same row of the form: hiding and showing a
+    // message never changes which rows the form has.
     m_fields = {
-        field("name", m_ui->nameEdit, m_ui->nameEdit, m_ui->nameError),
-        field("dockerHost", m_ui->dockerHostEdit, m_ui->dockerHostEdit, m_ui->dockerHostError),
-        field("domain", m_ui->domainEdit, m_ui->domainEdit, m_ui->domainError),
-        field("protocol", m_ui->protocolBox, m_ui->protocolBox, m_ui->protocolError),
-        field("image", m_ui->imageEdit, m_ui->imageEdit, m_ui->imageError),
-        field("sandboxTimeout", m_ui->sandboxTimeoutBox, m_ui->sandboxTimeoutBox, m_ui->sandboxTimeoutError),
+        field("name", m_ui->nameEdit, m_ui->nameField, m_ui->nameError),
+        field("dockerHost", m_ui->dockerHostEdit, m_ui->dockerHostField, m_ui->dockerHostError),
+        field("domain", m_ui->domainEdit, m_ui->domainField, m_ui->domainError),
+        field("protocol", m_ui->protocolBox, m_ui->protocolField, m_ui->protocolError),
+        field("image", m_ui->imageEdit, m_ui->imageField, m_ui->imageError),
+        field("sandboxTimeout", m_ui->sandboxTimeoutBox, m_ui->sandboxTimeoutField, m_ui->sandboxTimeoutError),
         field("basedir", m_ui->basedirEdit, m_ui->basedirField, m_ui->basedirError),
         field("bootstrapFile", m_ui->bootstrapFileEdit, m_ui->bootstrapFileField, m_ui->bootstrapFileError),
-        field("isolation", m_ui->isolationBox, m_ui->isolationBox, m_ui->isolationError),
-        field("ttl", m_ui->ttlBox, m_ui->ttlBox, m_ui->ttlError),
-        field("sweepInterval", m_ui->sweepIntervalBox, m_ui->sweepIntervalBox, m_ui->sweepIntervalError),
-        field("refreshInterval", m_ui->refreshIntervalBox, m_ui->refreshIntervalBox, m_ui->refreshIntervalError),
+        field("isolation", m_ui->isolationBox, m_ui->isolationField, m_ui->isolationError),
+        field("ttl", m_ui->ttlBox, m_ui->ttlField, m_ui->ttlError),
+        field("sweepInterval", m_ui->sweepIntervalBox, m_ui->sweepIntervalField, m_ui->sweepIntervalError),
+        field("refreshInterval", m_ui->refreshIntervalBox, m_ui->refreshIntervalField, m_ui->refreshIntervalError),
     };
     for (const Field &f : std::as_const(m_fields)) {
         QFont font = f.error->font();
         if (font.pointSizeF() > 0)
             font.setPointSizeF(font.pointSizeF() * 0.9);
         f.error->setFont(font);
-        m_ui->formLayout->setRowVisible(f.error, false);
+        f.error->hide();
     }
+    // Every row of the form, in order (each field a widget of its own).
+    QFormLayout *form = m_ui->formLayout;
+    for (int row = 0; row < form->rowCount(); ++row) {
+        QLayoutItem *label = form->itemAt(row, QFormLayout::LabelRole);
+        m_rows.append({label ? label->widget() : nullptr, form->itemAt(row, QFormLayout::FieldRole)->widget(), true});
+    }
+}
+
+// Qt 6.4's QFormLayout lays out the rows wrongly once the form holds a hidden row and a row whose
+// height depends on its width (a wrapped problem under a field): the hidden row keeps the place
+// it had when it was last shown, and writes its empty height over the row that has that place
+// now, which then shows 0 px high. So rows that do not apply are taken out of the form and put
+// back, and the form never holds a hidden row.
+void ProfilesDialog::setRowShown(QWidget *field, bool shown)
+{
+    const auto it = std::find_if(m_rows.begin(), m_rows.end(), [field](const FormRow &r) { return r.field == field; });
+    Q_ASSERT(it != m_rows.end());
+    if (it == m_rows.end() || it->shown == shown)
+        return;
+    QFormLayout *form = m_ui->formLayout;
+    if (shown) {
+        const auto place = std::count_if(m_rows.begin(), it, [](const FormRow &r) { return r.shown; });
+        form->insertRow(int(place), it->label, it->field);
+    } else {
+        int row = -1;
+        QFormLayout::ItemRole role;
+        form->getWidgetPosition(field, &row, &role);
+        const QFormLayout::TakeRowResult taken = form->takeRow(row);
+        delete taken.labelItem; // the layout items, not the widgets
+        delete taken.fieldItem;
+    }
+    if (it->label)
+        it->label->setVisible(shown);
+    it->field->setVisible(shown);
+    it->shown = shown;
+}
+
+bool ProfilesDialog::isRowShown(QWidget *field) const
+{
+    const auto it =
+        std::find_if(m_rows.cbegin(), m_rows.cend(), [field](const FormRow &r) { return r.field == field; });
+    return it != m_rows.cend() && it->shown;
 }
 
 void ProfilesDialog::styleErrorLabels()
@@ -341,18 +386,16 @@ void ProfilesDialog::updateRows()
     const auto kind = Profile::Kind(m_ui->kindBox->currentData().toInt());
     const bool openSandbox = kind == Profile::Kind::OpenSandbox;
     const bool docker = kind == Profile::Kind::Docker;
-    const QList<QWidget *> openSandboxRows{m_ui->domainEdit, m_ui->protocolBox,    m_ui->useServerProxyBox,
-                                           m_ui->apiKeyEdit, m_ui->keyStatusField, m_ui->sandboxTimeoutBox};
+    const QList<QWidget *> openSandboxRows{m_ui->domainField, m_ui->protocolField,  m_ui->useServerProxyBox,
+                                           m_ui->apiKeyEdit,  m_ui->keyStatusField, m_ui->sandboxTimeoutField};
     for (QWidget *row : openSandboxRows)
-        m_ui->formLayout->setRowVisible(row, openSandbox);
-    for (QWidget *row :
-         {static_cast<QWidget *>(m_ui->dockerHostEdit), static_cast<QWidget *>(m_ui->stopInsteadOfPauseBox)})
-        m_ui->formLayout->setRowVisible(row, docker);
-    m_ui->formLayout->setRowVisible(m_ui->imageEdit, openSandbox || docker);
-    m_ui->formLayout->setRowVisible(m_ui->basedirField, !openSandbox);
-    for (const Field &f : std::as_const(m_fields)) {
-        m_ui->formLayout->setRowVisible(f.error, m_ui->formLayout->isRowVisible(f.row) && !f.error->text().isEmpty());
-    }
+        setRowShown(row, openSandbox);
+    for (QWidget *row : {m_ui->dockerHostField, static_cast<QWidget *>(m_ui->stopInsteadOfPauseBox)})
+        setRowShown(row, docker);
+    setRowShown(m_ui->imageField, openSandbox || docker);
+    setRowShown(m_ui->basedirField, !openSandbox);
+    for (const Field &f : std::as_const(m_fields))
+        f.error->setVisible(!f.error->text().isEmpty());
 }
 
 // The image and the folder mean the same on two backends, with each backend's own default.
@@ -390,7 +433,7 @@ void ProfilesDialog::showErrors(const QList<FieldError> &errors)
     for (const FieldError &error : errors) {
         const auto it = std::find_if(m_fields.cbegin(), m_fields.cend(),
                                      [&error](const Field &f) { return f.name == error.field; });
-        if (it == m_fields.cend() || !m_ui->formLayout->isRowVisible(it->row)) {
+        if (it == m_fields.cend() || !isRowShown(it->row)) {
             elsewhere.append(error.message);
             continue;
         }
@@ -421,8 +464,8 @@ void ProfilesDialog::clearError(const QString &field)
     if (it == m_fields.cend() || it->error->text().isEmpty())
         return;
     it->error->clear();
+    it->error->hide();
     it->editor->setAccessibleDescription(QString());
-    m_ui->formLayout->setRowVisible(it->error, false);
 }
 
 void ProfilesDialog::clearErrors()
