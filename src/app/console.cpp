@@ -82,7 +82,7 @@ void Console::offerProfiles(const QString &current)
 {
     QList<std::pair<QString, QString>> entries;
     for (const Profile &profile : m_profiles.profiles())
-        entries.append({profile.id, profile.name});
+        entries.append({profile.id, profile.displayName()});
     m_window->setProfiles(entries, current);
 }
 

@@ -211,6 +211,18 @@ void ProfilesDialog::retranslate()
     updatePlaceholders();
     if (QListWidgetItem *draft = itemFor(QString()))
         draft->setText(tr("New profile"));
+    // The Local profile's own name is in the language of the moment, in the list and in the form.
+    for (int row = 0; row < m_ui->profileList->count(); ++row) {
+        QListWidgetItem *item = m_ui->profileList->item(row);
+        if (const auto profile = m_store->profile(item->data(IdRole).toString()))
+            item->setText(profile->displayName());
+    }
+    if (isLocalId(m_currentId) && !m_isNew && Profile::isLocalName(m_ui->nameEdit->text())) {
+        const bool loading = m_loading;
+        m_loading = true;
+        m_ui->nameEdit->setText(Profile::local().displayName());
+        m_loading = loading;
+    }
 
     fillChoices(true);
 }
@@ -259,7 +271,7 @@ void ProfilesDialog::fillProfileList()
     const QSignalBlocker blocker(m_ui->profileList);
     m_ui->profileList->clear();
     for (const Profile &profile : m_store->profiles()) {
-        auto *item = new QListWidgetItem(profile.name, m_ui->profileList);
+        auto *item = new QListWidgetItem(profile.displayName(), m_ui->profileList);
         item->setData(IdRole, profile.id);
     }
 }
@@ -301,7 +313,7 @@ void ProfilesDialog::showProfile(const Profile &profile, bool isNew)
 {
     m_loading = true;
     fillChoices(false);
-    m_ui->nameEdit->setText(profile.name);
+    m_ui->nameEdit->setText(profile.displayName());
     m_ui->kindBox->setCurrentIndex(m_ui->kindBox->findData(int(profile.kind)));
     m_ui->dockerHostEdit->setText(profile.dockerHost);
     m_ui->stopInsteadOfPauseBox->setChecked(profile.stopInsteadOfPause);
@@ -338,6 +350,9 @@ Profile ProfilesDialog::formProfile() const
     Profile profile;
     profile.id = m_currentId;
     profile.name = m_ui->nameEdit->text().trimmed();
+    // The Local profile under its own name: none stored, so it shows in any language.
+    if (isLocalId(profile.id) && !m_isNew && Profile::isLocalName(profile.name))
+        profile.name.clear();
     profile.kind = Profile::Kind(m_ui->kindBox->currentData().toInt());
     profile.dockerHost = m_ui->dockerHostEdit->text().trimmed();
     profile.stopInsteadOfPause = m_ui->stopInsteadOfPauseBox->isChecked();
@@ -532,7 +547,7 @@ QCoro::Task<bool> ProfilesDialog::settleUnsaved()
         co_return false;
     m_asking = true;
     const QString text = m_isNew ? tr("Save the new profile before going on?")
-                                 : tr("Save the changes to \"%1\" before going on?").arg(m_baseline.name);
+                                 : tr("Save the changes to \"%1\" before going on?").arg(m_baseline.displayName());
     QPointer<QMessageBox> box = new QMessageBox(QMessageBox::Question, tr("Profiles"), text,
                                                 QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
     box->setObjectName(QStringLiteral("unsavedChanges"));
@@ -598,7 +613,7 @@ QCoro::Task<bool> ProfilesDialog::save()
     // The form now shows the saved profile; the key leaves the form before it is stored.
     const QByteArray key = typedKey();
     const QString id = profile.id;
-    const QString name = profile.name;
+    const QString name = profile.displayName();
     m_loading = true;
     m_ui->apiKeyEdit->clear();
     m_loading = false;
@@ -703,7 +718,7 @@ QCoro::Task<void> ProfilesDialog::removeProfile()
         co_return;
     }
     const QString id = m_currentId;
-    const QString name = m_baseline.name;
+    const QString name = m_baseline.displayName();
     if (isLocalId(id))
         co_return; // the Local profile always exists (its button is disabled)
     QPointer<QMessageBox> box =
@@ -785,7 +800,7 @@ QCoro::Task<void> ProfilesDialog::forgetKey()
     if (m_busy || m_isNew || m_currentId.isEmpty())
         co_return;
     const QString id = m_currentId;
-    const QString name = m_baseline.name;
+    const QString name = m_baseline.displayName();
     m_busy = true;
     updateState();
     const QPointer<ProfilesDialog> self(this);

@@ -3,6 +3,7 @@
 // the session store, with a warning, when the keychain is unavailable), removing a profile with
 // its key, the Local profile staying, the unsaved-changes question, and the keyboard.
 
+#include "i18n.h"
 #include "profile.h"
 #include "profilesdialog.h"
 #include "secretstore.h"
@@ -23,6 +24,7 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -749,6 +751,53 @@ private Q_SLOTS:
         QCOMPARE(f.keychain.writes, 0);
     }
 
+    void localNameFollowsTheLanguage()
+    {
+        Fixture f;
+        f.addStaging();
+        // As earlier versions left the file: the Local profile's name stored.
+        f.settings.setValue(QStringLiteral("profiles/1/name"), QStringLiteral("Local"));
+        f.settings.sync();
+        QSettings settings(f.path, QSettings::IniFormat);
+        ProfileStore store(&settings);
+        ProfilesDialog dialog(&store, &f.keychain, &f.sessionKeys);
+        QSignalSpy changed(&dialog, &ProfilesDialog::profilesChanged);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        auto *list = find<QListWidget>(dialog, "profileList");
+        auto *nameEdit = find<QLineEdit>(dialog, "nameEdit");
+        QCOMPARE(list->item(0)->text(), QStringLiteral("Local"));
+        QCOMPARE(nameEdit->text(), QStringLiteral("Local"));
+
+        const auto english = qScopeGuard([] { useLanguage(QLocale(QLocale::English, QLocale::UnitedStates)); });
+        QCOMPARE(useLanguage(QLocale(QStringLiteral("zh_CN"))), QStringLiteral("zh_CN"));
+        QTRY_COMPARE(list->item(0)->text(), QStringLiteral("本地")); // LanguageChange is posted
+        QCOMPARE(nameEdit->text(), QStringLiteral("本地"));
+        QCOMPARE(list->item(1)->text(), QStringLiteral("Staging"));
+        QVERIFY(!dialog.hasUnsavedChanges());
+
+        // Saved (its folder changed), the Local profile keeps no name in the file.
+        QTemporaryDir folder;
+        retype(find<QLineEdit>(dialog, "basedirEdit"), folder.path());
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QTRY_COMPARE(changed.count(), 1);
+        QCOMPARE(QSettings(f.path, QSettings::IniFormat).value(QStringLiteral("profiles/1/name")).toString(),
+                 QString());
+        QCOMPARE(f.reread(QStringLiteral("local"))->basedir, folder.path());
+        QCOMPARE(list->item(0)->text(), QStringLiteral("本地"));
+        QVERIFY(find<QLabel>(dialog, "statusLabel")->text().contains(QStringLiteral("本地")));
+
+        // Renamed, the name is the user's in every language.
+        retype(nameEdit, QStringLiteral("My laptop"));
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QTRY_COMPARE(changed.count(), 2);
+        QCOMPARE(list->item(0)->text(), QStringLiteral("My laptop"));
+        useLanguage(QLocale(QLocale::English, QLocale::UnitedStates));
+        QTRY_COMPARE(dialog.windowTitle(), QStringLiteral("Profiles[*]"));
+        QCOMPARE(list->item(0)->text(), QStringLiteral("My laptop"));
+        QCOMPARE(nameEdit->text(), QStringLiteral("My laptop"));
+    }
+
     void unsavedChangesAreAskedAbout()
     {
         Fixture f;
@@ -822,7 +871,7 @@ private Q_SLOTS:
         ANSWER(QMessageBox::Discard);
         QTRY_VERIFY(!dialog.isVisible());
         QCOMPARE(dialog.result(), int(QDialog::Rejected));
-        QCOMPARE(f.reread(QStringLiteral("local"))->name, QStringLiteral("Local"));
+        QCOMPARE(f.reread(QStringLiteral("local"))->displayName(), QStringLiteral("Local"));
         QCOMPARE(changed.count(), 1);
 
         // Without edits Esc just closes.
