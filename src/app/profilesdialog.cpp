@@ -209,6 +209,7 @@ void ProfilesDialog::retranslate()
     m_ui->sweepIntervalBox->setSuffix(tr(" s"));
     m_ui->dockerHostEdit->setPlaceholderText(tr("Default: %1").arg(dockerHostDefault()));
     updatePlaceholders();
+    updateKeyHints();
     if (QListWidgetItem *draft = itemFor(QString()))
         draft->setText(tr("New profile"));
     // The Local profile's own name is in the language of the moment, in the list and in the form.
@@ -339,6 +340,7 @@ void ProfilesDialog::showProfile(const Profile &profile, bool isNew)
     const bool local = isLocalId(m_currentId);
     m_ui->kindBox->setToolTip(local ? tr("The Local profile always uses the local backend.")
                                     : tr("Where the workspaces of this profile live"));
+    updatePlaceholders(); // the kind was set while loading, which fieldEdited() ignores
     clearErrors();
     showStatus({});
     updateState();
@@ -430,10 +432,26 @@ void ProfilesDialog::updatePlaceholders()
     m_ui->basedirEdit->setToolTip(docker ? tr("The host folder that holds one folder per workspace, mounted at "
                                               "/workspace in its container; empty for the default")
                                          : tr("The folder that holds one folder per workspace; empty for the default"));
+    // What the chosen backend runs when no file is given.
+    const bool openSandbox = Profile::Kind(m_ui->kindBox->currentData().toInt()) == Profile::Kind::OpenSandbox;
+    m_ui->bootstrapFileEdit->setPlaceholderText(
+        openSandbox ? tr("Default: AgentScope's bootstrap (installs AgentScope and its gateway)")
+                    : tr("Default: none (no commands are run)"));
+}
+
+// Leaving the key field empty keeps a stored key; without one, requests go without a key.
+void ProfilesDialog::updateKeyHints()
+{
+    m_ui->apiKeyEdit->setPlaceholderText(m_keyStored ? tr("Leave empty to keep the stored key")
+                                                     : tr("Paste the API key"));
+    m_ui->apiKeyEdit->setToolTip(
+        m_keyStored ? tr("Stored in the system keychain, never in a file. Leave empty to keep the stored key.")
+                    : tr("Stored in the system keychain, never in a file. No key: requests are sent without one."));
 }
 
 void ProfilesDialog::updateState()
 {
+    updateKeyHints();
     setWindowModified(hasUnsavedChanges());
     const bool local = isLocalId(m_currentId) && !m_isNew;
     m_ui->kindBox->setEnabled(!local);

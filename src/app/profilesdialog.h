@@ -90,6 +90,7 @@ private:
     void setRowShown(QWidget *field, bool shown);
     bool isRowShown(QWidget *field) const;
     void updatePlaceholders();
+    void updateKeyHints();
     void updateState();
     void showErrors(const QList<Paddock::FieldError> &errors);
     void clearError(const QString &field);

@@ -798,6 +798,49 @@ private Q_SLOTS:
         QCOMPARE(nameEdit->text(), QStringLiteral("My laptop"));
     }
 
+    void hintsFitTheProfile()
+    {
+        Fixture f;
+        f.addStaging();
+        f.keychain.secrets.insert(QStringLiteral("staging"), "sk-stored");
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        auto *apiKeyEdit = find<QLineEdit>(dialog, "apiKeyEdit");
+        auto *bootstrapEdit = find<QLineEdit>(dialog, "bootstrapFileEdit");
+        auto *kindBox = find<QComboBox>(dialog, "kindBox");
+        const auto keepsStoredKey = [apiKeyEdit] {
+            return apiKeyEdit->placeholderText().contains(QLatin1String("keep the stored key"))
+                || apiKeyEdit->toolTip().contains(QLatin1String("keep the stored key"));
+        };
+
+        // Local: no bootstrap by default, and nothing said about other backends.
+        QCOMPARE(bootstrapEdit->placeholderText(), QStringLiteral("Default: none (no commands are run)"));
+
+        // A stored key is kept when the field is left empty...
+        find<QListWidget>(dialog, "profileList")->setCurrentRow(1);
+        QTRY_VERIFY(find<QPushButton>(dialog, "forgetKeyButton")->isEnabled());
+        QCOMPARE(apiKeyEdit->placeholderText(), QStringLiteral("Leave empty to keep the stored key"));
+        QVERIFY(apiKeyEdit->toolTip().contains(QLatin1String("keep the stored key")));
+        QVERIFY(bootstrapEdit->placeholderText().contains(QLatin1String("AgentScope")));
+        QVERIFY(!bootstrapEdit->placeholderText().contains(QLatin1String("Docker")));
+
+        // ...without one there is nothing to keep.
+        QTest::mouseClick(find<QPushButton>(dialog, "forgetKeyButton"), Qt::LeftButton);
+        QTRY_COMPARE(find<QLabel>(dialog, "keyStatusLabel")->text(), QStringLiteral("No key stored."));
+        QCOMPARE(apiKeyEdit->placeholderText(), QStringLiteral("Paste the API key"));
+        QVERIFY(apiKeyEdit->toolTip().contains(QLatin1String("requests are sent without one")));
+        QVERIFY(!keepsStoredKey());
+
+        // A new profile has no key either; its backend's own bootstrap as it changes.
+        QTest::mouseClick(find<QPushButton>(dialog, "addButton"), Qt::LeftButton);
+        QTRY_COMPARE(find<QLabel>(dialog, "keyStatusLabel")->text(), QStringLiteral("No key stored."));
+        QVERIFY(!keepsStoredKey());
+        QVERIFY(bootstrapEdit->placeholderText().contains(QLatin1String("AgentScope")));
+        kindBox->setCurrentIndex(kindBox->findData(int(Profile::Kind::Docker)));
+        QCOMPARE(bootstrapEdit->placeholderText(), QStringLiteral("Default: none (no commands are run)"));
+    }
+
     void unsavedChangesAreAskedAbout()
     {
         Fixture f;
