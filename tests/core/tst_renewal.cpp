@@ -23,20 +23,20 @@ private Q_SLOTS:
         const int extend = int(RenewMode::Extend);
         const int fromNow = int(RenewMode::FromNow);
         // The case of the report: 23 h 49 min left, renewed by the old default of 30 min.
-        QTest::newRow("extend adds to a far expiry") << extend << qint64(23 * 3600 + 49 * 60) << qint64(1800)
-                                                     << qint64(24 * 3600 + 19 * 60) << false;
-        QTest::newRow("from now shortens a far expiry") << fromNow << qint64(23 * 3600 + 49 * 60) << qint64(1800)
-                                                        << qint64(1800) << true;
-        QTest::newRow("from now lengthens a near expiry") << fromNow << qint64(600) << qint64(3600) << qint64(3600)
-                                                          << false;
-        QTest::newRow("extend of a past expiry counts from now") << extend << qint64(-120) << qint64(3600)
-                                                                 << qint64(3600) << false;
-        QTest::newRow("extend without an expiry counts from now") << extend << none << qint64(3600) << qint64(3600)
-                                                                  << false;
-        QTest::newRow("from now to the same time does not shorten") << fromNow << qint64(3600) << qint64(3600)
-                                                                    << qint64(3600) << false;
-        QTest::newRow("from now one second early shortens") << fromNow << qint64(3600) << qint64(3599)
-                                                            << qint64(3599) << true;
+        QTest::newRow("extend adds to a far expiry")
+            << extend << qint64(23 * 3600 + 49 * 60) << qint64(1800) << qint64(24 * 3600 + 19 * 60) << false;
+        QTest::newRow("from now shortens a far expiry")
+            << fromNow << qint64(23 * 3600 + 49 * 60) << qint64(1800) << qint64(1800) << true;
+        QTest::newRow("from now lengthens a near expiry")
+            << fromNow << qint64(600) << qint64(3600) << qint64(3600) << false;
+        QTest::newRow("extend of a past expiry counts from now")
+            << extend << qint64(-120) << qint64(3600) << qint64(3600) << false;
+        QTest::newRow("extend without an expiry counts from now")
+            << extend << none << qint64(3600) << qint64(3600) << false;
+        QTest::newRow("from now to the same time does not shorten")
+            << fromNow << qint64(3600) << qint64(3600) << qint64(3600) << false;
+        QTest::newRow("from now one second early shortens")
+            << fromNow << qint64(3600) << qint64(3599) << qint64(3599) << true;
     }
 
     void plan()
