@@ -62,6 +62,7 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
     connect(m_window.get(), &MainWindow::languageChosen, this, [this](const QString &code) {
         m_settings->setValue(QLatin1String(LanguageKey), code);
         useLanguage(localeFor(code));
+        offerProfiles(m_window->profile()); // the built-in profile's name is the language's
         m_window->setLanguageChoice(code);
     });
     // The refresh interval picked in the window is the shown profile's from then on.
@@ -90,7 +91,7 @@ void Console::offerProfiles(const QString &current)
 {
     QList<std::pair<QString, QString>> entries;
     for (const Profile &profile : m_profiles.profiles())
-        entries.append({profile.id, profile.name});
+        entries.append({profile.id, profile.displayName()});
     m_window->setProfiles(entries, current);
 }
 

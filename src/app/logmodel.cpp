@@ -240,12 +240,11 @@ QString LogModel::timeText(const QDateTime &utc) const
 {
     if (!utc.isValid())
         return {};
-    return m_locale.toString(utc.toLocalTime(), QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
+    return QLocale().toString(utc.toLocalTime(), QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
 }
 
-void LogModel::setLocale(const QLocale &locale)
+void LogModel::retranslate()
 {
-    m_locale = locale;
     if (rowCount() > 0)
         Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
@@ -305,7 +304,7 @@ QVariant LogModel::data(const QModelIndex &index, int role) const
     }
     if (index.column() == LineColumn) {
         if (role == Qt::DisplayRole)
-            return m_locale.toString(line + 1);
+            return QLocale().toString(line + 1);
         if (role == Qt::TextAlignmentRole)
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         if (role == Qt::ForegroundRole)
@@ -322,7 +321,7 @@ QVariant LogModel::data(const QModelIndex &index, int role) const
         return display.text;
     case Qt::ToolTipRole: {
         if (index.column() == TimeColumn)
-            return display.time.isValid() ? m_locale.toString(display.time.toLocalTime(), QLocale::LongFormat)
+            return display.time.isValid() ? QLocale().toString(display.time.toLocalTime(), QLocale::LongFormat)
                                           : QVariant();
         QStringList notes;
         notes << kindName(display.kind);
@@ -331,9 +330,10 @@ QVariant LogModel::data(const QModelIndex &index, int role) const
         if (display.hasNul)
             notes << tr("This line has NUL bytes; they are shown as ^@.");
         if (display.hiddenBytes > 0) {
+            const QLocale locale;
             notes << tr("This line is %1 long; the first %2 are shown. Copy or Export gives all of it.")
-                         .arg(m_locale.formattedDataSize(m_index.lineLength(line)),
-                              m_locale.formattedDataSize(DisplayBytes));
+                         .arg(locale.formattedDataSize(m_index.lineLength(line)),
+                              locale.formattedDataSize(DisplayBytes));
         }
         return notes.join(u'\n');
     }

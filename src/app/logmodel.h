@@ -83,8 +83,10 @@ public:
 
     // The whole line as text: for Copy.
     QString lineText(qsizetype line, bool withNumber, bool withTime) const;
+    // Numbers and times follow the default locale (QLocale(), which the language sets).
     QString timeText(const QDateTime &utc) const;
-    void setLocale(const QLocale &locale);
+    // After a language switch: every row's texts (kinds, numbers, times) again.
+    void retranslate();
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -110,7 +112,6 @@ private:
     QString m_readError;
     bool m_stepPending = false;
     qsizetype m_widest = 0;
-    QLocale m_locale;
     mutable QCache<qsizetype, Paddock::DisplayLine> m_cache{4000};
     mutable Oddities m_oddities;
     mutable bool m_odditiesPending = false;

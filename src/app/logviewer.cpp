@@ -1,5 +1,6 @@
 #include "logviewer.h"
 
+#include "elidedlabel.h"
 #include "logmodel.h"
 
 #include <QCoroFuture>
@@ -104,12 +105,30 @@ private:
     LogModel *m_model;
 };
 
+// The lines. Going to another line (a click, the arrow keys, a jump to a match) never scrolls
+// sideways: the text column is as wide as the widest line, and QTableView would scroll to the
+// start of it, or with PositionAtCenter to its middle, which for most lines is empty.
+class LogTableView final : public QTableView
+{
+public:
+    using QTableView::QTableView;
+
+    void scrollTo(const QModelIndex &index, ScrollHint hint) override
+    {
+        QScrollBar *bar = horizontalScrollBar();
+        const int x = bar->value();
+        QTableView::scrollTo(index, hint);
+        if (index.column() == LogModel::TextColumn)
+            bar->setValue(x);
+    }
+};
+
 } // namespace
 
 LogViewer::LogViewer(const QString &path, QWidget *parent)
     : QWidget(parent)
     , m_model(new LogModel(path, this))
-    , m_view(new QTableView(this))
+    , m_view(new LogTableView(this))
     , m_search(new QLineEdit(this))
     , m_regex(new QCheckBox(this))
     , m_case(new QCheckBox(this))
@@ -118,9 +137,9 @@ LogViewer::LogViewer(const QString &path, QWidget *parent)
     , m_context(new QSpinBox(this))
     , m_previousButton(new QToolButton(this))
     , m_nextButton(new QToolButton(this))
-    , m_matches(new QLabel(this))
+    , m_matches(new ElidedLabel(this))
     , m_note(new QLabel(this))
-    , m_status(new QLabel(this))
+    , m_status(new ElidedLabel(this))
     , m_findAction(new QAction(this))
     , m_previousAction(new QAction(this))
     , m_nextAction(new QAction(this))
@@ -130,7 +149,6 @@ LogViewer::LogViewer(const QString &path, QWidget *parent)
     , m_copyAction(new QAction(this))
     , m_exportAction(new QAction(this))
 {
-    m_model->setLocale(locale());
     m_view->setModel(m_model);
     m_view->setItemDelegate(new LogLineDelegate(m_model, m_view));
     m_view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -159,6 +177,8 @@ LogViewer::LogViewer(const QString &path, QWidget *parent)
     m_context->setValue(2);
     m_contextLabel->setBuddy(m_context);
     m_note->setWordWrap(true);
+    // Not as wide as its longest word: a long path in a note cannot widen the window.
+    m_note->setMinimumWidth(1);
     m_note->setAutoFillBackground(true);
     m_note->setContentsMargins(8, 4, 8, 4);
     m_note->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -169,7 +189,9 @@ LogViewer::LogViewer(const QString &path, QWidget *parent)
         m_note->setPalette(palette);
     }
     m_note->hide();
+    m_matches->setObjectName(QStringLiteral("matches"));
     m_matches->setMinimumWidth(metrics.horizontalAdvance(QStringLiteral("0000000 / 0000000")));
+    m_status->setObjectName(QStringLiteral("status"));
 
     m_previousAction->setShortcuts(
         {QKeySequence(Qt::SHIFT | Qt::Key_F3), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G)});
@@ -264,7 +286,10 @@ LogViewer::LogViewer(const QString &path, QWidget *parent)
     connect(m_model, &LogModel::readingChanged, this, &LogViewer::updateStatus);
     connect(m_model, &LogModel::readFailed, this, &LogViewer::updateNote);
     connect(m_model, &LogModel::odditiesChanged, this, &LogViewer::updateNote);
-    connect(m_model, &LogModel::searchChanged, this, &LogViewer::updateMatchText);
+    connect(m_model, &LogModel::searchChanged, this, [this] {
+        updateMatchText();
+        jumpToNewSearch();
+    });
     connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this, [this] { m_lineBeforeReset = currentLine(); });
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
         if (m_following) {
@@ -325,7 +350,9 @@ void LogViewer::retranslate()
     m_exportAction->setText(tr("&Export…"));
     m_exportAction->setToolTip(tr("Save the whole log to a file (Ctrl+S)"));
     m_view->setAccessibleName(tr("Log lines"));
-    m_model->setLocale(locale());
+    if (m_sourceStateText)
+        m_sourceState = m_sourceStateText();
+    m_model->retranslate();
     updateNote();
     updateStatus();
     updateMatchText();
@@ -356,7 +383,15 @@ void LogViewer::refresh()
 
 void LogViewer::setSourceState(const QString &text)
 {
+    m_sourceStateText = nullptr;
     m_sourceState = text;
+    updateStatus();
+}
+
+void LogViewer::setSourceStateFrom(std::function<QString()> text)
+{
+    m_sourceStateText = std::move(text);
+    m_sourceState = m_sourceStateText ? m_sourceStateText() : QString();
     updateStatus();
 }
 
@@ -387,9 +422,37 @@ void LogViewer::applySearch()
     m_search->setStyleSheet({});
     m_search->setToolTip(
         tr("Matching text is highlighted. Enter goes to the next match, Shift+Enter to the previous."));
+    if (!(*matcher == m_model->matcher())) {
+        // A new search goes to its first match from here, once (see jumpToNewSearch).
+        m_jumpPending = !matcher->isEmpty();
+        m_jumpFrom = std::max<qsizetype>(currentLine(), 0);
+        m_jumpLines = m_model->lineCount();
+    }
     m_model->setMatcher(*matcher);
     m_view->viewport()->update();
     updateMatchText();
+    jumpToNewSearch();
+}
+
+void LogViewer::jumpToNewSearch()
+{
+    if (!m_jumpPending)
+        return;
+    // Matches come in order, each batch complete up to where it was searched: the first one at
+    // or after the line is the one to go to as soon as it is there.
+    const std::vector<qsizetype> &matches = m_model->matches();
+    const auto at = std::lower_bound(matches.begin(), matches.end(), m_jumpFrom);
+    if (at != matches.end()) {
+        goToLine(*at);
+        return;
+    }
+    // None after it in the lines the log had when the search was made: the first, if any. Lines
+    // that come later do not move the view.
+    if (m_model->isSearching() && m_model->searchedLines() < m_jumpLines)
+        return;
+    m_jumpPending = false;
+    if (!matches.empty())
+        goToLine(matches.front());
 }
 
 void LogViewer::setFilter(bool on, int context)
@@ -412,16 +475,43 @@ qsizetype LogViewer::currentLine() const
 
 void LogViewer::goToLine(qsizetype line)
 {
+    m_jumpPending = false;
     const int row = m_model->rowFor(line);
     if (row < 0)
         return;
     const QModelIndex index = m_model->index(row, LogModel::TextColumn);
     m_view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     m_view->scrollTo(index, QAbstractItemView::PositionAtCenter);
+    revealMatch(row);
     // A match away from the end is read where it is: following would pull the view away.
     if (row < m_model->rowCount() - 1)
-        setFollowing(false);
+        updateFollowing(false);
     updateMatchText();
+}
+
+void LogViewer::revealMatch(int row)
+{
+    const QModelIndex index = m_model->index(row, LogModel::TextColumn);
+    const QString text = index.data().toString();
+    const std::vector<std::pair<qsizetype, qsizetype>> ranges = m_model->matcher().ranges(text, 1);
+    if (ranges.empty())
+        return; // past what is shown of a long line: nothing to bring into view
+    QFont font = m_view->font();
+    if (const QVariant own = index.data(Qt::FontRole); own.isValid())
+        font = qvariant_cast<QFont>(own).resolve(font);
+    const QFontMetrics metrics(font);
+    // As the delegate draws it: the item's text margin, then the text.
+    const int margin = m_view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_view) + 1;
+    QScrollBar *bar = m_view->horizontalScrollBar();
+    const int textLeft = m_view->columnViewportPosition(LogModel::TextColumn) + bar->value() + margin;
+    const auto [first, length] = ranges.front();
+    const int start = textLeft + metrics.horizontalAdvance(text.left(first));
+    const int end = start + metrics.horizontalAdvance(text.mid(first, length));
+    const int width = m_view->viewport()->width();
+    if (start >= bar->value() && end <= bar->value() + width)
+        return; // in view where the user left it
+    // The start of the line when the match fits with it, else the match a third into the view.
+    bar->setValue(end <= width - margin ? 0 : start - width / 3);
 }
 
 void LogViewer::findNext()
@@ -444,6 +534,14 @@ void LogViewer::findPrevious()
 }
 
 void LogViewer::setFollowing(bool follow)
+{
+    // The newest lines, from their start.
+    if (follow)
+        m_view->horizontalScrollBar()->setValue(0);
+    updateFollowing(follow);
+}
+
+void LogViewer::updateFollowing(bool follow)
 {
     if (follow == m_following)
         return;
@@ -469,7 +567,7 @@ void LogViewer::scrollValueChanged(int value)
     // A model reset scrolls to the top on its own; that is not the user.
     if (m_model->rowCount() == 0)
         return;
-    setFollowing(value >= m_view->verticalScrollBar()->maximum());
+    updateFollowing(value >= m_view->verticalScrollBar()->maximum());
 }
 
 void LogViewer::setLineNumbersVisible(bool visible)
@@ -553,8 +651,9 @@ QCoro::Task<Result<>> LogViewer::exportTo(QString path)
     QPointer<LogViewer> self(this);
     Result<> result = co_await QtConcurrent::run(copy);
     if (self) {
-        self->m_exportMessage =
-            result ? tr("Exported the whole log to %1.").arg(QDir::toNativeSeparators(path)) : result.error().message;
+        // Said in the language of the moment (updateStatus), unless it is the failure's own message.
+        self->m_exportedTo = result ? path : QString();
+        self->m_exportMessage = result ? QString() : result.error().message;
         self->updateStatus();
     }
     co_return result;
@@ -579,11 +678,24 @@ QString LogViewer::noteText() const
     return m_note->text();
 }
 
+void LogViewer::setAbsentText(std::function<QString()> text)
+{
+    m_absentText = std::move(text);
+    updateNote();
+}
+
 void LogViewer::updateNote()
 {
     QStringList notes;
-    if (!m_model->readError().isEmpty())
-        notes << m_model->readError();
+    if (!m_model->readError().isEmpty()) {
+        // A file that is not there (yet) is said in words, not as the system's error.
+        if (!QFileInfo::exists(m_model->path()))
+            notes << (m_absentText ? m_absentText()
+                                   : tr("There is no log file %1 yet: it is shown as soon as it appears.")
+                                         .arg(QDir::toNativeSeparators(m_model->path())));
+        else
+            notes << m_model->readError();
+    }
     if (m_deleted)
         notes << tr("The log file has been deleted or replaced. What was read is still shown, and Export saves it.");
     const LogModel::Oddities odd = m_model->oddities();
@@ -594,7 +706,7 @@ void LogViewer::updateNote()
     if (odd.longLine) {
         notes << tr("Some lines are too long to show whole: the first %1 of each are shown. Copy and Export give all "
                     "of it.")
-                     .arg(locale().formattedDataSize(LogModel::DisplayBytes));
+                     .arg(QLocale().formattedDataSize(LogModel::DisplayBytes));
     }
     m_note->setText(notes.join(u' '));
     m_note->setVisible(!notes.isEmpty());
@@ -607,7 +719,7 @@ QString LogViewer::statusText() const
 
 void LogViewer::updateStatus()
 {
-    const QLocale here = locale();
+    const QLocale here;
     QStringList parts;
     parts << tr("%n line(s)", nullptr, int(std::min<qsizetype>(m_model->lineCount(), INT_MAX)))
           << here.formattedDataSize(m_model->byteCount());
@@ -620,6 +732,8 @@ void LogViewer::updateStatus()
     parts << (m_following ? tr("following") : tr("not following"));
     if (!m_sourceState.isEmpty())
         parts << m_sourceState;
+    if (!m_exportedTo.isEmpty())
+        parts << tr("Exported the whole log to %1.").arg(QDir::toNativeSeparators(m_exportedTo));
     if (!m_exportMessage.isEmpty())
         parts << m_exportMessage;
     m_status->setText(parts.join(QStringLiteral(" · ")));
@@ -635,15 +749,15 @@ void LogViewer::updateMatchText()
     if (!m_searchError.isEmpty()) {
         m_matches->setText(tr("Invalid pattern"));
         m_matches->setToolTip(m_searchError);
+        m_matches->setAccessibleDescription(m_searchError);
         return;
     }
-    m_matches->setToolTip({});
     const std::vector<qsizetype> &matches = m_model->matches();
     if (m_model->matcher().isEmpty()) {
         m_matches->clear();
         return;
     }
-    const QLocale here = locale();
+    const QLocale here;
     const int count = int(std::min<size_t>(matches.size(), INT_MAX));
     QString text;
     const auto at = std::lower_bound(matches.begin(), matches.end(), currentLine());

@@ -8,6 +8,9 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <functional>
+
+class ElidedLabel;
 class LogModel;
 class QAction;
 class QCheckBox;
@@ -37,8 +40,15 @@ public:
 
     // Reads what the file gained now (besides the viewer's own polling): for live sources.
     void refresh();
-    // Where the lines come from and how that goes ("polling the server..."), in the status line.
+    // Where the lines come from and how that goes, in the status line: a text that stays as it
+    // is (a server's message)...
     void setSourceState(const QString &text);
+    // ...or one in the language of the moment: `text` makes it ("Polling the server for new
+    // lines.") and is called again when the language changes.
+    void setSourceStateFrom(std::function<QString()> text);
+    // What the note says while the file does not exist (asked again on a language change);
+    // without one, that it is shown as soon as it appears.
+    void setAbsentText(std::function<QString()> text);
 
     // The search, applied at once (typing applies it after a short pause).
     void setSearch(const QString &text, bool regex = false, bool caseSensitive = false);
@@ -50,6 +60,7 @@ public:
     qsizetype currentLine() const;
 
     bool isFollowing() const { return m_following; }
+    // Following again shows the newest lines from their start (scrolled fully left).
     void setFollowing(bool follow);
     void setLineNumbersVisible(bool visible);
     void setTimestampsVisible(bool visible);
@@ -74,11 +85,18 @@ protected:
 private:
     void retranslate();
     void applySearch();
+    // After a new search, once: the first match at or after the line that was current (else the
+    // first match), as soon as the search has found it.
+    void jumpToNewSearch();
     void updateNote();
     void updateStatus();
     void updateMatchText();
     void updateTextWidth();
     void goToLine(qsizetype line);
+    // Scrolls sideways only when the row's first match is out of view.
+    void revealMatch(int row);
+    // Following or not, the view left where it is (scrolling does this).
+    void updateFollowing(bool follow);
     void exportInteractively();
     void scrollRangeChanged(int min, int max);
     void scrollValueChanged(int value);
@@ -93,9 +111,9 @@ private:
     QSpinBox *m_context;
     QToolButton *m_previousButton;
     QToolButton *m_nextButton;
-    QLabel *m_matches;
+    ElidedLabel *m_matches;
     QLabel *m_note;
-    QLabel *m_status;
+    ElidedLabel *m_status;
     QAction *m_findAction;
     QAction *m_previousAction;
     QAction *m_nextAction;
@@ -109,9 +127,15 @@ private:
     QTimer m_searchDelay; // typing pauses before a search starts
     QTimer m_widthDelay;
     QString m_searchError;
-    QString m_exportMessage;
+    QString m_exportedTo; // the last export's file, when it worked
+    QString m_exportMessage; // else why it did not
     QString m_sourceState;
+    std::function<QString()> m_absentText;
+    std::function<QString()> m_sourceStateText; // makes m_sourceState, if set
     bool m_following = true;
     bool m_deleted = false;
     qsizetype m_lineBeforeReset = -1;
+    bool m_jumpPending = false; // a new search has not gone to its first match yet
+    qsizetype m_jumpFrom = 0; // the line current when it was made
+    qsizetype m_jumpLines = 0; // the lines the log had then
 };

@@ -253,9 +253,18 @@ MainWindow::~MainWindow() = default;
 void MainWindow::setProfiles(const QList<std::pair<QString, QString>> &profiles, const QString &current)
 {
     const QSignalBlocker blocker(m_ui->profileBox);
+    // A profile's problem (its icon and tooltip) stays on its entry.
+    QHash<QString, std::pair<QIcon, QVariant>> problems;
+    for (int i = 0; i < m_ui->profileBox->count(); ++i) {
+        problems.insert(m_ui->profileBox->itemData(i).toString(),
+                        {m_ui->profileBox->itemIcon(i), m_ui->profileBox->itemData(i, Qt::ToolTipRole)});
+    }
     m_ui->profileBox->clear();
-    for (const auto &[id, name] : profiles)
-        m_ui->profileBox->addItem(name, id);
+    for (const auto &[id, name] : profiles) {
+        const auto kept = problems.value(id);
+        m_ui->profileBox->addItem(kept.first, name, id);
+        m_ui->profileBox->setItemData(m_ui->profileBox->count() - 1, kept.second, Qt::ToolTipRole);
+    }
     m_ui->profileBox->setCurrentIndex(std::max(0, m_ui->profileBox->findData(current)));
 }
 
@@ -333,8 +342,10 @@ LogViewer *MainWindow::showLog(const WorkspaceRecord &record, bool container)
     for (int i = 0; i < m_logTabs->count(); ++i) {
         auto *viewer = qobject_cast<LogViewer *>(m_logTabs->widget(i));
         if (viewer && viewer->model()->path() == path) {
-            if (auto *tail = viewer->findChild<Paddock::ContainerLogTail *>(); tail && !tail->isRunning())
+            if (auto *tail = viewer->findChild<Paddock::ContainerLogTail *>(); tail && !tail->isRunning()) {
+                viewer->setSourceStateFrom([] { return tr("Polling the server for new lines."); });
                 tail->start();
+            }
             m_logTabs->setCurrentIndex(i);
             m_logDock->show();
             viewer->setFocus();
@@ -354,16 +365,25 @@ LogViewer *MainWindow::showLog(const WorkspaceRecord &record, bool container)
         // A failed poll is said as it happens (the tail goes on, backing off), and so is the
         // first poll that works again.
         connect(tail, &Paddock::ContainerLogTail::problem, viewer, [viewer](const QString &problem) {
-            viewer->setSourceState(tr("Polling failed; trying again: %1").arg(problem));
+            viewer->setSourceStateFrom([problem] { return tr("Polling failed; trying again: %1").arg(problem); });
         });
         connect(tail, &Paddock::ContainerLogTail::recovered, viewer,
-                [viewer] { viewer->setSourceState(tr("Polling the server for new lines.")); });
+                [viewer] { viewer->setSourceStateFrom([] { return tr("Polling the server for new lines."); }); });
         connect(tail, &Paddock::ContainerLogTail::stopped, viewer, [viewer] {
-            viewer->setSourceState(
-                tr("No longer polled: the sandbox is not running. Show the container log again to poll it."));
+            viewer->setSourceStateFrom([] {
+                return tr("No longer polled: the sandbox is not running. Show the container log again to poll it.");
+            });
         });
-        viewer->setSourceState(tr("Polling the server for new lines."));
+        viewer->setSourceStateFrom([] { return tr("Polling the server for new lines."); });
         tail->start();
+    } else {
+        // The log of a workspace opened elsewhere (by AgentScope, or on another computer) is not
+        // here; it appears if the workspace is opened here.
+        viewer->setAbsentText([] {
+            return tr("This workspace was never opened on this computer, so its bootstrap log is not here: the "
+                      "bootstrap ran where it was opened (by AgentScope, or by Paddock elsewhere). Opening it here "
+                      "writes a log, shown as it is written.");
+        });
     }
     const int index =
         m_logTabs->addTab(viewer, container ? tr("Container: %1").arg(workspace) : tr("Log: %1").arg(workspace));

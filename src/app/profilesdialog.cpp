@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QEvent>
 #include <QFileDialog>
+#include <QFormLayout>
 #include <QKeyEvent>
 #include <QMessageBox>
 #include <QPointer>
@@ -116,27 +117,71 @@ void ProfilesDialog::setupFields()
     const auto field = [](const char *name, QWidget *editor, QWidget *row, QLabel *error) {
         return Field{QLatin1String(name), editor, row, error};
     };
+    // Each problem shows under its field, in the same row of the form: hiding and showing a
+    // message never changes which rows the form has.
     m_fields = {
-        field("name", m_ui->nameEdit, m_ui->nameEdit, m_ui->nameError),
-        field("dockerHost", m_ui->dockerHostEdit, m_ui->dockerHostEdit, m_ui->dockerHostError),
-        field("domain", m_ui->domainEdit, m_ui->domainEdit, m_ui->domainError),
-        field("protocol", m_ui->protocolBox, m_ui->protocolBox, m_ui->protocolError),
-        field("image", m_ui->imageEdit, m_ui->imageEdit, m_ui->imageError),
-        field("sandboxTimeout", m_ui->sandboxTimeoutBox, m_ui->sandboxTimeoutBox, m_ui->sandboxTimeoutError),
+        field("name", m_ui->nameEdit, m_ui->nameField, m_ui->nameError),
+        field("dockerHost", m_ui->dockerHostEdit, m_ui->dockerHostField, m_ui->dockerHostError),
+        field("domain", m_ui->domainEdit, m_ui->domainField, m_ui->domainError),
+        field("protocol", m_ui->protocolBox, m_ui->protocolField, m_ui->protocolError),
+        field("image", m_ui->imageEdit, m_ui->imageField, m_ui->imageError),
+        field("sandboxTimeout", m_ui->sandboxTimeoutBox, m_ui->sandboxTimeoutField, m_ui->sandboxTimeoutError),
         field("basedir", m_ui->basedirEdit, m_ui->basedirField, m_ui->basedirError),
         field("bootstrapFile", m_ui->bootstrapFileEdit, m_ui->bootstrapFileField, m_ui->bootstrapFileError),
-        field("isolation", m_ui->isolationBox, m_ui->isolationBox, m_ui->isolationError),
-        field("ttl", m_ui->ttlBox, m_ui->ttlBox, m_ui->ttlError),
-        field("sweepInterval", m_ui->sweepIntervalBox, m_ui->sweepIntervalBox, m_ui->sweepIntervalError),
-        field("refreshInterval", m_ui->refreshIntervalBox, m_ui->refreshIntervalBox, m_ui->refreshIntervalError),
+        field("isolation", m_ui->isolationBox, m_ui->isolationField, m_ui->isolationError),
+        field("ttl", m_ui->ttlBox, m_ui->ttlField, m_ui->ttlError),
+        field("sweepInterval", m_ui->sweepIntervalBox, m_ui->sweepIntervalField, m_ui->sweepIntervalError),
+        field("refreshInterval", m_ui->refreshIntervalBox, m_ui->refreshIntervalField, m_ui->refreshIntervalError),
     };
     for (const Field &f : std::as_const(m_fields)) {
         QFont font = f.error->font();
         if (font.pointSizeF() > 0)
             font.setPointSizeF(font.pointSizeF() * 0.9);
         f.error->setFont(font);
-        m_ui->formLayout->setRowVisible(f.error, false);
+        f.error->hide();
     }
+    // Every row of the form, in order (each field a widget of its own).
+    QFormLayout *form = m_ui->formLayout;
+    for (int row = 0; row < form->rowCount(); ++row) {
+        QLayoutItem *label = form->itemAt(row, QFormLayout::LabelRole);
+        m_rows.append({label ? label->widget() : nullptr, form->itemAt(row, QFormLayout::FieldRole)->widget(), true});
+    }
+}
+
+// Qt 6.4's QFormLayout lays out the rows wrongly once the form holds a hidden row and a row whose
+// height depends on its width (a wrapped problem under a field): the hidden row keeps the place
+// it had when it was last shown, and writes its empty height over the row that has that place
+// now, which then shows 0 px high. So rows that do not apply are taken out of the form and put
+// back, and the form never holds a hidden row.
+void ProfilesDialog::setRowShown(QWidget *field, bool shown)
+{
+    const auto it = std::find_if(m_rows.begin(), m_rows.end(), [field](const FormRow &r) { return r.field == field; });
+    Q_ASSERT(it != m_rows.end());
+    if (it == m_rows.end() || it->shown == shown)
+        return;
+    QFormLayout *form = m_ui->formLayout;
+    if (shown) {
+        const auto place = std::count_if(m_rows.begin(), it, [](const FormRow &r) { return r.shown; });
+        form->insertRow(int(place), it->label, it->field);
+    } else {
+        int row = -1;
+        QFormLayout::ItemRole role;
+        form->getWidgetPosition(field, &row, &role);
+        const QFormLayout::TakeRowResult taken = form->takeRow(row);
+        delete taken.labelItem; // the layout items, not the widgets
+        delete taken.fieldItem;
+    }
+    if (it->label)
+        it->label->setVisible(shown);
+    it->field->setVisible(shown);
+    it->shown = shown;
+}
+
+bool ProfilesDialog::isRowShown(QWidget *field) const
+{
+    const auto it =
+        std::find_if(m_rows.cbegin(), m_rows.cend(), [field](const FormRow &r) { return r.field == field; });
+    return it != m_rows.cend() && it->shown;
 }
 
 void ProfilesDialog::styleErrorLabels()
@@ -164,8 +209,21 @@ void ProfilesDialog::retranslate()
     m_ui->sweepIntervalBox->setSuffix(tr(" s"));
     m_ui->dockerHostEdit->setPlaceholderText(tr("Default: %1").arg(dockerHostDefault()));
     updatePlaceholders();
+    updateKeyHints();
     if (QListWidgetItem *draft = itemFor(QString()))
         draft->setText(tr("New profile"));
+    // The Local profile's own name is in the language of the moment, in the list and in the form.
+    for (int row = 0; row < m_ui->profileList->count(); ++row) {
+        QListWidgetItem *item = m_ui->profileList->item(row);
+        if (const auto profile = m_store->profile(item->data(IdRole).toString()))
+            item->setText(profile->displayName());
+    }
+    if (isLocalId(m_currentId) && !m_isNew && Profile::isLocalName(m_ui->nameEdit->text())) {
+        const bool loading = m_loading;
+        m_loading = true;
+        m_ui->nameEdit->setText(Profile::local().displayName());
+        m_loading = loading;
+    }
 
     fillChoices(true);
 }
@@ -214,7 +272,7 @@ void ProfilesDialog::fillProfileList()
     const QSignalBlocker blocker(m_ui->profileList);
     m_ui->profileList->clear();
     for (const Profile &profile : m_store->profiles()) {
-        auto *item = new QListWidgetItem(profile.name, m_ui->profileList);
+        auto *item = new QListWidgetItem(profile.displayName(), m_ui->profileList);
         item->setData(IdRole, profile.id);
     }
 }
@@ -256,7 +314,7 @@ void ProfilesDialog::showProfile(const Profile &profile, bool isNew)
 {
     m_loading = true;
     fillChoices(false);
-    m_ui->nameEdit->setText(profile.name);
+    m_ui->nameEdit->setText(profile.displayName());
     m_ui->kindBox->setCurrentIndex(m_ui->kindBox->findData(int(profile.kind)));
     m_ui->dockerHostEdit->setText(profile.dockerHost);
     m_ui->stopInsteadOfPauseBox->setChecked(profile.stopInsteadOfPause);
@@ -282,6 +340,7 @@ void ProfilesDialog::showProfile(const Profile &profile, bool isNew)
     const bool local = isLocalId(m_currentId);
     m_ui->kindBox->setToolTip(local ? tr("The Local profile always uses the local backend.")
                                     : tr("Where the workspaces of this profile live"));
+    updatePlaceholders(); // the kind was set while loading, which fieldEdited() ignores
     clearErrors();
     showStatus({});
     updateState();
@@ -293,6 +352,9 @@ Profile ProfilesDialog::formProfile() const
     Profile profile;
     profile.id = m_currentId;
     profile.name = m_ui->nameEdit->text().trimmed();
+    // The Local profile under its own name: none stored, so it shows in any language.
+    if (isLocalId(profile.id) && !m_isNew && Profile::isLocalName(profile.name))
+        profile.name.clear();
     profile.kind = Profile::Kind(m_ui->kindBox->currentData().toInt());
     profile.dockerHost = m_ui->dockerHostEdit->text().trimmed();
     profile.stopInsteadOfPause = m_ui->stopInsteadOfPauseBox->isChecked();
@@ -341,18 +403,16 @@ void ProfilesDialog::updateRows()
     const auto kind = Profile::Kind(m_ui->kindBox->currentData().toInt());
     const bool openSandbox = kind == Profile::Kind::OpenSandbox;
     const bool docker = kind == Profile::Kind::Docker;
-    const QList<QWidget *> openSandboxRows{m_ui->domainEdit, m_ui->protocolBox,    m_ui->useServerProxyBox,
-                                           m_ui->apiKeyEdit, m_ui->keyStatusField, m_ui->sandboxTimeoutBox};
+    const QList<QWidget *> openSandboxRows{m_ui->domainField, m_ui->protocolField,  m_ui->useServerProxyBox,
+                                           m_ui->apiKeyEdit,  m_ui->keyStatusField, m_ui->sandboxTimeoutField};
     for (QWidget *row : openSandboxRows)
-        m_ui->formLayout->setRowVisible(row, openSandbox);
-    for (QWidget *row :
-         {static_cast<QWidget *>(m_ui->dockerHostEdit), static_cast<QWidget *>(m_ui->stopInsteadOfPauseBox)})
-        m_ui->formLayout->setRowVisible(row, docker);
-    m_ui->formLayout->setRowVisible(m_ui->imageEdit, openSandbox || docker);
-    m_ui->formLayout->setRowVisible(m_ui->basedirField, !openSandbox);
-    for (const Field &f : std::as_const(m_fields)) {
-        m_ui->formLayout->setRowVisible(f.error, m_ui->formLayout->isRowVisible(f.row) && !f.error->text().isEmpty());
-    }
+        setRowShown(row, openSandbox);
+    for (QWidget *row : {m_ui->dockerHostField, static_cast<QWidget *>(m_ui->stopInsteadOfPauseBox)})
+        setRowShown(row, docker);
+    setRowShown(m_ui->imageField, openSandbox || docker);
+    setRowShown(m_ui->basedirField, !openSandbox);
+    for (const Field &f : std::as_const(m_fields))
+        f.error->setVisible(!f.error->text().isEmpty());
 }
 
 // The image and the folder mean the same on two backends, with each backend's own default.
@@ -372,10 +432,26 @@ void ProfilesDialog::updatePlaceholders()
     m_ui->basedirEdit->setToolTip(docker ? tr("The host folder that holds one folder per workspace, mounted at "
                                               "/workspace in its container; empty for the default")
                                          : tr("The folder that holds one folder per workspace; empty for the default"));
+    // What the chosen backend runs when no file is given.
+    const bool openSandbox = Profile::Kind(m_ui->kindBox->currentData().toInt()) == Profile::Kind::OpenSandbox;
+    m_ui->bootstrapFileEdit->setPlaceholderText(
+        openSandbox ? tr("Default: AgentScope's bootstrap (installs AgentScope and its gateway)")
+                    : tr("Default: none (no commands are run)"));
+}
+
+// Leaving the key field empty keeps a stored key; without one, requests go without a key.
+void ProfilesDialog::updateKeyHints()
+{
+    m_ui->apiKeyEdit->setPlaceholderText(m_keyStored ? tr("Leave empty to keep the stored key")
+                                                     : tr("Paste the API key"));
+    m_ui->apiKeyEdit->setToolTip(
+        m_keyStored ? tr("Stored in the system keychain, never in a file. Leave empty to keep the stored key.")
+                    : tr("Stored in the system keychain, never in a file. No key: requests are sent without one."));
 }
 
 void ProfilesDialog::updateState()
 {
+    updateKeyHints();
     setWindowModified(hasUnsavedChanges());
     const bool local = isLocalId(m_currentId) && !m_isNew;
     m_ui->kindBox->setEnabled(!local);
@@ -390,7 +466,7 @@ void ProfilesDialog::showErrors(const QList<FieldError> &errors)
     for (const FieldError &error : errors) {
         const auto it = std::find_if(m_fields.cbegin(), m_fields.cend(),
                                      [&error](const Field &f) { return f.name == error.field; });
-        if (it == m_fields.cend() || !m_ui->formLayout->isRowVisible(it->row)) {
+        if (it == m_fields.cend() || !isRowShown(it->row)) {
             elsewhere.append(error.message);
             continue;
         }
@@ -421,8 +497,8 @@ void ProfilesDialog::clearError(const QString &field)
     if (it == m_fields.cend() || it->error->text().isEmpty())
         return;
     it->error->clear();
+    it->error->hide();
     it->editor->setAccessibleDescription(QString());
-    m_ui->formLayout->setRowVisible(it->error, false);
 }
 
 void ProfilesDialog::clearErrors()
@@ -489,7 +565,7 @@ QCoro::Task<bool> ProfilesDialog::settleUnsaved()
         co_return false;
     m_asking = true;
     const QString text = m_isNew ? tr("Save the new profile before going on?")
-                                 : tr("Save the changes to \"%1\" before going on?").arg(m_baseline.name);
+                                 : tr("Save the changes to \"%1\" before going on?").arg(m_baseline.displayName());
     QPointer<QMessageBox> box = new QMessageBox(QMessageBox::Question, tr("Profiles"), text,
                                                 QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
     box->setObjectName(QStringLiteral("unsavedChanges"));
@@ -555,7 +631,7 @@ QCoro::Task<bool> ProfilesDialog::save()
     // The form now shows the saved profile; the key leaves the form before it is stored.
     const QByteArray key = typedKey();
     const QString id = profile.id;
-    const QString name = profile.name;
+    const QString name = profile.displayName();
     m_loading = true;
     m_ui->apiKeyEdit->clear();
     m_loading = false;
@@ -660,7 +736,7 @@ QCoro::Task<void> ProfilesDialog::removeProfile()
         co_return;
     }
     const QString id = m_currentId;
-    const QString name = m_baseline.name;
+    const QString name = m_baseline.displayName();
     if (isLocalId(id))
         co_return; // the Local profile always exists (its button is disabled)
     QPointer<QMessageBox> box =
@@ -742,7 +818,7 @@ QCoro::Task<void> ProfilesDialog::forgetKey()
     if (m_busy || m_isNew || m_currentId.isEmpty())
         co_return;
     const QString id = m_currentId;
-    const QString name = m_baseline.name;
+    const QString name = m_baseline.displayName();
     m_busy = true;
     updateState();
     const QPointer<ProfilesDialog> self(this);

@@ -65,8 +65,14 @@ private:
     {
         QString name; // Paddock::Profile's member, as FieldError::field names it
         QWidget *editor; // what gets the focus
-        QWidget *row; // the form row's field widget
+        QWidget *row; // the form row's field widget: the editor and, under it, the problem
         QLabel *error; // "<name>Error"
+    };
+    struct FormRow
+    {
+        QWidget *label; // none for a check box
+        QWidget *field;
+        bool shown;
     };
 
     void setupFields();
@@ -80,7 +86,11 @@ private:
     QByteArray typedKey() const; // the key field's text; empty when keys do not apply
     void fieldEdited(const QString &field);
     void updateRows();
+    // Puts the form row of `field` in the form or takes it out (see the .cpp for why).
+    void setRowShown(QWidget *field, bool shown);
+    bool isRowShown(QWidget *field) const;
     void updatePlaceholders();
+    void updateKeyHints();
     void updateState();
     void showErrors(const QList<Paddock::FieldError> &errors);
     void clearError(const QString &field);
@@ -113,6 +123,7 @@ private:
     Paddock::SecretStore *m_secrets;
     Paddock::SecretStore *m_sessionKeys;
     QList<Field> m_fields; // in form order
+    QList<FormRow> m_rows; // every row of the form, in order, shown or not
     Paddock::Profile m_baseline; // the form as loaded or last saved
     QString m_currentId; // empty: a new profile, not saved yet
     QString m_returnId; // shown again when a new profile is dropped

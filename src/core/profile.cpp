@@ -47,9 +47,24 @@ Profile Profile::local()
 {
     Profile profile;
     profile.id = QLatin1String(LocalId);
-    profile.name = Tr::tr("Local");
     profile.kind = Kind::Local;
     return profile;
+}
+
+QString Profile::displayName() const
+{
+    if (id == QLatin1String(LocalId) && name.trimmed().isEmpty())
+        return Tr::tr("Local");
+    return name;
+}
+
+bool Profile::isLocalName(const QString &name)
+{
+    const QString trimmed = name.trimmed();
+    // Up to now, the name was stored as Tr::tr("Local") in the language of the moment: English or
+    // the one translation shipped (zh_CN).
+    static const QStringList stored{QStringLiteral("Local"), QStringLiteral("本地")};
+    return trimmed.isEmpty() || stored.contains(trimmed) || trimmed == Tr::tr("Local");
 }
 
 QList<FieldError> validateProfile(const Profile &profile, const QList<Profile> &others)
@@ -58,12 +73,14 @@ QList<FieldError> validateProfile(const Profile &profile, const QList<Profile> &
     const auto add = [&errors](const char *field, const QString &message) {
         errors.append({QLatin1String(field), message});
     };
-    if (profile.name.trimmed().isEmpty())
+    // The Local profile without a name has its own.
+    const QString name = profile.displayName().trimmed();
+    if (name.isEmpty())
         add("name", Tr::tr("Give the profile a name."));
     for (const Profile &other : others) {
-        if (other.id != profile.id && other.name.trimmed().compare(profile.name.trimmed(), Qt::CaseInsensitive) == 0
-            && !profile.name.trimmed().isEmpty())
-            add("name", Tr::tr("Another profile is already called \"%1\".").arg(profile.name.trimmed()));
+        if (other.id != profile.id && other.displayName().trimmed().compare(name, Qt::CaseInsensitive) == 0
+            && !name.isEmpty())
+            add("name", Tr::tr("Another profile is already called \"%1\".").arg(name));
     }
     if (profile.kind == Profile::Kind::OpenSandbox) {
         static const QRegularExpression hostPort(QStringLiteral(R"(^(\[[0-9A-Fa-f:.]+\]|[^\s/:?#@\[\]]+)(:(\d+))?$)"));
@@ -154,10 +171,15 @@ void ProfileStore::load()
         profile.sweepInterval = seconds("sweepInterval", profile.sweepInterval);
         profile.refreshInterval = seconds("refreshInterval", profile.refreshInterval);
         profile.readOnly = value("readOnly").toBool();
-        if (profile.id == QLatin1String(LocalId))
-            m_profiles[0] = profile; // the local profile's settings, if the user changed them
-        else
+        if (profile.id == QLatin1String(LocalId)) {
+            // The local profile's settings, if the user changed them; its own name is not kept
+            // (files written so far hold it, translated).
+            if (Profile::isLocalName(profile.name))
+                profile.name.clear();
+            m_profiles[0] = profile;
+        } else {
             m_profiles.append(profile);
+        }
     }
     m_settings->endArray();
 }
@@ -194,8 +216,12 @@ void ProfileStore::write()
     m_settings->sync();
 }
 
-Result<> ProfileStore::save(const Profile &profile, QList<FieldError> *errors)
+Result<> ProfileStore::save(const Profile &given, QList<FieldError> *errors)
 {
+    Profile profile = given;
+    // The Local profile's own name is shown translated, never stored.
+    if (profile.id == QLatin1String(LocalId) && Profile::isLocalName(profile.name))
+        profile.name.clear();
     const QList<FieldError> problems = validateProfile(profile, m_profiles);
     if (errors)
         *errors = problems;

@@ -24,6 +24,8 @@ struct Profile
     };
 
     QString id; // stable; the keychain account of its API key
+    // As the user named it. The Local profile's is empty until the user renames it: its own name
+    // is not stored but shown in the language of the moment (displayName()).
     QString name;
     Kind kind = Kind::Local;
     // OpenSandbox
@@ -49,9 +51,17 @@ struct Profile
 
     bool operator==(const Profile &) const = default;
 
+    // The name to show: `name`, or for the Local profile not renamed "Local" in the current
+    // language.
+    QString displayName() const;
+    // Whether `name` given to the Local profile means its own name: empty, "Local" in English or
+    // in the current language, or what earlier versions stored for it (translated).
+    static bool isLocalName(const QString &name);
+
     static QString kindName(Kind kind); // "local", "opensandbox", "docker"
     static std::optional<Kind> parseKind(const QString &name);
-    // The profile that always exists: the local backend in its default folder.
+    // The profile that always exists: the local backend in its default folder, under its own
+    // name (an empty `name`).
     static Profile local();
 };
 
@@ -77,7 +87,8 @@ public:
     QList<Profile> profiles() const { return m_profiles; }
     std::optional<Profile> profile(const QString &id) const;
 
-    // Adds or replaces (by id) after validating every field; nothing is written on an error.
+    // Adds or replaces (by id) after validating every field; nothing is written on an error. The
+    // Local profile under one of its own names (Profile::isLocalName) is kept without one.
     Result<> save(const Profile &profile, QList<FieldError> *errors = nullptr);
     // Removes a profile (not the Local one). The caller removes its key from the SecretStore.
     Result<> remove(const QString &id);

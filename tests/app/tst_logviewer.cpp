@@ -5,6 +5,8 @@
 // a file deleted while open) shown with a note.
 
 #include "bootstraplog.h"
+#include "elidedlabel.h"
+#include "i18n.h"
 #include "logmodel.h"
 #include "logviewer.h"
 
@@ -13,11 +15,16 @@
 #endif
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QApplication>
 #include <QClipboard>
 #include <QDir>
 #include <QFile>
+#include <QLayout>
 #include <QLineEdit>
+#include <QMainWindow>
+#include <QRegularExpression>
+#include <QScopeGuard>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
@@ -60,6 +67,26 @@ bool lastRowVisible(const LogViewer &viewer)
     const int last = view->model()->rowCount() - 1;
     const QRect rect = view->visualRect(view->model()->index(last, LogModel::TextColumn));
     return rect.isValid() && rect.bottom() <= view->viewport()->height() + 1 && rect.top() >= 0;
+}
+
+// Whether the search's highlight shows in the row of `line`, on screen.
+bool highlightShown(LogViewer &viewer, qsizetype line)
+{
+    QTableView *view = viewer.view();
+    const int row = viewer.model()->rowFor(line);
+    const QRect rect =
+        view->visualRect(viewer.model()->index(row, LogModel::TextColumn)).intersected(view->viewport()->rect());
+    if (row < 0 || rect.isEmpty())
+        return false;
+    const QImage image = view->viewport()->grab().toImage();
+    const QRgb highlight = QColor(0xf6, 0xd3, 0x2d).rgb();
+    for (int y = rect.top(); y <= rect.bottom(); ++y) {
+        for (int x = rect.left(); x <= rect.right(); ++x) {
+            if (image.pixel(x, y) == highlight)
+                return true;
+        }
+    }
+    return false;
 }
 
 } // namespace
@@ -161,6 +188,180 @@ private Q_SLOTS:
         QTRY_VERIFY(!viewer.model()->isSearching());
         QVERIFY(viewer.model()->matches().empty());
         QCOMPARE(viewer.matchText(), LogViewer::tr("No matches"));
+    }
+
+    void jumpsKeepTheMatchInView()
+    {
+        // Short lines, and 200 KB lines with the match 3,000 characters in (within what is shown).
+        const QString path = m_dir.filePath(QStringLiteral("wide.log"));
+        const QByteArray wide = QByteArray(3000, 'x') + "needle" + QByteArray(200 * 1024, 'y');
+        QByteArray bytes;
+        for (int i = 0; i < 200; ++i) {
+            QByteArray text = (i == 30 || i == 150 ? "needle " : "line ") + QByteArray::number(i);
+            if (i == 100 || i == 120)
+                text = wide;
+            bytes += logLine(i, LogLine::Kind::Stdout, text);
+        }
+        QVERIFY(writeFile(path, bytes));
+        LogViewer viewer(path);
+        viewer.resize(800, 300);
+        viewer.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&viewer));
+        QTRY_COMPARE(viewer.model()->lineCount(), 200);
+        QTableView *view = viewer.view();
+        QTRY_VERIFY(view->columnWidth(LogModel::TextColumn) > 20 * view->viewport()->width());
+        QScrollBar *bar = view->horizontalScrollBar();
+        viewer.setSearch(QStringLiteral("needle"));
+        QTRY_VERIFY(!viewer.model()->isSearching());
+        QCOMPARE(viewer.model()->matches(), (std::vector<qsizetype>{30, 100, 120, 150}));
+        view->setCurrentIndex(viewer.model()->index(0, LogModel::TextColumn));
+
+        // A short line's match: the view stays at the start of the lines, not in the empty middle.
+        viewer.findNext();
+        QCOMPARE(viewer.currentLine(), 30);
+        QCOMPARE(bar->value(), 0);
+        QVERIFY(highlightShown(viewer, 30));
+
+        // A match far to the right is brought into view.
+        viewer.findNext();
+        QCOMPARE(viewer.currentLine(), 100);
+        QVERIFY(bar->value() > 0);
+        QVERIFY(highlightShown(viewer, 100));
+
+        // The next one is in view where the view is: it stays there.
+        const int kept = bar->value();
+        viewer.findNext();
+        QCOMPARE(viewer.currentLine(), 120);
+        QCOMPARE(bar->value(), kept);
+        QVERIFY(highlightShown(viewer, 120));
+
+        // Back to a short line: its match is at the start, so the view goes back there.
+        viewer.findNext();
+        QCOMPARE(viewer.currentLine(), 150);
+        QVERIFY(highlightShown(viewer, 150));
+
+        // Clicking another line keeps the view where the user scrolled it.
+        bar->setValue(5000);
+        const QModelIndex other = viewer.model()->index(viewer.model()->rowFor(149), LogModel::TextColumn);
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(other).center());
+        QCOMPARE(viewer.currentLine(), 149);
+        QCOMPARE(bar->value(), 5000);
+
+        // Follow goes to the newest lines from their start.
+        QVERIFY(!viewer.isFollowing());
+        QAction *follow = nullptr;
+        for (QAction *action : viewer.actions()) {
+            if (action->text() == LogViewer::tr("Fo&llow"))
+                follow = action;
+        }
+        QVERIFY(follow);
+        follow->trigger();
+        QVERIFY(viewer.isFollowing());
+        QCOMPARE(bar->value(), 0);
+        QTRY_VERIFY(lastRowVisible(viewer));
+    }
+
+    void newSearchGoesToItsFirstMatchOnce()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("first.log"));
+        QVERIFY(writeFile(path, numberedLog(1000)));
+        LogViewer viewer(path);
+        viewer.resize(800, 300);
+        viewer.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&viewer));
+        QTRY_COMPARE(viewer.model()->lineCount(), 1000);
+        QTableView *view = viewer.view();
+        view->setCurrentIndex(viewer.model()->index(505, LogModel::TextColumn));
+
+        // Typed: the first match at or after the current line.
+        QTest::keyClicks(viewer.searchField(), QStringLiteral("error"));
+        QTRY_COMPARE(viewer.currentLine(), 510);
+        QVERIFY(!viewer.isFollowing());
+        QVERIFY(viewer.matchText().contains(QLocale().toString(52)));
+
+        // Once: more matches as the log grows do not move the view again.
+        view->setCurrentIndex(viewer.model()->index(3, LogModel::TextColumn));
+        QByteArray more;
+        for (int i = 1000; i < 1100; ++i)
+            more += logLine(i, LogLine::Kind::Stderr, "error " + QByteArray::number(i));
+        QVERIFY(writeFile(path, more, QIODevice::Append));
+        viewer.refresh();
+        QTRY_COMPARE(viewer.model()->matches().size(), size_t(200));
+        QTRY_VERIFY(!viewer.model()->isSearching());
+        QCOMPARE(viewer.currentLine(), 3);
+
+        // Nothing matches after the current line: the first match.
+        view->setCurrentIndex(viewer.model()->index(1095, LogModel::TextColumn));
+        viewer.searchField()->selectAll();
+        QTest::keyClicks(viewer.searchField(), QStringLiteral("error 2"));
+        QTRY_COMPARE(viewer.currentLine(), 20);
+
+        // The same search again is no new search: the view stays.
+        view->setCurrentIndex(viewer.model()->index(7, LogModel::TextColumn));
+        viewer.setSearch(QStringLiteral("error 2"));
+        QCOMPARE(viewer.currentLine(), 7);
+    }
+
+    void longStatusDoesNotWidenTheWindow()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("status.log"));
+        QVERIFY(writeFile(path, numberedLog(10)));
+        QMainWindow window;
+        auto *viewer = new LogViewer(path);
+        window.setCentralWidget(viewer);
+        window.resize(900, 500);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_COMPARE(viewer->model()->lineCount(), 10);
+        window.layout()->activate();
+        const QSize minimum = window.minimumSizeHint();
+        QVERIFY(minimum.width() < 900);
+
+        QString message = QStringLiteral("The server answered:");
+        for (int i = 0; i < 60; ++i)
+            message += QStringLiteral(" connection refused (attempt %1);").arg(i);
+        viewer->setSourceState(message);
+        // What the posted layout requests do, now: the viewer's layout, then the window's.
+        viewer->layout()->activate();
+        window.layout()->activate();
+        QCOMPARE(window.width(), 900);
+        QCOMPARE(window.minimumSizeHint(), minimum);
+        auto *status = viewer->findChild<ElidedLabel *>(QStringLiteral("status"));
+        QVERIFY(status);
+        QVERIFY(status->isElided());
+        QVERIFY(status->geometry().right() < viewer->width());
+        // The whole text is in its tooltip and accessible description.
+        QVERIFY(viewer->statusText().contains(message));
+        QCOMPARE(status->toolTip(), viewer->statusText());
+        QCOMPARE(status->accessibleDescription(), viewer->statusText());
+    }
+
+    void footerFollowsTheLanguage()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("language.log"));
+        QVERIFY(writeFile(path, numberedLog(3)));
+        LogViewer viewer(path);
+        viewer.show();
+        QTRY_COMPARE(viewer.model()->lineCount(), 3);
+        // As the main window says it for a container log (in its own words).
+        viewer.setSourceStateFrom(
+            [] { return QCoreApplication::translate("MainWindow", "Polling the server for new lines."); });
+        const QString target = m_dir.filePath(QStringLiteral("language-export.log"));
+        QVERIFY(QCoro::waitFor(viewer.exportTo(target)).has_value());
+        QVERIFY(viewer.statusText().contains(QLatin1String("Polling the server")));
+        QVERIFY(viewer.statusText().contains(QLatin1String("bytes")));
+
+        const auto english =
+            qScopeGuard([] { Paddock::useLanguage(QLocale(QLocale::English, QLocale::UnitedStates)); });
+        QCOMPARE(Paddock::useLanguage(QLocale(QStringLiteral("zh_CN"))), QStringLiteral("zh_CN"));
+        QTRY_VERIFY(
+            viewer.statusText().contains(QStringLiteral("正在定期从服务器获取新的行。"))); // LanguageChange is posted
+        QString text = viewer.statusText();
+        QVERIFY(text.contains(QLocale().formattedDataSize(viewer.model()->byteCount())));
+        text.remove(QDir::toNativeSeparators(target));
+        static const QRegularExpression latin(QStringLiteral("[A-Za-z]"));
+        QVERIFY2(!text.contains(latin), qPrintable(text));
+        QCOMPARE(viewer.model()->index(2, LogModel::LineColumn).data().toString(), QLocale().toString(3));
     }
 
     void contextFilter()

@@ -463,6 +463,30 @@ private Q_SLOTS:
         QCoro::waitFor(manager.stop());
     }
 
+    void bootstrapLogOfAWorkspaceOpenedElsewhereSaysSo()
+    {
+        QTemporaryDir dir;
+        leaveWorkspace(dir.path(), QStringLiteral("theirs"), QStringLiteral("u"), QStringLiteral("a"),
+                       QStringLiteral("Running"));
+        LocalBackend backend(LocalOptions{dir.path(), false});
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        MainWindow window(&backend);
+        window.setManager(nullptr, &logs);
+        window.setBackend(&backend, QStringLiteral("local"));
+        window.show();
+        QTRY_COMPARE(window.model()->workspaceCount(), 1);
+        const WorkspaceRecord *record = window.model()->recordsUnder({}).constFirst();
+        LogViewer *viewer = window.showLog(*record, false);
+        QVERIFY(viewer);
+        QTRY_VERIFY2(viewer->noteText().contains(QLatin1String("never opened on this computer")),
+                     qPrintable(viewer->noteText()));
+        QVERIFY(!viewer->noteText().contains(QLatin1String("No such file")));
+        // Once it is written (opened here after all), the log shows and the note goes.
+        QVERIFY(logs.append(backend.instanceKey(), QStringLiteral("theirs"), LogLine::Kind::Status, "opened here"));
+        QTRY_COMPARE(viewer->model()->lineCount(), 1);
+        QTRY_VERIFY(!viewer->noteText().contains(QLatin1String("never opened")));
+    }
+
     void keyboardReachesTheLogsAndHelp()
     {
         QTemporaryDir dir;

@@ -3,6 +3,7 @@
 // the session store, with a warning, when the keychain is unavailable), removing a profile with
 // its key, the Local profile staying, the unsaved-changes question, and the keyboard.
 
+#include "i18n.h"
 #include "profile.h"
 #include "profilesdialog.h"
 #include "secretstore.h"
@@ -18,15 +19,19 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QLabel>
+#include <QLayout>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <random>
 
 using namespace Paddock;
 
@@ -159,6 +164,96 @@ void retype(QLineEdit *edit, const QString &text)
     edit->selectAll();
     QTest::keyClick(edit, Qt::Key_Backspace);
     QTest::keyClicks(edit, text);
+}
+
+// The form's rows, top to bottom: the label (if any), the field, and the backends it is for.
+struct FormRow
+{
+    const char *label;
+    const char *field;
+    QList<Profile::Kind> kinds;
+};
+const QList<Profile::Kind> AllKinds{Profile::Kind::Local, Profile::Kind::OpenSandbox, Profile::Kind::Docker};
+const QList<FormRow> FormRows{
+    {"nameLabel", "nameEdit", AllKinds},
+    {"kindLabel", "kindBox", AllKinds},
+    {"dockerHostLabel", "dockerHostEdit", {Profile::Kind::Docker}},
+    {"domainLabel", "domainEdit", {Profile::Kind::OpenSandbox}},
+    {"protocolLabel", "protocolBox", {Profile::Kind::OpenSandbox}},
+    {nullptr, "useServerProxyBox", {Profile::Kind::OpenSandbox}},
+    {"apiKeyLabel", "apiKeyEdit", {Profile::Kind::OpenSandbox}},
+    {nullptr, "keyStatusLabel", {Profile::Kind::OpenSandbox}},
+    {"imageLabel", "imageEdit", {Profile::Kind::OpenSandbox, Profile::Kind::Docker}},
+    {"sandboxTimeoutLabel", "sandboxTimeoutBox", {Profile::Kind::OpenSandbox}},
+    {"basedirLabel", "basedirEdit", {Profile::Kind::Local, Profile::Kind::Docker}},
+    {nullptr, "stopInsteadOfPauseBox", {Profile::Kind::Docker}},
+    {"bootstrapFileLabel", "bootstrapFileEdit", AllKinds},
+    {"isolationLabel", "isolationBox", AllKinds},
+    {"ttlLabel", "ttlBox", AllKinds},
+    {"sweepIntervalLabel", "sweepIntervalBox", AllKinds},
+    {"refreshIntervalLabel", "refreshIntervalBox", AllKinds},
+    {nullptr, "readOnlyBox", AllKinds},
+};
+
+// Every row the chosen backend has is shown whole, with its label, below the one before it; the
+// others are hidden; each problem shows under its field. Empty when all is right.
+QString formProblem(QDialog &dialog)
+{
+    // The layout requests that showing and hiding posted (each may post the next, up the tree).
+    for (int i = 0; i < 4; ++i)
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    const auto kind = Profile::Kind(dialog.findChild<QComboBox *>(QStringLiteral("kindBox"))->currentData().toInt());
+    int bottom = -1;
+    for (const FormRow &row : FormRows) {
+        auto *field = dialog.findChild<QWidget *>(QLatin1String(row.field));
+        QWidget *label = row.label ? dialog.findChild<QWidget *>(QLatin1String(row.label)) : nullptr;
+        const bool expected = row.kinds.contains(kind);
+        const QString name = QLatin1String(row.field);
+        if (field->isVisible() != expected)
+            return name + (expected ? QStringLiteral(" is hidden") : QStringLiteral(" is shown"));
+        if (label && label->isVisible() != expected)
+            return name + (expected ? QStringLiteral(": its label is hidden") : QStringLiteral(": its label is shown"));
+        if (!expected)
+            continue;
+        const QRect rect(field->mapTo(&dialog, QPoint(0, 0)), field->size());
+        if (rect.height() < field->minimumSizeHint().height())
+            return QStringLiteral("%1 is squeezed to %2 px").arg(name).arg(rect.height());
+        if (rect.top() < bottom)
+            return QStringLiteral("%1 overlaps the row above it").arg(name);
+        bottom = rect.bottom();
+        if (label) {
+            const QRect labelRect(label->mapTo(&dialog, QPoint(0, 0)), label->size());
+            if (labelRect.height() < label->minimumSizeHint().height() || labelRect.top() < rect.top() - 4
+                || labelRect.top() > rect.top() + 4)
+                return QStringLiteral("%1: its label is not beside it (%2,%3 %4x%5 vs %6,%7 %8x%9)")
+                    .arg(name)
+                    .arg(labelRect.x())
+                    .arg(labelRect.y())
+                    .arg(labelRect.width())
+                    .arg(labelRect.height())
+                    .arg(rect.x())
+                    .arg(rect.y())
+                    .arg(rect.width())
+                    .arg(rect.height());
+        }
+        // The field's problem, if any, under it.
+        auto *error = dialog.findChild<QLabel *>(name.left(name.size() - 4) + QStringLiteral("Error"));
+        if (!error)
+            error = dialog.findChild<QLabel *>(name.left(name.size() - 3) + QStringLiteral("Error"));
+        if (error) {
+            if (error->isVisible() == error->text().isEmpty())
+                return name + QStringLiteral(": its problem is ") + (error->isVisible() ? "shown" : "hidden");
+            if (error->isVisible()) {
+                const QRect errorRect(error->mapTo(&dialog, QPoint(0, 0)), error->size());
+                if (errorRect.top() < rect.bottom())
+                    return name + QStringLiteral(": its problem is not under it");
+                if (errorRect.height() < error->heightForWidth(error->width()))
+                    return QStringLiteral("%1: its problem is squeezed to %2 px").arg(name).arg(errorRect.height());
+                bottom = std::max(bottom, errorRect.bottom());
+            }
+        }
+    }
+    return {};
 }
 
 } // namespace
@@ -418,6 +513,97 @@ private Q_SLOTS:
         QVERIFY(!f.fileBytes().contains("sk-never-stored"));
     }
 
+    void rowsStayAfterProblems()
+    {
+        Fixture f;
+        f.addStaging();
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        auto *kindBox = find<QComboBox>(dialog, "kindBox");
+        auto *domainEdit = find<QLineEdit>(dialog, "domainEdit");
+        auto *timeoutBox = find<QSpinBox>(dialog, "sandboxTimeoutBox");
+        const auto setKind = [kindBox](Profile::Kind kind) { kindBox->setCurrentIndex(kindBox->findData(int(kind))); };
+#define CHECK_FORM()                                                                                                   \
+    do {                                                                                                               \
+        const QString problem = formProblem(dialog);                                                                   \
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));                                                              \
+    } while (false)
+        CHECK_FORM();
+
+        // As the user found it: the Local profile first, then an OpenSandbox one with a bad domain
+        // saved (in Qt 6.4 the Sandbox timeout row was 0 px high then), then fixed, then other
+        // backends and back.
+        find<QListWidget>(dialog, "profileList")->setCurrentRow(1);
+        QCOMPARE(dialog.currentProfileId(), QStringLiteral("staging"));
+        CHECK_FORM();
+        retype(domainEdit, QStringLiteral("host:99999"));
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QVERIFY(errorOf(dialog, "domain")->isVisible());
+        CHECK_FORM();
+        retype(domainEdit, QStringLiteral("host:9999"));
+        CHECK_FORM();
+        for (const Profile::Kind kind : {Profile::Kind::Local, Profile::Kind::Docker, Profile::Kind::OpenSandbox}) {
+            setKind(kind);
+            CHECK_FORM();
+        }
+
+        // A problem in a row hidden for another backend, shown when its backend comes back.
+        setKind(Profile::Kind::Docker);
+        timeoutBox->setValue(30);
+        setKind(Profile::Kind::OpenSandbox);
+        retype(domainEdit, QStringLiteral("host:99999"));
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QVERIFY(errorOf(dialog, "sandboxTimeout")->isVisible());
+        CHECK_FORM();
+
+        // Rows that another backend showed a while ago, then a problem on this one.
+        setKind(Profile::Kind::Local);
+        CHECK_FORM();
+        setKind(Profile::Kind::Docker);
+        QTest::keyClicks(find<QLineEdit>(dialog, "dockerHostEdit"), QStringLiteral("ssh://me@build"));
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QVERIFY(errorOf(dialog, "dockerHost")->isVisible());
+        CHECK_FORM();
+
+        // Any order of such steps (the same every run).
+        std::mt19937 random(14);
+        QStringList steps;
+        for (int i = 0; i < 300; ++i) {
+            switch (random() % 6) {
+            case 0:
+                setKind(AllKinds.at(int(random() % 3)));
+                steps << kindBox->currentText();
+                break;
+            case 1: {
+                const bool bad = random() % 2;
+                retype(domainEdit, bad ? QStringLiteral("host:99999") : QStringLiteral("host:9999"));
+                steps << (bad ? QStringLiteral("bad domain") : QStringLiteral("domain"));
+                break;
+            }
+            case 2: {
+                const bool bad = random() % 2;
+                timeoutBox->setValue(bad ? 30 : 3600);
+                steps << (bad ? QStringLiteral("bad timeout") : QStringLiteral("timeout"));
+                break;
+            }
+            case 3: {
+                const bool bad = random() % 2;
+                retype(find<QLineEdit>(dialog, "dockerHostEdit"), bad ? QStringLiteral("ssh://x") : QString());
+                steps << (bad ? QStringLiteral("bad host") : QStringLiteral("host"));
+                break;
+            }
+            default:
+                QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+                steps << QStringLiteral("save");
+                break;
+            }
+            const QString problem = formProblem(dialog);
+            QVERIFY2(problem.isEmpty(), qPrintable(problem + QStringLiteral(" after: ") + steps.join(u',')));
+        }
+#undef CHECK_FORM
+    }
+
     void keychainUnavailableKeepsKeyForSession()
     {
         Fixture f;
@@ -565,6 +751,96 @@ private Q_SLOTS:
         QCOMPARE(f.keychain.writes, 0);
     }
 
+    void localNameFollowsTheLanguage()
+    {
+        Fixture f;
+        f.addStaging();
+        // As earlier versions left the file: the Local profile's name stored.
+        f.settings.setValue(QStringLiteral("profiles/1/name"), QStringLiteral("Local"));
+        f.settings.sync();
+        QSettings settings(f.path, QSettings::IniFormat);
+        ProfileStore store(&settings);
+        ProfilesDialog dialog(&store, &f.keychain, &f.sessionKeys);
+        QSignalSpy changed(&dialog, &ProfilesDialog::profilesChanged);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        auto *list = find<QListWidget>(dialog, "profileList");
+        auto *nameEdit = find<QLineEdit>(dialog, "nameEdit");
+        QCOMPARE(list->item(0)->text(), QStringLiteral("Local"));
+        QCOMPARE(nameEdit->text(), QStringLiteral("Local"));
+
+        const auto english = qScopeGuard([] { useLanguage(QLocale(QLocale::English, QLocale::UnitedStates)); });
+        QCOMPARE(useLanguage(QLocale(QStringLiteral("zh_CN"))), QStringLiteral("zh_CN"));
+        QTRY_COMPARE(list->item(0)->text(), QStringLiteral("本地")); // LanguageChange is posted
+        QCOMPARE(nameEdit->text(), QStringLiteral("本地"));
+        QCOMPARE(list->item(1)->text(), QStringLiteral("Staging"));
+        QVERIFY(!dialog.hasUnsavedChanges());
+
+        // Saved (its folder changed), the Local profile keeps no name in the file.
+        QTemporaryDir folder;
+        retype(find<QLineEdit>(dialog, "basedirEdit"), folder.path());
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QTRY_COMPARE(changed.count(), 1);
+        QCOMPARE(QSettings(f.path, QSettings::IniFormat).value(QStringLiteral("profiles/1/name")).toString(),
+                 QString());
+        QCOMPARE(f.reread(QStringLiteral("local"))->basedir, folder.path());
+        QCOMPARE(list->item(0)->text(), QStringLiteral("本地"));
+        QVERIFY(find<QLabel>(dialog, "statusLabel")->text().contains(QStringLiteral("本地")));
+
+        // Renamed, the name is the user's in every language.
+        retype(nameEdit, QStringLiteral("My laptop"));
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QTRY_COMPARE(changed.count(), 2);
+        QCOMPARE(list->item(0)->text(), QStringLiteral("My laptop"));
+        useLanguage(QLocale(QLocale::English, QLocale::UnitedStates));
+        QTRY_COMPARE(dialog.windowTitle(), QStringLiteral("Profiles[*]"));
+        QCOMPARE(list->item(0)->text(), QStringLiteral("My laptop"));
+        QCOMPARE(nameEdit->text(), QStringLiteral("My laptop"));
+    }
+
+    void hintsFitTheProfile()
+    {
+        Fixture f;
+        f.addStaging();
+        f.keychain.secrets.insert(QStringLiteral("staging"), "sk-stored");
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        auto *apiKeyEdit = find<QLineEdit>(dialog, "apiKeyEdit");
+        auto *bootstrapEdit = find<QLineEdit>(dialog, "bootstrapFileEdit");
+        auto *kindBox = find<QComboBox>(dialog, "kindBox");
+        const auto keepsStoredKey = [apiKeyEdit] {
+            return apiKeyEdit->placeholderText().contains(QLatin1String("keep the stored key"))
+                || apiKeyEdit->toolTip().contains(QLatin1String("keep the stored key"));
+        };
+
+        // Local: no bootstrap by default, and nothing said about other backends.
+        QCOMPARE(bootstrapEdit->placeholderText(), QStringLiteral("Default: none (no commands are run)"));
+
+        // A stored key is kept when the field is left empty...
+        find<QListWidget>(dialog, "profileList")->setCurrentRow(1);
+        QTRY_VERIFY(find<QPushButton>(dialog, "forgetKeyButton")->isEnabled());
+        QCOMPARE(apiKeyEdit->placeholderText(), QStringLiteral("Leave empty to keep the stored key"));
+        QVERIFY(apiKeyEdit->toolTip().contains(QLatin1String("keep the stored key")));
+        QVERIFY(bootstrapEdit->placeholderText().contains(QLatin1String("AgentScope")));
+        QVERIFY(!bootstrapEdit->placeholderText().contains(QLatin1String("Docker")));
+
+        // ...without one there is nothing to keep.
+        QTest::mouseClick(find<QPushButton>(dialog, "forgetKeyButton"), Qt::LeftButton);
+        QTRY_COMPARE(find<QLabel>(dialog, "keyStatusLabel")->text(), QStringLiteral("No key stored."));
+        QCOMPARE(apiKeyEdit->placeholderText(), QStringLiteral("Paste the API key"));
+        QVERIFY(apiKeyEdit->toolTip().contains(QLatin1String("requests are sent without one")));
+        QVERIFY(!keepsStoredKey());
+
+        // A new profile has no key either; its backend's own bootstrap as it changes.
+        QTest::mouseClick(find<QPushButton>(dialog, "addButton"), Qt::LeftButton);
+        QTRY_COMPARE(find<QLabel>(dialog, "keyStatusLabel")->text(), QStringLiteral("No key stored."));
+        QVERIFY(!keepsStoredKey());
+        QVERIFY(bootstrapEdit->placeholderText().contains(QLatin1String("AgentScope")));
+        kindBox->setCurrentIndex(kindBox->findData(int(Profile::Kind::Docker)));
+        QCOMPARE(bootstrapEdit->placeholderText(), QStringLiteral("Default: none (no commands are run)"));
+    }
+
     void unsavedChangesAreAskedAbout()
     {
         Fixture f;
@@ -638,7 +914,7 @@ private Q_SLOTS:
         ANSWER(QMessageBox::Discard);
         QTRY_VERIFY(!dialog.isVisible());
         QCOMPARE(dialog.result(), int(QDialog::Rejected));
-        QCOMPARE(f.reread(QStringLiteral("local"))->name, QStringLiteral("Local"));
+        QCOMPARE(f.reread(QStringLiteral("local"))->displayName(), QStringLiteral("Local"));
         QCOMPARE(changed.count(), 1);
 
         // Without edits Esc just closes.

@@ -2,9 +2,11 @@
 // file (which never holds a key), the Local profile that always exists, and the one-time import
 // of OPEN_SANDBOX_DOMAIN.
 
+#include "i18n.h"
 #include "profile.h"
 
 #include <QFile>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
@@ -171,6 +173,64 @@ private Q_SLOTS:
         QVERIFY(validateProfile(*minimal).isEmpty());
         QCOMPARE(Profile::kindName(Profile::Kind::Docker), QStringLiteral("docker"));
         QCOMPARE(Profile::parseKind(QStringLiteral("docker")), Profile::Kind::Docker);
+    }
+
+    void localNameIsShownNotStored()
+    {
+        QCOMPARE(Profile::local().name, QString());
+        QCOMPARE(Profile::local().displayName(), QStringLiteral("Local"));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("p.ini"));
+        const auto storedName = [&path] {
+            QSettings file(path, QSettings::IniFormat);
+            return file.value(QStringLiteral("profiles/1/name"));
+        };
+        // Files as earlier versions wrote them: the Local profile's name in the language of the
+        // moment.
+        for (const QString &stored : {QStringLiteral("Local"), QStringLiteral("本地")}) {
+            {
+                QSettings file(path, QSettings::IniFormat);
+                file.clear();
+                file.beginWriteArray(QStringLiteral("profiles"), 1);
+                file.setArrayIndex(0);
+                file.setValue(QStringLiteral("id"), QStringLiteral("local"));
+                file.setValue(QStringLiteral("name"), stored);
+                file.setValue(QStringLiteral("kind"), QStringLiteral("local"));
+                file.setValue(QStringLiteral("basedir"), QStringLiteral("/srv/workspaces"));
+                file.endArray();
+            }
+            QSettings settings(path, QSettings::IniFormat);
+            ProfileStore store(&settings);
+            const Profile local = store.profiles().constFirst();
+            QVERIFY2(local.name.isEmpty(), qPrintable(stored));
+            QCOMPARE(local.displayName(), QStringLiteral("Local"));
+            QCOMPARE(local.basedir, QStringLiteral("/srv/workspaces"));
+            QVERIFY(store.save(local)); // written again: without the name
+            QCOMPARE(storedName().toString(), QString());
+        }
+
+        // In Chinese it is the Chinese name, from the same file.
+        const auto english = qScopeGuard([] { useLanguage(QLocale(QLocale::English, QLocale::UnitedStates)); });
+        QCOMPARE(useLanguage(QLocale(QStringLiteral("zh_CN"))), QStringLiteral("zh_CN"));
+        QSettings settings(path, QSettings::IniFormat);
+        ProfileStore store(&settings);
+        Profile local = store.profiles().constFirst();
+        QCOMPARE(local.displayName(), QStringLiteral("本地"));
+        // Saved under its name as shown (as the Profiles dialog does), it still keeps none.
+        local.name = local.displayName();
+        QVERIFY(store.save(local));
+        QVERIFY(store.profiles().constFirst().name.isEmpty());
+        QCOMPARE(storedName().toString(), QString());
+        // No other profile takes its name.
+        Profile twin = openSandbox(QStringLiteral("本地"), QStringLiteral("h"));
+        QCOMPARE(fields(validateProfile(twin, store.profiles())), QStringList{QStringLiteral("name")});
+        // Renamed, the name is the user's, in every language.
+        local.name = QStringLiteral("My laptop");
+        QVERIFY(store.save(local));
+        QCOMPARE(storedName().toString(), QStringLiteral("My laptop"));
+        QCOMPARE(ProfileStore(&settings).profiles().constFirst().displayName(), QStringLiteral("My laptop"));
+        useLanguage(QLocale(QLocale::English, QLocale::UnitedStates));
+        QCOMPARE(store.profiles().constFirst().displayName(), QStringLiteral("My laptop"));
     }
 
     void idsAreReadableAndUnique()
