@@ -63,13 +63,6 @@
         </translation>
     </message>
     <message numerus="yes">
-        <source>%n workspace(s) idle longer than %1 min selected</source>
-        <translation>
-            <numerusform>%n workspace idle longer than %1 min selected</numerusform>
-            <numerusform>%n workspaces idle longer than %1 min selected</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>Close %n workspace(s)? They are released and their sandboxes paused.</source>
         <translation>
             <numerusform>Close %n workspace? It is released and its sandbox paused.</numerusform>
@@ -105,13 +98,6 @@
         </translation>
     </message>
     <message numerus="yes">
-        <source>Working on %n workspace(s)…</source>
-        <translation>
-            <numerusform>Working on %n workspace…</numerusform>
-            <numerusform>Working on %n workspaces…</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>%1 of %n workspace(s) done</source>
         <translation>
             <numerusform>%1 of %n workspace done</numerusform>
@@ -137,6 +123,76 @@
         <translation>
             <numerusform>Kill %n workspace? Its container is removed. Its /workspace folder stays on this computer unless you delete it too. This cannot be undone.</numerusform>
             <numerusform>Kill %n workspaces? Their containers are removed. Their /workspace folders stay on this computer unless you delete them too. This cannot be undone.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Copied %n workspace id(s)</source>
+        <translation>
+            <numerusform>Copied %n workspace id</numerusform>
+            <numerusform>Copied %n workspace ids</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n running workspace(s) idle longer than %2 min selected.</source>
+        <translation>
+            <numerusform>%1 of %n running workspace idle longer than %2 min selected.</numerusform>
+            <numerusform>%1 of %n running workspaces idle longer than %2 min selected.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>None of %n running workspace(s) has been idle longer than %1 min; the selection is unchanged.</source>
+        <translation>
+            <numerusform>The %n running workspace has not been idle longer than %1 min; the selection is unchanged.</numerusform>
+            <numerusform>None of %n running workspaces has been idle longer than %1 min; the selection is unchanged.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n had no recorded activity and were judged by when they were created.</source>
+        <translation>
+            <numerusform>%n had no recorded activity and was judged by when it was created.</numerusform>
+            <numerusform>%n had no recorded activity and were judged by when they were created.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n had no time at all to go by and were left out.</source>
+        <translation>
+            <numerusform>%n had no time at all to go by and was left out.</numerusform>
+            <numerusform>%n had no time at all to go by and were left out.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Closing %n workspace(s)…</source>
+        <translation>
+            <numerusform>Closing %n workspace…</numerusform>
+            <numerusform>Closing %n workspaces…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Pausing %n workspace(s)…</source>
+        <translation>
+            <numerusform>Pausing %n workspace…</numerusform>
+            <numerusform>Pausing %n workspaces…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Resuming %n workspace(s)…</source>
+        <translation>
+            <numerusform>Resuming %n workspace…</numerusform>
+            <numerusform>Resuming %n workspaces…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Renewing %n workspace(s)…</source>
+        <translation>
+            <numerusform>Renewing %n workspace…</numerusform>
+            <numerusform>Renewing %n workspaces…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Killing %n workspace(s)…</source>
+        <translation>
+            <numerusform>Killing %n workspace…</numerusform>
+            <numerusform>Killing %n workspaces…</numerusform>
         </translation>
     </message>
 </context>
@@ -168,19 +224,43 @@
     </message>
 </context>
 <context>
-    <name>RenewDialog</name>
+    <name>QuitController</name>
     <message numerus="yes">
-        <source>Renew %n workspace(s)? Each will expire this long from now.</source>
+        <source>This console opened %n workspace(s) that are still open. Close them before quitting?</source>
         <translation>
-            <numerusform>Renew %n workspace? It will expire this long from now.</numerusform>
-            <numerusform>Renew %n workspaces? Each will expire this long from now.</numerusform>
+            <numerusform>This console opened %n workspace that is still open. Close it before quitting?</numerusform>
+            <numerusform>This console opened %n workspaces that are still open. Close them before quitting?</numerusform>
         </translation>
     </message>
+</context>
+<context>
+    <name>RenewDialog</name>
     <message numerus="yes">
         <source>%n selected workspace(s) never expire and are skipped.</source>
         <translation>
             <numerusform>%n selected workspace never expires and is skipped.</numerusform>
             <numerusform>%n selected workspaces never expire and are skipped.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Renew %n workspace(s)?</source>
+        <translation>
+            <numerusform>Renew %n workspace?</numerusform>
+            <numerusform>Renew %n workspaces?</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) would expire sooner than they do now. An expired sandbox is deleted with its files.</source>
+        <translation>
+            <numerusform>%n workspace would expire sooner than it does now. An expired sandbox is deleted with its files.</numerusform>
+            <numerusform>%n workspaces would expire sooner than they do now. An expired sandbox is deleted with its files.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Shorten the lifetime of %n workspace(s)?</source>
+        <translation>
+            <numerusform>Shorten the lifetime of %n workspace?</numerusform>
+            <numerusform>Shorten the lifetime of %n workspaces?</numerusform>
         </translation>
     </message>
 </context>

@@ -9,6 +9,37 @@
     </message>
 </context>
 <context>
+    <name>ConfirmDialog</name>
+    <message>
+        <source>Workspaces this applies to</source>
+        <translation>本操作涉及的工作区</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>Sandbox ID</source>
+        <translation>沙箱 ID</translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+</context>
+<context>
     <name>Console</name>
     <message>
         <source>Cannot read the bootstrap file %1: %2</source>
@@ -254,6 +285,10 @@
     <message>
         <source>Fo&amp;llow</source>
         <translation>跟随(&amp;L)</translation>
+    </message>
+    <message>
+        <source>There is no log file %1 yet: it is shown as soon as it appears.</source>
+        <translation>日志文件 %1 尚不存在：一旦出现即会显示。</translation>
     </message>
 </context>
 <context>
@@ -530,12 +565,6 @@
             <numerusform>正在读取 %n 个工作区的活动…</numerusform>
         </translation>
     </message>
-    <message numerus="yes">
-        <source>%n workspace(s) idle longer than %1 min selected</source>
-        <translation>
-            <numerusform>已选择 %n 个空闲超过 %1 分钟的工作区</numerusform>
-        </translation>
-    </message>
     <message>
         <source>cancelled</source>
         <translation>已取消</translation>
@@ -568,12 +597,6 @@
         <source>%n selected workspace(s) do not fit this action and are skipped.</source>
         <translation>
             <numerusform>选中的工作区中有 %n 个不适用此操作，将被跳过。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Working on %n workspace(s)…</source>
-        <translation>
-            <numerusform>正在处理 %n 个工作区…</numerusform>
         </translation>
     </message>
     <message>
@@ -652,6 +675,162 @@
         <source>Also &amp;delete their folders on this computer</source>
         <translation>同时删除它们在这台计算机上的文件夹(&amp;D)</translation>
     </message>
+    <message>
+        <source>Read-only</source>
+        <translation>只读</translation>
+    </message>
+    <message>
+        <source>This profile is read-only: nothing can be opened, paused, resumed, renewed or killed from here</source>
+        <translation>此配置文件为只读：无法在此打开、暂停、恢复、续期或销毁任何工作区</translation>
+    </message>
+    <message>
+        <source>Read-only profile</source>
+        <translation>只读配置文件</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Retry &amp;Bootstrap…</source>
+        <translation>重试初始化(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>Open the selected workspace whose bootstrap failed again, running its bootstrap again</source>
+        <translation>再次打开所选的初始化失败的工作区，重新运行其初始化</translation>
+    </message>
+    <message>
+        <source>Cop&amp;y ID</source>
+        <translation>复制 ID(&amp;Y)</translation>
+    </message>
+    <message>
+        <source>Copy the ids of the selected workspaces, one per line</source>
+        <translation>复制所选工作区的 ID，每行一个</translation>
+    </message>
+    <message>
+        <source>Switch to Log&amp;s</source>
+        <translation>切换到日志(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Move between the workspace list and the Logs dock</source>
+        <translation>在工作区列表与日志面板之间切换</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard Shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Every shortcut of the console</source>
+        <translation>控制台的全部快捷键</translation>
+    </message>
+    <message>
+        <source>&amp;About Paddock</source>
+        <translation>关于 Paddock(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Paddock&apos;s version, and Qt&apos;s</source>
+        <translation>Paddock 与 Qt 的版本</translation>
+    </message>
+    <message>
+        <source>Polling failed; trying again: %1</source>
+        <translation>轮询失败，正在重试：%1</translation>
+    </message>
+    <message>
+        <source>This workspace was never opened on this computer, so its bootstrap log is not here: the bootstrap ran where it was opened (by AgentScope, or by Paddock elsewhere). Opening it here writes a log, shown as it is written.</source>
+        <translation>此工作区从未在这台计算机上打开，因此这里没有它的初始化日志：初始化是在打开它的地方运行的（由 AgentScope，或由其他地方的 Paddock）。在这里打开它会写入日志，并在写入时显示。</translation>
+    </message>
+    <message>
+        <source>cannot reach the server</source>
+        <translation>无法连接服务器</translation>
+    </message>
+    <message>
+        <source>cannot reach the server; showing the list of %1 (stale)</source>
+        <translation>无法连接服务器；显示的是 %1 时的列表（已过时）</translation>
+    </message>
+    <message>
+        <source>not renewed: it would expire sooner (%1) than it does now (%2)</source>
+        <translation>未续期：续期后的过期时间（%1）早于当前的过期时间（%2）</translation>
+    </message>
+    <message numerus="yes">
+        <source>Copied %n workspace id(s)</source>
+        <translation>
+            <numerusform>已复制 %n 个工作区 ID</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No log is open: Workspace &gt; Bootstrap Log (Ctrl+L) opens one.</source>
+        <translation>没有打开的日志：“工作区 &gt; 初始化日志”（Ctrl+L）可打开一个。</translation>
+    </message>
+    <message>
+        <source>About Paddock</source>
+        <translation>关于 Paddock</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Paddock %1&lt;/h3&gt;&lt;p&gt;A console for the workspaces AI agents work in: local folders, OpenSandbox sandboxes and Docker containers, kept as AgentScope keeps them.&lt;/p&gt;&lt;p&gt;Built with Qt %2; running on Qt %3.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Paddock %1&lt;/h3&gt;&lt;p&gt;AI 智能体工作区的控制台：本地文件夹、OpenSandbox 沙箱和 Docker 容器，与 AgentScope 的管理方式一致。&lt;/p&gt;&lt;p&gt;构建于 Qt %2；运行于 Qt %3。&lt;/p&gt;</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n running workspace(s) idle longer than %2 min selected.</source>
+        <translation>
+            <numerusform>已选择 %n 个运行中工作区中空闲超过 %2 分钟的 %1 个。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>None of %n running workspace(s) has been idle longer than %1 min; the selection is unchanged.</source>
+        <translation>
+            <numerusform>%n 个运行中工作区均未空闲超过 %1 分钟；选择未改变。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n had no recorded activity and were judged by when they were created.</source>
+        <translation>
+            <numerusform>其中 %n 个没有活动记录，按创建时间判断。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n had no time at all to go by and were left out.</source>
+        <translation>
+            <numerusform>其中 %n 个没有任何时间可依据，已跳过。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation>恢复(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Kill</source>
+        <translation>销毁(&amp;K)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Closing %n workspace(s)…</source>
+        <translation>
+            <numerusform>正在关闭 %n 个工作区…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Pausing %n workspace(s)…</source>
+        <translation>
+            <numerusform>正在暂停 %n 个工作区…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Resuming %n workspace(s)…</source>
+        <translation>
+            <numerusform>正在恢复 %n 个工作区…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Renewing %n workspace(s)…</source>
+        <translation>
+            <numerusform>正在续期 %n 个工作区…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Killing %n workspace(s)…</source>
+        <translation>
+            <numerusform>正在销毁 %n 个工作区…</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>OpenDialog</name>
@@ -664,24 +843,8 @@
         <translation>用户(&amp;U)：</translation>
     </message>
     <message>
-        <source>&amp;Agent:</source>
-        <translation>智能体(&amp;A)：</translation>
-    </message>
-    <message>
         <source>&amp;Session:</source>
         <translation>会话(&amp;S)：</translation>
-    </message>
-    <message>
-        <source>Only the PER_SESSION policy uses it</source>
-        <translation>仅 PER_SESSION 隔离粒度使用此项</translation>
-    </message>
-    <message>
-        <source>&amp;Workspace id:</source>
-        <translation>工作区 ID(&amp;W)：</translation>
-    </message>
-    <message>
-        <source>Empty: the isolation policy decides</source>
-        <translation>留空：由隔离粒度决定</translation>
     </message>
     <message>
         <source>&amp;Bootstrap log (live):</source>
@@ -700,14 +863,6 @@
         <translation>此配置文件无法打开工作区。</translation>
     </message>
     <message>
-        <source>Enter a user and an agent, or a workspace id.</source>
-        <translation>请输入用户和智能体，或输入工作区 ID。</translation>
-    </message>
-    <message>
-        <source>Workspace %1 (%2)</source>
-        <translation>工作区 %1（%2）</translation>
-    </message>
-    <message>
         <source>Opening workspace %1…</source>
         <translation>正在打开工作区 %1…</translation>
     </message>
@@ -718,6 +873,66 @@
     <message>
         <source>Workspace %1 is open.</source>
         <translation>工作区 %1 已打开。</translation>
+    </message>
+    <message>
+        <source>&amp;Assign by the isolation policy</source>
+        <translation>按隔离粒度分配(&amp;A)</translation>
+    </message>
+    <message>
+        <source>A&amp;gent:</source>
+        <translation>智能体(&amp;G)：</translation>
+    </message>
+    <message>
+        <source>Not used for the id: PER_SESSION makes a new one for every open</source>
+        <translation>不用于生成 ID：PER_SESSION 每次打开都会生成新的 ID</translation>
+    </message>
+    <message>
+        <source>Reattach to &amp;workspace id:</source>
+        <translation>按工作区 ID 重新连接(&amp;W)：</translation>
+    </message>
+    <message>
+        <source>Workspace id</source>
+        <translation>工作区 ID</translation>
+    </message>
+    <message>
+        <source>A workspace id, e.g. from Copy ID</source>
+        <translation>工作区 ID，例如通过“复制 ID”获得</translation>
+    </message>
+    <message>
+        <source>What will be opened</source>
+        <translation>将要打开的内容</translation>
+    </message>
+    <message>
+        <source>Enter the id of the workspace to reattach to.</source>
+        <translation>请输入要重新连接的工作区 ID。</translation>
+    </message>
+    <message>
+        <source>Enter a user and an agent.</source>
+        <translation>请输入用户和智能体。</translation>
+    </message>
+    <message>
+        <source>Opens workspace %1, the id entered above.</source>
+        <translation>打开工作区 %1，即上面输入的 ID。</translation>
+    </message>
+    <message>
+        <source>Opens a new workspace %1 (%2 gives every open a new id).</source>
+        <translation>打开新工作区 %1（%2 每次打开都会分配新的 ID）。</translation>
+    </message>
+    <message>
+        <source>Opens workspace %1, the %2 workspace of user %3 and agent %4.</source>
+        <translation>打开工作区 %1，即用户 %3 与智能体 %4 的 %2 工作区。</translation>
+    </message>
+    <message>
+        <source>It exists (%1) and is reattached.</source>
+        <translation>该工作区已存在（%1），将重新连接。</translation>
+    </message>
+    <message>
+        <source>It belongs to user %1, not %2.</source>
+        <translation>它属于用户 %1，而不是 %2。</translation>
+    </message>
+    <message>
+        <source>It is not in the list: a new one is created and bootstrapped.</source>
+        <translation>它不在列表中：将新建一个工作区并运行初始化。</translation>
     </message>
 </context>
 <context>
@@ -1206,6 +1421,22 @@
         <source>could not delete all of %1: %2 is still there (files that a container wrote as root may need root to delete)</source>
         <translation>无法完全删除 %1：%2 仍然存在（容器以 root 身份写入的文件可能需要 root 权限才能删除）</translation>
     </message>
+    <message>
+        <source>cannot remove %1</source>
+        <translation>无法删除 %1</translation>
+    </message>
+    <message>
+        <source>removed the empty gateway script %1, which an older Paddock left as its bootstrap marker (AgentScope would start it as its MCP gateway); AgentScope&apos;s bootstrap runs again</source>
+        <translation>已删除空的网关脚本 %1：它是旧版 Paddock 留下的初始化标记（AgentScope 会把它当作 MCP 网关启动）；将重新运行 AgentScope 的初始化</translation>
+    </message>
+    <message>
+        <source>removed the empty gateway script %1, which an older Paddock left as its bootstrap marker (AgentScope would start it as its MCP gateway); %2 marks the bootstrap complete instead</source>
+        <translation>已删除空的网关脚本 %1：它是旧版 Paddock 留下的初始化标记（AgentScope 会把它当作 MCP 网关启动）；改由 %2 标记初始化已完成</translation>
+    </message>
+    <message>
+        <source>AgentScope&apos;s bootstrap did not put its gateway script %1 in place (it is missing or empty)</source>
+        <translation>AgentScope 的初始化没有放置其网关脚本 %1（该文件不存在或为空）</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
@@ -1560,10 +1791,6 @@
         <translation>停止容器而不是暂停(&amp;R)</translation>
     </message>
     <message>
-        <source>Default: the backend&apos;s own (AgentScope&apos;s on OpenSandbox, none locally or on Docker)</source>
-        <translation>默认：使用后端自带的命令（OpenSandbox 上为 AgentScope 的命令，本地和 Docker 上为无）</translation>
-    </message>
-    <message>
         <source>Docker</source>
         <translation>Docker</translation>
     </message>
@@ -1575,20 +1802,85 @@
         <source>The host folder that holds one folder per workspace, mounted at /workspace in its container; empty for the default</source>
         <translation>宿主机上存放工作区的文件夹，每个工作区在其中占一个子文件夹，并挂载到其容器的 /workspace；留空则使用默认位置</translation>
     </message>
+    <message>
+        <source>Default: AgentScope&apos;s bootstrap (installs AgentScope and its gateway)</source>
+        <translation>默认：AgentScope 的初始化（安装 AgentScope 及其网关）</translation>
+    </message>
+    <message>
+        <source>Default: none (no commands are run)</source>
+        <translation>默认：无（不运行任何命令）</translation>
+    </message>
+    <message>
+        <source>Paste the API key</source>
+        <translation>粘贴 API 密钥</translation>
+    </message>
+    <message>
+        <source>Stored in the system keychain, never in a file. No key: requests are sent without one.</source>
+        <translation>保存在系统钥匙串中，绝不写入文件。没有密钥时，请求不带密钥发送。</translation>
+    </message>
+</context>
+<context>
+    <name>QuitController</name>
+    <message>
+        <source>When &amp;Quitting</source>
+        <translation>退出时(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Ask What to Do with Open Workspaces</source>
+        <translation>询问如何处理打开的工作区(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Quitting asks whether to close the workspaces this console opened or leave them running</source>
+        <translation>退出时询问是关闭本控制台打开的工作区，还是让它们继续运行</translation>
+    </message>
+    <message>
+        <source>&amp;Close Open Workspaces</source>
+        <translation>关闭打开的工作区(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Quitting closes (pauses) the workspaces this console opened</source>
+        <translation>退出时关闭（暂停）本控制台打开的工作区</translation>
+    </message>
+    <message>
+        <source>&amp;Leave Open Workspaces Running</source>
+        <translation>让打开的工作区继续运行(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Quitting leaves the workspaces this console opened running</source>
+        <translation>退出时让本控制台打开的工作区继续运行</translation>
+    </message>
+    <message>
+        <source>Quit Paddock</source>
+        <translation>退出 Paddock</translation>
+    </message>
+    <message numerus="yes">
+        <source>This console opened %n workspace(s) that are still open. Close them before quitting?</source>
+        <translation>
+            <numerusform>本控制台打开的 %n 个工作区仍处于打开状态。退出前关闭它们吗？</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Closing pauses them, as AgentScope does when it stops. Left running, they keep running (and costing) until they are paused or expire.</source>
+        <translation>关闭会暂停它们，与 AgentScope 停止时的做法相同。若继续运行，它们会一直运行（并产生费用），直到被暂停或过期。</translation>
+    </message>
+    <message>
+        <source>&amp;Close Them and Quit</source>
+        <translation>关闭它们并退出(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Leave Them Running and Quit</source>
+        <translation>让它们继续运行并退出(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Remember my choice (File &gt; When Quitting changes it)</source>
+        <translation>记住我的选择（可在“文件 &gt; 退出时”中更改）(&amp;R)</translation>
+    </message>
 </context>
 <context>
     <name>RenewDialog</name>
     <message>
         <source>Renew</source>
         <translation>续期</translation>
-    </message>
-    <message>
-        <source>&amp;Expire this long from now:</source>
-        <translation>从现在起多久后过期(&amp;E)：</translation>
-    </message>
-    <message>
-        <source>Minutes from now</source>
-        <translation>从现在起的分钟数</translation>
     </message>
     <message>
         <source>Expiry before and after renewal</source>
@@ -1607,20 +1899,10 @@
         <translation>续期后过期时间</translation>
     </message>
     <message numerus="yes">
-        <source>Renew %n workspace(s)? Each will expire this long from now.</source>
-        <translation>
-            <numerusform>续期 %n 个工作区？每个工作区都将在从现在起的这段时间后过期。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>%n selected workspace(s) never expire and are skipped.</source>
         <translation>
             <numerusform>选中的工作区中有 %n 个永不过期，将被跳过。</numerusform>
         </translation>
-    </message>
-    <message>
-        <source> min</source>
-        <translation> 分钟</translation>
     </message>
     <message>
         <source>&amp;Renew</source>
@@ -1629,6 +1911,179 @@
     <message>
         <source>never</source>
         <translation>永不</translation>
+    </message>
+    <message>
+        <source>E&amp;xtend by</source>
+        <translation>延长(&amp;X)</translation>
+    </message>
+    <message>
+        <source>Each workspace expires this much later than it does now</source>
+        <translation>每个工作区的过期时间比现在推迟这么久</translation>
+    </message>
+    <message>
+        <source>Expire this long from &amp;now</source>
+        <translation>从现在起计时(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Each workspace expires this long from now, which may be sooner than it does now</source>
+        <translation>每个工作区在从现在起这么久之后过期，可能早于当前的过期时间</translation>
+    </message>
+    <message>
+        <source>&amp;Duration:</source>
+        <translation>时长(&amp;D)：</translation>
+    </message>
+    <message>
+        <source>Unit</source>
+        <translation>单位</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>变化</translation>
+    </message>
+    <message numerus="yes">
+        <source>Renew %n workspace(s)?</source>
+        <translation>
+            <numerusform>续期 %n 个工作区？</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>minutes</source>
+        <translation>分钟</translation>
+    </message>
+    <message>
+        <source>hours</source>
+        <translation>小时</translation>
+    </message>
+    <message>
+        <source>days</source>
+        <translation>天</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <source>+1 h</source>
+        <translation>+1 小时</translation>
+    </message>
+    <message>
+        <source>One hour</source>
+        <translation>一小时</translation>
+    </message>
+    <message>
+        <source>+4 h</source>
+        <translation>+4 小时</translation>
+    </message>
+    <message>
+        <source>Four hours</source>
+        <translation>四小时</translation>
+    </message>
+    <message>
+        <source>+24 h</source>
+        <translation>+24 小时</translation>
+    </message>
+    <message>
+        <source>A day</source>
+        <translation>一天</translation>
+    </message>
+    <message>
+        <source>%1 sooner</source>
+        <translation>提前 %1</translation>
+    </message>
+    <message>
+        <source>%1 later</source>
+        <translation>推迟 %1</translation>
+    </message>
+    <message>
+        <source>Expires sooner than it does now</source>
+        <translation>将比现在更早过期</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) would expire sooner than they do now. An expired sandbox is deleted with its files.</source>
+        <translation>
+            <numerusform>%n 个工作区将比现在更早过期。过期的沙箱会连同其文件一起被删除。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Shorten the lifetime of %n workspace(s)?</source>
+        <translation>
+            <numerusform>缩短 %n 个工作区的有效期？</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>They would expire sooner than they do now, and an expired sandbox is deleted with its files. The others are renewed as shown.</source>
+        <translation>它们将比现在更早过期，而过期的沙箱会连同其文件一起被删除。其余工作区按所示续期。</translation>
+    </message>
+    <message>
+        <source>&amp;Shorten</source>
+        <translation>缩短(&amp;S)</translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <source>Keyboard Shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Mark or unmark the current row and move down</source>
+        <translation>标记或取消标记当前行并下移</translation>
+    </message>
+    <message>
+        <source>Space</source>
+        <translation>空格</translation>
+    </message>
+    <message>
+        <source>Open the row&apos;s menu</source>
+        <translation>打开该行的菜单</translation>
+    </message>
+    <message>
+        <source>Menu key, Shift+F10</source>
+        <translation>菜单键、Shift+F10</translation>
+    </message>
+    <message>
+        <source>Clear the filter</source>
+        <translation>清除筛选</translation>
+    </message>
+    <message>
+        <source>Esc (in the filter)</source>
+        <translation>Esc（在筛选框中）</translation>
+    </message>
+    <message>
+        <source>Search the log shown</source>
+        <translation>搜索所显示的日志</translation>
+    </message>
+    <message>
+        <source>Next or previous match in a log</source>
+        <translation>日志中的下一个或上一个匹配</translation>
+    </message>
+    <message>
+        <source>F3, Shift+F3 (Enter, Shift+Enter in its search)</source>
+        <translation>F3、Shift+F3（在其搜索框中为 Enter、Shift+Enter）</translation>
+    </message>
+    <message>
+        <source>Copy the selected log lines</source>
+        <translation>复制所选的日志行</translation>
+    </message>
+    <message>
+        <source>Export the whole log</source>
+        <translation>导出整个日志</translation>
+    </message>
+    <message>
+        <source>In the list and the logs</source>
+        <translation>在列表和日志中</translation>
     </message>
 </context>
 <context>
@@ -1640,6 +2095,17 @@
     <message>
         <source>Workspaces cannot be opened: their bootstrap logs go to %1, which cannot be written (%2).</source>
         <translation>无法打开工作区：其初始化日志应写入 %1，但该位置无法写入（%2）。</translation>
+    </message>
+</context>
+<context>
+    <name>WindowState</name>
+    <message>
+        <source>&amp;Fit Columns to Contents</source>
+        <translation>列宽适应内容(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Show All Columns in Their Order</source>
+        <translation>按原顺序显示所有列(&amp;S)</translation>
     </message>
 </context>
 <context>
@@ -1775,6 +2241,32 @@
     <message>
         <source>%1 s</source>
         <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>none of %1</source>
+        <translation>%1 个中的 0 个</translation>
+    </message>
+    <message>
+        <source>%1 (of %2)</source>
+        <translation>%1（共 %2 个）</translation>
+    </message>
+    <message>
+        <source>%1, bootstrap failed</source>
+        <translation>%1，初始化失败</translation>
+    </message>
+    <message>
+        <source>The server cannot be reached: this is the workspace as it was listed at %1.</source>
+        <translation>无法连接服务器：这是该工作区在 %1 列出时的状态。</translation>
+    </message>
+    <message>
+        <source>%1 (last seen %2)</source>
+        <translation>%1（最后一次看到于 %2）</translation>
+    </message>
+    <message>
+        <source>Its last bootstrap failed, so it was paused: %1
+Workspace &gt; Retry Bootstrap runs it again.</source>
+        <translation>它上次的初始化失败，因此已被暂停：%1
+“工作区 &gt; 重试初始化”会再次运行它。</translation>
     </message>
 </context>
 <context>
@@ -2049,6 +2541,20 @@ Docker 后端：
     <message>
         <source>option --image applies to the opensandbox and docker backends only</source>
         <translation>选项 --image 仅适用于 opensandbox 和 docker 后端</translation>
+    </message>
+    <message>
+        <source>
+renew sets the expiry to now + N seconds. When that is earlier than the current
+expiry, it changes nothing and fails, unless --allow-shorter is given.
+</source>
+        <translation>
+renew 将过期时间设为当前时间加 N 秒。若该时间早于当前的过期时间，
+则不做任何更改并失败，除非指定了 --allow-shorter。
+</translation>
+    </message>
+    <message>
+        <source>renew %1: now + %2 s is %3, earlier than its current expiry %4; nothing was changed (give --allow-shorter to shorten it)</source>
+        <translation>renew %1：当前时间加 %2 秒为 %3，早于其当前过期时间 %4；未做任何更改（如需缩短，请指定 --allow-shorter）</translation>
     </message>
 </context>
 </TS>

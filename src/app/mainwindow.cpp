@@ -5,6 +5,7 @@
 #include "backends/docker/dockerbackend.h"
 #include "bootstraplog.h"
 #include "containerlogtail.h"
+#include "elidedlabel.h"
 #include "i18n.h"
 #include "logmodel.h"
 #include "logviewer.h"
@@ -58,7 +59,7 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     , m_profile(std::move(profile))
     , m_model(new WorkspaceTreeModel(this))
     , m_proxy(new WorkspaceFilterProxy(this))
-    , m_freshness(new QLabel(this))
+    , m_freshness(new ElidedLabel(this))
     , m_logDock(new QDockWidget(this))
     , m_logTabs(new QTabWidget(m_logDock))
     , m_languages(new QActionGroup(this))

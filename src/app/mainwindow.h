@@ -25,6 +25,7 @@ class BootstrapLogStore;
 class WorkspaceManager;
 } // namespace Paddock
 class ActivityTracker;
+class ElidedLabel;
 class LogViewer;
 class QActionGroup;
 class QDockWidget;
@@ -174,7 +175,7 @@ private:
     QString m_profile;
     WorkspaceTreeModel *m_model;
     WorkspaceFilterProxy *m_proxy;
-    QLabel *m_freshness;
+    ElidedLabel *m_freshness; // never widens the window, whatever it says
     QDockWidget *m_logDock;
     QTabWidget *m_logTabs;
     QActionGroup *m_languages;

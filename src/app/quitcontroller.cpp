@@ -84,7 +84,8 @@ QMenu *QuitController::menu(QWidget *parent)
 
 bool QuitController::eventFilter(QObject *watched, QEvent *event)
 {
-    if (watched == m_menu && event->type() == QEvent::LanguageChange)
+    // The type first: a menu being destroyed is no QMenu any more, and is not to be looked at.
+    if (event->type() == QEvent::LanguageChange && watched == m_menu)
         retranslate();
     return QObject::eventFilter(watched, event);
 }

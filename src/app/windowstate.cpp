@@ -64,9 +64,9 @@ void WindowState::save()
 
 bool WindowState::eventFilter(QObject *watched, QEvent *event)
 {
-    // Kept when the window closes or hides (as on quitting), whichever comes first.
-    if (watched == m_window && (event->type() == QEvent::Close || event->type() == QEvent::Hide)
-        && m_window->isVisible())
+    // Kept when the window is closed (quitting closes it). Not on a hide: a window being
+    // destroyed hides after its layout is gone, and its state cannot be read any more then.
+    if (watched == m_window && event->type() == QEvent::Close && m_window->isVisible())
         save();
     return QObject::eventFilter(watched, event);
 }

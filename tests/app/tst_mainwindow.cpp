@@ -45,6 +45,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
+#include <QTreeWidget>
 
 using namespace Paddock;
 using namespace std::chrono_literals;
@@ -241,6 +242,12 @@ private Q_SLOTS:
         QVERIFY(confirm->text().contains(QLatin1String("cannot be undone")));
         QVERIFY(confirm->listText().contains(QLatin1String("doomed")));
         QVERIFY(confirm->listText().contains(QLatin1String("vanishing")));
+        // A local workspace's sandbox id is its id: it is listed once, not twice.
+        QCOMPARE(confirm->list()->columnCount(), 4); // Workspace, User, Agent, State
+        QCOMPARE(confirm->listText().count(QLatin1String("doomed")), 1);
+        // The ids are whole: the column is as wide as they are.
+        QVERIFY(confirm->list()->header()->sectionSize(0)
+                >= confirm->list()->fontMetrics().horizontalAdvance(QStringLiteral("vanishing")));
         QVERIFY(confirm->cancelButton()->isDefault()); // Enter does not kill
         QVERIFY(!confirm->confirmButton()->isDefault());
         confirm->confirmButton()->click();

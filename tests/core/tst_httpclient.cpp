@@ -12,6 +12,8 @@
 #include <QTcpServer>
 #include <QTest>
 
+#include <memory>
+
 using namespace Paddock;
 using namespace Paddock::OpenSandbox;
 using namespace PaddockTest;
@@ -113,6 +115,29 @@ private Q_SLOTS:
         QCOMPARE(result.error().httpStatus, 422);
         QVERIFY(result.error().message.contains(QLatin1String("HTTP 422 VALIDATION_ERROR: query.pageSize: too big")));
         QCOMPARE(client.attempts(), 3); // 4xx are never retried
+    }
+
+    void aClientThatGoesAwayEndsTheWaitBetweenRetries()
+    {
+        // A request waiting for its next attempt (the server is down) when its client is
+        // destroyed ends then, as cancelled, instead of waking later into the freed client.
+        quint16 port = 0;
+        {
+            QTcpServer probe;
+            QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+            port = probe.serverPort();
+        }
+        QNetworkAccessManager network;
+        auto client = std::make_unique<HttpClient>(&network, RetryPolicy{5, 60'000ms, 2.0, 60'000ms});
+        auto sending = client->send(get(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/sandboxes").arg(port))));
+        QTRY_COMPARE(client->sleepingCount(), 1); // refused once; the next attempt is a minute away
+        QCOMPARE(client->attempts(), 1);
+        QVERIFY(!sending.isReady());
+        client.reset();
+        QVERIFY(sending.isReady());
+        const auto result = QCoro::waitFor(sending);
+        QVERIFY(!result);
+        QCOMPARE(result.error().kind, Error::Kind::Cancelled);
     }
 
     void connectionRefusedIsRetriedThenReported()

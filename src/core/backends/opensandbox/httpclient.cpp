@@ -12,8 +12,10 @@
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QTimeZone>
+#include <QTimer>
 
 #include <algorithm>
+#include <coroutine>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -153,6 +155,34 @@ std::optional<std::chrono::milliseconds> retryAfterDelay(const QByteArray &value
     return std::chrono::milliseconds(std::max<qint64>(0, now.msecsTo(date)));
 }
 
+// What a sleep waits for: rung by its timer, or by abortAll(), whichever comes first. Ringing
+// resumes the sleeping coroutine at once (a queued resumption, as QCoro's signals make, could come
+// after the client is gone).
+class Alarm
+{
+public:
+    // What co_await takes (a coroutine library may copy it; it points here).
+    struct Awaiter
+    {
+        Alarm *alarm;
+        bool await_ready() const noexcept { return alarm->m_rung; }
+        void await_suspend(std::coroutine_handle<> waiting) noexcept { alarm->m_waiting = waiting; }
+        void await_resume() const noexcept { }
+    };
+    Awaiter wait() { return Awaiter{this}; }
+    void ring()
+    {
+        if (std::exchange(m_rung, true))
+            return;
+        if (const auto waiting = std::exchange(m_waiting, {}))
+            waiting.resume();
+    }
+
+private:
+    bool m_rung = false;
+    std::coroutine_handle<> m_waiting;
+};
+
 HttpClient::HttpClient(QNetworkAccessManager *network, RetryPolicy retry, QObject *parent)
     : QObject(parent)
     , m_network(network)
@@ -168,10 +198,30 @@ HttpClient::~HttpClient()
 void HttpClient::abortAll()
 {
     m_closing = true;
-    // abort() finishes a reply at once, which resumes the coroutine waiting on it.
+    // abort() finishes a reply at once, which resumes the coroutine waiting on it; so does
+    // ringing a sleep's alarm.
     const QSet<QNetworkReply *> replies = std::exchange(m_replies, {});
     for (QNetworkReply *reply : replies)
         reply->abort();
+    const QSet<Alarm *> sleeping = std::exchange(m_sleeping, {});
+    for (Alarm *alarm : sleeping)
+        alarm->ring();
+}
+
+QCoro::Task<bool> HttpClient::sleep(std::chrono::milliseconds delay)
+{
+    if (m_closing)
+        co_return false;
+    Alarm alarm; // lives in this frame
+    QTimer timer;
+    timer.setSingleShot(true);
+    QObject::connect(&timer, &QTimer::timeout, &timer, [&alarm] { alarm.ring(); });
+    m_sleeping.insert(&alarm);
+    timer.start(delay);
+    co_await alarm.wait();
+    timer.stop();
+    m_sleeping.remove(&alarm);
+    co_return !m_closing;
 }
 
 void HttpClient::setMaxConnections(int connections)
@@ -260,7 +310,8 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
                                  << (answered ? QString::number(response.status) : reply->errorString())
                                  << "); retrying in" << wait.count() << "ms";
         reply.reset();
-        co_await QCoro::sleepFor(wait);
+        if (!co_await sleep(wait))
+            co_return fail(Error{Error::Kind::Cancelled, Tr::tr("the connection to the server was closed")});
         delay = std::min(m_retry.maxDelay, std::chrono::milliseconds(qint64(double(delay.count()) * m_retry.factor)));
     }
 }

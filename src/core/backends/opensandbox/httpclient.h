@@ -97,6 +97,8 @@ QNetworkReply *sendOnce(QNetworkAccessManager *network, QNetworkRequest request,
 // The delay a Retry-After header asks for: delta-seconds or an HTTP date, relative to now.
 std::optional<std::chrono::milliseconds> retryAfterDelay(const QByteArray &value, const QDateTime &now);
 
+class Alarm; // the end of one HttpClient::sleep()
+
 // One request/response round trip over QNetworkAccessManager, with the retry rules of the
 // protocol reference. A non-2xx answer becomes an Error whose message names the HTTP status,
 // the server's code and message, and the X-Request-ID (ApiError::describe); status 404 is
@@ -114,6 +116,8 @@ public:
 
     // How many times send() went to the network, retries included (for tests and diagnostics).
     int attempts() const { return m_attempts; }
+    // How many waits (between retries, or of clients over this one) are under way.
+    int sleepingCount() const { return int(m_sleeping.size()); }
     // The most requests this client ever had on the wire at once.
     int maxInFlight() const { return m_maxInFlight; }
 
@@ -127,6 +131,11 @@ public:
     // reply its network manager deleted. The destructor calls it too.
     void abortAll();
     bool isClosing() const { return m_closing; }
+    // Waits `delay`, and says whether the client is still open: abortAll() (and so the
+    // destructor) ends every sleep at once, resuming its coroutine while the objects it belongs
+    // to still exist. Every wait between retries of this client and of the clients over it
+    // sleeps here, so that no coroutine wakes later into a client that is gone.
+    QCoro::Task<bool> sleep(std::chrono::milliseconds delay);
     // Streams sent outside send() (execd's command stream) are aborted with the rest.
     void track(QNetworkReply *reply) { m_replies.insert(reply); }
     void untrack(QNetworkReply *reply) { m_replies.remove(reply); }
@@ -141,6 +150,7 @@ private:
     int m_inFlight = 0;
     int m_maxInFlight = 0;
     QSet<QNetworkReply *> m_replies; // in flight
+    QSet<Alarm *> m_sleeping; // sleep() under way
     bool m_closing = false;
     static constexpr int ConnectionsPerManager = 6;
     RetryPolicy m_retry;

@@ -380,7 +380,11 @@ QCoro::Task<Result<SandboxInfo>> LifecycleClient::waitForState(QString sandboxId
                                               .arg(sandboxId, info->rawState)
                                               .arg(std::chrono::duration<double>(limit).count())));
         }
-        co_await QCoro::sleepFor(std::min(backoff.next(), std::chrono::milliseconds(deadline.remainingTime())));
+        // Through the client's sleep: ended at once when the backend goes away.
+        const std::chrono::milliseconds left(std::max<qint64>(deadline.remainingTime(), 0));
+        const std::chrono::milliseconds wait = std::min(backoff.next(), left);
+        if (!co_await m_http->sleep(wait))
+            co_return fail(Error{Error::Kind::Cancelled, Tr::tr("the connection to the server was closed")});
     }
 }
 
