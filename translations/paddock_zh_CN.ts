@@ -934,6 +934,10 @@
         <source>It is not in the list: a new one is created and bootstrapped.</source>
         <translation>它不在列表中：将新建一个工作区并运行初始化。</translation>
     </message>
+    <message>
+        <source>The workspace %1 in the id field is another one: choose “Reattach to workspace id” to open it.</source>
+        <translation>ID 框中的工作区 %1 是另一个工作区：如需打开它，请选择“按工作区 ID 重新连接”。</translation>
+    </message>
 </context>
 <context>
     <name>Paddock</name>

@@ -133,6 +133,14 @@ void OpenDialog::updateResolved()
             text = tr("Opens a new workspace %1 (%2 gives every open a new id).").arg(*id, policy);
         else
             text = tr("Opens workspace %1, the %2 workspace of user %3 and agent %4.").arg(*id, policy, user, agent);
+        // The row the dialog was opened on may be another workspace (PER_SESSION, or made by
+        // another policy): say how to open that one.
+        const QString offered = m_ui->workspaceIdEdit->text().trimmed();
+        const QString hint = !m_ui->explicitButton->isChecked() && !offered.isEmpty() && offered != *id
+            ? tr("The workspace %1 in the id field is another one: choose \u201cReattach to workspace id\u201d to "
+                 "open it.")
+                  .arg(offered)
+            : QString();
         const std::optional<Existing> existing = m_lookup ? m_lookup(*id) : std::nullopt;
         if (existing) {
             text += u' ' + tr("It exists (%1) and is reattached.").arg(existing->state);
@@ -141,6 +149,8 @@ void OpenDialog::updateResolved()
         } else if (m_lookup) {
             text += u' ' + tr("It is not in the list: a new one is created and bootstrapped.");
         }
+        if (!hint.isEmpty())
+            text += u' ' + hint;
     }
     m_ui->resolvedLabel->setText(text);
     m_ui->buttonBox->button(QDialogButtonBox::Open)->setEnabled(id.has_value() && !m_running);

@@ -757,6 +757,9 @@ private Q_SLOTS:
         const QString bobsPolicyId =
             assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("bob"), QStringLiteral("ops"));
         QCOMPARE(dialog->resolvedId(), bobsPolicyId);
+        // The row's own workspace is another one: the dialog says how to open that one instead.
+        QVERIFY2(dialog->resolvedText().contains(QLatin1String("bobs in the id field is another one")),
+                 qPrintable(dialog->resolvedText()));
 
         user->setText(QStringLiteral("alice"));
         const QString alicesId =
