@@ -736,10 +736,6 @@
         <translation>轮询失败，正在重试：%1</translation>
     </message>
     <message>
-        <source>This workspace was never opened on this computer, so its bootstrap log is not here: the bootstrap ran where it was opened (by AgentScope, or by Paddock elsewhere). Opening it here writes a log, shown as it is written.</source>
-        <translation>此工作区从未在这台计算机上打开，因此这里没有它的初始化日志：初始化是在打开它的地方运行的（由 AgentScope，或由其他地方的 Paddock）。在这里打开它会写入日志，并在写入时显示。</translation>
-    </message>
-    <message>
         <source>cannot reach the server</source>
         <translation>无法连接服务器</translation>
     </message>
@@ -830,6 +826,18 @@
         <translation>
             <numerusform>正在销毁 %n 个工作区…</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>There is no bootstrap log of this workspace on this computer: it was not opened here (its bootstrap ran where it was opened, by AgentScope or by Paddock elsewhere), or its log was deleted. Opening it here writes a log, shown as it is written.</source>
+        <translation>这台计算机上没有此工作区的初始化日志：它没有在这里打开过（其初始化在打开它的地方运行，由 AgentScope 或其他地方的 Paddock 完成），或者其日志已被删除。在这里打开它会写入日志，并在写入时显示。</translation>
+    </message>
+    <message>
+        <source>the listing failed</source>
+        <translation>列表获取失败</translation>
+    </message>
+    <message>
+        <source>the last listing failed; showing the list of %1 (stale)</source>
+        <translation>最近一次列表获取失败；显示的是 %1 时的列表（已过时）</translation>
     </message>
 </context>
 <context>
@@ -1864,10 +1872,6 @@
         </translation>
     </message>
     <message>
-        <source>Closing pauses them, as AgentScope does when it stops. Left running, they keep running (and costing) until they are paused or expire.</source>
-        <translation>关闭会暂停它们，与 AgentScope 停止时的做法相同。若继续运行，它们会一直运行（并产生费用），直到被暂停或过期。</translation>
-    </message>
-    <message>
         <source>&amp;Close Them and Quit</source>
         <translation>关闭它们并退出(&amp;C)</translation>
     </message>
@@ -1878,6 +1882,10 @@
     <message>
         <source>&amp;Remember my choice (File &gt; When Quitting changes it)</source>
         <translation>记住我的选择（可在“文件 &gt; 退出时”中更改）(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Closing pauses them, as AgentScope does when it stops. Left running, they keep running (and costing) until they are paused; and nobody renews them once this console has quit, so a sandbox whose server gives it an expiry is deleted with its files when it expires.</source>
+        <translation>关闭会暂停它们，与 AgentScope 停止时的做法相同。若继续运行，它们会一直运行（并产生费用），直到被暂停；而且本控制台退出后没有人再为它们续期，因此服务器为其设置了过期时间的沙箱会在过期时连同其文件一起被删除。</translation>
     </message>
 </context>
 <context>
@@ -1926,7 +1934,7 @@
     </message>
     <message>
         <source>Expire this long from &amp;now</source>
-        <translation>从现在起计时(&amp;N)</translation>
+        <translation>从现在起经过这段时长后过期(&amp;N)</translation>
     </message>
     <message>
         <source>Each workspace expires this long from now, which may be sooner than it does now</source>
@@ -2071,7 +2079,7 @@
     </message>
     <message>
         <source>Next or previous match in a log</source>
-        <translation>日志中的下一个或上一个匹配</translation>
+        <translation>日志中的下一个或上一个匹配项</translation>
     </message>
     <message>
         <source>F3, Shift+F3 (Enter, Shift+Enter in its search)</source>
@@ -2259,18 +2267,18 @@
         <translation>%1，初始化失败</translation>
     </message>
     <message>
-        <source>The server cannot be reached: this is the workspace as it was listed at %1.</source>
-        <translation>无法连接服务器：这是该工作区在 %1 列出时的状态。</translation>
-    </message>
-    <message>
         <source>%1 (last seen %2)</source>
-        <translation>%1（最后一次看到于 %2）</translation>
+        <translation>%1（截至 %2）</translation>
     </message>
     <message>
         <source>Its last bootstrap failed, so it was paused: %1
 Workspace &gt; Retry Bootstrap runs it again.</source>
         <translation>它上次的初始化失败，因此已被暂停：%1
 “工作区 &gt; 重试初始化”会再次运行它。</translation>
+    </message>
+    <message>
+        <source>The server&apos;s last listing failed: this is the workspace as it was listed at %1.</source>
+        <translation>服务器最近一次列表获取失败：这是该工作区在 %1 列出时的状态。</translation>
     </message>
 </context>
 <context>

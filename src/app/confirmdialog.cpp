@@ -180,5 +180,6 @@ void ConfirmDialog::fitToContents()
     const int rowHeight = m_list->topLevelItemCount() > 0 ? m_list->sizeHintForRow(0) : 0;
     m_list->setMinimumHeight(
         std::min(header->sizeHint().height() + rows * rowHeight + 2 * m_list->frameWidth(), available.height() / 2));
-    resize(std::clamp(wanted, 480, available.width() * 9 / 10), sizeHint().height());
+    // At least 480 px, at most nine tenths of the screen (which wins on a very small one).
+    resize(std::min(std::max(wanted, 480), available.width() * 9 / 10), sizeHint().height());
 }

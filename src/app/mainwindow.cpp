@@ -275,6 +275,7 @@ void MainWindow::setBackend(Backend *backend, const QString &profile, const QStr
     if (profile != m_profile) {
         m_model->removeProfile(m_profile);
         m_activity->clearCache();
+        m_windowState->fitNextRows(); // its ids may be longer
     }
     m_backend = backend;
     m_profile = profile;
@@ -381,9 +382,9 @@ LogViewer *MainWindow::showLog(const WorkspaceRecord &record, bool container)
         // The log of a workspace opened elsewhere (by AgentScope, or on another computer) is not
         // here; it appears if the workspace is opened here.
         viewer->setAbsentText([] {
-            return tr("This workspace was never opened on this computer, so its bootstrap log is not here: the "
-                      "bootstrap ran where it was opened (by AgentScope, or by Paddock elsewhere). Opening it here "
-                      "writes a log, shown as it is written.");
+            return tr("There is no bootstrap log of this workspace on this computer: it was not opened here (its "
+                      "bootstrap ran where it was opened, by AgentScope or by Paddock elsewhere), or its log was "
+                      "deleted. Opening it here writes a log, shown as it is written.");
         });
     }
     const int index =
@@ -550,7 +551,7 @@ QCoro::Task<void> MainWindow::refresh()
     const ListFilter everything;
     // Which workspaces' last bootstrap failed (kept next to their logs), read on a worker while
     // the listing runs.
-    QFuture<QHash<QString, QString>> failing;
+    QFuture<QHash<QString, BootstrapLogStore::Failure>> failing;
     if (m_logs) {
         const QString folder = m_logs->folder(m_backend->instanceKey());
         failing = QtConcurrent::run(&BootstrapLogStore::readFailures, folder);
@@ -558,7 +559,7 @@ QCoro::Task<void> MainWindow::refresh()
     auto listed = co_await m_backend->list(everything);
     if (!self)
         co_return;
-    QHash<QString, QString> failures;
+    QHash<QString, BootstrapLogStore::Failure> failures;
     if (failing.isValid()) {
         failures = co_await failing;
         if (!self)
@@ -577,6 +578,7 @@ QCoro::Task<void> MainWindow::refresh()
         statusBar()->showMessage(tr("Cannot list the workspaces of %1: %2").arg(profileName(), listed.error().message));
         // What is shown is what was last seen, and says so.
         m_unreachable = true;
+        m_cannotReach = listed.error().kind == Error::Kind::Unreachable || listed.error().kind == Error::Kind::Timeout;
         if (m_lastRefresh.isValid())
             m_model->setUnreachable(m_profile, m_lastRefresh);
         m_refreshAgain = false;
@@ -594,8 +596,14 @@ QCoro::Task<void> MainWindow::refresh()
     const WorkspaceTreeModel::Decorate decorate = [this, &now, anyActivity, &settling,
                                                    &failures](const QString &profile, const SandboxInfo &info,
                                                               WorkspaceTreeModel::Decoration &decoration) {
-        if (!failures.isEmpty())
-            decoration.bootstrapFailure = failures.value(info.workspaceId);
+        if (!failures.isEmpty()) {
+            // Only a failure of this sandbox: one made after it (AgentScope made the workspace
+            // again) has not failed. (Two minutes for the server's clock and ours to differ.)
+            const auto failure = failures.constFind(info.workspaceId);
+            if (failure != failures.cend()
+                && (!info.createdAt.isValid() || failure->at >= info.createdAt.addSecs(-120)))
+                decoration.bootstrapFailure = failure->message;
+        }
         if (m_manager) {
             if (const auto remaining = m_manager->idleRemaining(info.workspaceId))
                 decoration.idleDeadline = now.addMSecs(remaining->count());
@@ -697,11 +705,15 @@ QString MainWindow::profileName() const
 
 QString MainWindow::freshnessText() const
 {
-    if (!m_lastRefresh.isValid())
-        return m_unreachable ? tr("cannot reach the server") : tr("not loaded yet");
+    if (!m_lastRefresh.isValid()) {
+        if (!m_unreachable)
+            return tr("not loaded yet");
+        return m_cannotReach ? tr("cannot reach the server") : tr("the listing failed");
+    }
     if (m_unreachable) {
-        return tr("cannot reach the server; showing the list of %1 (stale)")
-            .arg(QLocale().toString(m_lastRefresh.toLocalTime(), QLocale::ShortFormat));
+        const QString when = QLocale().toString(m_lastRefresh.toLocalTime(), QLocale::ShortFormat);
+        return m_cannotReach ? tr("cannot reach the server; showing the list of %1 (stale)").arg(when)
+                             : tr("the last listing failed; showing the list of %1 (stale)").arg(when);
     }
     const qint64 seconds = std::max<qint64>(0, m_lastRefresh.secsTo(QDateTime::currentDateTimeUtc()));
     const QString ago = seconds < 60 ? tr("updated %n second(s) ago", nullptr, int(seconds))
@@ -824,8 +836,9 @@ void MainWindow::updateActions()
     m_ui->actionKill->setEnabled(!m_readOnly && !m_busy && any(Action::Kill));
 }
 
-QCoro::Task<Result<>> MainWindow::apply(QPointer<Backend> backend, QPointer<WorkspaceManager> manager, Action action,
-                                        WorkspaceRecord record, RenewChoice renew, bool deleteFolders)
+QCoro::Task<Result<>> MainWindow::apply(QPointer<Backend> backend, QPointer<WorkspaceManager> manager,
+                                        QPointer<BootstrapLogStore> logs, Action action, WorkspaceRecord record,
+                                        RenewChoice renew, bool deleteFolders)
 {
     const QString id = record.info.sandboxId;
     if (!backend)
@@ -846,16 +859,21 @@ QCoro::Task<Result<>> MainWindow::apply(QPointer<Backend> backend, QPointer<Work
         co_return Result<>{};
     }
     case Action::Renew: {
-        // Planned again now (the dialog's preview is a little older), from the listed expiry.
-        const Renewal plan =
-            planRenewal(record.info.expiresAt, QDateTime::currentDateTimeUtc(), renew.mode, renew.amount);
+        // Planned from the expiry the server has now, not the listing's: someone may have renewed
+        // it since (another console, paddockctl, an SDK), and a renewal sets an absolute time.
+        auto current = co_await backend->get(id);
+        if (!current)
+            co_return fail(current.error());
+        const std::optional<QDateTime> expiresAt = current->expiresAt;
+        const Renewal plan = planRenewal(expiresAt, QDateTime::currentDateTimeUtc(), renew.mode, renew.amount);
         if (plan.shortens && !renew.allowShorter) {
-            co_return fail(Error::conflict(
-                tr("not renewed: it would expire sooner (%1) than it does now (%2)")
-                    .arg(QLocale().toString(plan.expiresAt.toLocalTime(), QLocale::ShortFormat),
-                         QLocale().toString(record.info.expiresAt->toLocalTime(), QLocale::ShortFormat))));
+            co_return fail(
+                Error::conflict(tr("not renewed: it would expire sooner (%1) than it does now (%2)")
+                                    .arg(QLocale().toString(plan.expiresAt.toLocalTime(), QLocale::ShortFormat),
+                                         QLocale().toString(expiresAt->toLocalTime(), QLocale::ShortFormat))));
         }
-        auto renewed = co_await backend->renew(id, std::max(plan.fromNow, std::chrono::seconds(1)));
+        const std::chrono::seconds duration = std::max(plan.fromNow, std::chrono::seconds(1));
+        auto renewed = co_await backend->renew(id, duration);
         if (!renewed)
             co_return fail(renewed.error());
         co_return Result<>{};
@@ -864,6 +882,9 @@ QCoro::Task<Result<>> MainWindow::apply(QPointer<Backend> backend, QPointer<Work
         auto killed = co_await backend->kill(id);
         if (killed && manager)
             manager->forget(record.info.workspaceId, id);
+        // A failed bootstrap of a sandbox that is gone says nothing about the next one of that id.
+        if (killed && logs && backend)
+            logs->recordOutcome(backend->instanceKey(), record.info.workspaceId, true);
         if (!killed || !deleteFolders)
             co_return killed;
         // Docker keeps /workspace on the host; the user asked for it to go too, on a worker
@@ -1063,25 +1084,28 @@ QCoro::Task<void> MainWindow::selectIdle(bool thenPause)
         const SandboxInfo &info = record->info;
         if (record->profile != m_profile || info.state != SandboxState::Running)
             continue;
+        // Only what is shown can be selected, and only that is counted.
+        const QModelIndex index = m_proxy->mapFromSource(m_model->indexOfKey(record->key()));
+        if (!index.isValid())
+            continue;
         ++running;
         QDateTime since = info.lastActivityAt;
         if (const QDateTime seen = m_activity->lastActivity(record->key());
             seen.isValid() && (!since.isValid() || seen > since))
             since = seen;
-        if (info.createdAt.isValid() && (!since.isValid() || info.createdAt > since)) {
+        if (!since.isValid() && info.createdAt.isValid()) {
             since = info.createdAt;
             ++byCreation;
+        } else if (since.isValid() && info.createdAt > since) {
+            since = info.createdAt; // activity older than the sandbox is another sandbox's
         }
         if (!since.isValid()) {
             ++unknown;
             continue;
         }
         if (since < before) {
-            const QModelIndex index = m_proxy->mapFromSource(m_model->indexOfKey(record->key()));
-            if (index.isValid()) {
-                idle.select(index, index);
-                ++count;
-            }
+            idle.select(index, index);
+            ++count;
         }
     }
     QString message = count > 0
@@ -1264,14 +1288,15 @@ QCoro::Task<void> MainWindow::runAction(Action action, bool alwaysAsk)
         return std::nullopt;
     }();
     const std::function<QCoro::Task<Result<>>(const WorkspaceRecord &)> act =
-        [self, backend, manager, action, cancel, renew, deleteFolders, transition](const WorkspaceRecord &record) {
+        [self, backend, manager, logs = m_logs, action, cancel, renew, deleteFolders,
+         transition](const WorkspaceRecord &record) {
             if (!self || !backend) {
                 cancel->cancel();
                 return cancelledTask();
             }
             if (transition)
                 self->m_model->setState(record.key(), *transition);
-            return apply(backend, manager, action, record, renew, deleteFolders);
+            return apply(backend, manager, logs, action, record, renew, deleteFolders);
         };
     // A resume is the console's own access to the workspace.
     const std::function<void(qsizetype, const Result<> &)> step = [&done, progress, self, action,

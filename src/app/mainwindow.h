@@ -145,7 +145,8 @@ private:
     // (then pauses them, asking first, when `thenPause`).
     QCoro::Task<void> selectIdle(bool thenPause);
     static QCoro::Task<Paddock::Result<>> apply(QPointer<Paddock::Backend> backend,
-                                                QPointer<Paddock::WorkspaceManager> manager, Action action,
+                                                QPointer<Paddock::WorkspaceManager> manager,
+                                                QPointer<Paddock::BootstrapLogStore> logs, Action action,
                                                 WorkspaceRecord record, RenewChoice renew, bool deleteFolders);
     void openWorkspace();
     OpenDialog *openDialog(const OpenDialog::Request &prefill);
@@ -195,6 +196,7 @@ private:
     bool m_quitConfirmed = false;
     QString m_lastSummary;
     bool m_unreachable = false; // the last listing failed: the rows are as last seen
+    bool m_cannotReach = false; // ... because no server answered (not a refusal, not a 500)
     QString m_sessionProblem; // what setBackend() was told was wrong with the profile
     // Under PER_USER the agents of a user share one workspace: the ones seen opening it, by
     // profile and workspace id.

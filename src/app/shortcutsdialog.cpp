@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QMenu>
 #include <QMenuBar>
+#include <QRegularExpression>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -12,7 +13,9 @@ namespace {
 
 QString plain(QString text)
 {
-    // "&Open…" is "Open…": mnemonics are not part of the name (a "&&" is a real "&").
+    // "&Open…" is "Open…" and "文件(&F)" is "文件": mnemonics are not part of the name (a "&&" is
+    // a real "&").
+    text.remove(QRegularExpression(QStringLiteral("\\(&[^&]\\)")));
     text.replace(QStringLiteral("&&"), QStringLiteral("\x01"));
     text.remove(u'&');
     text.replace(u'\x01', u'&');

@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QMainWindow>
 #include <QMenu>
+#include <QScopedValueRollback>
 #include <QSettings>
 #include <QTimer>
 #include <QTreeView>
@@ -31,6 +32,12 @@ WindowState::WindowState(QMainWindow *window, QTreeView *view, QObject *parent)
     connect(header, &QWidget::customContextMenuRequested, this,
             [this, header](const QPoint &at) { columnsMenu()->popup(header->mapToGlobal(at)); });
     // The first rows: columns as wide as their contents (unless the user's were restored).
+    // A width the user drags is theirs (the last section's stretching is not).
+    header->viewport()->installEventFilter(this);
+    connect(header, &QHeaderView::sectionResized, this, [this] {
+        if (m_dragging && !m_fitting)
+            m_userSized = true;
+    });
     connect(m_view->model(), &QAbstractItemModel::modelReset, this, &WindowState::firstRows);
     connect(m_view->model(), &QAbstractItemModel::rowsInserted, this, &WindowState::firstRows);
     m_window->installEventFilter(this);
@@ -64,6 +71,13 @@ void WindowState::save()
 
 bool WindowState::eventFilter(QObject *watched, QEvent *event)
 {
+    if (watched == m_view->header()->viewport()) {
+        if (event->type() == QEvent::MouseButtonPress)
+            m_dragging = true;
+        else if (event->type() == QEvent::MouseButtonRelease)
+            m_dragging = false;
+        return QObject::eventFilter(watched, event);
+    }
     // Kept when the window is closed (quitting closes it). Not on a hide: a window being
     // destroyed hides after its layout is gone, and its state cannot be read any more then.
     if (watched == m_window && event->type() == QEvent::Close && m_window->isVisible())
@@ -71,9 +85,15 @@ bool WindowState::eventFilter(QObject *watched, QEvent *event)
     return QObject::eventFilter(watched, event);
 }
 
+void WindowState::fitNextRows()
+{
+    m_fitted = false;
+    firstRows();
+}
+
 void WindowState::firstRows()
 {
-    if (m_fitted || m_columnsRestored || m_view->model()->rowCount() == 0)
+    if (m_fitted || m_columnsRestored || m_userSized || m_view->model()->rowCount() == 0)
         return;
     m_fitted = true;
     // Once the groups have opened and the rows are laid out.
@@ -82,6 +102,7 @@ void WindowState::firstRows()
 
 void WindowState::fitColumns()
 {
+    const QScopedValueRollback fitting(m_fitting, true);
     QHeaderView *header = m_view->header();
     for (int column = 0; column < header->count(); ++column) {
         if (!header->isSectionHidden(column))

@@ -28,6 +28,9 @@ public:
     void save();
     // The columns as wide as what they show (the rows in view and around them).
     void fitColumns();
+    // Another profile's rows are coming (its ids may be longer): fit the columns to them too,
+    // unless the widths are the user's (restored, or resized by hand).
+    void fitNextRows();
     // The header's menu (for tests); rebuilt each time it is shown.
     QMenu *columnsMenu();
     bool columnsRestored() const { return m_columnsRestored; }
@@ -45,4 +48,7 @@ private:
     QMenu *m_menu;
     bool m_columnsRestored = false;
     bool m_fitted = false;
+    bool m_fitting = false; // our own resizes, not the user's
+    bool m_userSized = false;
+    bool m_dragging = false; // a mouse button is down on the header
 };

@@ -226,12 +226,18 @@ QVariant WorkspaceTreeModel::data(const QModelIndex &index, int role) const
 QVariant WorkspaceTreeModel::groupData(const Node *node, int column, int role) const
 {
     if (role == SortRole) {
-        if (column == WorkspaceColumn || column == UserColumn || column == AgentColumn)
-            return node->name;
-        if (column == StateColumn)
+        switch (column) {
+        case StateColumn:
             return node->total;
-        // Countdowns: the most urgent of its rows; times: the newest.
-        return groupSortValue(summarize(indexOf(node)), column);
+        case IdleColumn:
+        case ExpiryColumn:
+        case LastActivityColumn:
+        case CreatedColumn:
+            // Countdowns: the most urgent of its rows; times: the newest.
+            return groupSortValue(summarize(indexOf(node)), column);
+        default:
+            return node->name; // by name under the other columns
+        }
     }
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
@@ -402,7 +408,7 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
         if (unreachable != m_unreachable.cend()) {
             const QString seen = locale.toString(unreachable->toLocalTime(), QLocale::ShortFormat);
             if (role == Qt::ToolTipRole)
-                return tr("The server cannot be reached: this is the workspace as it was listed at %1.").arg(seen);
+                return tr("The server's last listing failed: this is the workspace as it was listed at %1.").arg(seen);
             return tr("%1 (last seen %2)").arg(text, seen);
         }
         if (role == Qt::ToolTipRole && !record.bootstrapFailure.isEmpty())
@@ -909,11 +915,13 @@ void WorkspaceTreeModel::removeProfile(const QString &profile)
 void WorkspaceTreeModel::setUnreachable(const QString &profile, const QDateTime &lastSeen)
 {
     const bool was = m_unreachable.contains(profile);
+    const QDateTime before = m_unreachable.value(profile);
     if (lastSeen.isValid())
         m_unreachable.insert(profile, lastSeen);
     else
         m_unreachable.remove(profile);
-    if (was != lastSeen.isValid() || (was && lastSeen.isValid()))
+    // Only when what the rows say changes: a failure after a failure repaints nothing.
+    if (was != lastSeen.isValid() || (was && lastSeen.isValid() && before != lastSeen))
         announceRowsOf(m_root.get(), profile);
 }
 

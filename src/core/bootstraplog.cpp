@@ -6,6 +6,7 @@
 #include <QCoroTask>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QSaveFile>
 #include <QStandardPaths>
 
@@ -171,16 +172,17 @@ Result<> BootstrapLogStore::recordOutcome(const QString &instanceKey, const QStr
     return {};
 }
 
-QHash<QString, QString> BootstrapLogStore::readFailures(const QString &folder)
+QHash<QString, BootstrapLogStore::Failure> BootstrapLogStore::readFailures(const QString &folder)
 {
-    QHash<QString, QString> failures;
+    QHash<QString, Failure> failures;
     const QDir dir(folder);
     const QStringList names = dir.entryList({QStringLiteral("*.failed")}, QDir::Files);
     for (const QString &name : names) {
         QFile file(dir.filePath(name));
         if (!file.open(QIODevice::ReadOnly))
             continue;
-        failures.insert(name.chopped(7), QString::fromUtf8(file.read(64 * 1024)));
+        failures.insert(name.chopped(7),
+                        Failure{QString::fromUtf8(file.read(64 * 1024)), QFileInfo(file).lastModified().toUTC()});
     }
     return failures;
 }

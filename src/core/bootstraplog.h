@@ -63,9 +63,15 @@ public:
                            const QString &message = {});
     // The folder of one backend instance's logs and outcomes.
     QString folder(const QString &instanceKey) const;
-    // Every failure kept in such a folder: workspace id -> message. Reads the disk: call it on a
-    // worker thread.
-    static QHash<QString, QString> readFailures(const QString &folder);
+    // Every failure kept in such a folder: workspace id -> why and when. Reads the disk: call it
+    // on a worker thread.
+    struct Failure
+    {
+        QString message;
+        QDateTime at; // UTC: when it was recorded
+        bool operator==(const Failure &) const = default;
+    };
+    static QHash<QString, Failure> readFailures(const QString &folder);
 
 Q_SIGNALS:
     void lineAppended(const QString &instanceKey, const QString &workspaceId, const Paddock::LogLine &line);

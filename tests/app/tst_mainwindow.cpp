@@ -485,13 +485,13 @@ private Q_SLOTS:
         const WorkspaceRecord *record = window.model()->recordsUnder({}).constFirst();
         LogViewer *viewer = window.showLog(*record, false);
         QVERIFY(viewer);
-        QTRY_VERIFY2(viewer->noteText().contains(QLatin1String("never opened on this computer")),
+        QTRY_VERIFY2(viewer->noteText().contains(QLatin1String("it was not opened here")),
                      qPrintable(viewer->noteText()));
         QVERIFY(!viewer->noteText().contains(QLatin1String("No such file")));
         // Once it is written (opened here after all), the log shows and the note goes.
         QVERIFY(logs.append(backend.instanceKey(), QStringLiteral("theirs"), LogLine::Kind::Status, "opened here"));
         QTRY_COMPARE(viewer->model()->lineCount(), 1);
-        QTRY_VERIFY(!viewer->noteText().contains(QLatin1String("never opened")));
+        QTRY_VERIFY(!viewer->noteText().contains(QLatin1String("not opened here")));
     }
 
     void keyboardReachesTheLogsAndHelp()
@@ -552,7 +552,7 @@ private Q_SLOTS:
     void columnsStartFittedAndAreRemembered()
     {
         QTemporaryDir dir;
-        const QString longId = QStringLiteral("0f3c9a7be21d4c5f8a6e2b9d1c3e5f70");
+        const QString longId = QStringLiteral("0f3c9a7be21d4c5f8a6e2b9d1c3e5f70-0b5c3f5e6c1a4c2e9d3f1a2b");
         leaveWorkspace(dir.path(), longId, QStringLiteral("u"), QStringLiteral("a"), QStringLiteral("Running"));
         LocalBackend backend(LocalOptions{dir.path(), false});
         QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
@@ -569,6 +569,7 @@ private Q_SLOTS:
             const int needed = view->fontMetrics().horizontalAdvance(longId) + 2 * view->indentation();
             QTRY_VERIFY2(header->sectionSize(WorkspaceTreeModel::WorkspaceColumn) >= needed,
                          qPrintable(QString::number(header->sectionSize(0))));
+            QVERIFY(header->sectionSize(WorkspaceTreeModel::WorkspaceColumn) > 260); // wider than it used to start
             QVERIFY(header->sectionSize(WorkspaceTreeModel::StateColumn)
                     >= view->fontMetrics().horizontalAdvance(QStringLiteral("1 Running")));
 

@@ -7,6 +7,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QColor>
+#include <QHash>
 #include <QItemSelectionModel>
 #include <QLocale>
 #include <QSignalSpy>
@@ -62,6 +63,69 @@ class TestWorkspaceTreeModel final : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void aListingComparesUnchangedRowsWithoutCopyingThem()
+    {
+        // The backend's path: fingerprinted records and a decoration made per row.
+        WorkspaceTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto listing = [](const QString &stateOfB) {
+            QList<SandboxInfo> infos;
+            for (const QString &id : {QStringLiteral("a"), QStringLiteral("b")}) {
+                WorkspaceRecord r =
+                    record(id, QStringLiteral("u"), QStringLiteral("x"),
+                           id == QLatin1String("b") ? parseSandboxState(stateOfB) : SandboxState::Running,
+                           QStringLiteral("p"));
+                r.info.fingerprint = fingerprintOf(r.info);
+                infos.append(r.info);
+            }
+            return infos;
+        };
+        QHash<QString, QString> failures;
+        const WorkspaceTreeModel::Decorate decorate = [&failures](const QString &, const SandboxInfo &info,
+                                                                  WorkspaceTreeModel::Decoration &decoration) {
+            decoration.bootstrapFailure = failures.value(info.sandboxId);
+        };
+        model.update(QStringLiteral("p"), listing(QStringLiteral("Running")), decorate);
+        const QString b = QStringLiteral("p\x1f"
+                                         "b");
+        QCOMPARE(model.indexOfKey(b, WorkspaceTreeModel::StateColumn).data().toString(), QStringLiteral("Running"));
+
+        // The same listing again changes nothing.
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.update(QStringLiteral("p"), listing(QStringLiteral("Running")), decorate);
+        QCOMPARE(changed.count(), 0);
+
+        // Only the decoration changes (a bootstrap failure appears): the row follows.
+        failures.insert(QStringLiteral("b"), QStringLiteral("exit 3"));
+        model.update(QStringLiteral("p"), listing(QStringLiteral("Running")), decorate);
+        QCOMPARE(model.indexOfKey(b, WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("Running, bootstrap failed"));
+        QCOMPARE(model.record(model.indexOfKey(b))->bootstrapFailure, QStringLiteral("exit 3"));
+        failures.clear();
+
+        // A row changed here (an action under way) goes back to what the same listing says, and
+        // takes its fingerprint again.
+        QVERIFY(model.setState(b, SandboxState::Pausing));
+        QCOMPARE(model.record(model.indexOfKey(b))->info.fingerprint, quint64(0));
+        model.update(QStringLiteral("p"), listing(QStringLiteral("Running")), decorate);
+        QCOMPARE(model.indexOfKey(b, WorkspaceTreeModel::StateColumn).data().toString(), QStringLiteral("Running"));
+        const WorkspaceRecord *shown = model.record(model.indexOfKey(b));
+        QCOMPARE(shown->info.fingerprint, listing(QStringLiteral("Running")).at(1).fingerprint);
+        QCOMPARE(shown->info.workspaceId, QStringLiteral("b")); // whole, not a moved-from shell
+        QCOMPARE(shown->info.userId, QStringLiteral("u"));
+
+        // Compared in full and different (paused meanwhile): the listing's data, whole.
+        QVERIFY(model.setState(b, SandboxState::Pausing));
+        model.update(QStringLiteral("p"), listing(QStringLiteral("Paused")), decorate);
+        shown = model.record(model.indexOfKey(b));
+        QCOMPARE(shown->info.state, SandboxState::Paused);
+        QCOMPARE(shown->info.workspaceId, QStringLiteral("b"));
+        QCOMPARE(shown->info.agentId, QStringLiteral("x"));
+        QCOMPARE(shown->info.fingerprint, listing(QStringLiteral("Paused")).at(1).fingerprint);
+        QCOMPARE(model.index(0, WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("1 Running · 1 Paused"));
+    }
+
     void groupsCountWhatTheFilterShowsAndSortByTheirMostUrgentRow()
     {
         WorkspaceTreeModel model;

@@ -185,7 +185,20 @@ int main(int argc, char **argv)
     view.sortByColumn(WorkspaceTreeModel::WorkspaceColumn, Qt::AscendingOrder);
     view.resize(1400, 900);
     view.show();
-    model.update(QStringLiteral("bench"), listing(count, 0, now));
+    // The first listing as a backend gives it: fingerprinted where it was parsed.
+    {
+        QList<SandboxInfo> first;
+        QHash<QString, QDateTime> deadlines;
+        for (WorkspaceRecord &record : listing(count, 0, now)) {
+            record.info.fingerprint = fingerprintOf(record.info);
+            deadlines.insert(record.info.workspaceId, *record.idleDeadline);
+            first.append(record.info);
+        }
+        model.update(QStringLiteral("bench"), std::move(first),
+                     [&deadlines](const QString &, const SandboxInfo &info, WorkspaceTreeModel::Decoration &d) {
+                         d.idleDeadline = deadlines.value(info.workspaceId);
+                     });
+    }
     // Expand the groups one by one: QTreeView::expandAll() in Qt 6.4 also stores every leaf as
     // expanded, a persistent index per row that each later row removal has to walk.
     for (int user = 0; user < proxy.rowCount(); ++user) {
@@ -207,14 +220,24 @@ int main(int argc, char **argv)
         for (WorkspaceRecord &record : listing(count, generation, now)) {
             record.info.fingerprint = fingerprintOf(record.info); // as the backend's parser does
             infos.append(record.info);
-            idleDeadlines.insert(record.info.sandboxId, *record.idleDeadline);
+            idleDeadlines.insert(record.info.workspaceId, *record.idleDeadline);
         }
         refreshes.push_back(infos);
     }
-    const WorkspaceTreeModel::Decorate decorate = [&idleDeadlines](const QString &, const SandboxInfo &info,
-                                                                   WorkspaceTreeModel::Decoration &decoration) {
-        if (const auto it = idleDeadlines.constFind(info.sandboxId); it != idleDeadlines.cend())
+    // As the window decorates a row once the activity tracker knows something and a bootstrap
+    // failed somewhere: the manager's idle deadline looked up by workspace id, the tracker's
+    // activity by the row's key (built per row), the failures by workspace id.
+    QHash<QString, QDateTime> activity{{QStringLiteral("bench\x1fws-7"), now}};
+    const QHash<QString, QString> failures{{QStringLiteral("ws-11"), QStringLiteral("exit 3")}};
+    const WorkspaceTreeModel::Decorate decorate = [&idleDeadlines, &activity,
+                                                   &failures](const QString &profile, const SandboxInfo &info,
+                                                              WorkspaceTreeModel::Decoration &decoration) {
+        if (const auto it = idleDeadlines.constFind(info.workspaceId); it != idleDeadlines.cend())
             decoration.idleDeadline = *it;
+        if (const QDateTime seen = activity.value(profile + u'\x1f' + info.sandboxId);
+            seen.isValid() && (!decoration.lastActivityAt.isValid() || seen > decoration.lastActivityAt))
+            decoration.lastActivityAt = seen;
+        decoration.bootstrapFailure = failures.value(info.workspaceId);
     };
 
     std::vector<double> refreshMs;

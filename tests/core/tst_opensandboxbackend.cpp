@@ -506,6 +506,35 @@ private Q_SLOTS:
         QVERIFY(stack.sandboxOf(*again).sandboxId != sandboxId);
     }
 
+    void theLeaseKeeperNeverCutsSomeoneElsesRenewalShort()
+    {
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start(), qPrintable(server.error()));
+        BackendOptions options = optionsFor(server, {});
+        options.sandbox.timeout = 120s;
+        options.leaseCheckInterval = 1h; // this test runs the keeper itself
+        options.leaseRenewMargin = 119s; // due at once by what this backend knows
+        Stack stack(options, m_logs.path(), {});
+        auto opened = stack.open(QStringLiteral("erin"), QStringLiteral("agent"));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        const QString sandboxId = stack.sandboxOf(*opened).sandboxId;
+
+        // Another client gives it a day.
+        OpenSandboxBackend other(optionsFor(server, {}));
+        QVERIFY(QCoro::waitFor(other.lifecycle()->renew(sandboxId, std::chrono::seconds(86400))));
+        const QDateTime aDay =
+            parseTimestamp(rawSandbox(server, sandboxId, {}).value(QLatin1String("expiresAt")).toString())
+                .value_or(QDateTime());
+        QVERIFY(aDay > QDateTime::currentDateTimeUtc().addSecs(86000));
+
+        // The keeper sees that and leaves it: the day stays.
+        QCOMPARE(QCoro::waitFor(stack.backend.renewLeases()), 0);
+        QCOMPARE(parseTimestamp(rawSandbox(server, sandboxId, {}).value(QLatin1String("expiresAt")).toString())
+                     .value_or(QDateTime()),
+                 aDay);
+        QVERIFY(stack.backend.leasedSandboxes().contains(sandboxId));
+    }
+
     void listFollowsEveryPage()
     {
         FakeOpenSandboxProcess server;

@@ -232,7 +232,9 @@ private Q_SLOTS:
         QCOMPARE(backend.calls.last(), QStringLiteral("pause sbx-1"));
         // The failure is kept next to the log, so a paused workspace can be told from a failed one.
         const QString folder = logs.folder(backend.instanceKey());
-        QCOMPARE(BootstrapLogStore::readFailures(folder).value(QStringLiteral("ws")), workspace.error().message);
+        const auto failure = BootstrapLogStore::readFailures(folder).value(QStringLiteral("ws"));
+        QCOMPARE(failure.message, workspace.error().message);
+        QVERIFY(qAbs(failure.at.secsTo(QDateTime::currentDateTimeUtc())) < 600);
 
         // The next provisioning that succeeds clears it.
         backend.failing.clear();

@@ -11,6 +11,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QScopeGuard>
 #include <QTimeZone>
 #include <QTimer>
 
@@ -217,10 +218,11 @@ QCoro::Task<bool> HttpClient::sleep(std::chrono::milliseconds delay)
     timer.setSingleShot(true);
     QObject::connect(&timer, &QTimer::timeout, &timer, [&alarm] { alarm.ring(); });
     m_sleeping.insert(&alarm);
+    // Out of the set however this frame ends (also if it is destroyed while it waits).
+    const auto forget = qScopeGuard([this, &alarm] { m_sleeping.remove(&alarm); });
     timer.start(delay);
     co_await alarm.wait();
     timer.stop();
-    m_sleeping.remove(&alarm);
     co_return !m_closing;
 }
 

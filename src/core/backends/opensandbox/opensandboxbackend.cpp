@@ -439,6 +439,20 @@ QCoro::Task<int> OpenSandboxBackend::renewLeases()
     for (const QString &sandboxId : std::as_const(due)) {
         if (!m_leases.contains(sandboxId))
             continue; // paused or killed meanwhile
+        // Someone else may have renewed it further (another console, paddockctl, an SDK): a
+        // renewal to now + timeout would then cut their time short. Looked at first.
+        auto current = co_await m_lifecycle->get(sandboxId);
+        if (!current && current.error().kind == Error::Kind::NotFound) {
+            lost(sandboxId);
+            continue;
+        }
+        if (current && (!current->expiresAt || *current->expiresAt >= renewBefore)) {
+            if (auto lease = m_leases.find(sandboxId); lease != m_leases.end())
+                lease->expiresAt = current->expiresAt.value_or(QDateTime::currentDateTimeUtc().addYears(100));
+            continue;
+        }
+        if (!m_leases.contains(sandboxId))
+            continue;
         auto granted = co_await m_lifecycle->renew(sandboxId, timeout);
         if (granted) {
             if (auto lease = m_leases.find(sandboxId); lease != m_leases.end())
