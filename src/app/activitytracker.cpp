@@ -40,6 +40,19 @@ QDateTime ActivityTracker::lastActivity(const QString &key) const
     return std::max(it->access, it->sessions);
 }
 
+QHash<QString, QDateTime> ActivityTracker::activityOf(const QString &profile) const
+{
+    QHash<QString, QDateTime> known;
+    const QString prefix = profile + u'\x1f';
+    for (auto it = m_entries.cbegin(); it != m_entries.cend(); ++it) {
+        if (!it.key().startsWith(prefix))
+            continue;
+        if (const QDateTime last = lastActivity(it.key()); last.isValid())
+            known.insert(it.key().mid(prefix.size()), last);
+    }
+    return known;
+}
+
 void ActivityTracker::settle(const QString &key, const QDateTime &before)
 {
     const QDateTime after = lastActivity(key);

@@ -38,6 +38,9 @@ public:
     void noteAccess(const QString &key);
     // The newest activity known for a workspace; invalid when nothing is known.
     QDateTime lastActivity(const QString &key) const;
+    // The newest activity known of every workspace of a profile that has any, by sandbox id (for
+    // a refresh: a lookup by sandbox id per row, no key to build).
+    QHash<QString, QDateTime> activityOf(const QString &profile) const;
     bool isEmpty() const { return m_entries.isEmpty(); }
 
     struct Target

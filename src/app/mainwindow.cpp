@@ -275,6 +275,8 @@ void MainWindow::setBackend(Backend *backend, const QString &profile, const QStr
     if (profile != m_profile) {
         m_model->removeProfile(m_profile);
         m_activity->clearCache();
+        m_failures.clear();
+        m_stale.clear();
         m_windowState->fitNextRows(); // its ids may be longer
     }
     m_backend = backend;
@@ -435,12 +437,17 @@ void MainWindow::setManager(WorkspaceManager *manager, BootstrapLogStore *logs)
         // What the manager does shows in the table: an opened workspace, a closed one, what the
         // sweeper paused, a sandbox lost behind our back. (A refresh asked for while one runs
         // makes that one run once more.)
-        connect(m_manager, &WorkspaceManager::provisioningFinished, this, [this] { refresh(); });
-        connect(m_manager, &WorkspaceManager::workspaceClosed, this, [this] { refresh(); });
-        connect(m_manager, &WorkspaceManager::workspaceLost, this, [this] { refresh(); });
+        // Each of these changes what the console knows of that workspace (its idle deadline, a
+        // failed bootstrap): its row is decorated again by the refresh.
+        connect(m_manager, &WorkspaceManager::provisioningFinished, this,
+                [this](const QString &workspaceId) { refreshFor({workspaceId}); });
+        connect(m_manager, &WorkspaceManager::workspaceClosed, this,
+                [this](const QString &workspaceId) { refreshFor({workspaceId}); });
+        connect(m_manager, &WorkspaceManager::workspaceLost, this,
+                [this](const QString &workspaceId) { refreshFor({workspaceId}); });
         connect(m_manager, &WorkspaceManager::sweepFinished, this, [this](const QStringList &evicted) {
             if (!evicted.isEmpty())
-                refresh();
+                refreshFor(evicted);
         });
     }
     updateActions();
@@ -535,6 +542,13 @@ void MainWindow::changeEvent(QEvent *event)
         updateTimers();
 }
 
+void MainWindow::refreshFor(const QStringList &workspaceIds)
+{
+    for (const QString &id : workspaceIds)
+        m_stale.insert(id);
+    refresh();
+}
+
 QCoro::Task<void> MainWindow::refresh()
 {
     if (m_refreshing) {
@@ -590,12 +604,28 @@ QCoro::Task<void> MainWindow::refresh()
     // What only the console knows joins each row: the manager's idle deadline for the workspaces
     // it holds, and the newest activity the tracker has seen.
     const QDateTime now = QDateTime::currentDateTimeUtc();
-    const bool anyActivity = !m_activity->isEmpty();
+    // A bootstrap failure that came or went since the last listing (kept next to the logs, by
+    // whoever opened the workspace) changes what its row says: decorated again, as are the rows
+    // whose workspaces the manager opened, closed or lost (refreshFor).
+    for (auto it = failures.cbegin(); it != failures.cend(); ++it) {
+        if (m_failures.value(it.key()) != *it)
+            m_stale.insert(it.key());
+    }
+    for (auto it = m_failures.cbegin(); it != m_failures.cend(); ++it) {
+        if (!failures.contains(it.key()))
+            m_stale.insert(it.key());
+    }
+    m_failures = failures;
+    m_model->markStale(m_profile, std::exchange(m_stale, {}));
+    // The rows that are new or changed (or marked) get what only the console knows; the others
+    // keep theirs (a lookup per row, no allocation, for 10,000 rows).
+    const bool perUser = m_manager && m_manager->isolation() == IsolationPolicy::PerUser;
     bool settling = false;
     const qsizetype count = listed->size();
-    const WorkspaceTreeModel::Decorate decorate = [this, &now, anyActivity, &settling,
+    const WorkspaceTreeModel::Decorate decorate = [this, &now, perUser,
                                                    &failures](const QString &profile, const SandboxInfo &info,
                                                               WorkspaceTreeModel::Decoration &decoration) {
+        decoration.bootstrapFailure.clear();
         if (!failures.isEmpty()) {
             // Only a failure of this sandbox: one made after it (AgentScope made the workspace
             // again) has not failed. (Two minutes for the server's clock and ours to differ.)
@@ -604,26 +634,29 @@ QCoro::Task<void> MainWindow::refresh()
                 && (!info.createdAt.isValid() || failure->at >= info.createdAt.addSecs(-120)))
                 decoration.bootstrapFailure = failure->message;
         }
+        decoration.idleDeadline.reset();
         if (m_manager) {
             if (const auto remaining = m_manager->idleRemaining(info.workspaceId))
                 decoration.idleDeadline = now.addMSecs(remaining->count());
-            // PER_USER: the agent level names every agent known to share the workspace.
-            if (m_manager->isolation() == IsolationPolicy::PerUser) {
-                const auto seen = m_agentsSeen.constFind(profile + u'\x1f' + info.workspaceId);
-                if (seen != m_agentsSeen.cend()) {
-                    decoration.agents = QStringList{info.agentId};
-                    for (const QString &agent : *seen) {
-                        if (!decoration.agents.contains(agent))
-                            decoration.agents.append(agent);
-                    }
+        }
+        // PER_USER: the agent level names every agent known to share the workspace.
+        decoration.agents.clear();
+        if (perUser) {
+            const auto seen = m_agentsSeen.constFind(profile + u'\x1f' + info.workspaceId);
+            if (seen != m_agentsSeen.cend()) {
+                decoration.agents = QStringList{info.agentId};
+                for (const QString &agent : *seen) {
+                    if (!decoration.agents.contains(agent))
+                        decoration.agents.append(agent);
                 }
             }
         }
-        if (anyActivity) {
-            if (const QDateTime seen = m_activity->lastActivity(profile + u'\x1f' + info.sandboxId);
-                seen.isValid() && (!decoration.lastActivityAt.isValid() || seen > decoration.lastActivityAt))
-                decoration.lastActivityAt = seen;
-        }
+        if (const QDateTime seen = m_activity->lastActivity(profile + u'\x1f' + info.sandboxId);
+            seen.isValid() && (!decoration.lastActivityAt.isValid() || seen > decoration.lastActivityAt))
+            decoration.lastActivityAt = seen;
+    };
+    // Whether some row is between states, from the listing itself (every row, cheaply).
+    for (const SandboxInfo &info : std::as_const(*listed)) {
         switch (info.state) {
         case SandboxState::Pending:
         case SandboxState::Pausing:
@@ -634,7 +667,7 @@ QCoro::Task<void> MainWindow::refresh()
         default:
             break;
         }
-    };
+    }
     // The listing moves into the model row by row; no second list of records is made.
     m_model->update(m_profile, std::move(*listed), decorate);
     m_lastRefresh = now;
@@ -1029,9 +1062,9 @@ OpenDialog *MainWindow::openDialog(const OpenDialog::Request &prefill)
                     agents.append(agentId);
                 if (const auto workspace =
                         std::dynamic_pointer_cast<SandboxWorkspace>(m_manager->cached(workspaceId))) {
-                    m_activity->noteAccess(WorkspaceRecord{profile, workspace->sandbox(), std::nullopt, {}, {}}.key());
+                    m_activity->noteAccess(profile + u'\x1f' + workspace->sandbox().sandboxId);
                 }
-                refresh();
+                refreshFor({workspaceId}); // its idle deadline moved, its agents may have
             });
     dialog->open();
     return dialog;

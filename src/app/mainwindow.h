@@ -1,5 +1,6 @@
 #pragma once
 
+#include "bootstraplog.h"
 #include "opendialog.h"
 #include "renewal.h"
 #include "result.h"
@@ -10,6 +11,7 @@
 #include <QHash>
 #include <QMainWindow>
 #include <QPointer>
+#include <QSet>
 #include <QTimer>
 
 #include <chrono>
@@ -66,6 +68,9 @@ public:
     ActivityTracker *activity() const { return m_activity; }
     QString profile() const { return m_profile; }
     QCoro::Task<void> refresh();
+    // A refresh that decorates these workspaces' rows again (what the console knows of them
+    // changed: opened, closed, evicted, lost).
+    void refreshFor(const QStringList &workspaceIds);
     // Off (0), 5, 15, 30 or 60 seconds.
     void setRefreshInterval(std::chrono::seconds interval);
     std::chrono::seconds refreshInterval() const { return m_refreshInterval; }
@@ -201,5 +206,7 @@ private:
     // Under PER_USER the agents of a user share one workspace: the ones seen opening it, by
     // profile and workspace id.
     QHash<QString, QStringList> m_agentsSeen;
+    QSet<QString> m_stale; // workspace ids whose rows the next refresh decorates again
+    QHash<QString, Paddock::BootstrapLogStore::Failure> m_failures; // as the last refresh read them
     int m_idleMinutes = 60;
 };

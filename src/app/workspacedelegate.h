@@ -31,6 +31,6 @@ private:
         friend size_t qHash(const TextKey &key, size_t seed = 0) { return qHashMulti(seed, key.text, key.width); }
     };
     // Texts laid out for the font they were laid out in; cleared when the font changes.
-    mutable QCache<TextKey, QStaticText> m_texts{4000};
+    mutable QCache<TextKey, QStaticText> m_texts{1500};
     mutable QFont m_font;
 };

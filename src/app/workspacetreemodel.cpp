@@ -17,6 +17,10 @@ using namespace Paddock;
 
 struct WorkspaceTreeModel::Node
 {
+    // First, in one cache line: what a refresh reads of an unchanged workspace row.
+    quint64 pass = 0; // the last update() that listed this workspace row
+    quint64 fingerprint = 0; // record.info.fingerprint; 0: compare in full (and decorate again)
+    qint64 listedActivityMs = 0; // record.listedActivityMs
     Kind kind = Kind::Workspace;
     Node *parent = nullptr;
     int row = 0; // index in parent->children
@@ -28,7 +32,6 @@ struct WorkspaceTreeModel::Node
     int total = 0;
     qint64 idleMs = 0; // countdown deadlines of a workspace row, ms since the epoch (or none)
     qint64 expiryMs = 0;
-    quint64 pass = 0; // the last update() that listed this workspace row
 };
 
 namespace {
@@ -542,6 +545,7 @@ bool WorkspaceTreeModel::setState(const QString &key, SandboxState state)
     node->record.info.state = state;
     node->record.info.rawState.clear();
     node->record.info.fingerprint = 0; // no longer what the backend said: the next listing compares in full
+    node->fingerprint = 0;
     Q_EMIT dataChanged(indexOf(node, StateColumn), indexOf(node, StateColumn));
     // The groups above count their rows per state.
     for (Node *group = node->parent; group && group != m_root.get(); group = group->parent) {
@@ -559,6 +563,7 @@ bool WorkspaceTreeModel::setLastActivity(const QString &key, const QDateTime &ti
     QDateTime &last = node->record.info.lastActivityAt;
     if (time.isValid() && (!last.isValid() || time > last)) {
         last = time;
+
         Q_EMIT dataChanged(indexOf(node, LastActivityColumn), indexOf(node, LastActivityColumn),
                            {Qt::DisplayRole, Qt::ToolTipRole, SortRole});
     }
@@ -714,63 +719,76 @@ void WorkspaceTreeModel::update(const QString &profile, const QList<WorkspaceRec
         [&records](qsizetype i, Node &node) {
             if (!sameData(node.record, records.at(i)))
                 return false;
-            if (node.record.info.fingerprint == 0)
+            if (node.record.info.fingerprint == 0) {
                 node.record.info.fingerprint = records.at(i).info.fingerprint;
+                node.fingerprint = node.record.info.fingerprint;
+            }
             return true;
         },
-        [&records](qsizetype i, WorkspaceRecord &record) { record = records.at(i); });
+        [&records](qsizetype i, WorkspaceRecord &record, const Node *) {
+            record = records.at(i);
+            record.listedActivityMs =
+                record.info.lastActivityAt.isValid() ? record.info.lastActivityAt.toMSecsSinceEpoch() : 0;
+        });
 }
 
 void WorkspaceTreeModel::update(const QString &profile, QList<SandboxInfo> listing, const Decorate &decorate)
 {
-    // Row i's decoration is made once, for the comparison and, if the row changed, its record.
-    Decoration decoration;
-    qsizetype decorated = -1;
-    const auto decorateRow = [&](qsizetype i) -> const Decoration & {
-        if (decorated != i) {
-            const SandboxInfo &info = listing.at(i);
-            decoration.idleDeadline.reset();
-            decoration.agents.clear();
-            decoration.lastActivityAt = info.lastActivityAt;
-            decoration.bootstrapFailure.clear();
-            if (decorate)
-                decorate(profile, info, decoration);
-            decorated = i;
+    // A row that is new, or whose listing changed, is made from the listing and decorated with
+    // what only the console knows, starting from what its row had. An unchanged row (the same
+    // fingerprint and the same listed activity, both on the node's first cache line) is left as
+    // it is: what the console knows of it changes by events (setLastActivity, markStale).
+    // A row made (and decorated) to be compared in full, kept for make() when it differs.
+    WorkspaceRecord compared;
+    qsizetype comparedRow = -1;
+    const auto record = [&](qsizetype i, WorkspaceRecord &made, const Node *existing) {
+        if (comparedRow == i) {
+            comparedRow = -1;
+            made = std::move(compared);
+            return;
         }
-        return decoration;
-    };
-    const auto record = [&](qsizetype i, WorkspaceRecord &made) {
-        const Decoration &d = decorateRow(i);
+        const SandboxInfo &info = listing.at(i);
+        Decoration d;
+        d.lastActivityAt = info.lastActivityAt;
+        if (existing) {
+            // The activity seen so far stays (the tracker's reads land on the row); the rest is
+            // decorate's to say.
+            const WorkspaceRecord &shown = existing->record;
+            if (shown.info.lastActivityAt.isValid()
+                && (!d.lastActivityAt.isValid() || shown.info.lastActivityAt > d.lastActivityAt))
+                d.lastActivityAt = shown.info.lastActivityAt;
+        }
+        if (decorate)
+            decorate(profile, info, d);
         made.profile = profile;
+        made.listedActivityMs = info.lastActivityAt.isValid() ? info.lastActivityAt.toMSecsSinceEpoch() : 0;
         made.info = std::move(listing[i]); // the listing is ours; this row's copy is not needed again
         made.info.lastActivityAt = d.lastActivityAt;
-        made.idleDeadline = d.idleDeadline;
-        made.agents = d.agents;
-        made.bootstrapFailure = d.bootstrapFailure;
+        made.idleDeadline = std::move(d.idleDeadline);
+        made.agents = std::move(d.agents);
+        made.bootstrapFailure = std::move(d.bootstrapFailure);
     };
     const auto same = [&](qsizetype i, Node &node) {
         const SandboxInfo &info = listing.at(i);
-        const Decoration &d = decorateRow(i);
-        const WorkspaceRecord &shown = node.record;
-        if (shown.idleDeadline != d.idleDeadline || shown.agents != d.agents
-            || shown.info.lastActivityAt != d.lastActivityAt || shown.bootstrapFailure != d.bootstrapFailure)
-            return false;
+        const qint64 listedMs = info.lastActivityAt.isValid() ? info.lastActivityAt.toMSecsSinceEpoch() : 0;
         // Fingerprints made where the records were parsed stand for the backend's fields: an
-        // unchanged row costs no string reads (cold memory, with 10,000 rows).
-        if (info.fingerprint != 0 && shown.info.fingerprint == info.fingerprint)
-            return true;
-        if (shown.info.fingerprint != 0 && info.fingerprint != 0)
-            return false;
-        // A row whose data was changed here (an action's outcome) or never fingerprinted: compared
-        // in full once, then fingerprinted, so the next refresh takes the short way.
+        // unchanged row costs its lookup and this line of its node, and no string reads (cold
+        // memory, with 10,000 rows).
+        if (info.fingerprint != 0 && node.fingerprint != 0)
+            return node.fingerprint == info.fingerprint && node.listedActivityMs == listedMs;
+        // A row changed here (an action's outcome), marked stale, or never fingerprinted: made and
+        // compared in full once, then fingerprinted, so the next refresh takes the short way.
         WorkspaceRecord listed;
-        record(i, listed);
-        if (!sameData(shown, listed)) {
-            listing[i] = std::move(listed.info); // make() takes it from there
-            decorated = -1;
+        record(i, listed, &node);
+        if (!sameData(node.record, listed)) {
+            compared = std::move(listed); // make() takes it as it is
+            comparedRow = i;
             return false;
         }
         node.record.info.fingerprint = listed.info.fingerprint;
+        node.record.listedActivityMs = listed.listedActivityMs;
+        node.fingerprint = listed.info.fingerprint;
+        node.listedActivityMs = listed.listedActivityMs;
         return true;
     };
     apply(
@@ -785,7 +803,7 @@ void WorkspaceTreeModel::update(const QString &profile, QList<SandboxInfo> listi
 void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
                                const std::function<const QString &(qsizetype)> &idOf,
                                const std::function<bool(qsizetype, Node &)> &same,
-                               const std::function<void(qsizetype, WorkspaceRecord &)> &make)
+                               const std::function<void(qsizetype, WorkspaceRecord &, const Node *)> &make)
 {
     // One pass, one lookup per listed row (by sandbox id within the profile: no key strings to
     // build, no copy of the profile's index), one record at a time (no list of 10,000 to
@@ -817,7 +835,7 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
             if (same(i, *node))
                 continue;
         }
-        make(i, record);
+        make(i, record, node);
         Q_ASSERT(record.profile == profile);
         if (node) {
             const bool moves = m_grouped
@@ -910,6 +928,21 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
 void WorkspaceTreeModel::removeProfile(const QString &profile)
 {
     update(profile, {});
+}
+
+void WorkspaceTreeModel::markStale(const QString &profile, const QSet<QString> &workspaceIds)
+{
+    if (workspaceIds.isEmpty())
+        return;
+    const auto rows = m_byProfile.constFind(profile);
+    if (rows == m_byProfile.cend())
+        return;
+    for (Node *node : *rows) {
+        if (workspaceIds.contains(node->record.info.workspaceId)) {
+            node->fingerprint = 0;
+            node->record.info.fingerprint = 0;
+        }
+    }
 }
 
 void WorkspaceTreeModel::setUnreachable(const QString &profile, const QDateTime &lastSeen)
@@ -1015,6 +1048,8 @@ qint64 countdownBucket(qint64 deadlineMs, qint64 nowMs)
 void WorkspaceTreeModel::setDeadlines(Node *node)
 {
     const WorkspaceRecord &record = node->record;
+    node->fingerprint = record.info.fingerprint;
+    node->listedActivityMs = record.listedActivityMs;
     node->idleMs = record.idleDeadline && record.info.state == SandboxState::Running
         ? record.idleDeadline->toMSecsSinceEpoch()
         : NoDeadline;

@@ -6,6 +6,7 @@
 #include <QDateTime>
 #include <QHash>
 #include <QLocale>
+#include <QSet>
 #include <QStringList>
 
 #include <array>
@@ -23,6 +24,7 @@ struct WorkspaceRecord
     std::optional<QDateTime> idleDeadline; // when the manager pauses it for idleness (UTC)
     QStringList agents; // agents sharing it (PER_USER); empty: info.agentId
     QString bootstrapFailure; // why its last bootstrap failed (it was paused then); empty: it did not
+    qint64 listedActivityMs = 0; // the backend's own lastActivityAt when last listed (ms; 0: none)
 
     // Rows are keyed by profile and sandbox id: the same id on two servers is two rows.
     QString key() const { return profile + u'\x1f' + info.sandboxId; }
@@ -112,17 +114,22 @@ public:
     // Replaces the rows of `profile` with `records` (all of that profile's workspaces), in place.
     // Other profiles' rows are left alone.
     void update(const QString &profile, const QList<WorkspaceRecord> &records);
-    // The same from a backend's listing: each sandbox becomes a record of `profile`, which
-    // `decorate` completes with what only the console knows (idle deadline, agents, activity,
-    // a failed bootstrap). An unchanged row (same fingerprint, same decoration) costs a lookup
-    // and no copy; changed rows take their data from the listing by move.
+    // The same from a backend's listing: each sandbox becomes a record of `profile`. A row that is
+    // new or whose listing changed takes its data from the listing by move, and `decorate`
+    // completes it with what only the console knows (idle deadline, agents, activity, a failed
+    // bootstrap; the activity already seen on the row is kept). An unchanged row (the same
+    // fingerprint and listed activity) costs a lookup and is left as it is: when what the console
+    // knows of it changes, the console says so (markStale(), then a refresh; setLastActivity()).
     struct Decoration
     {
         std::optional<QDateTime> idleDeadline;
         QStringList agents;
-        QDateTime lastActivityAt; // the sandbox's own on entry; decorate may put a newer one
+        QDateTime lastActivityAt; // the newest known on entry; decorate may put a newer one
         QString bootstrapFailure;
     };
+    // What the console knows of these workspaces of a profile changed (one was opened, closed,
+    // or failed): the next update() decorates their rows again, whatever the listing says.
+    void markStale(const QString &profile, const QSet<QString> &workspaceIds);
     using Decorate = std::function<void(const QString &profile, const Paddock::SandboxInfo &, Decoration &)>;
     void update(const QString &profile, QList<Paddock::SandboxInfo> listing, const Decorate &decorate);
     // Changes one workspace row in place, until the next listing says otherwise: an action's
@@ -179,7 +186,7 @@ private:
     // without making a record; make(i, record) makes row i's record for rows that changed or are new.
     void apply(const QString &profile, qsizetype count, const std::function<const QString &(qsizetype)> &idOf,
                const std::function<bool(qsizetype, Node &)> &same,
-               const std::function<void(qsizetype, WorkspaceRecord &)> &make);
+               const std::function<void(qsizetype, WorkspaceRecord &, const Node *)> &make);
     void insertWorkspaces(Node *parent, std::vector<std::unique_ptr<Node>> nodes);
     void removeNode(Node *node);
     void pruneEmptyGroups(Node *group);

@@ -95,9 +95,21 @@ private Q_SLOTS:
         model.update(QStringLiteral("p"), listing(QStringLiteral("Running")), decorate);
         QCOMPARE(changed.count(), 0);
 
-        // Only the decoration changes (a bootstrap failure appears): the row follows.
+        // What the console knows changes (a bootstrap failure appears): an unchanged row is not
+        // decorated again by a refresh, only once it is marked; then it follows.
         failures.insert(QStringLiteral("b"), QStringLiteral("exit 3"));
-        model.update(QStringLiteral("p"), listing(QStringLiteral("Running")), decorate);
+        int decorated = 0;
+        const WorkspaceTreeModel::Decorate counting = [&](const QString &profile, const SandboxInfo &info,
+                                                          WorkspaceTreeModel::Decoration &decoration) {
+            ++decorated;
+            decorate(profile, info, decoration);
+        };
+        model.update(QStringLiteral("p"), listing(QStringLiteral("Running")), counting);
+        QCOMPARE(decorated, 0);
+        QCOMPARE(model.indexOfKey(b, WorkspaceTreeModel::StateColumn).data().toString(), QStringLiteral("Running"));
+        model.markStale(QStringLiteral("p"), {QStringLiteral("b")});
+        model.update(QStringLiteral("p"), listing(QStringLiteral("Running")), counting);
+        QCOMPARE(decorated, 1);
         QCOMPARE(model.indexOfKey(b, WorkspaceTreeModel::StateColumn).data().toString(),
                  QStringLiteral("Running, bootstrap failed"));
         QCOMPARE(model.record(model.indexOfKey(b))->bootstrapFailure, QStringLiteral("exit 3"));

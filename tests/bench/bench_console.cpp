@@ -224,20 +224,21 @@ int main(int argc, char **argv)
         }
         refreshes.push_back(infos);
     }
-    // As the window decorates a row once the activity tracker knows something and a bootstrap
-    // failed somewhere: the manager's idle deadline looked up by workspace id, the tracker's
-    // activity by the row's key (built per row), the failures by workspace id.
-    QHash<QString, QDateTime> activity{{QStringLiteral("bench\x1fws-7"), now}};
+    // As the window decorates the rows that are new or changed (MainWindow::refresh): the
+    // manager's idle deadline looked up by workspace id (the worst case: it holds every
+    // workspace), the tracker's activity by the row's key, a failed bootstrap by workspace id.
+    const QHash<QString, QDateTime> activity{{QStringLiteral("bench\x1fws-7"), now}};
     const QHash<QString, QString> failures{{QStringLiteral("ws-11"), QStringLiteral("exit 3")}};
     const WorkspaceTreeModel::Decorate decorate = [&idleDeadlines, &activity,
                                                    &failures](const QString &profile, const SandboxInfo &info,
                                                               WorkspaceTreeModel::Decoration &decoration) {
+        decoration.bootstrapFailure = failures.value(info.workspaceId);
+        decoration.idleDeadline.reset();
         if (const auto it = idleDeadlines.constFind(info.workspaceId); it != idleDeadlines.cend())
             decoration.idleDeadline = *it;
         if (const QDateTime seen = activity.value(profile + u'\x1f' + info.sandboxId);
             seen.isValid() && (!decoration.lastActivityAt.isValid() || seen > decoration.lastActivityAt))
             decoration.lastActivityAt = seen;
-        decoration.bootstrapFailure = failures.value(info.workspaceId);
     };
 
     std::vector<double> refreshMs;
