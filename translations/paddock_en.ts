@@ -232,6 +232,13 @@
             <numerusform>This console opened %n workspaces that are still open. Close them before quitting?</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>Closing pauses them, as AgentScope does when it stops. Left running, they keep running (and costing) until they are paused; and nobody renews them once this console has quit, so a sandbox whose server gives it an expiry is deleted with its files when it expires.</source>
+        <translation>
+            <numerusform>Closing pauses it, as AgentScope does when it stops. Left running, it keeps running (and costing) until it is paused; and nobody renews it once this console has quit, so if its server gives it an expiry, it is deleted with its files when it expires.</numerusform>
+            <numerusform>Closing pauses them, as AgentScope does when it stops. Left running, they keep running (and costing) until they are paused; and nobody renews them once this console has quit, so a sandbox whose server gives it an expiry is deleted with its files when it expires.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>RenewDialog</name>

@@ -1883,9 +1883,11 @@
         <source>&amp;Remember my choice (File &gt; When Quitting changes it)</source>
         <translation>记住我的选择（可在“文件 &gt; 退出时”中更改）(&amp;R)</translation>
     </message>
-    <message>
+    <message numerus="yes">
         <source>Closing pauses them, as AgentScope does when it stops. Left running, they keep running (and costing) until they are paused; and nobody renews them once this console has quit, so a sandbox whose server gives it an expiry is deleted with its files when it expires.</source>
-        <translation>关闭会暂停它们，与 AgentScope 停止时的做法相同。若继续运行，它们会一直运行（并产生费用），直到被暂停；而且本控制台退出后没有人再为它们续期，因此服务器为其设置了过期时间的沙箱会在过期时连同其文件一起被删除。</translation>
+        <translation>
+            <numerusform>关闭会暂停它们，与 AgentScope 停止时的做法相同。若继续运行，它们会一直运行（并产生费用），直到被暂停；而且本控制台退出后没有人再为它们续期，因此服务器为其设置了过期时间的沙箱会在过期时连同其文件一起被删除。</numerusform>
+        </translation>
     </message>
 </context>
 <context>

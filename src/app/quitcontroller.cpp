@@ -127,7 +127,8 @@ QCoro::Task<std::optional<QuitController::Choice>> QuitController::decide(QWidge
     box->setInformativeText(
         tr("Closing pauses them, as AgentScope does when it stops. Left running, they keep running (and costing) "
            "until they are paused; and nobody renews them once this console has quit, so a sandbox whose server "
-           "gives it an expiry is deleted with its files when it expires."));
+           "gives it an expiry is deleted with its files when it expires.",
+           nullptr, openCount));
     QPushButton *close = box->addButton(tr("&Close Them and Quit"), QMessageBox::AcceptRole);
     close->setObjectName(QStringLiteral("quitCloseButton"));
     QPushButton *leave = box->addButton(tr("&Leave Them Running and Quit"), QMessageBox::DestructiveRole);
