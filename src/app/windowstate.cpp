@@ -33,7 +33,8 @@ WindowState::WindowState(QMainWindow *window, QTreeView *view, QObject *parent)
             [this, header](const QPoint &at) { columnsMenu()->popup(header->mapToGlobal(at)); });
     // The first rows: columns as wide as their contents (unless the user's were restored).
     // A width the user drags is theirs (the last section's stretching is not).
-    header->viewport()->installEventFilter(this);
+    m_headerViewport = header->viewport();
+    m_headerViewport->installEventFilter(this);
     connect(header, &QHeaderView::sectionResized, this, [this] {
         if (m_dragging && !m_fitting)
             m_userSized = true;
@@ -71,16 +72,16 @@ void WindowState::save()
 
 bool WindowState::eventFilter(QObject *watched, QEvent *event)
 {
-    if (watched == m_view->header()->viewport()) {
-        if (event->type() == QEvent::MouseButtonPress)
-            m_dragging = true;
-        else if (event->type() == QEvent::MouseButtonRelease)
-            m_dragging = false;
+    // The type first, and the viewport by address only: a view being destroyed is no tree view
+    // any more, and is not to be asked for its header.
+    if (event->type() == QEvent::MouseButtonPress || event->type() == QEvent::MouseButtonRelease) {
+        if (watched == m_headerViewport)
+            m_dragging = event->type() == QEvent::MouseButtonPress;
         return QObject::eventFilter(watched, event);
     }
     // Kept when the window is closed (quitting closes it). Not on a hide: a window being
     // destroyed hides after its layout is gone, and its state cannot be read any more then.
-    if (watched == m_window && event->type() == QEvent::Close && m_window->isVisible())
+    if (event->type() == QEvent::Close && watched == m_window && m_window->isVisible())
         save();
     return QObject::eventFilter(watched, event);
 }

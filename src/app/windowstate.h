@@ -51,4 +51,5 @@ private:
     bool m_fitting = false; // our own resizes, not the user's
     bool m_userSized = false;
     bool m_dragging = false; // a mouse button is down on the header
+    QObject *m_headerViewport = nullptr; // compared, never used
 };
