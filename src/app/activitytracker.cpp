@@ -1,6 +1,6 @@
 #include "activitytracker.h"
 
-#include "backend.h"
+#include "profilesession.h"
 
 #include <QCoroSignal>
 #include <QCoroTask>
@@ -75,9 +75,9 @@ void ActivityTracker::clearCache()
     }
 }
 
-void ActivityTracker::request(Backend *backend, const QList<Target> &targets)
+void ActivityTracker::request(ProfileSession *session, const QList<Target> &targets)
 {
-    if (!backend)
+    if (!session)
         return;
     const QDateTime fresh = now().addSecs(-MaxAgeSeconds);
     for (const Target &target : targets) {
@@ -85,14 +85,14 @@ void ActivityTracker::request(Backend *backend, const QList<Target> &targets)
         if (entry.queued || (entry.readAt.isValid() && entry.readAt > fresh))
             continue;
         entry.queued = true;
-        m_queue.push_back(Job{backend, target});
+        m_queue.push_back(Job{session, target});
     }
     pump();
 }
 
-QCoro::Task<void> ActivityTracker::fetch(Backend *backend, QList<Target> targets)
+QCoro::Task<void> ActivityTracker::fetch(ProfileSession *session, QList<Target> targets)
 {
-    request(backend, targets);
+    request(session, targets);
     const QPointer<ActivityTracker> self(this);
     const auto waiting = [this, &targets] {
         return std::any_of(targets.cbegin(), targets.cend(),
@@ -124,8 +124,8 @@ QCoro::Task<void> ActivityTracker::read(Job job)
 {
     const QPointer<ActivityTracker> self(this);
     Result<std::optional<QDateTime>> answer = fail(Error{Error::Kind::Cancelled, tr("the profile went away")});
-    if (job.backend)
-        answer = co_await job.backend->sessionsActivity(job.target.sandboxId);
+    if (job.session)
+        answer = co_await job.session->sessionsActivity(job.target.sandboxId);
     if (!self)
         co_return;
     --m_running;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "profilesession.h"
+
 #include <QCoroFwd>
 
 #include <QDateTime>
@@ -9,10 +11,6 @@
 
 #include <deque>
 #include <functional>
-
-namespace Paddock {
-class Backend;
-}
 
 // The console's view of when each workspace was last active: the newest of the console's own
 // access (Open, Resume) and the workspace's sessions/ activity where the backend can report it.
@@ -50,9 +48,9 @@ public:
     };
     // Queues a read of each target's sessions/ activity unless one is cached (younger than
     // MaxAge) or already queued. Returns at once.
-    void request(Paddock::Backend *backend, const QList<Target> &targets);
+    void request(Paddock::ProfileSession *session, const QList<Target> &targets);
     // The same, and completes when every one of these targets has an answer (or failed).
-    QCoro::Task<void> fetch(Paddock::Backend *backend, QList<Target> targets);
+    QCoro::Task<void> fetch(Paddock::ProfileSession *session, QList<Target> targets);
     // Forgets the cached reads (not the console's own accesses), e.g. when the profile changes.
     void clearCache();
     int pendingCount() const { return int(m_queue.size()) + m_running; }
@@ -73,7 +71,7 @@ private:
     };
     struct Job
     {
-        QPointer<Paddock::Backend> backend;
+        QPointer<Paddock::ProfileSession> session;
         Target target;
     };
     void pump();

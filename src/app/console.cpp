@@ -1,13 +1,12 @@
 #include "console.h"
 
-#include "backends/docker/dockerbackend.h"
-#include "backends/local/localbackend.h"
-#include "backends/opensandbox/opensandboxbackend.h"
+#include "backendregistry.h"
 #include "bootstraplog.h"
+#include "broadcast.h"
 #include "i18n.h"
 #include "mainwindow.h"
 #include "profilesdialog.h"
-#include "provisioner.h"
+#include "profilesession.h"
 #include "quitcontroller.h"
 #include "workspacemanager.h"
 
@@ -20,6 +19,8 @@
 #include <QSettings>
 #include <QStatusBar>
 
+#include <vector>
+
 Q_LOGGING_CATEGORY(lcConsole, "paddock.app.console", QtInfoMsg)
 
 using namespace Paddock;
@@ -31,23 +32,13 @@ constexpr auto LanguageKey = "language"; // a language code; empty or absent: th
 
 } // namespace
 
-Console::Session::Session() = default;
-
-Console::Session::~Session()
-{
-    // The manager goes before the provisioner and the backend it uses.
-    manager.reset();
-    provisioner.reset();
-    backend.reset();
-}
-
 Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRoot, QObject *parent)
     : QObject(parent)
     , m_settings(settings)
     , m_secrets(secrets)
     , m_profiles(settings)
     , m_logs(std::make_unique<BootstrapLogStore>(logRoot))
-    , m_window(std::make_unique<MainWindow>(nullptr, QString()))
+    , m_window(std::make_unique<MainWindow>())
     , m_quit(new QuitController(settings, this))
 {
     // Closing the window (or File > Quit) asks what to do with the open workspaces first.
@@ -81,10 +72,10 @@ Console::~Console()
     m_window.reset();
 }
 
-WorkspaceManager *Console::manager(const QString &profileId) const
+ProfileSession *Console::session(const QString &profileId) const
 {
     const auto it = m_sessions.find(profileId);
-    return it == m_sessions.end() ? nullptr : it->second->manager.get();
+    return it == m_sessions.end() ? nullptr : it->second.get();
 }
 
 void Console::offerProfiles(const QString &current)
@@ -132,68 +123,40 @@ QCoro::Task<std::optional<QByteArray>> Console::key(QString profileId, QString *
     co_return *stored;
 }
 
-QCoro::Task<Console::Session *> Console::session(Profile profile)
+QCoro::Task<ProfileSession *> Console::sessionFor(Profile profile)
 {
     if (const auto it = m_sessions.find(profile.id); it != m_sessions.end())
         co_return it->second.get();
-    auto made = std::make_unique<Session>();
-    ProvisionOptions provision;
-    bool canOpen = true;
-    if (profile.kind == Profile::Kind::Local) {
-        made->backend = std::make_unique<LocalBackend>(LocalOptions{profile.basedir, false});
-    } else if (profile.kind == Profile::Kind::Docker) {
-        // No engine, or one that refuses us, shows as the profile's problem when the listing fails.
-        Docker::DockerOptions options;
-        options.dockerHost = profile.dockerHost;
-        options.image = profile.image.isEmpty() ? QString(Docker::DockerOptions::DefaultImage) : profile.image;
-        options.basedir = profile.basedir;
-        options.stopInsteadOfPause = profile.stopInsteadOfPause;
-        made->backend = std::make_unique<Docker::DockerBackend>(options);
-    } else {
-        QString problem;
-        const std::optional<QByteArray> apiKey = co_await key(profile.id, &problem);
-        OpenSandbox::BackendOptions options;
-        options.connection.domain = profile.domain;
-        options.connection.protocol = profile.protocol;
-        options.connection.useServerProxy = profile.useServerProxy;
-        options.connection.apiKey = apiKey.value_or(QByteArray());
-        if (!profile.image.isEmpty())
-            options.sandbox.image = profile.image;
-        options.sandbox.timeout = profile.sandboxTimeout.count() == 0
-            ? std::nullopt
-            : std::optional<std::chrono::seconds>(profile.sandboxTimeout);
-        made->problem = problem;
-        made->key = apiKey.value_or(QByteArray());
-        made->backend = std::make_unique<OpenSandbox::OpenSandboxBackend>(options);
-        provision.bootstrap = OpenSandbox::agentscopeBootstrapCommands();
-        provision.agentscopeBootstrap = true;
+    if (const auto making = m_making.find(profile.id); making != m_making.end()) {
+        // Chosen again while its key is read: the same session, made once.
+        const auto pending = making->second;
+        co_return co_await pending->wait();
     }
-    if (!profile.bootstrapFile.isEmpty()) {
-        QFile file(profile.bootstrapFile);
-        if (file.open(QIODevice::ReadOnly)) {
-            const auto timeout = profile.kind == Profile::Kind::OpenSandbox ? OpenSandbox::BootstrapCommandTimeout
-                                                                            : std::chrono::seconds(1800);
-            provision.bootstrap = parseBootstrapCommands(QString::fromUtf8(file.readAll()), timeout);
-            provision.agentscopeBootstrap = false; // the profile's own: Paddock's marker, no gateway script
-        } else {
-            // Opening a workspace without the bootstrap the user asked for would leave it half
-            // made: the profile shows the problem and Open is not offered.
-            made->problem = tr("Cannot read the bootstrap file %1: %2").arg(file.fileName(), file.errorString());
-            canOpen = false;
-        }
+    const auto pending = std::make_shared<Broadcast<ProfileSession *>>();
+    m_making[profile.id] = pending;
+    const QPointer<Console> self(this);
+    const BackendFactory *factory = BackendRegistry::instance().find(profile.kind);
+    QString problem;
+    QByteArray apiKey;
+    if (factory && factory->usesKey) {
+        if (const std::optional<QByteArray> read = co_await key(profile.id, &problem))
+            apiKey = *read;
+        if (!self)
+            co_return nullptr;
     }
-    if (canOpen) {
-        made->provisioner = std::make_unique<Provisioner>(made->backend.get(), m_logs.get(), provision);
-        ManagerOptions managerOptions;
-        managerOptions.isolation = profile.isolation;
-        managerOptions.ttl = profile.ttl;
-        managerOptions.sweepInterval = profile.sweepInterval;
-        made->manager = std::make_unique<WorkspaceManager>(made->provisioner.get(), managerOptions);
-        made->manager->start();
+    m_making.erase(profile.id);
+    // The profile may have changed or gone while its key was read: what is made is what it is now.
+    const auto now = m_profiles.profile(profile.id);
+    if (!now) {
+        pending->set(nullptr);
+        co_return nullptr;
     }
-    made->profile = profile;
-    Session *raw = made.get();
-    m_sessions[profile.id] = std::move(made);
+    auto made = std::make_unique<ProfileSession>(*now, apiKey, m_logs.get());
+    if (!problem.isEmpty())
+        made->setProblem(made->problem().isEmpty() ? problem : problem + u'\n' + made->problem());
+    ProfileSession *raw = made.get();
+    m_sessions[now->id] = std::move(made);
+    pending->set(raw);
     co_return raw;
 }
 
@@ -202,12 +165,17 @@ QCoro::Task<void> Console::switchTo(QString profileId)
     const auto profile = m_profiles.profile(profileId);
     if (!profile)
         co_return;
-    Session *chosen = co_await session(*profile);
+    // The last choice wins: a session made slowly (a keychain read) for an earlier choice is kept
+    // for when that profile is shown again, but does not show now.
+    m_wanted = profile->id;
+    const QPointer<Console> self(this);
+    ProfileSession *chosen = co_await sessionFor(*profile);
+    if (!self || m_wanted != profile->id)
+        co_return;
     m_settings->setValue(QLatin1String(CurrentProfileKey), profile->id);
     m_window->setReadOnly(profile->readOnly);
     m_window->setRefreshInterval(profile->refreshInterval);
-    m_window->setManager(chosen->manager.get(), m_logs.get());
-    m_window->setBackend(chosen->backend.get(), profile->id, chosen->problem);
+    m_window->setSession(chosen, profile->id);
 }
 
 void Console::showProfiles()
@@ -225,10 +193,14 @@ void Console::showProfiles()
     dialog->open();
 }
 
-QCoro::Task<void> Console::end(std::unique_ptr<Session> session, WorkspaceManager::StopMode mode)
+QCoro::Task<void> Console::end(std::unique_ptr<ProfileSession> session, WorkspaceManager::StopMode mode)
 {
-    if (session->manager)
-        co_await session->manager->stop(mode);
+    // Held until it is freed: quitting waits for it.
+    const auto hold = m_ending.hold();
+    if (m_window && m_window->session() == session.get())
+        m_window->setSession(nullptr, session->profileId());
+    co_await session->shutdown(mode);
+    session.reset(); // nothing runs in it any more
 }
 
 bool Console::stillServes(const Profile &was, const QByteArray &key, const Profile &now, const QByteArray &nowKey)
@@ -251,7 +223,8 @@ QCoro::Task<void> Console::reload(QStringList changedIds)
         if (now) {
             QString problem;
             QByteArray nowKey;
-            if (now->kind == Profile::Kind::OpenSandbox) {
+            if (const BackendFactory *factory = BackendRegistry::instance().find(now->kind);
+                factory && factory->usesKey) {
                 const std::optional<QByteArray> stored = co_await key(id, &problem);
                 if (stored)
                     nowKey = *stored;
@@ -259,14 +232,10 @@ QCoro::Task<void> Console::reload(QStringList changedIds)
             it = m_sessions.find(id); // the map may have changed while the key was read
             if (it == m_sessions.end())
                 continue;
-            if (stillServes(it->second->profile, it->second->key, *now, nowKey))
+            if (stillServes(it->second->profile(), it->second->key(), *now, nowKey))
                 continue;
         }
-        if (id == shown) {
-            m_window->setManager(nullptr, nullptr);
-            m_window->setBackend(nullptr, shown);
-        }
-        std::unique_ptr<Session> session = std::move(it->second);
+        std::unique_ptr<ProfileSession> session = std::move(it->second);
         m_sessions.erase(it);
         co_await end(std::move(session));
     }
@@ -279,10 +248,8 @@ QCoro::Task<void> Console::reload(QStringList changedIds)
 int Console::openWorkspaceCount() const
 {
     int count = 0;
-    for (const auto &[id, session] : m_sessions) {
-        if (session->manager)
-            count += int(session->manager->cachedCount() + session->manager->provisioningCount());
-    }
+    for (const auto &[id, session] : m_sessions)
+        count += session->openCount();
     return count;
 }
 
@@ -311,12 +278,17 @@ QCoro::Task<void> Console::shutdown(WorkspaceManager::StopMode mode)
 {
     if (mode == WorkspaceManager::StopMode::LeaveRunning && openWorkspaceCount() > 0)
         qCInfo(lcConsole).noquote() << "quitting; leaving" << openWorkspaceCount() << "open workspace(s) running";
-    m_window->setManager(nullptr, nullptr);
-    m_window->setBackend(nullptr, m_window->profile());
+    m_window->setSession(nullptr, m_window->profile());
+    // Every session shuts down at once (each closes its workspaces in parallel); the console is
+    // done when each has freed what it held, those ended earlier (a changed profile) included.
+    std::vector<QCoro::Task<void>> ending;
     while (!m_sessions.empty()) {
         auto it = m_sessions.begin();
-        std::unique_ptr<Session> ended = std::move(it->second);
+        std::unique_ptr<ProfileSession> ended = std::move(it->second);
         m_sessions.erase(it);
-        co_await end(std::move(ended), mode);
+        ending.push_back(end(std::move(ended), mode));
     }
+    for (auto &task : ending)
+        co_await task;
+    co_await m_ending.idle();
 }

@@ -2,6 +2,7 @@
 
 #include "profile.h"
 #include "secretstore.h"
+#include "tasktracker.h"
 #include "workspacemanager.h"
 
 #include <QCoroFwd>
@@ -15,15 +16,17 @@ class MainWindow;
 class QuitController;
 class QSettings;
 namespace Paddock {
-class Backend;
 class BootstrapLogStore;
-class Provisioner;
+class ProfileSession;
+template<typename T> class Broadcast;
 } // namespace Paddock
 
-// The console's wiring: the profiles, where their keys come from, one backend per profile (made
-// when the profile is first shown, kept while the console runs), and the window that shows one
-// profile at a time. A profile that cannot be opened (no key, no keychain) shows its problem in
-// place; the others keep working.
+// The console's wiring: the profiles, where their keys come from, one ProfileSession per profile
+// (made when the profile is first shown, kept while the console runs), and the window that shows
+// one profile at a time. A profile that cannot be opened (no key, no keychain) shows its problem in
+// place; the others keep working. A profile's session is made once however often it is chosen
+// while its key is read (single flight), the last choice is what shows, and a session that ends
+// (its profile changed, the console quits) is freed only once its shutdown() completed.
 class Console final : public QObject
 {
     Q_OBJECT
@@ -61,33 +64,22 @@ public:
     Paddock::BootstrapLogStore *logs() const { return m_logs.get(); }
     // Keys kept for this run only (the keychain could not take them).
     Paddock::SecretStore *sessionKeys() { return &m_sessionKeys; }
-    Paddock::WorkspaceManager *manager(const QString &profileId) const;
+    // The live session of a profile (null until it was first shown, or while it is remade).
+    Paddock::ProfileSession *session(const QString &profileId) const;
 
 Q_SIGNALS:
     // Quit now, doing this with the open workspaces (then the application exits).
     void quitDecided(Paddock::WorkspaceManager::StopMode mode);
 
 private:
-    // One opened profile: its backend, and the workspace manager (with its TTL sweeper) behind
-    // Open and Close.
-    struct Session
-    {
-        Session();
-        ~Session();
-        Q_DISABLE_COPY_MOVE(Session)
-        std::unique_ptr<Paddock::Backend> backend;
-        std::unique_ptr<Paddock::Provisioner> provisioner;
-        std::unique_ptr<Paddock::WorkspaceManager> manager;
-        QString problem;
-        Paddock::Profile profile; // as it was opened
-        QByteArray key; // the key it was opened with
-    };
     // Whether a session opened as `was` (with `key`) serves `now` (with `nowKey`): only the name,
     // the refresh interval and read-only may differ, since the window applies those itself.
     static bool stillServes(const Paddock::Profile &was, const QByteArray &key, const Paddock::Profile &now,
                             const QByteArray &nowKey);
-    QCoro::Task<Session *> session(Paddock::Profile profile);
-    QCoro::Task<void> end(std::unique_ptr<Session> session,
+    // The profile's session, made (its key read first) if there is none; one at a time per profile.
+    QCoro::Task<Paddock::ProfileSession *> sessionFor(Paddock::Profile profile);
+    // Takes a session out of use, shuts it down and frees it (the console waits for that at quit).
+    QCoro::Task<void> end(std::unique_ptr<Paddock::ProfileSession> session,
                           Paddock::WorkspaceManager::StopMode mode = Paddock::WorkspaceManager::StopMode::Close);
     void showProfiles();
     QCoro::Task<std::optional<QByteArray>> key(QString profileId, QString *problem);
@@ -100,5 +92,9 @@ private:
     std::unique_ptr<Paddock::BootstrapLogStore> m_logs;
     std::unique_ptr<MainWindow> m_window;
     QuitController *m_quit;
-    std::map<QString, std::unique_ptr<Session>> m_sessions;
+    std::map<QString, std::unique_ptr<Paddock::ProfileSession>> m_sessions;
+    // Sessions being made (their key is read), by profile id: who asks meanwhile waits for it.
+    std::map<QString, std::shared_ptr<Paddock::Broadcast<Paddock::ProfileSession *>>> m_making;
+    QString m_wanted; // the profile chosen last: a slower earlier choice does not show
+    Paddock::TaskTracker m_ending; // sessions shutting down
 };

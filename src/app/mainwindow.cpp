@@ -1,8 +1,7 @@
 #include "mainwindow.h"
 
 #include "activitytracker.h"
-#include "backend.h"
-#include "backends/docker/dockerbackend.h"
+#include "backendregistry.h"
 #include "bootstraplog.h"
 #include "containerlogtail.h"
 #include "elidedlabel.h"
@@ -10,17 +9,13 @@
 #include "logmodel.h"
 #include "logviewer.h"
 #include "opendialog.h"
-#include "renewdialog.h"
+#include "profilesession.h"
 #include "shortcutsdialog.h"
 #include "ui_mainwindow.h"
 #include "windowstate.h"
+#include "workspaceactions.h"
 #include "workspacefilterproxy.h"
 #include "workspacetreemodel.h"
-
-#include "bulk.h"
-#include "confirmdialog.h"
-#include "renewal.h"
-#include "workspacemanager.h"
 
 #include <QCoroFuture>
 #include <QCoroSignal>
@@ -51,12 +46,11 @@
 
 using namespace Paddock;
 
-MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
+MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     : QMainWindow(parent)
     , m_ui(std::make_unique<Ui::MainWindow>())
-    , m_backend(backend)
     , m_activity(new ActivityTracker(this))
-    , m_profile(std::move(profile))
+    , m_actions(nullptr)
     , m_model(new WorkspaceTreeModel(this))
     , m_proxy(new WorkspaceFilterProxy(this))
     , m_freshness(new ElidedLabel(this))
@@ -65,6 +59,18 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     , m_languages(new QActionGroup(this))
 {
     m_ui->setupUi(this);
+    // The widget side of Close, Pause, Resume, Renew and Kill; the session does them.
+    m_actions = new WorkspaceActionController(this, m_model, m_activity, this);
+    connect(m_actions, &WorkspaceActionController::busyChanged, this, [this] { updateActions(); });
+    connect(m_actions, &WorkspaceActionController::finished, this, [this](const QString &summary) {
+        statusBar()->showMessage(summary);
+        m_lastSummary = summary;
+        // Vanished rows go, changed states show; the summary stays in the status bar.
+        QCoro::connect(refresh(), this, [this] {
+            if (!m_lastSummary.isEmpty())
+                statusBar()->showMessage(m_lastSummary);
+        });
+    });
     m_proxy->setSourceModel(m_model);
     m_ui->workspaceView->setModel(m_proxy);
     m_ui->workspaceView->sortByColumn(WorkspaceTreeModel::WorkspaceColumn, Qt::AscendingOrder);
@@ -104,9 +110,10 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
         const int state = m_ui->stateFilterBox->itemData(index).toInt();
         m_proxy->setState(state < 0 ? std::nullopt : std::optional(SandboxState(state)));
     });
+    // Every backend this build has.
     m_ui->backendFilterBox->addItem(tr("All backends"), QString());
-    m_ui->backendFilterBox->addItem(tr("Local"), QStringLiteral("local"));
-    m_ui->backendFilterBox->addItem(tr("OpenSandbox"), QStringLiteral("opensandbox"));
+    for (const BackendFactory &factory : BackendRegistry::instance().factories())
+        m_ui->backendFilterBox->addItem(factory.displayName(), factory.id);
     connect(m_ui->backendFilterBox, &QComboBox::currentIndexChanged, this,
             [this](int index) { m_proxy->setBackend(m_ui->backendFilterBox->itemData(index).toString()); });
 
@@ -123,7 +130,7 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
 
     connect(m_ui->actionRefresh, &QAction::triggered, this, [this] { refresh(); });
     connect(m_ui->actionOpen, &QAction::triggered, this, &MainWindow::openWorkspace);
-    connect(m_ui->actionClose, &QAction::triggered, this, [this] { runAction(Action::Close); });
+    connect(m_ui->actionClose, &QAction::triggered, this, [this] { runAction(WorkspaceAction::Close); });
     connect(m_ui->actionShowLog, &QAction::triggered, this, [this] { showSelectedLog(false); });
     connect(m_ui->actionShowContainerLog, &QAction::triggered, this, [this] { showSelectedLog(true); });
     connect(m_ui->actionProfiles, &QAction::triggered, this, &MainWindow::profilesRequested);
@@ -144,12 +151,12 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     systemLanguage->setChecked(true);
     connect(m_languages, &QActionGroup::triggered, this,
             [this](QAction *action) { Q_EMIT languageChosen(action->data().toString()); });
-    connect(m_ui->actionPause, &QAction::triggered, this, [this] { runAction(Action::Pause); });
-    connect(m_ui->actionResume, &QAction::triggered, this, [this] { runAction(Action::Resume); });
+    connect(m_ui->actionPause, &QAction::triggered, this, [this] { runAction(WorkspaceAction::Pause); });
+    connect(m_ui->actionResume, &QAction::triggered, this, [this] { runAction(WorkspaceAction::Resume); });
     connect(m_ui->actionSelectIdle, &QAction::triggered, this, [this] { selectIdle(false); });
     connect(m_ui->actionPauseIdle, &QAction::triggered, this, [this] { selectIdle(true); });
-    connect(m_ui->actionRenew, &QAction::triggered, this, [this] { runAction(Action::Renew); });
-    connect(m_ui->actionKill, &QAction::triggered, this, [this] { runAction(Action::Kill); });
+    connect(m_ui->actionRenew, &QAction::triggered, this, [this] { runAction(WorkspaceAction::Renew); });
+    connect(m_ui->actionKill, &QAction::triggered, this, [this] { runAction(WorkspaceAction::Kill); });
     connect(m_ui->actionGroupByIsolation, &QAction::toggled, this, [this](bool grouped) {
         // Switching the layout rebuilds the model: the selection is carried over by key.
         QStringList keys;
@@ -246,7 +253,8 @@ MainWindow::MainWindow(Backend *backend, QString profile, QWidget *parent)
     m_logDock->toggleViewAction()->setText(tr("L&ogs"));
     m_ui->menuView->insertAction(m_ui->actionRefresh, m_logDock->toggleViewAction());
     updateActions();
-    refresh();
+    if (session)
+        setSession(session);
 }
 
 MainWindow::~MainWindow() = default;
@@ -269,8 +277,33 @@ void MainWindow::setProfiles(const QList<std::pair<QString, QString>> &profiles,
     m_ui->profileBox->setCurrentIndex(std::max(0, m_ui->profileBox->findData(current)));
 }
 
-void MainWindow::setBackend(Backend *backend, const QString &profile, const QString &problem)
+void MainWindow::setSession(ProfileSession *session, const QString &profileId, const QString &problem)
 {
+    const QString profile = session ? session->profileId() : profileId;
+    if (m_session)
+        disconnect(m_session, nullptr, this, nullptr);
+    if (m_logs)
+        disconnect(m_logs, nullptr, this, nullptr);
+    m_session = session;
+    m_logs = session ? session->logs() : nullptr;
+    m_actions->setSession(session);
+    if (m_logs) {
+        // A bootstrap log being shown gets its new lines as they are written.
+        connect(m_logs, &BootstrapLogStore::lineAppended, this,
+                [this](const QString &instanceKey, const QString &workspaceId) {
+                    for (int i = 0; i < m_logTabs->count(); ++i) {
+                        QWidget *tab = m_logTabs->widget(i);
+                        if (!tab->property("container").toBool() && tab->property("workspaceId") == workspaceId
+                            && tab->property("instanceKey") == instanceKey)
+                            static_cast<LogViewer *>(tab)->refresh();
+                    }
+                });
+    }
+    if (m_session) {
+        // What happens to the profile's workspaces shows in the table: an opened workspace, a
+        // closed one, what the sweeper paused, a sandbox lost behind our back.
+        connect(m_session, &ProfileSession::event, this, &MainWindow::onEvent);
+    }
     m_model->setUnreachable(m_profile, {});
     if (profile != m_profile) {
         m_model->removeProfile(m_profile);
@@ -279,7 +312,6 @@ void MainWindow::setBackend(Backend *backend, const QString &profile, const QStr
         m_stale.clear();
         m_windowState->fitNextRows(); // its ids may be longer
     }
-    m_backend = backend;
     m_profile = profile;
     m_lastRefresh = QDateTime();
     m_unreachable = false;
@@ -289,13 +321,40 @@ void MainWindow::setBackend(Backend *backend, const QString &profile, const QStr
             m_ui->profileBox->setCurrentIndex(index);
     }
     updateActions();
-    m_sessionProblem = problem;
-    setProfileProblem(problem);
-    if (!problem.isEmpty())
-        statusBar()->showMessage(problem);
-    if (m_backend)
+    m_sessionProblem = session ? session->problem() : problem;
+    setProfileProblem(m_sessionProblem);
+    if (!m_sessionProblem.isEmpty())
+        statusBar()->showMessage(m_sessionProblem);
+    if (m_session)
         refresh();
     tick();
+}
+
+void MainWindow::onEvent(const WorkspaceEvent &event)
+{
+    using Kind = WorkspaceEvent::Kind;
+    switch (event.kind) {
+    case Kind::Opening:
+        return; // nothing known yet
+    case Kind::Opened:
+    case Kind::OpenFailed:
+    case Kind::Closed:
+    case Kind::Lost:
+        // What the console knows of that workspace changed (its idle deadline, a failed
+        // bootstrap): its row is decorated again by the refresh. (A refresh asked for while one
+        // runs makes that one run once more.)
+        refreshFor({event.workspaceId});
+        return;
+    case Kind::Paused:
+    case Kind::Resumed:
+    case Kind::Renewed:
+    case Kind::Killed:
+    case Kind::ActionFailed:
+        // The bulk job's end refreshes once; these are marked for it.
+        if (!event.workspaceId.isEmpty())
+            m_stale.insert(event.workspaceId);
+        return;
+    }
 }
 
 void MainWindow::setLanguageChoice(const QString &code)
@@ -317,8 +376,11 @@ void MainWindow::retranslate()
             i, WorkspaceTreeModel::stateText(SandboxState(m_ui->stateFilterBox->itemData(i).toInt())));
     }
     m_ui->backendFilterBox->setItemText(0, tr("All backends"));
-    m_ui->backendFilterBox->setItemText(1, tr("Local"));
-    m_ui->backendFilterBox->setItemText(2, tr("OpenSandbox"));
+    for (int i = 1; i < m_ui->backendFilterBox->count(); ++i) {
+        if (const BackendFactory *factory =
+                BackendRegistry::instance().find(m_ui->backendFilterBox->itemData(i).toString()))
+            m_ui->backendFilterBox->setItemText(i, factory->displayName());
+    }
     for (int i = 0; i < m_ui->refreshIntervalBox->count(); ++i) {
         const int seconds = m_ui->refreshIntervalBox->itemData(i).toInt();
         m_ui->refreshIntervalBox->setItemText(i, seconds == 0 ? tr("Off") : tr("%n second(s)", nullptr, seconds));
@@ -336,9 +398,9 @@ void MainWindow::retranslate()
 
 LogViewer *MainWindow::showLog(const WorkspaceRecord &record, bool container)
 {
-    if (!m_logs || !m_backend)
+    if (!m_logs || !m_session)
         return nullptr;
-    const QString instance = m_backend->instanceKey();
+    const QString instance = m_session->instanceKey();
     const QString workspace = record.info.workspaceId.isEmpty() ? record.info.sandboxId : record.info.workspaceId;
     QString path = m_logs->path(instance, workspace);
     if (container)
@@ -364,7 +426,7 @@ LogViewer *MainWindow::showLog(const WorkspaceRecord &record, bool container)
     if (container) {
         // OpenSandbox gives a container's output only as "the last lines": a tail polls it into
         // a file of its own next to the bootstrap log, and the viewer follows that file.
-        auto *tail = new Paddock::ContainerLogTail(m_backend, record.info.sandboxId, path, viewer);
+        auto *tail = new Paddock::ContainerLogTail(m_session.data(), record.info.sandboxId, path, viewer);
         connect(tail, &Paddock::ContainerLogTail::linesAppended, viewer, &LogViewer::refresh);
         // A failed poll is said as it happens (the tail goes on, backing off), and so is the
         // first poll that works again.
@@ -411,46 +473,6 @@ void MainWindow::closeLogTab(int index)
     delete viewer;
     if (m_logTabs->count() == 0)
         m_logDock->hide();
-}
-
-void MainWindow::setManager(WorkspaceManager *manager, BootstrapLogStore *logs)
-{
-    if (m_manager)
-        disconnect(m_manager, nullptr, this, nullptr);
-    if (m_logs)
-        disconnect(m_logs, nullptr, this, nullptr);
-    m_manager = manager;
-    m_logs = logs;
-    if (m_logs) {
-        // A bootstrap log being shown gets its new lines as they are written.
-        connect(m_logs, &BootstrapLogStore::lineAppended, this,
-                [this](const QString &instanceKey, const QString &workspaceId) {
-                    for (int i = 0; i < m_logTabs->count(); ++i) {
-                        QWidget *tab = m_logTabs->widget(i);
-                        if (!tab->property("container").toBool() && tab->property("workspaceId") == workspaceId
-                            && tab->property("instanceKey") == instanceKey)
-                            static_cast<LogViewer *>(tab)->refresh();
-                    }
-                });
-    }
-    if (m_manager) {
-        // What the manager does shows in the table: an opened workspace, a closed one, what the
-        // sweeper paused, a sandbox lost behind our back. (A refresh asked for while one runs
-        // makes that one run once more.)
-        // Each of these changes what the console knows of that workspace (its idle deadline, a
-        // failed bootstrap): its row is decorated again by the refresh.
-        connect(m_manager, &WorkspaceManager::provisioningFinished, this,
-                [this](const QString &workspaceId) { refreshFor({workspaceId}); });
-        connect(m_manager, &WorkspaceManager::workspaceClosed, this,
-                [this](const QString &workspaceId) { refreshFor({workspaceId}); });
-        connect(m_manager, &WorkspaceManager::workspaceLost, this,
-                [this](const QString &workspaceId) { refreshFor({workspaceId}); });
-        connect(m_manager, &WorkspaceManager::sweepFinished, this, [this](const QStringList &evicted) {
-            if (!evicted.isEmpty())
-                refreshFor(evicted);
-        });
-    }
-    updateActions();
 }
 
 void MainWindow::setRefreshInterval(std::chrono::seconds interval)
@@ -555,22 +577,23 @@ QCoro::Task<void> MainWindow::refresh()
         m_refreshAgain = true;
         co_return;
     }
-    if (!m_backend)
+    if (!m_session)
         co_return;
     m_refreshing = true;
     // The window may be closed while the listing runs: nothing of it is touched after that. The
     // user may also switch profiles meanwhile: an answer for another profile is dropped.
     const QPointer<MainWindow> self(this);
     const QString profile = m_profile;
+    const QPointer<ProfileSession> session = m_session;
     const ListFilter everything;
     // Which workspaces' last bootstrap failed (kept next to their logs), read on a worker while
     // the listing runs.
     QFuture<QHash<QString, BootstrapLogStore::Failure>> failing;
     if (m_logs) {
-        const QString folder = m_logs->folder(m_backend->instanceKey());
+        const QString folder = m_logs->folder(m_session->instanceKey());
         failing = QtConcurrent::run(&BootstrapLogStore::readFailures, folder);
     }
-    auto listed = co_await m_backend->list(everything);
+    auto listed = co_await session->list(everything);
     if (!self)
         co_return;
     QHash<QString, BootstrapLogStore::Failure> failures;
@@ -580,7 +603,7 @@ QCoro::Task<void> MainWindow::refresh()
             co_return;
     }
     m_refreshing = false;
-    if (profile != m_profile) {
+    if (profile != m_profile || session != m_session) {
         refresh();
         co_return;
     }
@@ -619,7 +642,7 @@ QCoro::Task<void> MainWindow::refresh()
     m_model->markStale(m_profile, std::exchange(m_stale, {}));
     // The rows that are new or changed (or marked) get what only the console knows; the others
     // keep theirs (a lookup per row, no allocation, for 10,000 rows).
-    const bool perUser = m_manager && m_manager->isolation() == IsolationPolicy::PerUser;
+    const bool perUser = m_session && m_session->isolation() == IsolationPolicy::PerUser;
     bool settling = false;
     const qsizetype count = listed->size();
     const WorkspaceTreeModel::Decorate decorate = [this, &now, perUser,
@@ -635,8 +658,8 @@ QCoro::Task<void> MainWindow::refresh()
                 decoration.bootstrapFailure = failure->message;
         }
         decoration.idleDeadline.reset();
-        if (m_manager) {
-            if (const auto remaining = m_manager->idleRemaining(info.workspaceId))
+        if (m_session) {
+            if (const auto remaining = m_session->idleRemaining(info.workspaceId))
                 decoration.idleDeadline = now.addMSecs(remaining->count());
         }
         // PER_USER: the agent level names every agent known to share the workspace.
@@ -687,7 +710,7 @@ QCoro::Task<void> MainWindow::refresh()
 
 void MainWindow::requestVisibleActivity()
 {
-    if (!m_backend || !isVisible())
+    if (!m_session || !isVisible())
         return;
     QTreeView *view = m_ui->workspaceView;
     QList<ActivityTracker::Target> targets;
@@ -699,7 +722,7 @@ void MainWindow::requestVisibleActivity()
         if (record && record->profile == m_profile && record->info.state == SandboxState::Running)
             targets.append({record->key(), record->info.sandboxId});
     }
-    m_activity->request(m_backend, targets);
+    m_activity->request(m_session, targets);
 }
 
 void MainWindow::setProfileProblem(const QString &problem)
@@ -820,27 +843,9 @@ void MainWindow::setReadOnly(bool readOnly)
     updateActions();
 }
 
-bool MainWindow::fits(Action action, const WorkspaceRecord &record)
-{
-    const SandboxState state = record.info.state;
-    switch (action) {
-    case Action::Close:
-    case Action::Pause:
-        return state == SandboxState::Running;
-    case Action::Resume:
-        return state == SandboxState::Paused;
-    case Action::Renew:
-        // Only a sandbox that expires can be renewed (renewing one that never does is a 409).
-        return record.info.expiresAt.has_value() && (state == SandboxState::Running || state == SandboxState::Paused);
-    case Action::Kill:
-        return state != SandboxState::Terminated;
-    }
-    return false;
-}
-
 void MainWindow::updateActions()
 {
-    if (m_busy) {
+    if (m_actions->isBusy()) {
         // Nothing is offered while a bulk action runs; the selection is looked at when it ends.
         for (QAction *action :
              {m_ui->actionClose, m_ui->actionPause, m_ui->actionResume, m_ui->actionRenew, m_ui->actionKill})
@@ -849,90 +854,25 @@ void MainWindow::updateActions()
     }
     // Offer an action only when it fits some selected workspace, and none while one runs.
     const auto records = selectedRecords();
-    const auto any = [&records](Action action) {
+    const auto any = [this, &records](WorkspaceAction action) {
         return std::any_of(records.cbegin(), records.cend(),
-                           [action](const WorkspaceRecord *record) { return fits(action, *record); });
+                           [this, action](const WorkspaceRecord *record) { return m_actions->fits(action, *record); });
     };
-    m_ui->actionOpen->setEnabled(!m_readOnly && m_manager && m_backend);
-    m_ui->actionShowLog->setEnabled(m_logs && m_backend && !records.isEmpty());
+    const bool canOpen = m_session && m_session->canOpen();
+    m_ui->actionOpen->setEnabled(!m_readOnly && canOpen);
+    m_ui->actionShowLog->setEnabled(m_logs && m_session && !records.isEmpty());
     m_ui->actionCopyId->setEnabled(!records.isEmpty());
     m_ui->actionRetryBootstrap->setEnabled(
-        !m_readOnly && m_manager && m_backend
-        && std::any_of(records.cbegin(), records.cend(),
-                       [](const WorkspaceRecord *record) { return !record->bootstrapFailure.isEmpty(); }));
-    m_ui->actionShowContainerLog->setEnabled(m_logs && m_backend && !records.isEmpty()
-                                             && m_backend->name() != QLatin1String("local"));
-    m_ui->actionClose->setEnabled(!m_readOnly && !m_busy && m_manager && any(Action::Close));
-    m_ui->actionPause->setEnabled(!m_readOnly && !m_busy && any(Action::Pause));
-    m_ui->actionResume->setEnabled(!m_readOnly && !m_busy && any(Action::Resume));
-    m_ui->actionRenew->setEnabled(!m_readOnly && !m_busy && any(Action::Renew));
-    m_ui->actionKill->setEnabled(!m_readOnly && !m_busy && any(Action::Kill));
-}
-
-QCoro::Task<Result<>> MainWindow::apply(QPointer<Backend> backend, QPointer<WorkspaceManager> manager,
-                                        QPointer<BootstrapLogStore> logs, Action action, WorkspaceRecord record,
-                                        RenewChoice renew, bool deleteFolders)
-{
-    const QString id = record.info.sandboxId;
-    if (!backend)
-        co_return fail(Error{Error::Kind::Cancelled, tr("the profile went away")});
-    switch (action) {
-    case Action::Close:
-        // Close releases what the manager holds (it pauses the sandbox and evicts the entry); a
-        // workspace the manager does not hold is paused directly, which is what close does.
-        if (manager && manager->cached(record.info.workspaceId))
-            co_return co_await manager->close(record.info.workspaceId);
-        co_return co_await backend->pause(id);
-    case Action::Pause:
-        co_return co_await backend->pause(id);
-    case Action::Resume: {
-        auto resumed = co_await backend->resume(id);
-        if (!resumed)
-            co_return fail(resumed.error());
-        co_return Result<>{};
-    }
-    case Action::Renew: {
-        // Planned from the expiry the server has now, not the listing's: someone may have renewed
-        // it since (another console, paddockctl, an SDK), and a renewal sets an absolute time.
-        auto current = co_await backend->get(id);
-        if (!current)
-            co_return fail(current.error());
-        const std::optional<QDateTime> expiresAt = current->expiresAt;
-        const Renewal plan = planRenewal(expiresAt, QDateTime::currentDateTimeUtc(), renew.mode, renew.amount);
-        if (plan.shortens && !renew.allowShorter) {
-            co_return fail(
-                Error::conflict(tr("not renewed: it would expire sooner (%1) than it does now (%2)")
-                                    .arg(QLocale().toString(plan.expiresAt.toLocalTime(), QLocale::ShortFormat),
-                                         QLocale().toString(expiresAt->toLocalTime(), QLocale::ShortFormat))));
-        }
-        const std::chrono::seconds duration = std::max(plan.fromNow, std::chrono::seconds(1));
-        auto renewed = co_await backend->renew(id, duration);
-        if (!renewed)
-            co_return fail(renewed.error());
-        co_return Result<>{};
-    }
-    case Action::Kill: {
-        auto killed = co_await backend->kill(id);
-        if (killed && manager)
-            manager->forget(record.info.workspaceId, id);
-        // A failed bootstrap of a sandbox that is gone says nothing about the next one of that id.
-        if (killed && logs && backend)
-            logs->recordOutcome(backend->instanceKey(), record.info.workspaceId, true);
-        if (!killed || !deleteFolders)
-            co_return killed;
-        // Docker keeps /workspace on the host; the user asked for it to go too, on a worker
-        // thread (a big folder takes a while).
-        auto *docker = qobject_cast<Paddock::Docker::DockerBackend *>(backend.data());
-        if (!docker)
-            co_return Result<>{};
-        const auto folder = docker->hostFolder(record.info.workspaceId);
-        if (!folder)
-            co_return fail(folder.error());
-        const QString path = *folder;
-        co_return co_await QtConcurrent::run(&Paddock::Docker::DockerBackend::removeFolder, path);
-    }
-    }
-    co_return Result<>{};
+        !m_readOnly && canOpen && std::any_of(records.cbegin(), records.cend(), [](const WorkspaceRecord *record) {
+            return !record->bootstrapFailure.isEmpty();
+        }));
+    m_ui->actionShowContainerLog->setEnabled(m_logs && m_session && !records.isEmpty()
+                                             && m_session->can(Capability::ContainerLog));
+    m_ui->actionClose->setEnabled(!m_readOnly && any(WorkspaceAction::Close));
+    m_ui->actionPause->setEnabled(!m_readOnly && any(WorkspaceAction::Pause));
+    m_ui->actionResume->setEnabled(!m_readOnly && any(WorkspaceAction::Resume));
+    m_ui->actionRenew->setEnabled(!m_readOnly && any(WorkspaceAction::Renew));
+    m_ui->actionKill->setEnabled(!m_readOnly && any(WorkspaceAction::Kill));
 }
 
 void MainWindow::openWorkspace()
@@ -1038,9 +978,9 @@ void MainWindow::setSettings(QSettings *settings)
 
 OpenDialog *MainWindow::openDialog(const OpenDialog::Request &prefill)
 {
-    if (!m_manager || !m_backend || m_readOnly)
+    if (!m_session || !m_session->canOpen() || m_readOnly)
         return nullptr;
-    auto *dialog = new OpenDialog(m_manager, m_logs, m_backend->instanceKey(), prefill, this);
+    auto *dialog = new OpenDialog(m_session, prefill, this);
     dialog->setObjectName(QStringLiteral("openDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     const QString profile = m_profile;
@@ -1055,13 +995,13 @@ OpenDialog *MainWindow::openDialog(const OpenDialog::Request &prefill)
     connect(dialog, &OpenDialog::opened, this,
             [this, profile](const QString &workspaceId, const QString &, const QString &agentId) {
                 // Opening is the console's own access to the workspace.
-                if (profile != m_profile || !m_manager)
+                if (profile != m_profile || !m_session)
                     return;
                 QStringList &agents = m_agentsSeen[profile + u'\x1f' + workspaceId];
                 if (!agentId.isEmpty() && !agents.contains(agentId))
                     agents.append(agentId);
                 if (const auto workspace =
-                        std::dynamic_pointer_cast<SandboxWorkspace>(m_manager->cached(workspaceId))) {
+                        std::dynamic_pointer_cast<SandboxWorkspace>(m_session->cached(workspaceId))) {
                     m_activity->noteAccess(profile + u'\x1f' + workspace->sandbox().sandboxId);
                 }
                 refreshFor({workspaceId}); // its idle deadline moved, its agents may have
@@ -1092,14 +1032,14 @@ QCoro::Task<void> MainWindow::selectIdle(bool thenPause)
 
     // Every running workspace's sessions/ activity is read first (what is cached is not read
     // again), so that an agent busy in its sessions/ folder is not taken for idle.
-    if (m_backend) {
+    if (m_session) {
         QList<ActivityTracker::Target> running;
         for (const WorkspaceRecord *record : m_model->recordsUnder({})) {
             if (record->profile == m_profile && record->info.state == SandboxState::Running)
                 running.append({record->key(), record->info.sandboxId});
         }
         statusBar()->showMessage(tr("Reading the activity of %n workspace(s)…", nullptr, int(running.size())));
-        co_await m_activity->fetch(m_backend, running);
+        co_await m_activity->fetch(m_session, running);
         if (!self)
             co_return;
     }
@@ -1160,222 +1100,15 @@ QCoro::Task<void> MainWindow::selectIdle(bool thenPause)
     statusBar()->showMessage(message);
     m_lastSummary = message;
     if (thenPause && count > 0)
-        co_await runAction(Action::Pause, true);
+        co_await runAction(WorkspaceAction::Pause, true);
 }
 
-namespace {
-
-QCoro::Task<Result<>> cancelledTask()
+QCoro::Task<void> MainWindow::runAction(WorkspaceAction action, bool alwaysAsk)
 {
-    co_return fail(Error{Error::Kind::Cancelled, MainWindow::tr("cancelled")});
-}
-
-} // namespace
-
-QCoro::Task<void> MainWindow::runAction(Action action, bool alwaysAsk)
-{
-    if (m_busy || m_readOnly || !m_backend)
+    if (m_readOnly || !m_session || m_actions->isBusy())
         co_return;
-    // Each action goes only to the workspaces it fits; the rest are skipped and counted.
-    const auto selected = selectedRecords();
-    QList<WorkspaceRecord> targets;
-    for (const WorkspaceRecord *record : selected) {
-        if (fits(action, *record))
-            targets.append(*record);
-    }
-    if (targets.isEmpty())
-        co_return;
-    const int count = int(targets.size());
-    const int skipped = int(selected.size()) - count;
-
-    // Renew asks with its own dialog: the duration, and every expiry before and after (and once
-    // more before shortening any).
-    RenewChoice renew;
-    if (action == Action::Renew) {
-        QPointer<RenewDialog> dialog = new RenewDialog(targets, skipped, this);
-        dialog->open();
-        const QPointer<MainWindow> self(this);
-        const int answer = co_await qCoro(dialog.data(), &QDialog::finished);
-        if (!self)
-            co_return;
-        if (!dialog)
-            co_return;
-        renew.mode = dialog->mode();
-        renew.amount = dialog->amount();
-        renew.allowShorter = dialog->allowsShorter();
-        dialog->deleteLater();
-        if (answer != QDialog::Accepted || renew.amount.count() <= 0)
-            co_return;
-    }
-
-    // One confirmation that states the counts and lists the workspaces (for a kill, with the data
-    // loss, and Cancel as the default). A Docker kill keeps each workspace's host folder unless
-    // the user ticks the box.
-    const bool keepsFolders = action == Action::Kill && qobject_cast<Paddock::Docker::DockerBackend *>(m_backend);
-    bool deleteFolders = false;
-    if (action == Action::Kill || (action != Action::Renew && (count > 1 || alwaysAsk))) {
-        QString text;
-        QString confirm;
-        switch (action) {
-        case Action::Close:
-            text = tr("Close %n workspace(s)? They are released and their sandboxes paused.", nullptr, count);
-            confirm = tr("&Close");
-            break;
-        case Action::Pause:
-            text = tr("Pause %n workspace(s)?", nullptr, count);
-            confirm = tr("&Pause");
-            break;
-        case Action::Resume:
-            text = tr("Resume %n workspace(s)?", nullptr, count);
-            confirm = tr("&Resume");
-            break;
-        case Action::Renew:
-            break;
-        case Action::Kill:
-            text = keepsFolders ? tr("Kill %n workspace(s)? Their containers are removed. Their /workspace folders "
-                                     "stay on this computer unless you delete them too. This cannot be undone.",
-                                     nullptr, count)
-                                : tr("Kill %n workspace(s)? Their sandboxes are deleted with everything in them that "
-                                     "is not kept elsewhere. This cannot be undone.",
-                                     nullptr, count);
-            confirm = tr("&Kill");
-            break;
-        }
-        QPointer<ConfirmDialog> box = new ConfirmDialog(
-            action == Action::Kill ? QMessageBox::Warning : QMessageBox::Question, windowTitle(), text, this);
-        box->setObjectName(QStringLiteral("confirmAction"));
-        if (skipped > 0)
-            box->setInformativeText(
-                tr("%n selected workspace(s) do not fit this action and are skipped.", nullptr, skipped));
-        QList<ConfirmDialog::Row> rows;
-        for (const WorkspaceRecord &record : std::as_const(targets)) {
-            rows.append({record.info.workspaceId, record.info.sandboxId, record.info.userId,
-                         WorkspaceTreeModel::agentText(record),
-                         WorkspaceTreeModel::stateText(record.info.state, record.info.rawState)});
-        }
-        box->setRows(rows);
-        box->setConfirmText(confirm);
-        box->setCancelIsDefault(action == Action::Kill);
-        QCheckBox *deleteBox = keepsFolders
-            ? box->addCheckBox(tr("Also &delete their folders on this computer"), QStringLiteral("deleteFoldersBox"))
-            : nullptr;
-        box->open();
-        const QPointer<MainWindow> self(this);
-        const int answer = co_await qCoro(box.data(), &QDialog::finished);
-        if (!self)
-            co_return;
-        if (box) {
-            deleteFolders = deleteBox && deleteBox->isChecked();
-            box->deleteLater();
-        }
-        if (answer != QDialog::Accepted)
-            co_return;
-    }
-
-    m_busy = true;
-    updateActions();
-    auto cancel = std::make_shared<Paddock::CancelToken>();
-    QString working;
-    switch (action) {
-    case Action::Close:
-        working = tr("Closing %n workspace(s)…", nullptr, count);
-        break;
-    case Action::Pause:
-        working = tr("Pausing %n workspace(s)…", nullptr, count);
-        break;
-    case Action::Resume:
-        working = tr("Resuming %n workspace(s)…", nullptr, count);
-        break;
-    case Action::Renew:
-        working = tr("Renewing %n workspace(s)…", nullptr, count);
-        break;
-    case Action::Kill:
-        working = tr("Killing %n workspace(s)…", nullptr, count);
-        break;
-    }
-    QPointer<QProgressDialog> progress = new QProgressDialog(working, tr("Cancel"), 0, count, this);
-    progress->setObjectName(QStringLiteral("actionProgress"));
-    progress->setWindowModality(Qt::WindowModal);
-    progress->setMinimumDuration(400);
-    connect(progress, &QProgressDialog::canceled, this, [cancel] { cancel->cancel(); });
-    int done = 0;
-    // The window may close during a bulk run: the items not yet started are then cancelled. The
-    // run stays with the backend it started on, even if the user switches profiles meanwhile.
-    const QPointer<MainWindow> self(this);
-    const QPointer<Backend> backend(m_backend);
-    const QPointer<WorkspaceManager> manager(m_manager);
-    // Each row shows its transition while its action runs (a pause waits until the server says
-    // Paused, which takes a while on Kubernetes); the refresh at the end shows where it settled.
-    const auto transition = [action]() -> std::optional<SandboxState> {
-        switch (action) {
-        case Action::Close:
-        case Action::Pause:
-            return SandboxState::Pausing;
-        case Action::Resume:
-            return SandboxState::Resuming;
-        case Action::Kill:
-            return SandboxState::Stopping;
-        case Action::Renew:
-            break;
-        }
-        return std::nullopt;
-    }();
-    const std::function<QCoro::Task<Result<>>(const WorkspaceRecord &)> act =
-        [self, backend, manager, logs = m_logs, action, cancel, renew, deleteFolders,
-         transition](const WorkspaceRecord &record) {
-            if (!self || !backend) {
-                cancel->cancel();
-                return cancelledTask();
-            }
-            if (transition)
-                self->m_model->setState(record.key(), *transition);
-            return apply(backend, manager, logs, action, record, renew, deleteFolders);
-        };
-    // A resume is the console's own access to the workspace.
-    const std::function<void(qsizetype, const Result<> &)> step = [&done, progress, self, action,
-                                                                   &targets](qsizetype i, const Result<> &result) {
-        if (progress)
-            progress->setValue(++done);
-        if (self && result && action == Action::Resume)
-            self->m_activity->noteAccess(targets.at(i).key());
-    };
-    const QList<Result<>> results =
-        co_await Paddock::runBounded<WorkspaceRecord>(targets, BulkConcurrency, act, cancel, step);
-    if (!self)
-        co_return;
-    if (progress)
-        progress->deleteLater();
-    m_busy = false;
-
-    // A result per item: a summary, and every failure with its workspace.
-    QStringList failures;
-    int succeeded = 0;
-    int cancelled = 0;
-    for (int i = 0; i < results.size(); ++i) {
-        if (results.at(i))
-            ++succeeded;
-        else if (results.at(i).error().kind == Error::Kind::Cancelled)
-            ++cancelled;
-        else
-            failures.append(tr("%1: %2").arg(targets.at(i).info.workspaceId, results.at(i).error().message));
-    }
-    co_await refresh(); // vanished rows go, changed states show
-    if (!self)
-        co_return;
-    QString summary = tr("%1 of %n workspace(s) done", nullptr, count).arg(succeeded);
-    if (cancelled > 0)
-        summary += QStringLiteral("; ") + tr("%n cancelled", nullptr, cancelled);
-    if (!failures.isEmpty())
-        summary += QStringLiteral("; ") + tr("%n failed", nullptr, int(failures.size()));
-    statusBar()->showMessage(summary);
-    m_lastSummary = summary;
-    if (!failures.isEmpty()) {
-        auto *report = new QMessageBox(QMessageBox::Warning, windowTitle(), summary, QMessageBox::Close, this);
-        report->setObjectName(QStringLiteral("actionReport"));
-        report->setAttribute(Qt::WA_DeleteOnClose);
-        report->setInformativeText(failures.mid(0, 5).join(u'\n'));
-        report->setDetailedText(failures.join(u'\n'));
-        report->open();
-    }
-    updateActions();
+    QList<WorkspaceRecord> selected;
+    for (const WorkspaceRecord *record : selectedRecords())
+        selected.append(*record);
+    co_await m_actions->run(action, selected, alwaysAsk);
 }

@@ -2,6 +2,7 @@
 
 #include "bootstraplog.h"
 #include "opendialog.h"
+#include "profilesession.h"
 #include "renewal.h"
 #include "result.h"
 
@@ -22,9 +23,7 @@ namespace Ui {
 class MainWindow;
 }
 namespace Paddock {
-class Backend;
 class BootstrapLogStore;
-class WorkspaceManager;
 } // namespace Paddock
 class ActivityTracker;
 class ElidedLabel;
@@ -36,6 +35,7 @@ class QMenu;
 class QSettings;
 class WindowState;
 class QTabWidget;
+class WorkspaceActionController;
 class WorkspaceFilterProxy;
 struct WorkspaceRecord;
 class WorkspaceTreeModel;
@@ -50,21 +50,20 @@ class MainWindow final : public QMainWindow
     Q_DISABLE_COPY_MOVE(MainWindow)
 
 public:
-    // A window over one backend; with a null backend it shows nothing until setBackend().
-    explicit MainWindow(Paddock::Backend *backend, QString profile = QStringLiteral("local"),
-                        QWidget *parent = nullptr);
+    // A window over one profile's session; with none it shows nothing until setSession().
+    explicit MainWindow(Paddock::ProfileSession *session = nullptr, QWidget *parent = nullptr);
     ~MainWindow() override;
 
     WorkspaceTreeModel *model() const { return m_model; }
 
     // The profiles the switcher offers (id, name) and the one shown.
     void setProfiles(const QList<std::pair<QString, QString>> &profiles, const QString &current);
-    // Shows another profile's workspaces (the previous profile's rows go). A null backend shows
-    // the profile empty, with `problem` in the status bar (no key, no keychain...).
-    void setBackend(Paddock::Backend *backend, const QString &profile, const QString &problem = {});
-    // The profile's workspace manager (Open, Close, the idle countdowns) and where bootstrap logs
-    // go. Null: Open and Close are not offered. Set before setBackend().
-    void setManager(Paddock::WorkspaceManager *manager, Paddock::BootstrapLogStore *logs);
+    // Shows a profile's workspaces through its session: every read and action goes through it
+    // (the previous profile's rows go). The session's problem (no key, no keychain...) shows in
+    // place. A null session shows `profile` empty, with `problem`.
+    void setSession(Paddock::ProfileSession *session, const QString &profile = {}, const QString &problem = {});
+    Paddock::ProfileSession *session() const { return m_session; }
+    WorkspaceActionController *actions() const { return m_actions; }
     ActivityTracker *activity() const { return m_activity; }
     QString profile() const { return m_profile; }
     QCoro::Task<void> refresh();
@@ -80,8 +79,6 @@ public:
     // A read-only profile hides every action that changes anything.
     void setReadOnly(bool readOnly);
     bool isReadOnly() const { return m_readOnly; }
-    // At most this many actions of a bulk run are in flight at once.
-    static constexpr int BulkConcurrency = 8;
     // The shown profile's name, as the switcher shows it.
     QString profileName() const;
     // The freshness text in the status bar, and whether it is a warning.
@@ -130,29 +127,11 @@ protected:
 
 private:
     QList<const WorkspaceRecord *> selectedRecords() const;
-    enum class Action {
-        Close,
-        Pause,
-        Resume,
-        Renew,
-        Kill,
-    };
-    static bool fits(Action action, const WorkspaceRecord &record);
-    // What Renew was told: extend or from now, by how much, and whether shortening was confirmed.
-    struct RenewChoice
-    {
-        Paddock::RenewMode mode = Paddock::RenewMode::Extend;
-        std::chrono::seconds amount{0};
-        bool allowShorter = false;
-    };
-    QCoro::Task<void> runAction(Action action, bool alwaysAsk = false);
+    QCoro::Task<void> runAction(Paddock::WorkspaceAction action, bool alwaysAsk = false);
+    void onEvent(const Paddock::WorkspaceEvent &event);
     // Idle triage: selects the running workspaces idle longer than the minutes the user gives
     // (then pauses them, asking first, when `thenPause`).
     QCoro::Task<void> selectIdle(bool thenPause);
-    static QCoro::Task<Paddock::Result<>> apply(QPointer<Paddock::Backend> backend,
-                                                QPointer<Paddock::WorkspaceManager> manager,
-                                                QPointer<Paddock::BootstrapLogStore> logs, Action action,
-                                                WorkspaceRecord record, RenewChoice renew, bool deleteFolders);
     void openWorkspace();
     OpenDialog *openDialog(const OpenDialog::Request &prefill);
     // The current row if it is selected (and fits), else the first selected workspace that does.
@@ -174,10 +153,10 @@ private:
     void expandGroups(const QModelIndex &parent, int first, int last);
 
     std::unique_ptr<Ui::MainWindow> m_ui;
-    Paddock::Backend *m_backend;
-    QPointer<Paddock::WorkspaceManager> m_manager;
-    QPointer<Paddock::BootstrapLogStore> m_logs;
+    QPointer<Paddock::ProfileSession> m_session;
+    QPointer<Paddock::BootstrapLogStore> m_logs; // the session's
     ActivityTracker *m_activity;
+    WorkspaceActionController *m_actions;
     QString m_profile;
     WorkspaceTreeModel *m_model;
     WorkspaceFilterProxy *m_proxy;
@@ -196,13 +175,12 @@ private:
     bool m_refreshing = false;
     bool m_refreshAgain = false; // asked for while one ran
     bool m_readOnly = false;
-    bool m_busy = false; // a bulk action runs
     bool m_quitGuard = false;
     bool m_quitConfirmed = false;
     QString m_lastSummary;
     bool m_unreachable = false; // the last listing failed: the rows are as last seen
     bool m_cannotReach = false; // ... because no server answered (not a refusal, not a 500)
-    QString m_sessionProblem; // what setBackend() was told was wrong with the profile
+    QString m_sessionProblem; // what setSession() was told was wrong with the profile
     // Under PER_USER the agents of a user share one workspace: the ones seen opening it, by
     // profile and workspace id.
     QHash<QString, QStringList> m_agentsSeen;

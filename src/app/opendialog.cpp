@@ -2,8 +2,8 @@
 
 #include "bootstraplog.h"
 #include "isolation.h"
+#include "profilesession.h"
 #include "ui_opendialog.h"
-#include "workspacemanager.h"
 
 #include <QCoroTask>
 
@@ -14,13 +14,12 @@
 
 using namespace Paddock;
 
-OpenDialog::OpenDialog(WorkspaceManager *manager, BootstrapLogStore *logs, QString instanceKey, const Request &prefill,
-                       QWidget *parent)
+OpenDialog::OpenDialog(ProfileSession *session, const Request &prefill, QWidget *parent)
     : QDialog(parent)
     , m_ui(std::make_unique<Ui::OpenDialog>())
-    , m_manager(manager)
-    , m_logs(logs)
-    , m_instanceKey(std::move(instanceKey))
+    , m_session(session)
+    , m_logs(session ? session->logs() : nullptr)
+    , m_instanceKey(session ? session->instanceKey() : QString())
 {
     m_ui->setupUi(this);
     m_ui->logView->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -31,7 +30,7 @@ OpenDialog::OpenDialog(WorkspaceManager *manager, BootstrapLogStore *logs, QStri
     m_ui->sessionEdit->setText(prefill.sessionId);
     m_ui->workspaceIdEdit->setText(prefill.workspaceId);
     m_ui->explicitButton->setChecked(prefill.byId);
-    if (m_manager && m_manager->isolation() == IsolationPolicy::PerSession)
+    if (m_session && m_session->isolation() == IsolationPolicy::PerSession)
         m_mintedId = assignWorkspaceId(IsolationPolicy::PerSession, {}, {});
     for (QLineEdit *edit : {m_ui->userEdit, m_ui->agentEdit, m_ui->sessionEdit, m_ui->workspaceIdEdit})
         connect(edit, &QLineEdit::textChanged, this, &OpenDialog::updateResolved);
@@ -75,7 +74,7 @@ OpenDialog::~OpenDialog() = default;
 
 Result<QString> OpenDialog::resolve() const
 {
-    if (!m_manager)
+    if (!m_session)
         return fail(Error::invalidArgument(tr("This profile cannot open workspaces.")));
     WorkspaceRequest request;
     request.userId = m_ui->userEdit->text().trimmed();
@@ -92,7 +91,7 @@ Result<QString> OpenDialog::resolve() const
         if (!m_mintedId.isEmpty())
             request.workspaceId = m_mintedId;
     }
-    return m_manager->resolveWorkspaceId(request);
+    return m_session->resolveWorkspaceId(request);
 }
 
 WorkspaceRequest OpenDialog::currentRequest() const
@@ -126,7 +125,7 @@ void OpenDialog::updateResolved()
     } else {
         const QString user = m_ui->userEdit->text().trimmed();
         const QString agent = m_ui->agentEdit->text().trimmed();
-        const QString policy = isolationPolicyName(m_manager->isolation()).toUpper();
+        const QString policy = isolationPolicyName(m_session->isolation()).toUpper();
         if (m_ui->explicitButton->isChecked())
             text = tr("Opens workspace %1, the id entered above.").arg(*id);
         else if (!m_mintedId.isEmpty())
@@ -159,7 +158,7 @@ void OpenDialog::updateResolved()
 QCoro::Task<void> OpenDialog::start()
 {
     const QString id = resolvedId();
-    if (m_running || id.isEmpty() || !m_manager)
+    if (m_running || id.isEmpty() || !m_session)
         co_return;
     // Exactly the id shown: the request names it explicitly.
     const WorkspaceRequest request = currentRequest();
@@ -171,8 +170,8 @@ QCoro::Task<void> OpenDialog::start()
     setStatus(tr("Opening workspace %1…").arg(id), false);
 
     const QPointer<OpenDialog> self(this);
-    const QPointer<WorkspaceManager> manager(m_manager);
-    auto opened = co_await manager->getWorkspace(request);
+    const QPointer<ProfileSession> session(m_session);
+    auto opened = co_await session->open(request);
     if (!self)
         co_return;
     flushLines();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "profilesession.h"
 #include "result.h"
 
 #include <QCoroFwd>
@@ -19,8 +20,6 @@ class OpenDialog;
 namespace Paddock {
 class BootstrapLogStore;
 struct LogLine;
-class WorkspaceManager;
-struct WorkspaceRequest;
 } // namespace Paddock
 
 // Opens (provisions, or attaches to) a workspace through the profile's workspace manager, and
@@ -57,8 +56,8 @@ public:
     };
     using Lookup = std::function<std::optional<Existing>(const QString &workspaceId)>;
 
-    OpenDialog(Paddock::WorkspaceManager *manager, Paddock::BootstrapLogStore *logs, QString instanceKey,
-               const Request &prefill, QWidget *parent = nullptr);
+    // Opens through the profile's session (its manager: the isolation policy, the cache).
+    OpenDialog(Paddock::ProfileSession *session, const Request &prefill, QWidget *parent = nullptr);
     // How the dialog tells whether the workspace it would open exists, and whose it is.
     void setLookup(Lookup lookup);
     ~OpenDialog() override;
@@ -92,7 +91,7 @@ private:
     void setStatus(const QString &text, bool error);
 
     std::unique_ptr<Ui::OpenDialog> m_ui;
-    QPointer<Paddock::WorkspaceManager> m_manager;
+    QPointer<Paddock::ProfileSession> m_session; // opens through its manager (the policy, the cache)
     QPointer<Paddock::BootstrapLogStore> m_logs;
     QString m_instanceKey;
     QString m_workspaceId; // the one being opened

@@ -1,8 +1,6 @@
 #include "profilesdialog.h"
 
-#include "backends/docker/dockerbackend.h"
-#include "backends/local/localbackend.h"
-#include "backends/opensandbox/lifecycleclient.h"
+#include "backendregistry.h"
 #include "secretstore.h"
 #include "ui_profilesdialog.h"
 
@@ -43,13 +41,6 @@ void setComboData(QComboBox *box, const QVariant &data, const QString &textIfMis
         index = box->count() - 1;
     }
     box->setCurrentIndex(index);
-}
-
-// What an empty Docker host means here: DOCKER_HOST when set, else the system's engine.
-QString dockerHostDefault()
-{
-    const auto address = Docker::EngineAddress::fromEnvironment();
-    return address ? address->display() : address.error().message; // a DOCKER_HOST Docker cannot use
 }
 
 int spinValue(const QSpinBox *box, std::chrono::seconds seconds)
@@ -207,7 +198,6 @@ void ProfilesDialog::retranslate()
     m_ui->sandboxTimeoutBox->setSuffix(tr(" s"));
     m_ui->ttlBox->setSuffix(tr(" s"));
     m_ui->sweepIntervalBox->setSuffix(tr(" s"));
-    m_ui->dockerHostEdit->setPlaceholderText(tr("Default: %1").arg(dockerHostDefault()));
     updatePlaceholders();
     updateKeyHints();
     if (QListWidgetItem *draft = itemFor(QString()))
@@ -236,9 +226,8 @@ void ProfilesDialog::fillChoices(bool keepChosen)
     m_loading = true;
     const QVariant kind = keepChosen ? m_ui->kindBox->currentData() : QVariant();
     m_ui->kindBox->clear();
-    m_ui->kindBox->addItem(tr("Local"), int(Profile::Kind::Local));
-    m_ui->kindBox->addItem(tr("OpenSandbox"), int(Profile::Kind::OpenSandbox));
-    m_ui->kindBox->addItem(tr("Docker"), int(Profile::Kind::Docker));
+    for (const BackendFactory &factory : BackendRegistry::instance().factories())
+        m_ui->kindBox->addItem(factory.displayName(), int(factory.kind));
     if (kind.isValid())
         m_ui->kindBox->setCurrentIndex(std::max(0, m_ui->kindBox->findData(kind)));
 
@@ -373,9 +362,14 @@ Profile ProfilesDialog::formProfile() const
     return profile;
 }
 
+const BackendFactory *ProfilesDialog::chosenBackend() const
+{
+    return BackendRegistry::instance().find(Profile::Kind(m_ui->kindBox->currentData().toInt()));
+}
+
 QByteArray ProfilesDialog::typedKey() const
 {
-    if (Profile::Kind(m_ui->kindBox->currentData().toInt()) != Profile::Kind::OpenSandbox)
+    if (!chosenBackend() || !chosenBackend()->usesKey)
         return {};
     return m_ui->apiKeyEdit->text().trimmed().toUtf8();
 }
@@ -393,24 +387,30 @@ void ProfilesDialog::fieldEdited(const QString &field)
     if (field == QLatin1String("kind")) {
         updateRows();
         updatePlaceholders();
-        refreshKeyStatus(); // keys belong to OpenSandbox profiles only
+        refreshKeyStatus(); // keys belong to the profiles of backends that use one
     }
     updateState();
 }
 
 void ProfilesDialog::updateRows()
 {
-    const auto kind = Profile::Kind(m_ui->kindBox->currentData().toInt());
-    const bool openSandbox = kind == Profile::Kind::OpenSandbox;
-    const bool docker = kind == Profile::Kind::Docker;
-    const QList<QWidget *> openSandboxRows{m_ui->domainField, m_ui->protocolField,  m_ui->useServerProxyBox,
-                                           m_ui->apiKeyEdit,  m_ui->keyStatusField, m_ui->sandboxTimeoutField};
-    for (QWidget *row : openSandboxRows)
-        setRowShown(row, openSandbox);
-    for (QWidget *row : {m_ui->dockerHostField, static_cast<QWidget *>(m_ui->stopInsteadOfPauseBox)})
-        setRowShown(row, docker);
-    setRowShown(m_ui->imageField, openSandbox || docker);
-    setRowShown(m_ui->basedirField, !openSandbox);
+    // Only the fields the chosen backend uses, as its registration names them.
+    const BackendFactory *backend = chosenBackend();
+    const auto uses = [backend](const char *field) { return backend && backend->usesField(QLatin1String(field)); };
+    const std::initializer_list<std::pair<QWidget *, const char *>> rows{
+        {m_ui->domainField, "domain"},
+        {m_ui->protocolField, "protocol"},
+        {m_ui->useServerProxyBox, "useServerProxy"},
+        {m_ui->sandboxTimeoutField, "sandboxTimeout"},
+        {m_ui->dockerHostField, "dockerHost"},
+        {m_ui->stopInsteadOfPauseBox, "stopInsteadOfPause"},
+        {m_ui->imageField, "image"},
+        {m_ui->basedirField, "basedir"},
+    };
+    for (const auto &[row, field] : rows)
+        setRowShown(row, uses(field));
+    for (QWidget *row : {static_cast<QWidget *>(m_ui->apiKeyEdit), static_cast<QWidget *>(m_ui->keyStatusField)})
+        setRowShown(row, backend && backend->usesKey);
     for (const Field &f : std::as_const(m_fields))
         f.error->setVisible(!f.error->text().isEmpty());
 }
@@ -418,25 +418,19 @@ void ProfilesDialog::updateRows()
 // The image and the folder mean the same on two backends, with each backend's own default.
 void ProfilesDialog::updatePlaceholders()
 {
-    const bool docker = Profile::Kind(m_ui->kindBox->currentData().toInt()) == Profile::Kind::Docker;
-    m_ui->imageEdit->setPlaceholderText(
-        tr("Default: %1")
-            .arg(docker ? QString(Docker::DockerOptions::DefaultImage) : OpenSandbox::SandboxCreate().image));
-    m_ui->imageEdit->setToolTip(docker ? tr("The image of new containers, which must be on the Docker engine "
-                                            "already (pulled, built or imported); empty for the default")
-                                       : tr("The container image of new sandboxes; empty for the default"));
-    m_ui->basedirEdit->setPlaceholderText(
-        tr("Default: %1")
-            .arg(QDir::toNativeSeparators(docker ? Docker::DockerBackend::defaultBasedir()
-                                                 : LocalBackend::defaultBasedir())));
-    m_ui->basedirEdit->setToolTip(docker ? tr("The host folder that holds one folder per workspace, mounted at "
-                                              "/workspace in its container; empty for the default")
-                                         : tr("The folder that holds one folder per workspace; empty for the default"));
-    // What the chosen backend runs when no file is given.
-    const bool openSandbox = Profile::Kind(m_ui->kindBox->currentData().toInt()) == Profile::Kind::OpenSandbox;
-    m_ui->bootstrapFileEdit->setPlaceholderText(
-        openSandbox ? tr("Default: AgentScope's bootstrap (installs AgentScope and its gateway)")
-                    : tr("Default: none (no commands are run)"));
+    // Each backend's own default and meaning, as its registration gives them; the bootstrap
+    // file's default is what the chosen backend runs when no file is given.
+    const BackendFactory *backend = chosenBackend();
+    for (const auto &[edit, field] :
+         std::initializer_list<std::pair<QLineEdit *, const char *>>{{m_ui->imageEdit, "image"},
+                                                                     {m_ui->basedirEdit, "basedir"},
+                                                                     {m_ui->dockerHostEdit, "dockerHost"},
+                                                                     {m_ui->bootstrapFileEdit, "bootstrapFile"}}) {
+        const FieldHint hint = backend && backend->hint ? backend->hint(QLatin1String(field)) : FieldHint{};
+        edit->setPlaceholderText(hint.defaultValue.isEmpty() ? QString() : tr("Default: %1").arg(hint.defaultValue));
+        if (!hint.toolTip.isEmpty())
+            edit->setToolTip(hint.toolTip);
+    }
 }
 
 // Leaving the key field empty keeps a stored key; without one, requests go without a key.
@@ -842,7 +836,7 @@ QCoro::Task<void> ProfilesDialog::refreshKeyStatus()
     const quint64 generation = ++m_keyGeneration;
     m_keyStored = false;
     updateState();
-    if (m_isNew || m_currentId.isEmpty() || formProfile().kind != Profile::Kind::OpenSandbox) {
+    if (m_isNew || m_currentId.isEmpty() || !chosenBackend() || !chosenBackend()->usesKey) {
         setKeyStatus(tr("No key stored."));
         co_return;
     }
@@ -890,8 +884,10 @@ void ProfilesDialog::browseBasedir()
     dialog->setFileMode(QFileDialog::Directory);
     dialog->setOption(QFileDialog::ShowDirsOnly);
     const QString current = QDir::fromNativeSeparators(m_ui->basedirEdit->text().trimmed());
-    const bool docker = Profile::Kind(m_ui->kindBox->currentData().toInt()) == Profile::Kind::Docker;
-    const QString defaultBasedir = docker ? Docker::DockerBackend::defaultBasedir() : LocalBackend::defaultBasedir();
+    const BackendFactory *backend = chosenBackend();
+    const QString defaultBasedir = backend && backend->hint
+        ? QDir::fromNativeSeparators(backend->hint(QStringLiteral("basedir")).defaultValue)
+        : QString();
     dialog->setDirectory(current.isEmpty() ? defaultBasedir : current);
     connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
         m_ui->basedirEdit->setText(QDir::toNativeSeparators(path));

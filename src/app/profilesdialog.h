@@ -14,8 +14,9 @@ namespace Ui {
 class ProfilesDialog;
 }
 namespace Paddock {
+struct BackendFactory;
 class SecretStore;
-}
+} // namespace Paddock
 class QLabel;
 class QListWidgetItem;
 
@@ -84,6 +85,7 @@ private:
     void showProfile(const Paddock::Profile &profile, bool isNew);
     Paddock::Profile formProfile() const;
     QByteArray typedKey() const; // the key field's text; empty when keys do not apply
+    const Paddock::BackendFactory *chosenBackend() const; // the kind chosen in the form
     void fieldEdited(const QString &field);
     void updateRows();
     // Puts the form row of `field` in the form or takes it out (see the .cpp for why).

@@ -369,7 +369,7 @@ QCoro::Task<int> lifecycle(Session &s)
             report = Tr::tr("%1 resumed").arg(id);
         } else if (command == QLatin1String("kill")) {
             const QString path = s.backend->layout(*sandbox).workdir;
-            done = co_await s.backend->kill(sandbox->sandboxId);
+            done = co_await s.backend->kill(sandbox->sandboxId, KillOptions{});
             report = s.local ? Tr::tr("%1 killed; deleted %2").arg(id, path)
                              : Tr::tr("%1 killed; deleted sandbox %2").arg(id, sandbox->sandboxId);
             if (done && s.docker) {

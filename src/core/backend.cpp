@@ -8,6 +8,11 @@
 
 namespace Paddock {
 
+QString Backend::hostFolder(const SandboxInfo &) const
+{
+    return {};
+}
+
 QCoro::Task<Result<std::optional<QDateTime>>> Backend::sessionsActivity(QString)
 {
     co_return std::optional<QDateTime>();

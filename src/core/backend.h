@@ -5,10 +5,30 @@
 
 #include <QCoroFwd>
 
+#include <QFlags>
 #include <QList>
 #include <QObject>
 
 namespace Paddock {
+
+// What a backend can do beyond the calls every backend answers. The console and paddockctl ask
+// this, never a backend's name or type.
+enum class Capability {
+    ContainerLog = 0x01, // containerLogs() answers: the server keeps the container's own log
+    DeleteFilesOnKill = 0x02, // kill keeps the workspace's files unless KillOptions::deleteFiles
+    StopInsteadOfPause = 0x04, // pause stops the sandbox (its processes end) instead of freezing it
+    Renew = 0x08, // sandboxes expire, and renew() moves their expiry
+    Files = 0x10, // the workspace's files can be reached from this computer or through the server
+    Exec = 0x20, // exec() runs commands in the workspace
+};
+Q_DECLARE_FLAGS(Capabilities, Capability)
+Q_DECLARE_OPERATORS_FOR_FLAGS(Capabilities)
+
+struct KillOptions
+{
+    // Capability::DeleteFilesOnKill: also delete the files kill would keep (Docker's host folder).
+    bool deleteFiles = false;
+};
 
 // One interface for every place a workspace can live: a local folder, an OpenSandbox
 // sandbox, a Docker container. Every call is asynchronous and returns errors as values.
@@ -28,6 +48,15 @@ public:
     virtual QString instanceKey() const = 0;
 
     virtual WorkspaceLayout layout(const SandboxInfo &sandbox) const = 0;
+    // What this backend (as configured) can do. The default: nothing beyond the common calls.
+    virtual Capabilities capabilities() const { return {}; }
+    // The folder on this computer that holds a workspace's files, if there is one (the local
+    // folder, Docker's bind-mounted host folder); empty: they live only in the sandbox.
+    virtual QString hostFolder(const SandboxInfo &sandbox) const;
+    // Whether new workspaces can be made with this configuration, without a round trip (a local
+    // base folder that cannot be written): InvalidArgument errors, so callers report a usage
+    // error. The default: nothing to check.
+    virtual Result<> checkConfiguration() const { return {}; }
 
     virtual QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter) = 0;
     virtual QCoro::Task<Result<SandboxInfo>> get(QString sandboxId) = 0;
@@ -36,8 +65,9 @@ public:
     virtual QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) = 0;
     virtual QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) = 0;
     virtual QCoro::Task<Result<>> pause(QString sandboxId) = 0;
-    // Removes the sandbox. What happens to its files is the backend's documented choice.
-    virtual QCoro::Task<Result<>> kill(QString sandboxId) = 0;
+    // Removes the sandbox. What happens to its files is the backend's documented choice; with
+    // Capability::DeleteFilesOnKill, options.deleteFiles deletes what it would keep.
+    virtual QCoro::Task<Result<>> kill(QString sandboxId, KillOptions options) = 0;
     virtual QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) = 0;
     virtual QCoro::Task<Result<bool>> isReady(QString sandboxId) = 0;
     // A non-zero exit is a normal result; only a transport failure is an error.

@@ -2,6 +2,7 @@
 
 #include "backend.h"
 #include "bootstraplog.h"
+#include "profilesession.h"
 #include "tr.h"
 
 #include <QCoroTask>
@@ -149,10 +150,26 @@ bool isLive(SandboxState state)
 
 ContainerLogTail::ContainerLogTail(Backend *backend, QString sandboxId, QString filePath, QObject *parent)
     : QObject(parent)
-    , m_backend(backend)
+    , m_source(backend)
     , m_sandboxId(std::move(sandboxId))
     , m_filePath(std::move(filePath))
 {
+    const QPointer<Backend> source(backend);
+    m_fetchLogs = [source](QString id, int tail) { return source->containerLogs(std::move(id), tail); };
+    m_fetchState = [source](QString id) { return source->get(std::move(id)); };
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, &ContainerLogTail::pollNow);
+}
+
+ContainerLogTail::ContainerLogTail(ProfileSession *session, QString sandboxId, QString filePath, QObject *parent)
+    : QObject(parent)
+    , m_source(session)
+    , m_sandboxId(std::move(sandboxId))
+    , m_filePath(std::move(filePath))
+{
+    const QPointer<ProfileSession> source(session);
+    m_fetchLogs = [source](QString id, int tail) { return source->containerLogs(std::move(id), tail); };
+    m_fetchState = [source](QString id) { return source->get(std::move(id)); };
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &ContainerLogTail::pollNow);
 }
@@ -289,7 +306,8 @@ void ContainerLogTail::pollNow()
         report(0, message, true);
         return;
     }
-    if (!m_backend) {
+    if (!m_source
+        || (qobject_cast<ProfileSession *>(m_source) && qobject_cast<ProfileSession *>(m_source)->isShuttingDown())) {
         const QString message =
             Tr::tr("cannot read the container log of sandbox %1: its backend no longer exists").arg(m_sandboxId);
         const int flushed = end();
@@ -303,19 +321,21 @@ void ContainerLogTail::pollNow()
 // coroutine would still check `this` (UBSan's vptr check) before it could look.
 QCoro::Task<void> ContainerLogTail::poll(QPointer<ContainerLogTail> self)
 {
-    const QPointer<Backend> backend = self->m_backend;
+    const QPointer<QObject> source = self->m_source;
+    const auto fetchLogs = self->m_fetchLogs;
+    const auto fetchState = self->m_fetchState;
     const quint64 generation = self->m_generation;
     const QString sandboxId = self->m_sandboxId;
     const int tail = self->m_firstPoll ? self->m_firstTail : self->m_nextTail;
     self->m_polling = true;
 
-    auto logs = co_await backend->containerLogs(sandboxId, tail);
+    auto logs = co_await fetchLogs(sandboxId, tail);
     if (!self)
         co_return;
     std::optional<Result<SandboxInfo>> state;
     const bool unsupported = !logs && logs.error().kind == Error::Kind::Unsupported;
-    if (backend && !unsupported && self->m_running && generation == self->m_generation) {
-        auto info = co_await backend->get(sandboxId);
+    if (source && !unsupported && self->m_running && generation == self->m_generation) {
+        auto info = co_await fetchState(sandboxId);
         if (!self)
             co_return;
         state = std::move(info);

@@ -14,11 +14,13 @@
 #include <QTimer>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 
 namespace Paddock {
 
 class Backend;
+class ProfileSession;
 
 // Follows a sandbox's container log, which servers only give as "the last N lines"
 // (Backend::containerLogs), by polling it, and appends what is new to a local file in the
@@ -56,6 +58,9 @@ public:
     // lines already in it are kept). The backend must outlive the tail's polls; if it is
     // destroyed first, the tail reports a problem and stops.
     ContainerLogTail(Backend *backend, QString sandboxId, QString filePath, QObject *parent = nullptr);
+    // The same through a profile's session (the console's way): the session must outlive the
+    // polls; if it is shut down or destroyed first, the tail reports a problem and stops.
+    ContainerLogTail(ProfileSession *session, QString sandboxId, QString filePath, QObject *parent = nullptr);
     ~ContainerLogTail() override;
 
     QString sandboxId() const { return m_sandboxId; }
@@ -109,7 +114,10 @@ private:
     // restarted or destroyed this object meanwhile.
     bool report(int appended, const QString &failure, bool ended, bool recovered = false);
 
-    QPointer<Backend> m_backend;
+    // Where the log and the state come from (a backend or a session); null once it is gone.
+    QPointer<QObject> m_source;
+    std::function<QCoro::Task<Result<QByteArray>>(QString, int)> m_fetchLogs;
+    std::function<QCoro::Task<Result<SandboxInfo>>(QString)> m_fetchState;
     QString m_sandboxId;
     QString m_filePath;
     std::chrono::milliseconds m_interval{2'000};

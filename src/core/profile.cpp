@@ -1,6 +1,6 @@
 #include "profile.h"
 
-#include "backends/docker/curlhttp.h"
+#include "backendregistry.h"
 #include "tr.h"
 
 #include <QFileInfo>
@@ -21,25 +21,14 @@ constexpr auto ImportedKey = "environmentImported";
 
 QString Profile::kindName(Kind kind)
 {
-    switch (kind) {
-    case Kind::OpenSandbox:
-        return QStringLiteral("opensandbox");
-    case Kind::Docker:
-        return QStringLiteral("docker");
-    case Kind::Local:
-        break;
-    }
-    return QStringLiteral("local");
+    const BackendFactory *factory = BackendRegistry::instance().find(kind);
+    return factory ? factory->id : QString();
 }
 
 std::optional<Profile::Kind> Profile::parseKind(const QString &name)
 {
-    if (name == QLatin1String("local"))
-        return Kind::Local;
-    if (name == QLatin1String("opensandbox"))
-        return Kind::OpenSandbox;
-    if (name == QLatin1String("docker"))
-        return Kind::Docker;
+    if (const BackendFactory *factory = BackendRegistry::instance().find(name))
+        return factory->kind;
     return std::nullopt;
 }
 
@@ -82,33 +71,9 @@ QList<FieldError> validateProfile(const Profile &profile, const QList<Profile> &
             && !name.isEmpty())
             add("name", Tr::tr("Another profile is already called \"%1\".").arg(name));
     }
-    if (profile.kind == Profile::Kind::OpenSandbox) {
-        static const QRegularExpression hostPort(QStringLiteral(R"(^(\[[0-9A-Fa-f:.]+\]|[^\s/:?#@\[\]]+)(:(\d+))?$)"));
-        const QRegularExpressionMatch match = hostPort.match(profile.domain.trimmed());
-        if (profile.domain.trimmed().isEmpty()) {
-            add("domain", Tr::tr("Enter the server as host or host:port."));
-        } else if (!match.hasMatch()) {
-            add("domain", Tr::tr("Enter host or host:port only, without a scheme or a path."));
-        } else if (!match.captured(3).isEmpty()) {
-            bool ok = false;
-            const int port = match.captured(3).toInt(&ok);
-            if (!ok || port < 1 || port > 65535)
-                add("domain", Tr::tr("The port must be a number from 1 to 65535."));
-        }
-        if (profile.protocol != QLatin1String("http") && profile.protocol != QLatin1String("https"))
-            add("protocol", Tr::tr("The protocol is http or https."));
-        if (profile.sandboxTimeout.count() != 0 && profile.sandboxTimeout.count() < 60)
-            add("sandboxTimeout", Tr::tr("A sandbox lives at least 60 seconds (or set 0: never expires)."));
-    }
-    if (profile.kind == Profile::Kind::Docker) {
-        if (!profile.dockerHost.trimmed().isEmpty()) {
-            if (auto address = Docker::EngineAddress::parse(profile.dockerHost); !address)
-                add("dockerHost", address.error().message);
-        }
-        static const QRegularExpression space(QStringLiteral("\\s"));
-        if (profile.image.trimmed().contains(space))
-            add("image", Tr::tr("An image name has no spaces, for example debian:bookworm-slim."));
-    }
+    // The backend's own fields, as its folder checks them.
+    if (const BackendFactory *factory = BackendRegistry::instance().find(profile.kind))
+        errors.append(factory->validate(profile));
     if (!profile.bootstrapFile.isEmpty()) {
         const QFileInfo file(profile.bootstrapFile);
         if (!file.isFile() || !file.isReadable())
@@ -164,6 +129,7 @@ void ProfileStore::load()
         profile.dockerHost = value("dockerHost").toString();
         profile.stopInsteadOfPause = value("stopInsteadOfPause").toBool();
         profile.basedir = value("basedir").toString();
+        profile.bubblewrap = value("bubblewrap").toBool();
         profile.bootstrapFile = value("bootstrapFile").toString();
         if (auto isolation = parseIsolationPolicy(value("isolation").toString()))
             profile.isolation = *isolation;
@@ -205,6 +171,7 @@ void ProfileStore::write()
         set("dockerHost", profile.dockerHost);
         set("stopInsteadOfPause", profile.stopInsteadOfPause);
         set("basedir", profile.basedir);
+        set("bubblewrap", profile.bubblewrap);
         set("bootstrapFile", profile.bootstrapFile);
         set("isolation", isolationPolicyName(profile.isolation));
         set("ttl", qint64(profile.ttl.count()));

@@ -39,6 +39,8 @@ struct Profile
     bool stopInsteadOfPause = false; // pausing (and closing) stops the container instead of freezing it
     // Local and Docker
     QString basedir; // empty: the backend's default folder
+    // Local: run commands inside bubblewrap (paddockctl --bubblewrap; not offered in the console yet)
+    bool bubblewrap = false;
     // Bootstrap commands for new workspaces, one shell command per line; empty: the backend's
     // own (AgentScope's on OpenSandbox, none locally).
     QString bootstrapFile;

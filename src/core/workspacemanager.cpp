@@ -3,6 +3,7 @@
 #include "backend.h"
 #include "broadcast.h"
 #include "logging.h"
+#include "tr.h"
 
 #include <QCoroTask>
 
@@ -35,12 +36,22 @@ bool WorkspaceManager::drop(const QString &workspaceId, const QString &sandboxId
     return true;
 }
 
-void WorkspaceManager::forget(const QString &workspaceId, const QString &sandboxId)
+QCoro::Task<Result<>> WorkspaceManager::kill(QString workspaceId, QString sandboxId, KillOptions options)
 {
-    if (drop(workspaceId, sandboxId)) {
-        qCInfo(lcManager).noquote() << "workspace" << workspaceId << "was killed; dropped from the cache";
-        Q_EMIT workspaceClosed(workspaceId);
-    }
+    const auto hold = m_tasks.hold();
+    Backend *backend = m_provider->backend();
+    if (!backend)
+        co_return fail(Error::unsupported(Tr::tr("this workspace provider has no backend to kill sandboxes in")));
+    if (const auto running = m_inflight.value(workspaceId))
+        co_await running->wait();
+    if (drop(workspaceId, sandboxId))
+        qCInfo(lcManager).noquote() << "workspace" << workspaceId << "is being killed; dropped from the cache";
+    if (const auto closing = m_closing.value(workspaceId))
+        co_await closing->wait(); // its pause first: a kill never races it
+    Result<> killed = co_await backend->kill(sandboxId, options);
+    if (killed)
+        Q_EMIT workspaceKilled(workspaceId, sandboxId);
+    co_return killed;
 }
 
 void WorkspaceManager::onSandboxLost(const QString &sandboxId, const QString &workspaceId)
@@ -118,6 +129,7 @@ QCoro::Task<Result<WorkspacePtr>> WorkspaceManager::provisionShared(ProvisionReq
         m_cache.insert(id, Entry{*result, m_options.clock->now()});
     } else {
         qCWarning(lcManager).noquote() << "provisioning" << id << "failed:" << result.error().message;
+        Q_EMIT provisioningFailed(id, result.error());
     }
     Q_EMIT provisioningFinished(id, result.has_value());
     pending->set(result);
@@ -158,6 +170,7 @@ QCoro::Task<Result<>> WorkspaceManager::safeClose(WorkspacePtr workspace)
 {
     // The workspace has left the cache already; until its backend is paused, a request for the
     // same id waits here rather than attaching to a sandbox that is about to pause.
+    const auto hold = m_tasks.hold();
     const QString id = workspace->id();
     const auto done = std::make_shared<Broadcast<bool>>();
     m_closing.insert(id, done);
@@ -251,16 +264,19 @@ QCoro::Task<> WorkspaceManager::stop(StopMode mode)
         co_await sweeping->wait();
     if (mode == StopMode::Close) {
         co_await closeAll();
-        co_return;
+    } else {
+        while (!m_inflight.isEmpty()) {
+            const auto running = *m_inflight.cbegin();
+            co_await running->wait();
+        }
+        const QStringList left = m_cache.keys();
+        m_cache.clear();
+        if (!left.isEmpty())
+            qCInfo(lcManager).noquote() << "left running:" << left.join(QStringLiteral(", "));
     }
-    while (!m_inflight.isEmpty()) {
-        const auto running = *m_inflight.cbegin();
-        co_await running->wait();
-    }
-    const QStringList left = m_cache.keys();
-    m_cache.clear();
-    if (!left.isEmpty())
-        qCInfo(lcManager).noquote() << "left running:" << left.join(QStringLiteral(", "));
+    // A close(id) or kill started before stop() (the entry already out of the cache, so
+    // closeAll() did not see it) still runs in the backend: it must end before anything is freed.
+    co_await m_tasks.idle();
 }
 
 } // namespace Paddock

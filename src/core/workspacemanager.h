@@ -1,9 +1,11 @@
 #pragma once
 
+#include "backend.h"
 #include "clock.h"
 #include "isolation.h"
 #include "provisioner.h"
 #include "result.h"
+#include "tasktracker.h"
 #include "workspace.h"
 
 #include <QCoroFwd>
@@ -44,10 +46,13 @@ struct WorkspaceRequest
 // - the TTL sweeper evicts entries idle strictly longer than ttl, waking every sweepInterval;
 //   eviction closes the workspace (close = pause in the backend, then evict: a request for an
 //   id that is being closed waits for the pause, then attaches again);
+// - kill() is the manager's too: the entry goes before the sandbox does, so the cache never
+//   holds a killed sandbox;
 // - closeAll() closes in parallel; stop() ends the sweeper, then closes everything (or, when
-//   asked to, leaves every workspace running and just forgets it).
+//   asked to, leaves every workspace running and just forgets it), and completes only when
+//   every close and kill it started or found under way has ended.
 // Runs on the thread that owns it; callers co_await its tasks there. co_await stop() before
-// destroying it, so that no provisioning or close is still running.
+// destroying it, so that no provisioning, close or kill is still running.
 class WorkspaceManager final : public QObject
 {
     Q_OBJECT
@@ -80,10 +85,11 @@ public:
     // Evicts and closes one workspace (waiting for its provisioning if one runs). Closing an
     // id that is not cached does nothing.
     QCoro::Task<Result<>> close(QString workspaceId);
-    // Drops a cached workspace whose sandbox `sandboxId` was killed on purpose (the console's
-    // Kill): nothing is paused or closed, since nothing is left to close. The next request
-    // provisions it again. Does nothing when the cache holds another sandbox for that id.
-    void forget(const QString &workspaceId, const QString &sandboxId);
+    // Kills the sandbox `sandboxId` of a workspace (the provider's backend's kill). If the cache
+    // holds that sandbox, its entry is dropped first without a close (nothing is left to pause):
+    // the next request provisions the workspace again. A provisioning or close of that id under
+    // way is waited for first. Emits workspaceKilled on success.
+    QCoro::Task<Result<>> kill(QString workspaceId, QString sandboxId, KillOptions options = {});
     // Evicts everything and closes it all in parallel; done when every close is done.
     QCoro::Task<void> closeAll();
     // One sweeper tick: returns the ids it evicted.
@@ -103,7 +109,10 @@ public:
 Q_SIGNALS:
     void provisioningStarted(const QString &workspaceId);
     void provisioningFinished(const QString &workspaceId, bool ok);
+    // A provisioning failed: what waiters got.
+    void provisioningFailed(const QString &workspaceId, const Paddock::Error &error);
     void workspaceClosed(const QString &workspaceId);
+    void workspaceKilled(const QString &workspaceId, const QString &sandboxId);
     // One sweeper tick is done; evicted lists what it closed.
     void sweepFinished(const QStringList &evicted);
     // The backend lost the sandbox of a cached workspace; it was dropped from the cache.
@@ -132,6 +141,7 @@ private:
     QHash<QString, std::shared_ptr<Broadcast<bool>>> m_closing; // evicted, backend not yet paused
     QTimer m_sweepTimer;
     std::shared_ptr<Broadcast<bool>> m_sweeping; // set while a sweep runs
+    TaskTracker m_tasks; // every close and kill under way
 };
 
 } // namespace Paddock

@@ -141,6 +141,6 @@ int main(int argc, char **argv)
     std::printf("  docker CLI, %d processes      %8.1f ms (median of %d)\n", count, cliMs, rounds);
     std::printf("  ratio                          %8.2f  [<= 1.5]\n", backendMs / cliMs);
     all(
-        ids, [&backend](const QString &id) { return backend.kill(id); }, 16);
+        ids, [&backend](const QString &id) { return backend.kill(id, {}); }, 16);
     return 0;
 }

@@ -176,7 +176,7 @@ public:
     QCoro::Task<Result<SandboxInfo>> connect(QString) override { co_return fail(unsupported()); }
     QCoro::Task<Result<SandboxInfo>> resume(QString) override { co_return fail(unsupported()); }
     QCoro::Task<Result<>> pause(QString) override { co_return fail(unsupported()); }
-    QCoro::Task<Result<>> kill(QString) override { co_return fail(unsupported()); }
+    QCoro::Task<Result<>> kill(QString, KillOptions) override { co_return fail(unsupported()); }
     QCoro::Task<Result<SandboxInfo>> renew(QString, std::chrono::seconds) override { co_return fail(unsupported()); }
     QCoro::Task<Result<bool>> isReady(QString) override { co_return true; }
     QCoro::Task<Result<ExecResult>> exec(QString, ExecRequest) override { co_return fail(unsupported()); }
@@ -532,7 +532,7 @@ private Q_SLOTS:
         QVERIFY(fake.run(QStringLiteral("echo last words")));
         QTRY_VERIFY_WITH_TIMEOUT(texts(readLog(path)).contains("last words"), 10'000);
 
-        QVERIFY(QCoro::waitFor(fake.backend->kill(fake.sandboxId)));
+        QVERIFY(QCoro::waitFor(fake.backend->kill(fake.sandboxId, {})));
         const int killed = fake.requests();
         QVERIFY(stopped.wait(10'000));
         QCOMPARE(stopped.size(), 1);

@@ -250,7 +250,7 @@ private Q_SLOTS:
         QVERIFY(!QCoro::waitFor(backend.renew(made->sandboxId, 60s)).has_value());
 
         // Kill removes the container and keeps the folder, until asked.
-        QVERIFY(QCoro::waitFor(backend.kill(made->sandboxId)).has_value());
+        QVERIFY(QCoro::waitFor(backend.kill(made->sandboxId, {})).has_value());
         QCOMPARE(QCoro::waitFor(backend.get(made->sandboxId)).error().kind, Error::Kind::NotFound);
         QVERIFY(QFileInfo::exists(*folder + QStringLiteral("/here.txt")));
         QVERIFY(backend.deleteFolder(QStringLiteral("ws-life")).has_value());
@@ -280,7 +280,7 @@ private Q_SLOTS:
         QCOMPARE(text.count("line 2"), 1);
         QVERIFY(QCoro::waitFor(backend.pause(made->sandboxId)).has_value());
         QVERIFY(stopped.wait(10'000));
-        QVERIFY(QCoro::waitFor(backend.kill(made->sandboxId)).has_value());
+        QVERIFY(QCoro::waitFor(backend.kill(made->sandboxId, {})).has_value());
     }
 
     void stopInsteadOfPause()
@@ -298,7 +298,7 @@ private Q_SLOTS:
         const auto started = QCoro::waitFor(backend.resume(made->sandboxId));
         QVERIFY2(started.has_value(), qPrintable(started ? QString() : started.error().message));
         QCOMPARE(started->state, SandboxState::Running);
-        QVERIFY(QCoro::waitFor(backend.kill(made->sandboxId)).has_value());
+        QVERIFY(QCoro::waitFor(backend.kill(made->sandboxId, {})).has_value());
     }
 
     void workspacePipeline()
@@ -351,7 +351,7 @@ private Q_SLOTS:
         QCOMPARE(QCoro::waitFor(backend.list({id, {}}))->size(), 1);
         QVERIFY(!QFileInfo::exists(folder + QStringLiteral("/data/ready"))); // no second bootstrap
         QCoro::waitFor(manager.stop());
-        QVERIFY(QCoro::waitFor(backend.kill(container)).has_value());
+        QVERIFY(QCoro::waitFor(backend.kill(container, {})).has_value());
     }
 };
 

@@ -316,7 +316,7 @@ private Q_SLOTS:
             const auto created =
                 QCoro::waitFor(backend.create(CreateSpec{id, QStringLiteral("u"), QStringLiteral("a"), {}}));
             QVERIFY(!created);
-            const auto killed = QCoro::waitFor(backend.kill(id));
+            const auto killed = QCoro::waitFor(backend.kill(id, {}));
             QVERIFY(!killed);
         }
         QVERIFY(QFileInfo::exists(outside + QStringLiteral("/precious.txt")));
@@ -350,10 +350,10 @@ private Q_SLOTS:
         const auto a = stack.open(QStringLiteral("u"), QStringLiteral("a"));
         const auto b = stack.open(QStringLiteral("u"), QStringLiteral("b"));
         QVERIFY(a && b);
-        QVERIFY(QCoro::waitFor(stack.backend.kill((*a)->id())));
+        QVERIFY(QCoro::waitFor(stack.backend.kill((*a)->id(), {})));
         QVERIFY(!QFileInfo::exists(m_basedir + u'/' + (*a)->id()));
         QVERIFY(QFileInfo::exists(m_basedir + u'/' + (*b)->id()));
-        const auto again = QCoro::waitFor(stack.backend.kill((*a)->id()));
+        const auto again = QCoro::waitFor(stack.backend.kill((*a)->id(), {}));
         QVERIFY(!again);
         QCOMPARE(again.error().kind, Error::Kind::NotFound);
     }

@@ -222,7 +222,7 @@ private Q_SLOTS:
         auto renewed = QCoro::waitFor(stack.backend.renew(sandbox.sandboxId, 7200s));
         QVERIFY(renewed);
         QVERIFY(*renewed->expiresAt > before.addSecs(3600));
-        QVERIFY(QCoro::waitFor(stack.backend.kill(sandbox.sandboxId)));
+        QVERIFY(QCoro::waitFor(stack.backend.kill(sandbox.sandboxId, {})));
         int status = 0;
         rawSandbox(server, sandbox.sandboxId, "secret", &status);
         QCOMPARE(status, 404);

@@ -72,7 +72,7 @@ public:
         find(sandboxId)->state = SandboxState::Paused;
         co_return Result<>{};
     }
-    QCoro::Task<Result<>> kill(QString sandboxId) override
+    QCoro::Task<Result<>> kill(QString sandboxId, KillOptions) override
     {
         calls.append(QStringLiteral("kill ") + sandboxId);
         co_return Result<>{};

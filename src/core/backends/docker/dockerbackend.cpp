@@ -277,11 +277,42 @@ QCoro::Task<Result<>> DockerBackend::pause(QString sandboxId)
     co_return co_await m_client->pause(sandboxId);
 }
 
-QCoro::Task<Result<>> DockerBackend::kill(QString sandboxId)
+QCoro::Task<Result<>> DockerBackend::kill(QString sandboxId, KillOptions options)
 {
     if (auto ok = usable(); !ok)
         co_return ok;
-    co_return co_await m_client->remove(sandboxId, true);
+    QString folder;
+    if (options.deleteFiles) {
+        // The folder is named by the container's workspace label: read it before the container goes.
+        auto info = co_await get(sandboxId);
+        if (!info)
+            co_return fail(info.error());
+        auto path = hostFolder(info->workspaceId);
+        if (!path)
+            co_return fail(path.error());
+        folder = *path;
+    }
+    if (auto removed = co_await m_client->remove(sandboxId, true); !removed)
+        co_return removed;
+    if (folder.isEmpty())
+        co_return Result<>{};
+    // A big folder takes a while: deleted on a worker thread. Nothing of this object is used
+    // once it is done.
+    co_return co_await QtConcurrent::run(&DockerBackend::removeFolder, folder);
+}
+
+Capabilities DockerBackend::capabilities() const
+{
+    Capabilities capabilities{Capability::ContainerLog, Capability::DeleteFilesOnKill, Capability::Files,
+                              Capability::Exec};
+    if (m_options.stopInsteadOfPause)
+        capabilities |= Capability::StopInsteadOfPause;
+    return capabilities;
+}
+
+QString DockerBackend::hostFolder(const SandboxInfo &sandbox) const
+{
+    return hostFolder(sandbox.workspaceId).value_or(QString());
 }
 
 QCoro::Task<Result<SandboxInfo>> DockerBackend::renew(QString sandboxId, std::chrono::seconds)

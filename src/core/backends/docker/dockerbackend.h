@@ -52,6 +52,7 @@ public:
     QCoro::Task<Result<>> ping();
     // The host folder of a workspace, which kill() keeps.
     Result<QString> hostFolder(const QString &workspaceId) const;
+    using Backend::hostFolder;
     // Removes a workspace's host folder (after kill(), when the user asks for it).
     Result<> deleteFolder(const QString &workspaceId) const;
     // The removal itself, for any thread (a big folder takes a while): what stays is named.
@@ -66,7 +67,10 @@ public:
     QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) override;
     QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) override;
     QCoro::Task<Result<>> pause(QString sandboxId) override;
-    QCoro::Task<Result<>> kill(QString sandboxId) override;
+    // Removes the container; its host folder stays unless options.deleteFiles.
+    QCoro::Task<Result<>> kill(QString sandboxId, KillOptions options) override;
+    Capabilities capabilities() const override;
+    QString hostFolder(const SandboxInfo &sandbox) const override;
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
     QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
     QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;

@@ -314,7 +314,22 @@ QCoro::Task<Result<>> LocalBackend::pause(QString sandboxId)
     co_return Result<>{};
 }
 
-QCoro::Task<Result<>> LocalBackend::kill(QString sandboxId)
+Capabilities LocalBackend::capabilities() const
+{
+    return {Capability::Files, Capability::Exec};
+}
+
+QString LocalBackend::hostFolder(const SandboxInfo &sandbox) const
+{
+    return workspacePath(sandbox.workspaceId.isEmpty() ? sandbox.sandboxId : sandbox.workspaceId).value_or(QString());
+}
+
+Result<> LocalBackend::checkConfiguration() const
+{
+    return checkWritable();
+}
+
+QCoro::Task<Result<>> LocalBackend::kill(QString sandboxId, KillOptions)
 {
     auto path = workspacePath(sandboxId);
     if (!path)

@@ -45,7 +45,11 @@ public:
     QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) override;
     QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) override;
     QCoro::Task<Result<>> pause(QString sandboxId) override;
-    QCoro::Task<Result<>> kill(QString sandboxId) override;
+    // Deletes the workspace's folder: a local workspace is nothing but its files.
+    QCoro::Task<Result<>> kill(QString sandboxId, KillOptions options) override;
+    Capabilities capabilities() const override;
+    QString hostFolder(const SandboxInfo &sandbox) const override;
+    Result<> checkConfiguration() const override;
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
     QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
     QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;

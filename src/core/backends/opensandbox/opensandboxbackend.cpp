@@ -238,7 +238,12 @@ QCoro::Task<Result<>> OpenSandboxBackend::pause(QString sandboxId)
     co_return Result<>{};
 }
 
-QCoro::Task<Result<>> OpenSandboxBackend::kill(QString sandboxId)
+Capabilities OpenSandboxBackend::capabilities() const
+{
+    return {Capability::ContainerLog, Capability::Renew, Capability::Files, Capability::Exec};
+}
+
+QCoro::Task<Result<>> OpenSandboxBackend::kill(QString sandboxId, KillOptions)
 {
     release(sandboxId);
     auto removed = co_await m_lifecycle->remove(sandboxId);

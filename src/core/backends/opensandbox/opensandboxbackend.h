@@ -85,7 +85,8 @@ public:
     QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) override;
     QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) override;
     QCoro::Task<Result<>> pause(QString sandboxId) override;
-    QCoro::Task<Result<>> kill(QString sandboxId) override;
+    QCoro::Task<Result<>> kill(QString sandboxId, KillOptions options) override;
+    Capabilities capabilities() const override;
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
     QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
     QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;

@@ -1,0 +1,261 @@
+#include "workspaceactions.h"
+
+#include "activitytracker.h"
+#include "confirmdialog.h"
+#include "renewdialog.h"
+#include "workspacetreemodel.h"
+
+#include <QCoroSignal>
+#include <QCoroTask>
+
+#include <QCheckBox>
+#include <QMessageBox>
+#include <QProgressDialog>
+#include <QWidget>
+
+using namespace Paddock;
+
+WorkspaceActionController::WorkspaceActionController(QWidget *window, WorkspaceTreeModel *model,
+                                                     ActivityTracker *activity, QObject *parent)
+    : QObject(parent)
+    , m_window(window)
+    , m_model(model)
+    , m_activity(activity)
+{
+}
+
+WorkspaceActionController::~WorkspaceActionController() = default;
+
+void WorkspaceActionController::setSession(ProfileSession *session)
+{
+    m_session = session;
+}
+
+bool WorkspaceActionController::fits(WorkspaceAction action, const WorkspaceRecord &record, Capabilities capabilities)
+{
+    const SandboxState state = record.info.state;
+    switch (action) {
+    case WorkspaceAction::Close:
+    case WorkspaceAction::Pause:
+        return state == SandboxState::Running;
+    case WorkspaceAction::Resume:
+        return state == SandboxState::Paused;
+    case WorkspaceAction::Renew:
+        // Only a sandbox that expires can be renewed (renewing one that never does is a 409).
+        return capabilities.testFlag(Capability::Renew) && record.info.expiresAt.has_value()
+            && (state == SandboxState::Running || state == SandboxState::Paused);
+    case WorkspaceAction::Kill:
+        return state != SandboxState::Terminated;
+    }
+    return false;
+}
+
+bool WorkspaceActionController::fits(WorkspaceAction action, const WorkspaceRecord &record) const
+{
+    return m_session && fits(action, record, m_session->capabilities());
+}
+
+QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<WorkspaceRecord> selected,
+                                                 bool alwaysAsk)
+{
+    if (m_busy || !m_session)
+        co_return;
+    // Each action goes only to the workspaces it fits; the rest are skipped and counted.
+    QList<WorkspaceRecord> targets;
+    for (const WorkspaceRecord &record : std::as_const(selected)) {
+        if (fits(action, record))
+            targets.append(record);
+    }
+    if (targets.isEmpty())
+        co_return;
+    const int count = int(targets.size());
+    const int skipped = int(selected.size()) - count;
+    const QPointer<WorkspaceActionController> self(this);
+    // The run stays with the profile it started on, even if the user switches profiles meanwhile.
+    const QPointer<ProfileSession> session = m_session;
+
+    // Renew asks with its own dialog: the duration, and every expiry before and after (and once
+    // more before shortening any).
+    ActionOptions options;
+    if (action == WorkspaceAction::Renew) {
+        QPointer<RenewDialog> dialog = new RenewDialog(targets, skipped, m_window);
+        dialog->open();
+        const int answer = co_await qCoro(dialog.data(), &QDialog::finished);
+        if (!self || !dialog)
+            co_return;
+        options.renew.mode = dialog->mode();
+        options.renew.amount = dialog->amount();
+        options.renew.allowShorter = dialog->allowsShorter();
+        dialog->deleteLater();
+        if (answer != QDialog::Accepted || options.renew.amount.count() <= 0)
+            co_return;
+    }
+
+    // One confirmation that states the counts and lists the workspaces (for a kill, with the data
+    // loss, and Cancel as the default). A kill that keeps files (Docker's host folders) keeps
+    // them unless the user ticks the box.
+    const bool keepsFiles = action == WorkspaceAction::Kill && session && session->can(Capability::DeleteFilesOnKill);
+    if (action == WorkspaceAction::Kill || (action != WorkspaceAction::Renew && (count > 1 || alwaysAsk))) {
+        QString text;
+        QString confirm;
+        switch (action) {
+        case WorkspaceAction::Close:
+            text = tr("Close %n workspace(s)? They are released and their sandboxes paused.", nullptr, count);
+            confirm = tr("&Close");
+            break;
+        case WorkspaceAction::Pause:
+            text = tr("Pause %n workspace(s)?", nullptr, count);
+            confirm = tr("&Pause");
+            break;
+        case WorkspaceAction::Resume:
+            text = tr("Resume %n workspace(s)?", nullptr, count);
+            confirm = tr("&Resume");
+            break;
+        case WorkspaceAction::Renew:
+            break;
+        case WorkspaceAction::Kill:
+            text = keepsFiles ? tr("Kill %n workspace(s)? Their containers are removed. Their /workspace folders "
+                                   "stay on this computer unless you delete them too. This cannot be undone.",
+                                   nullptr, count)
+                              : tr("Kill %n workspace(s)? Their sandboxes are deleted with everything in them that "
+                                   "is not kept elsewhere. This cannot be undone.",
+                                   nullptr, count);
+            confirm = tr("&Kill");
+            break;
+        }
+        QPointer<ConfirmDialog> box =
+            new ConfirmDialog(action == WorkspaceAction::Kill ? QMessageBox::Warning : QMessageBox::Question,
+                              m_window->windowTitle(), text, m_window);
+        box->setObjectName(QStringLiteral("confirmAction"));
+        if (skipped > 0)
+            box->setInformativeText(
+                tr("%n selected workspace(s) do not fit this action and are skipped.", nullptr, skipped));
+        QList<ConfirmDialog::Row> rows;
+        for (const WorkspaceRecord &record : std::as_const(targets)) {
+            rows.append({record.info.workspaceId, record.info.sandboxId, record.info.userId,
+                         WorkspaceTreeModel::agentText(record),
+                         WorkspaceTreeModel::stateText(record.info.state, record.info.rawState)});
+        }
+        box->setRows(rows);
+        box->setConfirmText(confirm);
+        box->setCancelIsDefault(action == WorkspaceAction::Kill);
+        QCheckBox *deleteBox = keepsFiles
+            ? box->addCheckBox(tr("Also &delete their folders on this computer"), QStringLiteral("deleteFoldersBox"))
+            : nullptr;
+        box->open();
+        const int answer = co_await qCoro(box.data(), &QDialog::finished);
+        if (!self)
+            co_return;
+        if (box) {
+            options.kill.deleteFiles = deleteBox && deleteBox->isChecked();
+            box->deleteLater();
+        }
+        if (answer != QDialog::Accepted)
+            co_return;
+    }
+    if (!session)
+        co_return;
+
+    m_busy = true;
+    Q_EMIT busyChanged(true);
+    auto cancel = std::make_shared<CancelToken>();
+    QString working;
+    switch (action) {
+    case WorkspaceAction::Close:
+        working = tr("Closing %n workspace(s)…", nullptr, count);
+        break;
+    case WorkspaceAction::Pause:
+        working = tr("Pausing %n workspace(s)…", nullptr, count);
+        break;
+    case WorkspaceAction::Resume:
+        working = tr("Resuming %n workspace(s)…", nullptr, count);
+        break;
+    case WorkspaceAction::Renew:
+        working = tr("Renewing %n workspace(s)…", nullptr, count);
+        break;
+    case WorkspaceAction::Kill:
+        working = tr("Killing %n workspace(s)…", nullptr, count);
+        break;
+    }
+    QPointer<QProgressDialog> progress = new QProgressDialog(working, tr("Cancel"), 0, count, m_window);
+    progress->setObjectName(QStringLiteral("actionProgress"));
+    progress->setWindowModality(Qt::WindowModal);
+    progress->setMinimumDuration(400);
+    connect(progress, &QProgressDialog::canceled, this, [cancel] { cancel->cancel(); });
+    // Each row shows its transition while its action runs (a pause waits until the server says
+    // Paused, which takes a while on Kubernetes); the refresh at the end shows where it settled.
+    const auto transition = [action]() -> std::optional<SandboxState> {
+        switch (action) {
+        case WorkspaceAction::Close:
+        case WorkspaceAction::Pause:
+            return SandboxState::Pausing;
+        case WorkspaceAction::Resume:
+            return SandboxState::Resuming;
+        case WorkspaceAction::Kill:
+            return SandboxState::Stopping;
+        case WorkspaceAction::Renew:
+            break;
+        }
+        return std::nullopt;
+    }();
+    QList<SandboxInfo> items;
+    items.reserve(targets.size());
+    for (const WorkspaceRecord &record : std::as_const(targets))
+        items.append(record.info);
+    int done = 0;
+    BulkProgress callbacks;
+    callbacks.cancel = cancel;
+    // The window may close during a bulk run: the items not yet started are then cancelled.
+    callbacks.started = [self, cancel, transition, &targets](qsizetype i) {
+        if (!self) {
+            cancel->cancel();
+            return;
+        }
+        if (transition)
+            self->m_model->setState(targets.at(i).key(), *transition);
+    };
+    // A resume is the console's own access to the workspace.
+    callbacks.finished = [&done, progress, self, action, &targets](qsizetype i, const ItemResult &result) {
+        if (progress)
+            progress->setValue(++done);
+        if (self && result.ok() && action == WorkspaceAction::Resume)
+            self->m_activity->noteAccess(targets.at(i).key());
+    };
+    const QList<ItemResult> results = co_await session->run(action, items, options, callbacks);
+    if (progress)
+        progress->deleteLater();
+    if (!self)
+        co_return;
+    m_busy = false;
+
+    // A result per item: a summary, and every failure with its workspace.
+    QStringList failures;
+    int succeeded = 0;
+    int cancelled = 0;
+    for (const ItemResult &result : results) {
+        if (result.ok())
+            ++succeeded;
+        else if (result.error->kind == Error::Kind::Cancelled)
+            ++cancelled;
+        else
+            failures.append(tr("%1: %2").arg(result.sandbox.workspaceId, result.error->message));
+    }
+    QString summary = tr("%1 of %n workspace(s) done", nullptr, count).arg(succeeded);
+    if (cancelled > 0)
+        summary += QStringLiteral("; ") + tr("%n cancelled", nullptr, cancelled);
+    if (!failures.isEmpty())
+        summary += QStringLiteral("; ") + tr("%n failed", nullptr, int(failures.size()));
+    Q_EMIT busyChanged(false);
+    Q_EMIT finished(summary);
+    if (!self)
+        co_return;
+    if (!failures.isEmpty()) {
+        auto *report =
+            new QMessageBox(QMessageBox::Warning, m_window->windowTitle(), summary, QMessageBox::Close, m_window);
+        report->setObjectName(QStringLiteral("actionReport"));
+        report->setAttribute(Qt::WA_DeleteOnClose);
+        report->setInformativeText(failures.mid(0, 5).join(u'\n'));
+        report->setDetailedText(failures.join(u'\n'));
+        report->open();
+    }
+}

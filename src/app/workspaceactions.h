@@ -1,0 +1,60 @@
+#pragma once
+
+#include "profilesession.h"
+
+#include <QCoroFwd>
+
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+
+class ActivityTracker;
+class QWidget;
+struct WorkspaceRecord;
+class WorkspaceTreeModel;
+
+// The widget side of the actions on workspaces (Close, Pause, Resume, Renew, Kill): which rows an
+// action fits, the Renew dialog and the confirmation (counts, the rows, Cancel first for a kill),
+// the progress dialog with Cancel, each row's transition while its action runs, and the summary
+// and per-item failures at the end. What is done is the profile session's bulk job; this class
+// only asks, shows and reports.
+class WorkspaceActionController final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(WorkspaceActionController)
+
+public:
+    // Dialogs are shown over `window`; rows' transitions go to `model`; a resume is noted as the
+    // console's own access in `activity`.
+    WorkspaceActionController(QWidget *window, WorkspaceTreeModel *model, ActivityTracker *activity,
+                              QObject *parent = nullptr);
+    ~WorkspaceActionController() override;
+
+    // The profile whose workspaces the actions go to (null: none).
+    void setSession(Paddock::ProfileSession *session);
+    Paddock::ProfileSession *session() const { return m_session; }
+
+    // Whether `action` can be done to this workspace in its state, on this profile's backend.
+    static bool fits(Paddock::WorkspaceAction action, const WorkspaceRecord &record,
+                     Paddock::Capabilities capabilities);
+    bool fits(Paddock::WorkspaceAction action, const WorkspaceRecord &record) const;
+    // A bulk action is under way (nothing else is offered until it ends).
+    bool isBusy() const { return m_busy; }
+
+    // Asks (Renew's dialog; a confirmation for a kill, several workspaces, or `alwaysAsk`), then
+    // runs `action` on the selected workspaces it fits; the others are skipped and counted.
+    QCoro::Task<void> run(Paddock::WorkspaceAction action, QList<WorkspaceRecord> selected, bool alwaysAsk = false);
+
+Q_SIGNALS:
+    void busyChanged(bool busy);
+    // A run ended (every item has its result); `summary` is what the status bar shows.
+    void finished(const QString &summary);
+
+private:
+    QWidget *m_window;
+    WorkspaceTreeModel *m_model;
+    ActivityTracker *m_activity;
+    QPointer<Paddock::ProfileSession> m_session;
+    bool m_busy = false;
+};

@@ -1,0 +1,107 @@
+#pragma once
+
+#include "backend.h"
+#include "profile.h"
+#include "provisioner.h"
+#include "result.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace Paddock {
+
+// How the backend is used: by the console (long-lived, holds what it opens) or by one
+// paddockctl command (nothing held once the process ends).
+struct BackendContext
+{
+    bool commandLine = false;
+};
+
+// What a factory makes from a profile: the backend, and how its new workspaces are provisioned
+// when the profile names no bootstrap file (AgentScope's bootstrap on OpenSandbox, none elsewhere).
+struct BackendSetup
+{
+    std::unique_ptr<Backend> backend;
+    ProvisionOptions provision;
+};
+
+// A paddockctl option that a backend takes (a global option: `--domain HOST`).
+struct CommandLineOption
+{
+    QString name; // without the dashes
+    QString valueName; // empty: a flag
+};
+
+// What the profiles dialog shows in an empty field of a backend's: its default (said as
+// "Default: …") and what the field means there.
+struct FieldHint
+{
+    QString defaultValue;
+    QString toolTip;
+};
+
+// One backend kind, as its folder registers it. Everything the console, the profiles dialog and
+// paddockctl need to offer, configure and make a backend comes from here, never from if-chains
+// over the kinds.
+struct BackendFactory
+{
+    Profile::Kind kind = Profile::Kind::Local;
+    QString id; // "local", "opensandbox", "docker": settings, paddockctl --backend, list --json
+    std::function<QString()> displayName; // translated
+    Capabilities capabilities; // what every backend of this kind can do (an instance may add some)
+    // The Profile members this kind uses beyond the common ones (name, bootstrapFile, the
+    // manager's and the console's settings): "domain", "protocol", "useServerProxy", "image",
+    // "sandboxTimeout", "dockerHost", "stopInsteadOfPause", "basedir", "bubblewrap".
+    QStringList profileFields;
+    // The hint of one of its fields ("image", "basedir", "bootstrapFile"); empty: none.
+    std::function<FieldHint(const QString &field)> hint;
+    // An API key is part of its configuration (kept in the SecretStore under the profile's id).
+    bool usesKey = false;
+    // paddockctl reads the key from this variable (its one key source); empty: no key.
+    QByteArray keyEnvironmentVariable;
+    // The time limit of each command of a bootstrap file.
+    std::chrono::seconds bootstrapTimeout{1800};
+    QList<CommandLineOption> commandLineOptions;
+    // paddockctl --help: the section of this backend (translated, ends with a newline).
+    std::function<QString()> commandLineHelp;
+    // The kind's own field problems (the common ones are validateProfile's).
+    std::function<QList<FieldError>(const Profile &)> validate;
+    // paddockctl: fills the profile from the options given (`value(name)` is nullopt when the
+    // option is not given; a flag's value is an empty string). InvalidArgument on a bad value.
+    std::function<Result<>(Profile &, const std::function<std::optional<QString>(const QString &)> &value)>
+        fromCommandLine;
+    // Makes the backend of a profile; `key` is its API key when usesKey.
+    std::function<BackendSetup(const Profile &, const QByteArray &key, const BackendContext &)> create;
+
+    bool usesField(const QString &field) const { return profileFields.contains(field); }
+    bool takesOption(const QString &option) const;
+};
+
+// Every backend kind this build has, in the order they are offered.
+class BackendRegistry
+{
+public:
+    static const BackendRegistry &instance();
+
+    const QList<BackendFactory> &factories() const { return m_factories; }
+    const BackendFactory *find(Profile::Kind kind) const;
+    const BackendFactory *find(const QString &id) const;
+    QStringList ids() const;
+
+private:
+    BackendRegistry();
+    QList<BackendFactory> m_factories;
+};
+
+// Each backend folder's registration (backends/<name>/<name>factory.cpp).
+BackendFactory localBackendFactory();
+BackendFactory openSandboxBackendFactory();
+BackendFactory dockerBackendFactory();
+
+} // namespace Paddock

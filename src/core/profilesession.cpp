@@ -1,0 +1,442 @@
+#include "profilesession.h"
+
+#include "bootstraplog.h"
+#include "logging.h"
+#include "provisioner.h"
+#include "tr.h"
+
+#include <QCoroTask>
+
+#include <QFile>
+#include <QLocale>
+
+#include <algorithm>
+
+namespace Paddock {
+
+ProfileSession::ProfileSession(Profile profile, QByteArray key, BootstrapLogStore *logs, BackendContext context,
+                               QObject *parent)
+    : QObject(parent)
+    , m_profile(std::move(profile))
+    , m_key(std::move(key))
+    , m_logs(logs)
+    , m_factory(BackendRegistry::instance().find(m_profile.kind))
+{
+    Q_ASSERT(m_factory); // every Profile::Kind has its registration
+    BackendSetup setup = m_factory->create(m_profile, m_key, context);
+    m_backend = std::move(setup.backend);
+    setUp(std::move(setup.provision));
+}
+
+ProfileSession::ProfileSession(Profile profile, std::unique_ptr<Backend> backend, ProvisionOptions provision,
+                               BootstrapLogStore *logs, QObject *parent)
+    : QObject(parent)
+    , m_profile(std::move(profile))
+    , m_logs(logs)
+    , m_factory(BackendRegistry::instance().find(m_profile.kind))
+    , m_backend(std::move(backend))
+{
+    setUp(std::move(provision));
+}
+
+void ProfileSession::setUp(ProvisionOptions provision)
+{
+    qRegisterMetaType<WorkspaceEvent>();
+    if (!m_profile.bootstrapFile.isEmpty()) {
+        QFile file(m_profile.bootstrapFile);
+        if (file.open(QIODevice::ReadOnly)) {
+            provision.bootstrap =
+                parseBootstrapCommands(QString::fromUtf8(file.readAll()), m_factory->bootstrapTimeout);
+            provision.agentscopeBootstrap = false; // the profile's own: Paddock's marker, no gateway script
+        } else {
+            // Opening a workspace without the bootstrap the user asked for would leave it half
+            // made: the profile shows the problem and nothing is opened.
+            m_problem = Tr::tr("Cannot read the bootstrap file %1: %2").arg(file.fileName(), file.errorString());
+            m_canOpen = false;
+        }
+    }
+    m_provisioner = std::make_unique<Provisioner>(m_backend.get(), m_logs, std::move(provision));
+    ManagerOptions managerOptions;
+    managerOptions.isolation = m_profile.isolation;
+    managerOptions.ttl = m_profile.ttl;
+    managerOptions.sweepInterval = m_profile.sweepInterval;
+    m_manager = std::make_unique<WorkspaceManager>(m_provisioner.get(), managerOptions);
+
+    // The manager's own news, as events.
+    using Kind = WorkspaceEvent::Kind;
+    const auto sandboxOf = [this](const QString &workspaceId) {
+        const auto *held = dynamic_cast<const SandboxWorkspace *>(m_manager->cached(workspaceId).get());
+        return held ? held->sandbox().sandboxId : QString();
+    };
+    connect(m_manager.get(), &WorkspaceManager::provisioningStarted, this,
+            [this](const QString &id) { emitEvent(Kind::Opening, id, {}); });
+    connect(m_manager.get(), &WorkspaceManager::provisioningFinished, this,
+            [this, sandboxOf](const QString &id, bool ok) {
+                if (ok)
+                    emitEvent(Kind::Opened, id, sandboxOf(id));
+            });
+    connect(
+        m_manager.get(), &WorkspaceManager::provisioningFailed, this,
+        [this](const QString &id, const Error &error) { emitEvent(Kind::OpenFailed, id, {}, std::nullopt, error); });
+    connect(m_manager.get(), &WorkspaceManager::workspaceClosed, this, [this](const QString &id) {
+        // A close this session asked for is reported with its action when it returns.
+        if (!m_releasing.contains(id))
+            emitEvent(Kind::Closed, id, {});
+    });
+    connect(m_manager.get(), &WorkspaceManager::workspaceLost, this,
+            [this](const QString &id) { emitEvent(Kind::Lost, id, {}); });
+    if (m_canOpen)
+        m_manager->start();
+}
+
+ProfileSession::~ProfileSession()
+{
+    if (!m_shutDown && m_tasks.running() > 0) {
+        // A coroutine would resume into what is freed here: the owner must co_await shutdown().
+        qCCritical(lcSession).noquote() << "profile" << m_profile.id << "destroyed with" << m_tasks.running()
+                                        << "task(s) still running; shutdown() was not awaited";
+    }
+    // The manager goes before the provisioner and the backend it uses.
+    m_manager.reset();
+    m_provisioner.reset();
+    m_backend.reset();
+}
+
+Error ProfileSession::closedError() const
+{
+    return Error{Error::Kind::Cancelled, Tr::tr("not done: the profile %1 was closed").arg(m_profile.displayName())};
+}
+
+void ProfileSession::emitEvent(WorkspaceEvent::Kind kind, const QString &workspaceId, const QString &sandboxId,
+                               std::optional<WorkspaceAction> action, std::optional<Error> error)
+{
+    WorkspaceEvent event;
+    event.time = QDateTime::currentDateTimeUtc();
+    event.profileId = m_profile.id;
+    event.workspaceId = workspaceId;
+    event.sandboxId = sandboxId;
+    event.kind = kind;
+    event.action = action;
+    event.error = std::move(error);
+    Q_EMIT this->event(event);
+}
+
+void ProfileSession::report(WorkspaceAction action, const SandboxInfo &sandbox, const Result<> &result)
+{
+    using Kind = WorkspaceEvent::Kind;
+    if (!result) {
+        emitEvent(Kind::ActionFailed, sandbox.workspaceId, sandbox.sandboxId, action, result.error());
+        return;
+    }
+    Kind kind = Kind::Closed;
+    switch (action) {
+    case WorkspaceAction::Close:
+        kind = Kind::Closed;
+        break;
+    case WorkspaceAction::Pause:
+        kind = Kind::Paused;
+        break;
+    case WorkspaceAction::Resume:
+        kind = Kind::Resumed;
+        break;
+    case WorkspaceAction::Renew:
+        kind = Kind::Renewed;
+        break;
+    case WorkspaceAction::Kill:
+        kind = Kind::Killed;
+        break;
+    }
+    emitEvent(kind, sandbox.workspaceId, sandbox.sandboxId, action);
+}
+
+Capabilities ProfileSession::capabilities() const
+{
+    return m_backend ? m_backend->capabilities() : Capabilities{};
+}
+
+QString ProfileSession::instanceKey() const
+{
+    return m_backend ? m_backend->instanceKey() : QString();
+}
+
+WorkspaceLayout ProfileSession::layout(const SandboxInfo &sandbox) const
+{
+    return m_backend ? m_backend->layout(sandbox) : WorkspaceLayout{};
+}
+
+QString ProfileSession::hostFolder(const SandboxInfo &sandbox) const
+{
+    return m_backend ? m_backend->hostFolder(sandbox) : QString();
+}
+
+Result<> ProfileSession::checkConfiguration() const
+{
+    if (!m_backend)
+        return fail(closedError());
+    return m_backend->checkConfiguration();
+}
+
+Result<QString> ProfileSession::resolveWorkspaceId(const WorkspaceRequest &request) const
+{
+    if (!m_manager)
+        return fail(closedError());
+    return m_manager->resolveWorkspaceId(request);
+}
+
+std::optional<std::chrono::milliseconds> ProfileSession::idleRemaining(const QString &workspaceId) const
+{
+    return m_manager ? m_manager->idleRemaining(workspaceId) : std::nullopt;
+}
+
+WorkspacePtr ProfileSession::cached(const QString &workspaceId) const
+{
+    return m_manager ? m_manager->cached(workspaceId) : nullptr;
+}
+
+bool ProfileSession::isProvisioning(const QString &workspaceId) const
+{
+    return m_manager && m_manager->isProvisioning(workspaceId);
+}
+
+int ProfileSession::openCount() const
+{
+    return m_manager ? int(m_manager->cachedCount() + m_manager->provisioningCount()) : 0;
+}
+
+bool ProfileSession::holds(const SandboxInfo &sandbox) const
+{
+    const auto *held = dynamic_cast<const SandboxWorkspace *>(cached(sandbox.workspaceId).get());
+    return held && held->sandbox().sandboxId == sandbox.sandboxId;
+}
+
+QCoro::Task<Result<QList<SandboxInfo>>> ProfileSession::list(ListFilter filter)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown)
+        co_return fail(closedError());
+    co_return co_await m_backend->list(std::move(filter));
+}
+
+QCoro::Task<Result<SandboxInfo>> ProfileSession::get(QString sandboxId)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown)
+        co_return fail(closedError());
+    co_return co_await m_backend->get(std::move(sandboxId));
+}
+
+QCoro::Task<Result<SandboxInfo>> ProfileSession::find(QString workspaceId)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown)
+        co_return fail(closedError());
+    ListFilter filter;
+    filter.workspaceId = workspaceId;
+    auto found = co_await m_backend->list(filter);
+    if (!found)
+        co_return fail(found.error());
+    if (found->isEmpty())
+        co_return fail(Error::notFound(Tr::tr("no workspace %1").arg(workspaceId)));
+    // The newest wins, as AgentScope's managers pick.
+    const auto newest =
+        std::max_element(found->cbegin(), found->cend(),
+                         [](const SandboxInfo &a, const SandboxInfo &b) { return a.createdAt < b.createdAt; });
+    co_return *newest;
+}
+
+QCoro::Task<Result<std::optional<QDateTime>>> ProfileSession::sessionsActivity(QString sandboxId)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown)
+        co_return fail(closedError());
+    co_return co_await m_backend->sessionsActivity(std::move(sandboxId));
+}
+
+QCoro::Task<Result<QByteArray>> ProfileSession::containerLogs(QString sandboxId, int tail)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown)
+        co_return fail(closedError());
+    co_return co_await m_backend->containerLogs(std::move(sandboxId), tail);
+}
+
+QCoro::Task<Result<WorkspacePtr>> ProfileSession::open(WorkspaceRequest request)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown)
+        co_return fail(closedError());
+    if (!m_canOpen)
+        co_return fail(Error::invalidArgument(m_problem));
+    co_return co_await m_manager->getWorkspace(std::move(request));
+}
+
+QCoro::Task<Result<>> ProfileSession::release(WorkspaceAction action, SandboxInfo sandbox)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown) {
+        const Result<> closed = fail(closedError());
+        report(action, sandbox, closed);
+        co_return closed;
+    }
+    Result<> done;
+    if (holds(sandbox) || m_manager->isProvisioning(sandbox.workspaceId)) {
+        // What the manager holds it releases itself: its cache never keeps a paused sandbox.
+        m_releasing.insert(sandbox.workspaceId);
+        done = co_await m_manager->close(sandbox.workspaceId);
+        m_releasing.remove(sandbox.workspaceId);
+    } else {
+        done = co_await m_backend->pause(sandbox.sandboxId);
+    }
+    report(action, sandbox, done);
+    co_return done;
+}
+
+QCoro::Task<Result<>> ProfileSession::close(SandboxInfo sandbox)
+{
+    co_return co_await release(WorkspaceAction::Close, std::move(sandbox));
+}
+
+QCoro::Task<Result<>> ProfileSession::pause(SandboxInfo sandbox)
+{
+    co_return co_await release(WorkspaceAction::Pause, std::move(sandbox));
+}
+
+QCoro::Task<Result<SandboxInfo>> ProfileSession::resume(SandboxInfo sandbox)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown) {
+        report(WorkspaceAction::Resume, sandbox, fail(closedError()));
+        co_return fail(closedError());
+    }
+    auto resumed = co_await m_backend->resume(sandbox.sandboxId);
+    report(WorkspaceAction::Resume, sandbox, resumed ? Result<>{} : Result<>(fail(resumed.error())));
+    co_return resumed;
+}
+
+QCoro::Task<Result<SandboxInfo>> ProfileSession::renew(SandboxInfo sandbox, RenewRequest request)
+{
+    const auto hold = m_tasks.hold();
+    const auto failed = [this, &sandbox](const Error &error) -> Result<SandboxInfo> {
+        report(WorkspaceAction::Renew, sandbox, fail(error));
+        return fail(error);
+    };
+    if (m_shuttingDown)
+        co_return failed(closedError());
+    if (request.amount.count() <= 0)
+        co_return failed(Error::invalidArgument(Tr::tr("a renewal needs a positive duration")));
+    auto current = co_await m_backend->get(sandbox.sandboxId);
+    if (!current)
+        co_return failed(current.error());
+    const std::optional<QDateTime> expiresAt = current->expiresAt;
+    const Renewal plan = planRenewal(expiresAt, QDateTime::currentDateTimeUtc(), request.mode, request.amount);
+    if (plan.shortens && !request.allowShorter) {
+        const QLocale locale;
+        co_return failed(Error::conflict(Tr::tr("not renewed: it would expire sooner (%1) than it does now (%2)")
+                                             .arg(locale.toString(plan.expiresAt.toLocalTime(), QLocale::ShortFormat),
+                                                  locale.toString(expiresAt->toLocalTime(), QLocale::ShortFormat))));
+    }
+    auto renewed = co_await m_backend->renew(sandbox.sandboxId, std::max(plan.fromNow, std::chrono::seconds(1)));
+    if (!renewed)
+        co_return failed(renewed.error());
+    report(WorkspaceAction::Renew, sandbox, Result<>{});
+    co_return renewed;
+}
+
+QCoro::Task<Result<>> ProfileSession::kill(SandboxInfo sandbox, KillOptions options)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown) {
+        report(WorkspaceAction::Kill, sandbox, fail(closedError()));
+        co_return fail(closedError());
+    }
+    Result<> killed = co_await m_manager->kill(sandbox.workspaceId, sandbox.sandboxId, options);
+    // A failed bootstrap of a sandbox that is gone says nothing about the next one of that id.
+    if (killed && m_logs && !sandbox.workspaceId.isEmpty())
+        m_logs->recordOutcome(instanceKey(), sandbox.workspaceId, true);
+    report(WorkspaceAction::Kill, sandbox, killed);
+    co_return killed;
+}
+
+QCoro::Task<Result<>> ProfileSession::apply(WorkspaceAction action, SandboxInfo sandbox, ActionOptions options)
+{
+    switch (action) {
+    case WorkspaceAction::Close:
+        co_return co_await close(std::move(sandbox));
+    case WorkspaceAction::Pause:
+        co_return co_await pause(std::move(sandbox));
+    case WorkspaceAction::Resume: {
+        auto resumed = co_await resume(std::move(sandbox));
+        co_return resumed ? Result<>{} : Result<>(fail(resumed.error()));
+    }
+    case WorkspaceAction::Renew: {
+        auto renewed = co_await renew(std::move(sandbox), options.renew);
+        co_return renewed ? Result<>{} : Result<>(fail(renewed.error()));
+    }
+    case WorkspaceAction::Kill:
+        co_return co_await kill(std::move(sandbox), options.kill);
+    }
+    co_return Result<>{};
+}
+
+QCoro::Task<QList<ItemResult>> ProfileSession::run(WorkspaceAction action, QList<SandboxInfo> items,
+                                                   ActionOptions options, BulkProgress progress)
+{
+    const auto hold = m_tasks.hold();
+    const std::shared_ptr<CancelToken> cancel = progress.cancel ? progress.cancel : std::make_shared<CancelToken>();
+    const QList<SandboxInfo> given = items;
+    qsizetype next = 0; // items start in their order
+    const std::function<QCoro::Task<Result<>>(const SandboxInfo &)> act =
+        [this, action, options, cancel, &next, &progress](const SandboxInfo &sandbox) -> QCoro::Task<Result<>> {
+        const qsizetype index = next++;
+        if (m_shuttingDown) {
+            cancel->cancel(); // the rest is not started either
+            co_return fail(closedError());
+        }
+        if (progress.started)
+            progress.started(index);
+        if (cancel->isCancelled()) // the start said to stop (its window went away)
+            co_return fail(Error{Error::Kind::Cancelled, Tr::tr("cancelled")});
+        co_return co_await apply(action, sandbox, options);
+    };
+    const std::function<void(qsizetype, const Result<> &)> step = [&given, &progress](qsizetype index,
+                                                                                      const Result<> &result) {
+        if (progress.finished)
+            progress.finished(
+                index, ItemResult{given.at(index), result ? std::nullopt : std::optional<Error>(result.error())});
+    };
+    const QList<Result<>> results =
+        co_await runBounded<SandboxInfo>(std::move(items), BulkConcurrency, act, cancel, step);
+    QList<ItemResult> out;
+    out.reserve(results.size());
+    for (qsizetype i = 0; i < results.size(); ++i) {
+        Result<> result = results.at(i);
+        if (!result && result.error().kind == Error::Kind::Cancelled && m_shuttingDown)
+            result = fail(closedError());
+        out.append(ItemResult{given.at(i), result ? std::nullopt : std::optional<Error>(result.error())});
+    }
+    co_return out;
+}
+
+QCoro::Task<void> ProfileSession::shutdown(WorkspaceManager::StopMode mode)
+{
+    if (m_shuttingDown) {
+        // A second call waits for the first one's end.
+        const auto done = m_shutdownDone;
+        co_await done->wait();
+        co_return;
+    }
+    m_shuttingDown = true;
+    const auto done = m_shutdownDone;
+    qCInfo(lcSession).noquote() << "closing profile" << m_profile.id;
+    co_await m_manager->stop(mode);
+    // Every action, read and bulk job under way ends before anything it uses is freed.
+    co_await m_tasks.idle();
+    m_manager.reset();
+    m_provisioner.reset();
+    m_backend.reset();
+    m_shutDown = true;
+    qCInfo(lcSession).noquote() << "profile" << m_profile.id << "closed";
+    done->set(true);
+}
+
+} // namespace Paddock

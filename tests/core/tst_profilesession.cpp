@@ -1,0 +1,291 @@
+#include "profilesession.h"
+
+// moc cannot parse <concepts> and <coroutine>, and needs nothing from them.
+#ifndef Q_MOC_RUN
+#include "backends/local/localbackend.h"
+#include "bootstraplog.h"
+#include "fakeopensandboxprocess.h"
+#include "isolation.h"
+#include <QCoroTask>
+#endif
+
+#include <QDir>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+#include <vector>
+
+using namespace Paddock;
+using namespace PaddockTest;
+using namespace std::chrono_literals;
+
+namespace {
+
+WorkspaceRequest request(const QString &user, const QString &agent)
+{
+    WorkspaceRequest request;
+    request.userId = user;
+    request.agentId = agent;
+    return request;
+}
+
+Profile localProfile(const QString &basedir)
+{
+    Profile profile = Profile::local();
+    profile.basedir = basedir;
+    return profile;
+}
+
+// An OpenSandbox profile for the fake server, bootstrapping nothing (an empty bootstrap file).
+Profile serverProfile(const FakeOpenSandboxProcess &server, const QString &emptyBootstrap)
+{
+    Profile profile;
+    profile.id = QStringLiteral("fake");
+    profile.name = QStringLiteral("Fake");
+    profile.kind = Profile::Kind::OpenSandbox;
+    profile.domain = server.domain();
+    profile.bootstrapFile = emptyBootstrap;
+    return profile;
+}
+
+QString emptyFile(const QTemporaryDir &dir)
+{
+    const QString path = dir.filePath(QStringLiteral("empty-bootstrap.sh"));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return {};
+    return path;
+}
+
+QList<WorkspaceEvent::Kind> kinds(const QSignalSpy &spy)
+{
+    QList<WorkspaceEvent::Kind> out;
+    for (const QList<QVariant> &arguments : spy)
+        out.append(arguments.constFirst().value<WorkspaceEvent>().kind);
+    return out;
+}
+
+} // namespace
+
+class TestProfileSession final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void pausingAnOpenWorkspaceClosesItThroughTheManager()
+    {
+        QTemporaryDir dir;
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        ProfileSession session(localProfile(dir.filePath(QStringLiteral("ws"))), {}, &logs);
+        QSignalSpy events(&session, &ProfileSession::event);
+        auto opened = QCoro::waitFor(session.open(request(QStringLiteral("u"), QStringLiteral("a"))));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        const QString id = (*opened)->id();
+        QVERIFY(session.cached(id));
+        auto listed = QCoro::waitFor(session.find(id));
+        QVERIFY(listed);
+        QCOMPARE(listed->state, SandboxState::Running);
+
+        // A console Pause of a workspace the manager holds: the manager lets go of it, so the
+        // next Open attaches again (resumes) instead of handing out a paused sandbox.
+        QVERIFY(QCoro::waitFor(session.pause(*listed)));
+        QVERIFY(!session.cached(id));
+        QCOMPARE(QCoro::waitFor(session.find(id))->state, SandboxState::Paused);
+        auto again = QCoro::waitFor(session.open(request(QStringLiteral("u"), QStringLiteral("a"))));
+        QVERIFY(again);
+        QVERIFY(again->get() != opened->get());
+        QCOMPARE(QCoro::waitFor(session.find(id))->state, SandboxState::Running);
+        const QList<WorkspaceEvent::Kind> seen = kinds(events);
+        QCOMPARE(seen,
+                 (QList<WorkspaceEvent::Kind>{WorkspaceEvent::Kind::Opening, WorkspaceEvent::Kind::Opened,
+                                              WorkspaceEvent::Kind::Paused, WorkspaceEvent::Kind::Opening,
+                                              WorkspaceEvent::Kind::Opened}));
+        const auto paused = events.at(2).constFirst().value<WorkspaceEvent>();
+        QCOMPARE(paused.profileId, QStringLiteral("local"));
+        QCOMPARE(paused.workspaceId, id);
+        QCOMPARE(paused.sandboxId, listed->sandboxId);
+        QCOMPARE(paused.action, std::optional(WorkspaceAction::Pause));
+        QVERIFY(paused.time.isValid());
+        QCoro::waitFor(session.shutdown());
+        // Shutting down closed it (paused), as the manager does; the session itself reads no more.
+        QVERIFY(!QCoro::waitFor(session.find(id)));
+        LocalBackend reader(LocalOptions{dir.filePath(QStringLiteral("ws")), false});
+        QCOMPARE(QCoro::waitFor(reader.get(id))->state, SandboxState::Paused);
+    }
+
+    void killIsTheManagersOwn()
+    {
+        QTemporaryDir dir;
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        ProfileSession session(localProfile(dir.filePath(QStringLiteral("ws"))), {}, &logs);
+        auto opened = QCoro::waitFor(session.open(request(QStringLiteral("u"), QStringLiteral("a"))));
+        QVERIFY(opened);
+        const QString id = (*opened)->id();
+        const auto sandbox = QCoro::waitFor(session.find(id));
+        QVERIFY(sandbox);
+        const QString folder = session.hostFolder(*sandbox);
+        QVERIFY(QFileInfo(folder).isDir());
+        QVERIFY(logs.recordOutcome(session.instanceKey(), id, false, QStringLiteral("it failed once")));
+        QSignalSpy events(&session, &ProfileSession::event);
+
+        QVERIFY(QCoro::waitFor(session.kill(*sandbox)));
+        QVERIFY(!session.cached(id)); // nothing stale is left to hand out
+        QVERIFY(!QFileInfo::exists(folder));
+        QVERIFY(!BootstrapLogStore::readFailures(logs.folder(session.instanceKey())).contains(id));
+        QCOMPARE(kinds(events), (QList<WorkspaceEvent::Kind>{WorkspaceEvent::Kind::Killed}));
+        // The next Open makes it again.
+        auto again = QCoro::waitFor(session.open(request(QStringLiteral("u"), QStringLiteral("a"))));
+        QVERIFY(again);
+        QVERIFY(QFileInfo(folder).isDir());
+        QCoro::waitFor(session.shutdown());
+    }
+
+    void bulkJobsKeepEachItemsSandboxAndError()
+    {
+        QTemporaryDir dir;
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        ProfileSession session(localProfile(dir.filePath(QStringLiteral("ws"))), {}, &logs);
+        QVERIFY(QCoro::waitFor(session.open(request(QStringLiteral("u"), QStringLiteral("a")))));
+        auto all = QCoro::waitFor(session.list());
+        QVERIFY(all && all->size() == 1);
+        SandboxInfo missing = all->constFirst();
+        missing.sandboxId = missing.workspaceId = QStringLiteral("not-there");
+        QSignalSpy events(&session, &ProfileSession::event);
+        QList<qsizetype> started;
+        QList<qsizetype> finished;
+        BulkProgress progress;
+        progress.started = [&started](qsizetype i) { started.append(i); };
+        progress.finished = [&finished](qsizetype i, const ItemResult &) { finished.append(i); };
+        const QList<ItemResult> results = QCoro::waitFor(
+            session.run(WorkspaceAction::Pause, {all->constFirst(), missing}, ActionOptions{}, progress));
+        QCOMPARE(results.size(), 2);
+        QVERIFY(results.at(0).ok());
+        QCOMPARE(results.at(0).sandbox.sandboxId, all->constFirst().sandboxId);
+        QVERIFY(!results.at(1).ok());
+        QCOMPARE(results.at(1).sandbox.sandboxId, QStringLiteral("not-there"));
+        QCOMPARE(results.at(1).error->kind, Error::Kind::NotFound);
+        QCOMPARE(started, (QList<qsizetype>{0, 1}));
+        QCOMPARE(finished.size(), 2);
+        // The failure is an event too, with its error.
+        QCOMPARE(kinds(events),
+                 (QList<WorkspaceEvent::Kind>{WorkspaceEvent::Kind::Paused, WorkspaceEvent::Kind::ActionFailed}));
+        const auto failed = events.at(1).constFirst().value<WorkspaceEvent>();
+        QCOMPARE(failed.action, std::optional(WorkspaceAction::Pause));
+        QVERIFY(failed.error && failed.error->kind == Error::Kind::NotFound);
+        QCoro::waitFor(session.shutdown());
+    }
+
+    void shutdownWaitsForEveryActionAndReportsWhatWasNotDone()
+    {
+        // A pause takes 1.5 s on this server (as on Kubernetes): shutting down meanwhile waits
+        // for the pauses under way and reports the items never started as not done.
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start({QStringLiteral("--pause-ms"), QStringLiteral("1500")}), qPrintable(server.error()));
+        QTemporaryDir dir;
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        auto session = std::make_unique<ProfileSession>(serverProfile(server, emptyFile(dir)), QByteArray(), &logs);
+        QVERIFY2(session->problem().isEmpty(), qPrintable(session->problem()));
+        QList<SandboxInfo> sandboxes;
+        for (int i = 0; i < ProfileSession::BulkConcurrency + 3; ++i) {
+            auto opened = QCoro::waitFor(session->open(request(QStringLiteral("u"), QStringLiteral("a%1").arg(i))));
+            QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+            auto found = QCoro::waitFor(session->find((*opened)->id()));
+            QVERIFY(found);
+            sandboxes.append(*found);
+        }
+        QList<ItemResult> results;
+        bool jobDone = false;
+        // Arguments, not captures: a coroutine lambda's captures die with the lambda.
+        auto job = [](ProfileSession *s, QList<SandboxInfo> items, QList<ItemResult> *out,
+                      bool *done) -> QCoro::Task<void> {
+            *out = co_await s->run(WorkspaceAction::Pause, items);
+            *done = true;
+        }(session.get(), sandboxes, &results, &jobDone);
+        QVERIFY(!jobDone); // the first BulkConcurrency pauses are under way
+        bool shutDown = false;
+        auto ending = [](ProfileSession *s, bool *done) -> QCoro::Task<void> {
+            co_await s->shutdown(WorkspaceManager::StopMode::LeaveRunning);
+            *done = true;
+        }(session.get(), &shutDown);
+        QVERIFY(session->isShuttingDown());
+        // New work is refused at once, and says why.
+        const auto refused = QCoro::waitFor(session->list());
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().kind, Error::Kind::Cancelled);
+        QVERIFY2(refused.error().message.contains(QLatin1String("was closed")), qPrintable(refused.error().message));
+
+        QCoro::waitFor(ending);
+        QVERIFY(shutDown);
+        QVERIFY(jobDone); // the job ended before anything it used was freed
+        QVERIFY(session->isShutDown());
+        QCOMPARE(results.size(), sandboxes.size());
+        int done = 0;
+        int notDone = 0;
+        for (const ItemResult &result : std::as_const(results)) {
+            if (result.ok()) {
+                ++done;
+            } else {
+                QCOMPARE(result.error->kind, Error::Kind::Cancelled);
+                QVERIFY(result.error->message.contains(QLatin1String("not done")));
+                ++notDone;
+            }
+        }
+        QCOMPARE(done, ProfileSession::BulkConcurrency);
+        QCOMPARE(notDone, 3);
+        // Freeing it now touches nothing that still runs (the asan preset checks).
+        session.reset();
+        QCoro::waitFor(job);
+    }
+
+    void closeThenShutdownWaitsForTheClose()
+    {
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start({QStringLiteral("--pause-ms"), QStringLiteral("1500")}), qPrintable(server.error()));
+        QTemporaryDir dir;
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        auto session = std::make_unique<ProfileSession>(serverProfile(server, emptyFile(dir)), QByteArray(), &logs);
+        auto opened = QCoro::waitFor(session->open(request(QStringLiteral("u"), QStringLiteral("a"))));
+        QVERIFY(opened);
+        auto sandbox = QCoro::waitFor(session->find((*opened)->id()));
+        QVERIFY(sandbox);
+        // Close (the manager's: the entry leaves the cache at once), then quit at once.
+        std::optional<Result<>> closed;
+        auto closing = [](ProfileSession *s, SandboxInfo info, std::optional<Result<>> *out) -> QCoro::Task<void> {
+            *out = co_await s->close(info);
+        }(session.get(), *sandbox, &closed);
+        QVERIFY(!session->cached((*opened)->id()));
+        QCoro::waitFor(session->shutdown());
+        QVERIFY(closed.has_value()); // shutdown returned only after the close did
+        QVERIFY(*closed);
+        session.reset();
+        QCoro::waitFor(closing);
+        // It really paused.
+        ProfileSession check(serverProfile(server, emptyFile(dir)), QByteArray(), &logs);
+        QTRY_COMPARE(QCoro::waitFor(check.get(sandbox->sandboxId))->state, SandboxState::Paused);
+        QCoro::waitFor(check.shutdown());
+    }
+
+    void aBootstrapFileThatCannotBeReadForbidsOpening()
+    {
+        QTemporaryDir dir;
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        Profile profile = localProfile(dir.filePath(QStringLiteral("ws")));
+        profile.bootstrapFile = dir.filePath(QStringLiteral("missing.sh"));
+        ProfileSession session(profile, {}, &logs);
+        QVERIFY(!session.canOpen());
+        QVERIFY2(session.problem().contains(QLatin1String("missing.sh")), qPrintable(session.problem()));
+        const auto opened = QCoro::waitFor(session.open(request(QStringLiteral("u"), QStringLiteral("a"))));
+        QVERIFY(!opened);
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("ws")))
+                || QDir(dir.filePath(QStringLiteral("ws"))).isEmpty());
+        // Listing still works.
+        QVERIFY(QCoro::waitFor(session.list()));
+        QCoro::waitFor(session.shutdown());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProfileSession)
+#include "tst_profilesession.moc"
