@@ -63,12 +63,10 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     m_actions = new WorkspaceActionController(this, m_model, m_activity, this);
     connect(m_actions, &WorkspaceActionController::busyChanged, this, [this] { updateActions(); });
     connect(m_actions, &WorkspaceActionController::finished, this, [this](const QString &summary) {
-        statusBar()->showMessage(summary);
-        m_lastSummary = summary;
-        // Vanished rows go, changed states show; the summary stays in the status bar.
-        QCoro::connect(refresh(), this, [this] {
-            if (!m_lastSummary.isEmpty())
-                statusBar()->showMessage(m_lastSummary);
+        // Vanished rows go and changed states show first; then the summary says it is done.
+        QCoro::connect(refresh(), this, [this, summary] {
+            statusBar()->showMessage(summary);
+            m_lastSummary = summary;
         });
     });
     m_proxy->setSourceModel(m_model);

@@ -4,13 +4,17 @@
 
 #include "activitytracker.h"
 #include "backends/local/localbackend.h"
+#include "profilesession.h"
+#include "testsession.h"
 
 #ifndef Q_MOC_RUN
 #include <QCoroTask>
 #endif
 
 #include <QDir>
+#include <QCoroSignal>
 #include <QSignalSpy>
+#include <QTimer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -30,6 +34,12 @@ public:
     {
         ++reads;
         maxInFlight = std::max(maxInFlight, ++inFlight);
+        // Back to the event loop once, as a read from a server always is: a fast worker thread
+        // must not finish a read before the tracker could start the next one.
+        QTimer yield;
+        yield.setSingleShot(true);
+        yield.start(0);
+        co_await qCoro(&yield, &QTimer::timeout);
         auto answer = co_await LocalBackend::sessionsActivity(sandboxId);
         --inFlight;
         co_return answer;
@@ -67,13 +77,14 @@ private Q_SLOTS:
         targets.append({QStringLiteral("local\x1f"
                                        "bare"),
                         QStringLiteral("bare")});
-        CountingBackend backend(LocalOptions{dir.path(), false});
+        PaddockTest::TestSession local(std::make_unique<CountingBackend>(LocalOptions{dir.path(), false}));
+        CountingBackend &backend = local.backend;
         ActivityTracker tracker;
         QDateTime now = QDateTime::currentDateTimeUtc();
         tracker.setClock([&now] { return now; });
         QSignalSpy changed(&tracker, &ActivityTracker::activityChanged);
 
-        QCoro::waitFor(tracker.fetch(&backend, targets));
+        QCoro::waitFor(tracker.fetch(local.get(), targets));
         QCOMPARE(backend.reads, 21);
         QVERIFY(backend.maxInFlight <= ActivityTracker::Concurrency);
         QVERIFY(backend.maxInFlight > 1);
@@ -86,14 +97,14 @@ private Q_SLOTS:
                      .isValid());
 
         // Cached: asking again within MaxAge reads nothing.
-        tracker.request(&backend, targets);
+        tracker.request(local.get(), targets);
         QCOMPARE(tracker.pendingCount(), 0);
         QCOMPARE(backend.reads, 21);
         // Later, it is read again; a change shows, a same answer is not announced twice.
         now = now.addSecs(ActivityTracker::MaxAgeSeconds + 1);
         touchAt(dir.filePath(QStringLiteral("ws3/sessions")), 1'767'100'000);
         changed.clear();
-        QCoro::waitFor(tracker.fetch(&backend, targets));
+        QCoro::waitFor(tracker.fetch(local.get(), targets));
         QCOMPARE(backend.reads, 42);
         QCOMPARE(changed.size(), 1);
         QCOMPARE(changed.constFirst().at(0).toString(), QStringLiteral("local\x1fws3"));
@@ -109,13 +120,18 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("ws/sessions"))));
-        auto backend = std::make_unique<LocalBackend>(LocalOptions{dir.path(), false});
+        auto session = std::make_unique<ProfileSession>(Profile::local(),
+                                                        std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}),
+                                                        ProvisionOptions{}, nullptr);
         ActivityTracker tracker;
         QList<ActivityTracker::Target> targets;
         for (int i = 0; i < 10; ++i)
             targets.append({QStringLiteral("local\x1fws%1").arg(i), QStringLiteral("ws")});
-        tracker.request(backend.get(), targets);
-        backend.reset(); // the profile was deleted meanwhile: the queued reads end, none hangs
+        tracker.request(session.get(), targets);
+        // The profile was deleted meanwhile (as the console ends a session: shut down, then
+        // freed): the queued reads end, none hangs.
+        QCoro::waitFor(session->shutdown());
+        session.reset();
         QTRY_COMPARE(tracker.pendingCount(), 0);
     }
 };

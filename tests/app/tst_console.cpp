@@ -11,6 +11,7 @@
 #include "mainwindow.h"
 #include "opendialog.h"
 #include "profilesdialog.h"
+#include "profilesession.h"
 #include "quitcontroller.h"
 #include "renewdialog.h"
 #include "scriptedhttpserver.h"
@@ -85,6 +86,11 @@ private Q_SLOTS:
         const QString settingsPath = dir.filePath(QStringLiteral("paddock.ini"));
         qputenv("OPEN_SANDBOX_DOMAIN", server.domain().toUtf8());
         qputenv("OPEN_SANDBOX_API_KEY", "s3cret");
+        // Gone however the test ends, so that no later test imports this server.
+        const auto unset = qScopeGuard([] {
+            qunsetenv("OPEN_SANDBOX_DOMAIN");
+            qunsetenv("OPEN_SANDBOX_API_KEY");
+        });
         MemorySecretStore secrets;
         QString importedId;
         {
@@ -172,6 +178,7 @@ private Q_SLOTS:
             QCoro::waitFor(console.switchTo(importedId));
             QTRY_COMPARE(window->model()->workspaceCount(), 12);
             QVERIFY(window->profileProblem().isEmpty());
+            QCoro::waitFor(console.shutdown());
         }
         // The settings file holds profiles, never a key; the last profile is remembered.
         QFile file(settingsPath);
@@ -184,7 +191,7 @@ private Q_SLOTS:
         QCoro::waitFor(again.start());
         QCOMPARE(again.window()->profile(), importedId);
         QCOMPARE(again.profiles().profiles().size(), 3); // the import does not run twice
-        qunsetenv("OPEN_SANDBOX_DOMAIN");
+        QCoro::waitFor(again.shutdown());
     }
 
     void openAndPauseOnAServerWhosePauseTakesAWhile()
@@ -215,7 +222,7 @@ private Q_SLOTS:
         QCoro::waitFor(console.start());
         QCoro::waitFor(console.switchTo(profile.id));
         MainWindow *window = console.window();
-        QVERIFY(console.manager(profile.id));
+        QVERIFY(console.session(profile.id));
 
         window->findChild<QAction *>(QStringLiteral("actionOpen"))->trigger();
         OpenDialog *dialog = nullptr;
@@ -511,7 +518,7 @@ private Q_SLOTS:
             WorkspaceRequest request;
             request.userId = QStringLiteral("u");
             request.agentId = agent;
-            auto opened = QCoro::waitFor(console.manager(QStringLiteral("local"))->getWorkspace(request));
+            auto opened = QCoro::waitFor(console.session(QStringLiteral("local"))->open(request));
             return opened ? (*opened)->id() : QString();
         };
         const auto question = [](Console &console) {
@@ -651,19 +658,19 @@ private Q_SLOTS:
         QCOMPARE(console.profiles().profile(id)->refreshInterval, std::chrono::seconds(30));
 
         // A new refresh interval just applies; a new TTL needs a new manager.
-        WorkspaceManager *manager = console.manager(id);
-        QVERIFY(manager);
+        ProfileSession *session = console.session(id);
+        QVERIFY(session);
         Profile changed = *console.profiles().profile(id);
         changed.refreshInterval = std::chrono::seconds(60);
         QVERIFY(console.profiles().save(changed));
         QCoro::waitFor(console.reload({id}));
-        QCOMPARE(console.manager(id), manager);
+        QCOMPARE(console.session(id), session);
         QCOMPARE(window->refreshInterval(), std::chrono::seconds(60));
         changed.ttl = std::chrono::seconds(120);
         QVERIFY(console.profiles().save(changed));
         QCoro::waitFor(console.reload({id}));
-        QVERIFY(console.manager(id));
-        QCOMPARE(console.manager(id)->options().ttl, std::chrono::milliseconds(120'000));
+        QVERIFY(console.session(id));
+        QCOMPARE(console.session(id)->profile().ttl, std::chrono::seconds(120));
         QTRY_COMPARE(window->model()->workspaceCount(), 3);
         QCoro::waitFor(console.shutdown());
     }

@@ -12,6 +12,7 @@
 #include "mainwindow.h"
 #include "opendialog.h"
 #include "privatedocker.h"
+#include "profilesession.h"
 #include "workspacemanager.h"
 #include "workspacetreemodel.h"
 
@@ -158,7 +159,7 @@ private Q_SLOTS:
         QCoro::waitFor(console.start());
         QCoro::waitFor(console.switchTo(profile.id));
         MainWindow *window = console.window();
-        QVERIFY(console.manager(profile.id));
+        QVERIFY(console.session(profile.id));
 
         const QString id = openFromDialog(window, QStringLiteral("coder"));
         QVERIFY(!id.isEmpty());
@@ -170,7 +171,7 @@ private Q_SLOTS:
         QCOMPARE(recordOf(window, id)->info.state, SandboxState::Running);
         QCOMPARE(engineState(container), QStringLiteral("running"));
         QVERIFY(window->profileProblem().isEmpty()); // listed, with no problem
-        QVERIFY(console.manager(profile.id)->cached(id)); // open: the manager holds it
+        QVERIFY(console.session(profile.id)->cached(id)); // open: the manager holds it
         QVERIFY(select(window, key));
 
         // The bootstrap log in its tab, stdout and stderr both.
@@ -217,7 +218,7 @@ private Q_SLOTS:
         confirm->confirmButton()->click();
         QTRY_VERIFY_WITH_TIMEOUT(recordOf(window, id) == nullptr, 30'000);
         QCOMPARE(engineState(container), QString());
-        QVERIFY(!console.manager(profile.id)->cached(id)); // nothing left for the manager to close
+        QVERIFY(!console.session(profile.id)->cached(id)); // nothing left for the manager to close
         QVERIFY(QFileInfo(folder + QStringLiteral("/sessions/s1")).isDir());
 
         // A second workspace, killed with the box ticked: its folder goes too.
@@ -258,10 +259,10 @@ private Q_SLOTS:
             console.window()->show();
             QCoro::waitFor(console.start());
             QCoro::waitFor(console.switchTo(profile.id));
-            WorkspaceManager *manager = console.manager(profile.id);
-            QVERIFY(manager);
-            const auto opened = QCoro::waitFor(manager->getWorkspace(
-                WorkspaceRequest{QStringLiteral("kai"), QStringLiteral("stopper"), {}, std::nullopt}));
+            ProfileSession *session = console.session(profile.id);
+            QVERIFY(session);
+            const auto opened = QCoro::waitFor(
+                session->open(WorkspaceRequest{QStringLiteral("kai"), QStringLiteral("stopper"), {}, std::nullopt}));
             QVERIFY2(opened.has_value(), qPrintable(opened ? QString() : opened.error().message));
             const QString id = (*opened)->id();
             QTRY_VERIFY(recordOf(console.window(), id) != nullptr);

@@ -1,8 +1,10 @@
-// The console window over the local backend, offscreen: the tree grouped by user and agent,
-// state-aware pause and resume on rows and on group rows, the refresh interval and its pause
-// while hidden, the freshness text, and the flat list keeping the selection.
+// The console window over a profile session (the local backend, or a test's own), offscreen: the
+// tree grouped by user and agent, state-aware pause and resume on rows and on group rows, the
+// refresh interval and its pause while hidden, the freshness text, the flat list keeping the
+// selection, and the backend filter offering every registered backend.
 
 #include "activitytracker.h"
+#include "backendregistry.h"
 #include "backends/local/localbackend.h"
 #include "bootstraplog.h"
 #include "confirmdialog.h"
@@ -11,9 +13,11 @@
 #include "logviewer.h"
 #include "mainwindow.h"
 #include "opendialog.h"
+#include "profilesession.h"
 #include "provisioner.h"
+#include "scriptedbackend.h"
 #include "shortcutsdialog.h"
-#include "workspacemanager.h"
+#include "testsession.h"
 #include "workspacetreemodel.h"
 
 #ifndef Q_MOC_RUN
@@ -106,7 +110,7 @@ public:
     QCoro::Task<Result<SandboxInfo>> connect(QString) override { co_return fail(unsupported()); }
     QCoro::Task<Result<SandboxInfo>> resume(QString) override { co_return fail(unsupported()); }
     QCoro::Task<Result<>> pause(QString) override { co_return fail(unsupported()); }
-    QCoro::Task<Result<>> kill(QString) override { co_return fail(unsupported()); }
+    QCoro::Task<Result<>> kill(QString, KillOptions) override { co_return fail(unsupported()); }
     QCoro::Task<Result<SandboxInfo>> renew(QString, std::chrono::seconds) override { co_return fail(unsupported()); }
     QCoro::Task<Result<bool>> isReady(QString) override { co_return true; }
     QCoro::Task<Result<ExecResult>> exec(QString, ExecRequest) override { co_return fail(unsupported()); }
@@ -145,8 +149,8 @@ private Q_SLOTS:
                        QStringLiteral("Running"));
         leaveWorkspace(dir.path(), QStringLiteral("ws2"), QStringLiteral("张三"), QStringLiteral("助手"),
                        QStringLiteral("Paused"));
-        LocalBackend backend(LocalOptions{dir.path(), false});
-        MainWindow window(&backend);
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        MainWindow window(local.get());
         window.show();
         QTRY_COMPARE(window.model()->workspaceCount(), 2);
 
@@ -223,8 +227,8 @@ private Q_SLOTS:
                        QStringLiteral("Paused"));
         leaveWorkspace(dir.path(), QStringLiteral("vanishing"), QStringLiteral("u"), QStringLiteral("b"),
                        QStringLiteral("Running"));
-        LocalBackend backend(LocalOptions{dir.path(), false});
-        MainWindow window(&backend);
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        MainWindow window(local.get());
         window.show();
         QTRY_COMPARE(window.model()->workspaceCount(), 3);
         auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
@@ -255,7 +259,7 @@ private Q_SLOTS:
         // One went, one had vanished: each reported, and the list refreshed.
         QMessageBox *report = nullptr;
         QTRY_VERIFY((report = window.findChild<QMessageBox *>(QStringLiteral("actionReport"))) != nullptr);
-        QCOMPARE(window.lastActionSummary(), QStringLiteral("1 of 2 workspace(s) done; 1 failed"));
+        QTRY_COMPARE(window.lastActionSummary(), QStringLiteral("1 of 2 workspace(s) done; 1 failed"));
         QVERIFY2(report->detailedText().startsWith(QLatin1String("vanishing: ")), qPrintable(report->detailedText()));
         QVERIFY(!QDir(dir.path() + QStringLiteral("/doomed")).exists());
         QTRY_COMPARE(window.model()->workspaceCount(), 1);
@@ -272,8 +276,8 @@ private Q_SLOTS:
                        QStringLiteral("Paused"));
         leaveWorkspace(dir.path(), QStringLiteral("ws3"), QStringLiteral("李四"), QStringLiteral("运维"),
                        QStringLiteral("Running"));
-        LocalBackend backend(LocalOptions{dir.path(), false});
-        MainWindow window(&backend);
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        MainWindow window(local.get());
         window.show();
         QVERIFY(QTest::qWaitForWindowActive(&window));
         QTRY_COMPARE(window.model()->workspaceCount(), 3);
@@ -318,8 +322,8 @@ private Q_SLOTS:
         leaveWorkspace(dir.path(), QStringLiteral("chatty"), QStringLiteral("u"), QStringLiteral("c"),
                        QStringLiteral("Running"));
         QVERIFY(QDir().mkpath(dir.path() + QStringLiteral("/chatty/sessions/s1")));
-        LocalBackend backend(LocalOptions{dir.path(), false});
-        MainWindow window(&backend);
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        MainWindow window(local.get());
         window.resize(1200, 800); // every row in view
         window.show();
         QTRY_COMPARE(window.model()->workspaceCount(), 4);
@@ -386,8 +390,8 @@ private Q_SLOTS:
         leave(QStringLiteral("created1m"),
               QStringLiteral(R"(,"createdAt":"%1")").arg(now.addSecs(-60).toString(Qt::ISODateWithMs)));
         leave(QStringLiteral("timeless"), QString());
-        LocalBackend backend(LocalOptions{dir.path(), false});
-        MainWindow window(&backend);
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        MainWindow window(local.get());
         window.resize(1200, 800);
         window.show();
         QTRY_COMPARE(window.model()->workspaceCount(), 3);
@@ -422,21 +426,19 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString flag = dir.filePath(QStringLiteral("network-is-back"));
-        LocalBackend backend(LocalOptions{dir.filePath(QStringLiteral("ws")), false});
         BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
         ProvisionOptions options;
         options.bootstrap = {
             {QStringLiteral("test -e ") + flag + QStringLiteral(" || { echo no network >&2; exit 3; }"), 60s}};
-        Provisioner provisioner(&backend, &logs, options);
-        WorkspaceManager manager(&provisioner, ManagerOptions{});
-        MainWindow window(&backend);
-        window.setManager(&manager, &logs);
-        window.setBackend(&backend, QStringLiteral("local"));
+        PaddockTest::TestSession local(
+            std::make_unique<LocalBackend>(LocalOptions{dir.filePath(QStringLiteral("ws")), false}), Profile::local(),
+            &logs, options);
+        MainWindow window(local.get());
         window.show();
         WorkspaceRequest request;
         request.userId = QStringLiteral("u");
         request.agentId = QStringLiteral("a");
-        QVERIFY(!QCoro::waitFor(manager.getWorkspace(request)));
+        QVERIFY(!QCoro::waitFor(local->open(request)));
         const QString id = assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("u"), QStringLiteral("a"));
         const QString key = QStringLiteral("local\x1f") + id;
 
@@ -467,7 +469,7 @@ private Q_SLOTS:
                      QStringLiteral("Running"));
         QTRY_VERIFY(!retry->isEnabled());
         dialog->close();
-        QCoro::waitFor(manager.stop());
+        local.shutdown();
     }
 
     void bootstrapLogOfAWorkspaceOpenedElsewhereSaysSo()
@@ -475,11 +477,11 @@ private Q_SLOTS:
         QTemporaryDir dir;
         leaveWorkspace(dir.path(), QStringLiteral("theirs"), QStringLiteral("u"), QStringLiteral("a"),
                        QStringLiteral("Running"));
-        LocalBackend backend(LocalOptions{dir.path(), false});
         BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
-        MainWindow window(&backend);
-        window.setManager(nullptr, &logs);
-        window.setBackend(&backend, QStringLiteral("local"));
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}),
+                                       Profile::local(), &logs);
+        LocalBackend &backend = local.backend;
+        MainWindow window(local.get());
         window.show();
         QTRY_COMPARE(window.model()->workspaceCount(), 1);
         const WorkspaceRecord *record = window.model()->recordsUnder({}).constFirst();
@@ -499,14 +501,12 @@ private Q_SLOTS:
         QTemporaryDir dir;
         leaveWorkspace(dir.path(), QStringLiteral("ws1"), QStringLiteral("u"), QStringLiteral("a"),
                        QStringLiteral("Running"));
-        LocalBackend backend(LocalOptions{dir.path(), false});
         BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}),
+                                       Profile::local(), &logs);
+        LocalBackend &backend = local.backend;
         QVERIFY(logs.append(backend.instanceKey(), QStringLiteral("ws1"), LogLine::Kind::Stdout, "a line"));
-        Provisioner provisioner(&backend, &logs);
-        WorkspaceManager manager(&provisioner, ManagerOptions{});
-        MainWindow window(&backend);
-        window.setManager(&manager, &logs);
-        window.setBackend(&backend, QStringLiteral("local"));
+        MainWindow window(local.get());
         window.show();
         QVERIFY(QTest::qWaitForWindowActive(&window));
         QTRY_COMPARE(window.model()->workspaceCount(), 1);
@@ -546,7 +546,7 @@ private Q_SLOTS:
         QTRY_VERIFY((about = window.findChild<QMessageBox *>(QStringLiteral("aboutBox"))) != nullptr);
         QVERIFY(about->text().contains(QCoreApplication::applicationVersion()));
         about->close();
-        QCoro::waitFor(manager.stop());
+        local.shutdown();
     }
 
     void columnsStartFittedAndAreRemembered()
@@ -554,11 +554,11 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString longId = QStringLiteral("0f3c9a7be21d4c5f8a6e2b9d1c3e5f70-0b5c3f5e6c1a4c2e9d3f1a2b");
         leaveWorkspace(dir.path(), longId, QStringLiteral("u"), QStringLiteral("a"), QStringLiteral("Running"));
-        LocalBackend backend(LocalOptions{dir.path(), false});
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
         QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
         int userWidth = 0;
         {
-            MainWindow window(&backend);
+            MainWindow window(local.get());
             window.setSettings(&settings);
             window.resize(1600, 900);
             window.show();
@@ -590,7 +590,7 @@ private Q_SLOTS:
             window.resize(1100, 700);
             window.close();
         }
-        MainWindow again(&backend);
+        MainWindow again(local.get());
         again.setSettings(&settings);
         again.show();
         QTRY_COMPARE(again.model()->workspaceCount(), 1);
@@ -604,8 +604,8 @@ private Q_SLOTS:
     void readOnlyHidesEveryChange()
     {
         QTemporaryDir dir;
-        LocalBackend backend(LocalOptions{dir.path(), false});
-        MainWindow window(&backend);
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        MainWindow window(local.get());
         window.show();
         QVERIFY(!window.findChild<QLabel *>(QStringLiteral("readOnlyBadge"))->isVisible());
         window.setReadOnly(true);
@@ -621,17 +621,15 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString basedir = dir.filePath(QStringLiteral("workspaces"));
-        LocalBackend backend(LocalOptions{basedir, false});
         BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
         ProvisionOptions options;
         options.bootstrap = {{QStringLiteral("for i in 1 2 3; do echo step $i; done; echo warn >&2"), 60s}};
-        Provisioner provisioner(&backend, &logs, options);
-        ManagerOptions managerOptions;
-        managerOptions.ttl = 3600s;
-        WorkspaceManager manager(&provisioner, managerOptions);
-        MainWindow window(&backend);
-        window.setManager(&manager, &logs);
-        window.setBackend(&backend, QStringLiteral("local"));
+        Profile profile = Profile::local();
+        profile.ttl = 3600s;
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{basedir, false}), profile, &logs,
+                                       options);
+        LocalBackend &backend = local.backend;
+        MainWindow window(local.get());
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
 
@@ -658,7 +656,7 @@ private Q_SLOTS:
         const qsizetype one = log.indexOf(QLatin1String("step 1"));
         const qsizetype three = log.indexOf(QLatin1String("step 3"));
         QVERIFY2(one >= 0 && three > one && log.contains(QLatin1String("! warn")), qPrintable(log));
-        QVERIFY(manager.cached(id));
+        QVERIFY(local->cached(id));
         const QString key = QStringLiteral("local\x1f") + id;
         QTRY_VERIFY(window.model()->indexOfKey(key).isValid());
         // About an hour to go. (A listing that ran while it was provisioned may show the row before
@@ -714,11 +712,11 @@ private Q_SLOTS:
         auto *close = window.findChild<QAction *>(QStringLiteral("actionClose"));
         QVERIFY(close->isEnabled());
         close->trigger();
-        QTRY_VERIFY(!manager.cached(id));
+        QTRY_VERIFY(!local->cached(id));
         QTRY_COMPARE(window.model()->indexOfKey(key, WorkspaceTreeModel::StateColumn).data().toString(),
                      QStringLiteral("Paused"));
         QVERIFY(window.model()->indexOfKey(key, WorkspaceTreeModel::IdleColumn).data().toString().isEmpty());
-        QCoro::waitFor(manager.stop());
+        local.shutdown();
     }
 
     void openOpensWhatTheDialogShows()
@@ -728,15 +726,13 @@ private Q_SLOTS:
         const QString basedir = dir.filePath(QStringLiteral("workspaces"));
         leaveWorkspace(basedir, QStringLiteral("bobs"), QStringLiteral("bob"), QStringLiteral("ops"),
                        QStringLiteral("Paused"));
-        LocalBackend backend(LocalOptions{basedir, false});
         BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
         ProvisionOptions options;
         options.bootstrap = {{QStringLiteral("echo bootstrapped"), 60s}};
-        Provisioner provisioner(&backend, &logs, options);
-        WorkspaceManager manager(&provisioner, ManagerOptions{});
-        MainWindow window(&backend);
-        window.setManager(&manager, &logs);
-        window.setBackend(&backend, QStringLiteral("local"));
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{basedir, false}), Profile::local(),
+                                       &logs, options);
+        LocalBackend &backend = local.backend;
+        MainWindow window(local.get());
         window.show();
         QTRY_COMPARE(window.model()->workspaceCount(), 1);
         auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
@@ -774,8 +770,8 @@ private Q_SLOTS:
         auto *openButton = dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Open);
         openButton->click();
         QTRY_VERIFY(dialog->statusText().contains(QLatin1String("is open")));
-        QVERIFY(manager.cached(alicesId));
-        QVERIFY(!manager.cached(QStringLiteral("bobs"))); // bob's workspace was not touched
+        QVERIFY(local->cached(alicesId));
+        QVERIFY(!local->cached(QStringLiteral("bobs"))); // bob's workspace was not touched
         QVERIFY(!QFile::exists(logs.path(backend.instanceKey(), QStringLiteral("bobs"))));
         QTRY_COMPARE(window.model()->workspaceCount(), 2);
 
@@ -788,23 +784,20 @@ private Q_SLOTS:
         QVERIFY2(dialog->resolvedText().contains(QLatin1String("belongs to user bob, not alice")),
                  qPrintable(dialog->resolvedText()));
         openButton->click();
-        QTRY_VERIFY(manager.cached(QStringLiteral("bobs")));
+        QTRY_VERIFY(local->cached(QStringLiteral("bobs")));
         dialog->close();
-        QCoro::waitFor(manager.stop());
+        local.shutdown();
     }
 
     void perSessionOpensTheIdShown()
     {
         QTemporaryDir dir;
-        LocalBackend backend(LocalOptions{dir.filePath(QStringLiteral("ws")), false});
         BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
-        Provisioner provisioner(&backend, &logs);
-        ManagerOptions managerOptions;
-        managerOptions.isolation = IsolationPolicy::PerSession;
-        WorkspaceManager manager(&provisioner, managerOptions);
-        MainWindow window(&backend);
-        window.setManager(&manager, &logs);
-        window.setBackend(&backend, QStringLiteral("local"));
+        Profile profile = Profile::local();
+        profile.isolation = IsolationPolicy::PerSession;
+        PaddockTest::TestSession local(
+            std::make_unique<LocalBackend>(LocalOptions{dir.filePath(QStringLiteral("ws")), false}), profile, &logs);
+        MainWindow window(local.get());
         window.show();
         window.findChild<QAction *>(QStringLiteral("actionOpen"))->trigger();
         OpenDialog *dialog = nullptr;
@@ -817,23 +810,23 @@ private Q_SLOTS:
         QVERIFY(dialog->resolvedText().contains(shown));
         dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Open)->click();
         QTRY_VERIFY(dialog->statusText().contains(QLatin1String("is open")));
-        QVERIFY(manager.cached(shown));
-        QCOMPARE(manager.cachedCount(), 1);
+        QVERIFY(local->cached(shown));
+        QCOMPARE(local->openCount(), 1);
         QVERIFY(dialog->resolvedId() != shown); // the next open is another session
         dialog->close();
-        QCoro::waitFor(manager.stop());
+        local.shutdown();
     }
 
     void containerLogFooterSaysWhenPollingFailsAndWhenItWorksAgain()
     {
         QTemporaryDir dir;
-        FlakyLogBackend backend;
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        PaddockTest::TestSession flaky(std::make_unique<FlakyLogBackend>(),
+                                       PaddockTest::testProfile(QStringLiteral("flaky")), &logs);
+        FlakyLogBackend &backend = flaky.backend;
         backend.error =
             Error::unreachable(QStringLiteral("GET http://127.0.0.1:1/v1/sandboxes failed: Connection refused"));
-        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
-        MainWindow window(&backend);
-        window.setManager(nullptr, &logs);
-        window.setBackend(&backend, QStringLiteral("flaky"));
+        MainWindow window(flaky.get());
         window.show();
         WorkspaceRecord record;
         record.profile = QStringLiteral("flaky");
@@ -857,15 +850,12 @@ private Q_SLOTS:
     void perUserShowsTheAgentsSharingAWorkspace()
     {
         QTemporaryDir dir;
-        LocalBackend backend(LocalOptions{dir.filePath(QStringLiteral("ws")), false});
         BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
-        Provisioner provisioner(&backend, &logs);
-        ManagerOptions managerOptions;
-        managerOptions.isolation = IsolationPolicy::PerUser;
-        WorkspaceManager manager(&provisioner, managerOptions);
-        MainWindow window(&backend);
-        window.setManager(&manager, &logs);
-        window.setBackend(&backend, QStringLiteral("local"));
+        Profile profile = Profile::local();
+        profile.isolation = IsolationPolicy::PerUser;
+        PaddockTest::TestSession local(
+            std::make_unique<LocalBackend>(LocalOptions{dir.filePath(QStringLiteral("ws")), false}), profile, &logs);
+        MainWindow window(local.get());
         window.show();
         for (const char *agent : {"coder", "reviewer"}) {
             window.findChild<QAction *>(QStringLiteral("actionOpen"))->trigger();
@@ -882,19 +872,16 @@ private Q_SLOTS:
         auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
         QTRY_VERIFY(find(view->model(), QStringLiteral("coder, reviewer")).isValid());
         QCOMPARE(window.model()->workspaceCount(), 1);
-        QCoro::waitFor(manager.stop());
+        local.shutdown();
     }
 
     void keyboardAndAccessibility()
     {
         QTemporaryDir dir;
-        LocalBackend backend(LocalOptions{dir.path(), false});
         BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
-        Provisioner provisioner(&backend, &logs);
-        WorkspaceManager manager(&provisioner, ManagerOptions{});
-        MainWindow window(&backend);
-        window.setManager(&manager, &logs);
-        window.setBackend(&backend, QStringLiteral("local"));
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}),
+                                       Profile::local(), &logs);
+        MainWindow window(local.get());
         window.show();
         QVERIFY(QTest::qWaitForWindowActive(&window));
 
@@ -942,7 +929,7 @@ private Q_SLOTS:
         QTRY_VERIFY(dialog->statusText().contains(QLatin1String("is open")));
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_Escape);
         QTRY_VERIFY(!window.findChild<OpenDialog *>(QStringLiteral("openDialog")));
-        QCoro::waitFor(manager.stop());
+        local.shutdown();
     }
 
     void languageSwitchesAtRunTime()
@@ -950,13 +937,10 @@ private Q_SLOTS:
         QTemporaryDir dir;
         leaveWorkspace(dir.path(), QStringLiteral("ws1"), QStringLiteral("u"), QStringLiteral("a"),
                        QStringLiteral("Paused"));
-        LocalBackend backend(LocalOptions{dir.path(), false});
         BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
-        Provisioner provisioner(&backend, &logs);
-        WorkspaceManager manager(&provisioner, ManagerOptions{});
-        MainWindow window(&backend);
-        window.setManager(&manager, &logs);
-        window.setBackend(&backend, QStringLiteral("local"));
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}),
+                                       Profile::local(), &logs);
+        MainWindow window(local.get());
         window.show();
         QTRY_COMPARE(window.model()->workspaceCount(), 1);
         auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
@@ -1000,7 +984,7 @@ private Q_SLOTS:
         QCOMPARE(window.findChild<QComboBox *>(QStringLiteral("refreshIntervalBox"))->itemText(1),
                  QStringLiteral("5 seconds")); // English plurals
         dialog->close();
-        QCoro::waitFor(manager.stop());
+        local.shutdown();
     }
 
     void backendFilter()
@@ -1008,8 +992,8 @@ private Q_SLOTS:
         QTemporaryDir dir;
         leaveWorkspace(dir.path(), QStringLiteral("ws1"), QStringLiteral("u"), QStringLiteral("a"),
                        QStringLiteral("Running"));
-        LocalBackend backend(LocalOptions{dir.path(), false});
-        MainWindow window(&backend);
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        MainWindow window(local.get());
         window.show();
         QTRY_COMPARE(window.model()->workspaceCount(), 1);
         auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
@@ -1022,11 +1006,61 @@ private Q_SLOTS:
         QVERIFY(find(view->model(), QStringLiteral("ws1")).isValid());
     }
 
+    void backendFilterOffersEveryRegisteredBackend()
+    {
+        // A Docker profile's containers, as its backend lists them.
+        auto scripted = std::make_unique<PaddockTest::ScriptedBackend>();
+        for (const char *id : {"c1", "c2"}) {
+            SandboxInfo info;
+            info.sandboxId = QStringLiteral("container-") + QLatin1String(id);
+            info.workspaceId = QLatin1String(id);
+            info.userId = QStringLiteral("u");
+            info.agentId = QStringLiteral("a");
+            info.state = SandboxState::Running;
+            info.rawState = QStringLiteral("running");
+            info.backend = QStringLiteral("docker");
+            info.createdAt = QDateTime::currentDateTimeUtc();
+            info.metadata.insert(WorkspaceIdKey, info.workspaceId);
+            scripted->sandboxes.append(info);
+        }
+        PaddockTest::TestSession docker(std::move(scripted),
+                                        PaddockTest::testProfile(QStringLiteral("docker"), Profile::Kind::Docker));
+        MainWindow window(docker.get());
+        window.show();
+        QTRY_COMPARE(window.model()->workspaceCount(), 2);
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        auto *box = window.findChild<QComboBox *>(QStringLiteral("backendFilterBox"));
+        QVERIFY(box);
+
+        // "All backends" first, then every backend of the registry, in its order, by its name.
+        const QList<BackendFactory> &factories = BackendRegistry::instance().factories();
+        QCOMPARE(box->count(), factories.size() + 1);
+        QCOMPARE(box->itemData(0).toString(), QString());
+        for (qsizetype i = 0; i < factories.size(); ++i) {
+            QCOMPARE(box->itemData(int(i) + 1).toString(), factories.at(i).id);
+            QCOMPARE(box->itemText(int(i) + 1), factories.at(i).displayName());
+        }
+        for (const char *id : {"local", "opensandbox", "docker"})
+            QVERIFY2(box->findData(QLatin1String(id)) > 0, id);
+        QCOMPARE(box->itemText(box->findData(QStringLiteral("docker"))), QStringLiteral("Docker"));
+
+        // Docker keeps a Docker profile's rows; another backend hides them; Docker shows them again.
+        box->setCurrentIndex(box->findData(QStringLiteral("docker")));
+        QVERIFY(view->model()->rowCount() > 0);
+        QVERIFY(find(view->model(), QStringLiteral("c1")).isValid());
+        QVERIFY(find(view->model(), QStringLiteral("c2")).isValid());
+        box->setCurrentIndex(box->findData(QStringLiteral("local")));
+        QCOMPARE(view->model()->rowCount(), 0);
+        box->setCurrentIndex(box->findData(QStringLiteral("docker")));
+        QVERIFY(find(view->model(), QStringLiteral("c1")).isValid());
+        QVERIFY(find(view->model(), QStringLiteral("c2")).isValid());
+    }
+
     void refreshIntervalFreshnessAndVisibility()
     {
         QTemporaryDir dir;
-        LocalBackend backend(LocalOptions{dir.path(), false});
-        MainWindow window(&backend);
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        MainWindow window(local.get());
         QCOMPARE(window.refreshInterval(), std::chrono::seconds(15)); // the default
         QVERIFY(!window.isRefreshTimerActive()); // not shown yet
         window.show();

@@ -13,6 +13,7 @@
 #include "confirmdialog.h"
 #include "fakeopensandboxprocess.h"
 #include "mainwindow.h"
+#include "profilesession.h"
 #include "workspacefilterproxy.h"
 #include "workspacetreemodel.h"
 #include "workspaceview.h"
@@ -27,6 +28,7 @@
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QTimer>
 #include <QTreeView>
 
@@ -83,8 +85,17 @@ int liveWindow(int count, int pauseCount)
     }
     OpenSandbox::BackendOptions options;
     options.connection.domain = server.domain();
-    OpenSandbox::OpenSandboxBackend backend(options);
-    MainWindow window(nullptr, QString());
+    Profile profile;
+    profile.id = QStringLiteral("bench");
+    profile.kind = Profile::Kind::OpenSandbox;
+    profile.domain = server.domain();
+    // The profile's session over that backend, as the console makes one (nothing is opened, so
+    // no bootstrap log is written).
+    ProfileSession session(profile, std::make_unique<OpenSandbox::OpenSandboxBackend>(options), ProvisionOptions{},
+                           nullptr);
+    MainWindow window;
+    // Whatever way this returns, every read and action of the session ends before it is freed.
+    const auto shutDown = qScopeGuard([&session] { QCoro::waitFor(session.shutdown()); });
     window.setRefreshInterval(std::chrono::seconds(0)); // only the refreshes measured here
     window.resize(1400, 900);
     window.show();
@@ -92,7 +103,7 @@ int liveWindow(int count, int pauseCount)
 
     // The first listing: every row is new.
     meter.start();
-    window.setBackend(&backend, QStringLiteral("bench"));
+    window.setSession(&session);
     if (!runUntil([&window, count] { return window.model()->workspaceCount() == count; }, 120'000)) {
         std::fprintf(stderr, "the first listing did not arrive\n");
         return 1;

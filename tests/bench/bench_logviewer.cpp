@@ -15,6 +15,7 @@
 #include "logmodel.h"
 #include "logviewer.h"
 #include "mainwindow.h"
+#include "profilesession.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -22,11 +23,16 @@
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QScopeGuard>
 #include <QScrollBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTimer>
+
+#ifndef Q_MOC_RUN
+#include <QCoroTask>
+#endif
 
 #include <algorithm>
 #include <cstdio>
@@ -104,8 +110,9 @@ int main(int argc, char **argv)
     // The idle console: the real window over an empty local backend.
     LocalOptions local;
     local.basedir = dir.filePath(QStringLiteral("workspaces"));
-    LocalBackend backend(local);
-    MainWindow window(&backend, QStringLiteral("local"));
+    ProfileSession session(Profile::local(), std::make_unique<LocalBackend>(local), ProvisionOptions{}, nullptr);
+    MainWindow window(&session);
+    const auto shutDown = qScopeGuard([&session] { QCoro::waitFor(session.shutdown()); });
     window.setRefreshInterval(std::chrono::seconds(0));
     window.resize(1400, 900);
     window.show();

@@ -156,7 +156,8 @@ private Q_SLOTS:
         QCOMPARE(problems.at(1).kind, StorageProblem::Kind::Logs);
         QCOMPARE(problems.at(1).path, unwritable + QStringLiteral("/logs"));
 
-        MainWindow window(nullptr, QStringLiteral("local"));
+        MainWindow window;
+        window.setSession(nullptr, QStringLiteral("local"));
         QVERIFY(!StorageBanner::addTo(&window, {}));
         StorageBanner *banner = StorageBanner::addTo(&window, problems);
         QVERIFY(banner);
