@@ -2407,14 +2407,6 @@ Commands:
         <translation>--idle 需要整数秒数，而不是“%1”</translation>
     </message>
     <message>
-        <source>%1 would be paused (idle %2)</source>
-        <translation>%1 将会被暂停（已空闲 %2）</translation>
-    </message>
-    <message>
-        <source>%1 paused (idle %2)</source>
-        <translation>%1 已暂停（已空闲 %2）</translation>
-    </message>
-    <message>
         <source>there is no bootstrap log for workspace %1</source>
         <translation>工作区 %1 没有初始化日志</translation>
     </message>
@@ -2569,6 +2561,42 @@ renew 将过期时间设为当前时间加 N 秒。若该时间早于当前的�
     <message>
         <source>renew %1: now + %2 s is %3, earlier than its current expiry %4; nothing was changed (give --allow-shorter to shorten it)</source>
         <translation>renew %1：当前时间加 %2 秒为 %3，早于其当前过期时间 %4；未做任何更改（如需缩短，请指定 --allow-shorter）</translation>
+    </message>
+    <message>
+        <source>judged by its last activity</source>
+        <translation>按最后活动时间判断</translation>
+    </message>
+    <message>
+        <source>judged by its sessions/ folder</source>
+        <translation>按 sessions/ 文件夹判断</translation>
+    </message>
+    <message>
+        <source>judged by its creation time</source>
+        <translation>按创建时间判断</translation>
+    </message>
+    <message>
+        <source>cannot read the sessions/ activity of %1 (%2); it is judged without it</source>
+        <translation>无法读取 %1 的 sessions/ 活动（%2），判断时不计入</translation>
+    </message>
+    <message>
+        <source>%1 not judged: no activity or creation time to go by</source>
+        <translation>%1 未作判断：既无活动时间也无创建时间可依据</translation>
+    </message>
+    <message>
+        <source>%1 not idle for long enough (idle %2 of %3, %4)</source>
+        <translation>%1 空闲时间不够长（已空闲 %2，须超过 %3；%4）</translation>
+    </message>
+    <message>
+        <source>%1 would be paused (idle %2, %3)</source>
+        <translation>%1 将会被暂停（已空闲 %2，%3）</translation>
+    </message>
+    <message>
+        <source>%1 pause failed: %2</source>
+        <translation>%1 暂停失败：%2</translation>
+    </message>
+    <message>
+        <source>%1 paused (idle %2, %3)</source>
+        <translation>%1 已暂停（已空闲 %2，%3）</translation>
     </message>
 </context>
 </TS>

@@ -17,6 +17,8 @@
 #include "workspacefilterproxy.h"
 #include "workspacetreemodel.h"
 
+#include "idlerule.h"
+
 #include <QCoroFuture>
 #include <QCoroSignal>
 #include <QCoroTask>
@@ -1042,9 +1044,10 @@ QCoro::Task<void> MainWindow::selectIdle(bool thenPause)
             co_return;
     }
 
-    // Idle since the newest time Paddock knows it was used: its own activity (the backend's, the
-    // console's accesses and resumes, its sessions/ folder), else when it was created. A
-    // workspace with no time at all is not judged, and the message says how many there were.
+    // Idle since the newest time Paddock knows it was used (idleSince, the rule paddockctl sweep
+    // follows too): its own activity (the backend's, the console's accesses and resumes, its
+    // sessions/ folder), else when it was created. A workspace with no time at all is not judged,
+    // and the message says how many there were.
     const QDateTime before = m_model->now().addSecs(-qint64(minutes) * 60);
     QItemSelection idle;
     int running = 0;
@@ -1060,21 +1063,14 @@ QCoro::Task<void> MainWindow::selectIdle(bool thenPause)
         if (!index.isValid())
             continue;
         ++running;
-        QDateTime since = info.lastActivityAt;
-        if (const QDateTime seen = m_activity->lastActivity(record->key());
-            seen.isValid() && (!since.isValid() || seen > since))
-            since = seen;
-        if (!since.isValid() && info.createdAt.isValid()) {
-            since = info.createdAt;
+        const IdleSince idleFor = idleSince(info, m_activity->lastActivity(record->key()));
+        if (idleFor.basis == IdleBasis::Created)
             ++byCreation;
-        } else if (since.isValid() && info.createdAt > since) {
-            since = info.createdAt; // activity older than the sandbox is another sandbox's
-        }
-        if (!since.isValid()) {
+        if (!idleFor.isKnown()) {
             ++unknown;
             continue;
         }
-        if (since < before) {
+        if (idleFor.since < before) {
             idle.select(index, index);
             ++count;
         }

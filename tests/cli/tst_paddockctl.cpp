@@ -8,10 +8,17 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <QDirIterator>
+
 #include <csignal>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -87,6 +94,50 @@ private:
     {
         QFile file(path);
         return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    }
+
+    // A workspace's state as list --json gives it; empty when it is not listed.
+    QString state(const QString &id) const
+    {
+        const QJsonArray rows = QJsonDocument::fromJson(run(local({"list", "--json"})).out.toUtf8()).array();
+        for (const QJsonValue &row : rows) {
+            if (row[QLatin1String("workspaceId")].toString() == id)
+                return row[QLatin1String("state")].toString();
+        }
+        return QString();
+    }
+
+    // Rewrites a local workspace's times: its creation and last activity in its metadata (invalid:
+    // none), and the modification time of its sessions/ folder and what is in it (invalid: the
+    // folder is removed).
+    void backdate(const QString &id, const QDateTime &created, const QDateTime &lastActivity,
+                  const QDateTime &sessions) const
+    {
+        const QString metadata = m_basedir + u'/' + id + QStringLiteral("/.paddock/workspace.json");
+        QJsonObject json = QJsonDocument::fromJson(readFile(metadata)).object();
+        QVERIFY(!json.isEmpty());
+        json.insert(QStringLiteral("createdAt"), created.isValid() ? created.toString(Qt::ISODateWithMs) : QString());
+        json.insert(QStringLiteral("lastActivityAt"),
+                    lastActivity.isValid() ? lastActivity.toString(Qt::ISODateWithMs) : QString());
+        QFile file(metadata);
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(QJsonDocument(json).toJson());
+        file.close();
+
+        const QString folder = m_basedir + u'/' + id + QStringLiteral("/sessions");
+        if (!sessions.isValid()) {
+            QVERIFY(QDir(folder).removeRecursively());
+            return;
+        }
+        QStringList paths{folder};
+        QDirIterator it(folder, QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden, QDirIterator::Subdirectories);
+        while (it.hasNext())
+            paths.append(it.next());
+        const timespec time{sessions.toSecsSinceEpoch(), 0};
+        const timespec times[2]{time, time};
+        for (const QString &path : std::as_const(paths))
+            QVERIFY2(::utimensat(AT_FDCWD, QFile::encodeName(path).constData(), times, AT_SYMLINK_NOFOLLOW) == 0,
+                     qPrintable(path));
     }
 
 private Q_SLOTS:
@@ -310,33 +361,137 @@ private Q_SLOTS:
 
     void sweepPausesIdleRunningWorkspaces()
     {
-        const QString a = run(local({"open", "--user", "u", "--agent", "a"})).out.trimmed();
-        QVERIFY(!a.isEmpty());
-        // Nothing is idle for a day.
+        // Five running workspaces, each judged by another of the times the rule knows.
+        QStringList ids;
+        for (const char *agent : {"a", "b", "c", "d", "e"}) {
+            ids.append(run(local({"open", "--user", "u", "--agent", QString::fromLatin1(agent)})).out.trimmed());
+            QVERIFY(!ids.constLast().isEmpty());
+        }
+        const QString a = ids.at(0), b = ids.at(1), c = ids.at(2), d = ids.at(3), e = ids.at(4);
+
+        // Nothing is idle for a day, and sweep says so for each. The newest time known is its
+        // sessions/ folder, made by the provisioning, or the backend's last activity, set when
+        // the sandbox was made moments before (file times are coarser than the clock).
         Run result = run(local({QStringLiteral("sweep"), QStringLiteral("--idle"), QStringLiteral("86400")}));
         QCOMPARE(result.exitCode, 0);
-        QCOMPARE(result.out, QString());
-        // Backdate the last activity, as if it had been idle for two hours.
-        const QString metadata = m_basedir + u'/' + a + QStringLiteral("/.paddock/workspace.json");
-        QJsonObject json = QJsonDocument::fromJson(readFile(metadata)).object();
-        json.insert(QStringLiteral("lastActivityAt"),
-                    QDateTime::currentDateTimeUtc().addSecs(-7200).toString(Qt::ISODateWithMs));
-        QFile file(metadata);
-        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-        file.write(QJsonDocument(json).toJson());
-        file.close();
+        QCOMPARE(result.out.count(u'\n'), 5);
+        for (const QString &id : std::as_const(ids)) {
+            QVERIFY2(
+                QRegularExpression(QStringLiteral("^%1 not idle for long enough \\(idle \\d+s of 24h 0m, judged by "
+                                                  "its (sessions/ folder|last activity)\\)$")
+                                       .arg(id),
+                                   QRegularExpression::MultilineOption)
+                    .match(result.out)
+                    .hasMatch(),
+                qPrintable(result.out));
+        }
+
+        // Backdated as if made three hours ago: a last used by an agent in sessions/ 90 minutes
+        // ago; b last active by the backend's word two hours ago (its sessions/ older). c with no
+        // time at all; d made 50 minutes ago, with activity only from before (another sandbox's);
+        // e left as it is.
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        backdate(a, now.addSecs(-3 * 3600), now.addSecs(-2 * 3600 - 600), now.addSecs(-90 * 60));
+        backdate(b, now.addSecs(-3 * 3600), now.addSecs(-2 * 3600), now.addSecs(-150 * 60));
+        backdate(c, {}, {}, {});
+        backdate(d, now.addSecs(-50 * 60), now.addSecs(-2 * 3600), now.addSecs(-2 * 3600));
 
         result = run(local(
             {QStringLiteral("sweep"), QStringLiteral("--idle"), QStringLiteral("3600"), QStringLiteral("--dry-run")}));
         QCOMPARE(result.exitCode, 0);
-        QVERIFY2(result.out.contains(a) && result.out.contains(QLatin1String("would be paused")),
+        QVERIFY2(
+            result.out.contains(a + QStringLiteral(" would be paused (idle 1h 30m, judged by its sessions/ folder)\n")),
+            qPrintable(result.out));
+        QVERIFY2(
+            result.out.contains(b + QStringLiteral(" would be paused (idle 2h 0m, judged by its last activity)\n")),
+            qPrintable(result.out));
+        QVERIFY2(result.out.contains(c + QStringLiteral(" not judged: no activity or creation time to go by\n")),
                  qPrintable(result.out));
-        QVERIFY(readFile(metadata).contains("\"Running\""));
+        QVERIFY2(QRegularExpression(QStringLiteral("^%1 not idle for long enough \\(idle 50m \\d+s of 1h 0m, judged by "
+                                                   "its creation time\\)$")
+                                        .arg(d),
+                                    QRegularExpression::MultilineOption)
+                     .match(result.out)
+                     .hasMatch(),
+                 qPrintable(result.out));
+        QVERIFY2(result.out.contains(e + QStringLiteral(" not idle for long enough (idle ")), qPrintable(result.out));
+        QCOMPARE(result.out.count(u'\n'), 5);
+        for (const QString &id : std::as_const(ids))
+            QCOMPARE(state(id), QStringLiteral("Running"));
 
         result = run(local({QStringLiteral("sweep"), QStringLiteral("--idle"), QStringLiteral("3600")}));
         QCOMPARE(result.exitCode, 0);
-        QVERIFY(result.out.contains(a + QStringLiteral(" paused (idle 2h")));
-        QVERIFY(readFile(metadata).contains("\"Paused\""));
+        QVERIFY2(result.out.contains(a + QStringLiteral(" paused (idle 1h 30m, judged by its sessions/ folder)\n")),
+                 qPrintable(result.out));
+        QVERIFY(result.out.contains(b + QStringLiteral(" paused (idle 2h")));
+        QCOMPARE(state(a), QStringLiteral("Paused"));
+        QCOMPARE(state(b), QStringLiteral("Paused"));
+        QCOMPARE(state(c), QStringLiteral("Running"));
+        QCOMPARE(state(e), QStringLiteral("Running"));
+
+        // In the user's language.
+        QProcess chinese;
+        QProcessEnvironment env = environment();
+        env.insert(QStringLiteral("LANG"), QStringLiteral("zh_CN.UTF-8"));
+        env.insert(QStringLiteral("LANGUAGE"), QStringLiteral("zh_CN"));
+        env.remove(QStringLiteral("LC_ALL"));
+        env.remove(QStringLiteral("LC_MESSAGES"));
+        chinese.setProcessEnvironment(env);
+        chinese.start(QStringLiteral(PADDOCKCTL_PATH),
+                      local({QStringLiteral("sweep"), QStringLiteral("--idle"), QStringLiteral("3600"),
+                             QStringLiteral("--dry-run")}));
+        QVERIFY(chinese.waitForFinished(60'000));
+        const QString translated = QString::fromUtf8(chinese.readAllStandardOutput());
+        QVERIFY2(translated.contains(c + QStringLiteral(" 未作判断：既无活动时间也无创建时间可依据\n")),
+                 qPrintable(translated));
+        QVERIFY2(QRegularExpression(
+                     QStringLiteral("^%1 空闲时间不够长（已空闲 50 分 \\d+ 秒，须超过 1 小时 0 分；按创建时间判断）$")
+                         .arg(d),
+                     QRegularExpression::MultilineOption)
+                     .match(translated)
+                     .hasMatch(),
+                 qPrintable(translated));
+
+        // Only what is running is swept.
+        result = run(local({QStringLiteral("sweep"), QStringLiteral("--idle"), QStringLiteral("3600")}));
+        QCOMPARE(result.exitCode, 0);
+        QVERIFY(!result.out.contains(a) && !result.out.contains(b));
+        QVERIFY(result.out.contains(c) && result.out.contains(e));
+    }
+
+    void sweepSaysWhichPausesFailed()
+    {
+        // A pause that fails (the base folder read-only, in a mount namespace of paddockctl's own)
+        // is said for that workspace on stderr, the others are still swept, and the exit code is 1.
+        const QString idle = run(local({"open", "--user", "u", "--agent", "idle"})).out.trimmed();
+        const QString busy = run(local({"open", "--user", "u", "--agent", "busy"})).out.trimmed();
+        QVERIFY(!idle.isEmpty() && !busy.isEmpty());
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        backdate(idle, now.addSecs(-3 * 3600), now.addSecs(-2 * 3600), now.addSecs(-2 * 3600));
+        if (geteuid() != 0 || QStandardPaths::findExecutable(QStringLiteral("unshare")).isEmpty())
+            QSKIP("a read-only bind mount needs root and unshare (util-linux)");
+        QProcess process;
+        process.setProcessEnvironment(environment());
+        process.start(QStringLiteral("unshare"),
+                      QStringList{QStringLiteral("--mount"), QStringLiteral("--propagation"), QStringLiteral("private"),
+                                  QStringLiteral("sh"), QStringLiteral("-c"),
+                                  QStringLiteral("mount --bind -o ro \"$0\" \"$0\" && exec \"$@\""), m_basedir,
+                                  QStringLiteral(PADDOCKCTL_PATH)}
+                          + local({QStringLiteral("sweep"), QStringLiteral("--idle"), QStringLiteral("3600")}));
+        QVERIFY(process.waitForFinished(120'000));
+        const QString out = QString::fromUtf8(process.readAllStandardOutput());
+        const QString err = QString::fromUtf8(process.readAllStandardError());
+        if (err.startsWith(QLatin1String("unshare:")) || err.startsWith(QLatin1String("mount:")))
+            QSKIP(qPrintable(QStringLiteral("no mount namespace here: %1").arg(err.trimmed())));
+        QCOMPARE(process.exitCode(), 1);
+        QVERIFY2(
+            err.startsWith(QStringLiteral("paddockctl: %1 pause failed: cannot write %2/%1/.paddock/workspace.json")
+                               .arg(idle, m_basedir)),
+            qPrintable(err));
+        QCOMPARE(err.count(u'\n'), 1);
+        QVERIFY2(out.startsWith(busy + QStringLiteral(" not idle for long enough (idle ")), qPrintable(out));
+        QCOMPARE(out.count(u'\n'), 1);
+        QCOMPARE(state(idle), QStringLiteral("Running"));
     }
 
     void logsFollowShowsNewLines()

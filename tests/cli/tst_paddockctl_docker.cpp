@@ -11,6 +11,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -193,6 +194,40 @@ private Q_SLOTS:
         const Run wipe = run(docker({QStringLiteral("kill"), QStringLiteral("--delete-files"), id}));
         QVERIFY2(wipe.exitCode == 0, qPrintable(wipe.err));
         QVERIFY(!QFileInfo::exists(folder));
+    }
+
+    void sweepPausesAnIdleContainer()
+    {
+        // The engine reports no last activity: sweep goes by the host's sessions/ folder and the
+        // container's creation time, which the engine sets (so this one waits, about a second).
+        const Run open = run(docker({QStringLiteral("open"), QStringLiteral("--user"), QStringLiteral("alice"),
+                                     QStringLiteral("--agent"), QStringLiteral("sweeper")}));
+        QVERIFY2(open.exitCode == 0, qPrintable(open.err));
+        const QString id = open.out.trimmed().split(u'\n').constLast();
+        const auto sweep = [this](const QStringList &args) {
+            return run(docker(QStringList{QStringLiteral("sweep"), QStringLiteral("--idle")} + args));
+        };
+
+        Run swept = sweep({QStringLiteral("3600")});
+        QVERIFY2(swept.exitCode == 0, qPrintable(swept.err));
+        QVERIFY2(QRegularExpression(QStringLiteral("^%1 not idle for long enough \\(idle \\d+s of 1h 0m, judged by its "
+                                                   "(sessions/ folder|creation time)\\)$")
+                                        .arg(id),
+                                    QRegularExpression::MultilineOption)
+                     .match(swept.out)
+                     .hasMatch(),
+                 qPrintable(swept.out));
+        QCOMPARE(listed(id).value(QLatin1String("state")).toString(), QStringLiteral("running"));
+
+        // Once it has been idle for more than a second, --idle 1 pauses it.
+        QTRY_VERIFY_WITH_TIMEOUT(sweep({QStringLiteral("1"), QStringLiteral("--dry-run")})
+                                     .out.contains(id + QStringLiteral(" would be paused (idle ")),
+                                 15'000);
+        swept = sweep({QStringLiteral("1")});
+        QVERIFY2(swept.exitCode == 0, qPrintable(swept.err));
+        QVERIFY2(swept.out.contains(id + QStringLiteral(" paused (idle ")), qPrintable(swept.out));
+        QCOMPARE(listed(id).value(QLatin1String("state")).toString(), QStringLiteral("paused"));
+        QCOMPARE(run(docker({QStringLiteral("kill"), QStringLiteral("--delete-files"), id})).exitCode, 0);
     }
 };
 

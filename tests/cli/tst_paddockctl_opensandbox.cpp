@@ -3,8 +3,10 @@
 
 #include "fakeopensandboxprocess.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -13,6 +15,9 @@
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <fcntl.h>
+#include <sys/stat.h>
 
 namespace {
 
@@ -49,6 +54,14 @@ private:
             qFatal("paddockctl %s did not finish", qPrintable(args.join(u' ')));
         return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
                 QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+    }
+
+    // Sets a file's or folder's modification (and access) time.
+    static bool setModified(const QString &path, const QDateTime &time)
+    {
+        const timespec when{time.toSecsSinceEpoch(), 0};
+        const timespec times[2]{when, when};
+        return ::utimensat(AT_FDCWD, QFile::encodeName(path).constData(), times, AT_SYMLINK_NOFOLLOW) == 0;
     }
 
     QString bootstrapFile(const QByteArray &text) const
@@ -224,6 +237,141 @@ private Q_SLOTS:
         // --allow-shorter belongs to renew.
         QCOMPARE(run({QStringLiteral("list"), QStringLiteral("--allow-shorter")}).exitCode, 2);
         QCOMPARE(run({QStringLiteral("kill"), id}).exitCode, 0);
+    }
+
+    void sweepPausesIdleSandboxesByTheConsolesRule()
+    {
+        // OpenSandbox reports no last activity: sweep goes by the sessions/ folder, else the
+        // creation time, as the console's idle triage does. A server of its own, whose state
+        // (creation times) the test rewrites between two runs of it, and whose sandbox files are
+        // on this machine (their modification times are the sessions/ activity execd reports).
+        QTemporaryDir data;
+        QVERIFY(data.isValid());
+        PaddockTest::FakeOpenSandboxProcess server;
+        const QStringList serverArgs{QStringLiteral("--api-key"), QStringLiteral("k3y"), QStringLiteral("--data-dir"),
+                                     data.path()};
+        QVERIFY2(server.start(serverArgs), qPrintable(server.error()));
+        QStringList ids;
+        for (const char *agent : {"x", "y", "z"}) {
+            const Run opened = run({QStringLiteral("--bootstrap"), QStringLiteral("/dev/null"), QStringLiteral("open"),
+                                    QStringLiteral("--user"), QStringLiteral("sweeper"), QStringLiteral("--agent"),
+                                    QString::fromLatin1(agent)},
+                                   "k3y", server.domain());
+            QVERIFY2(opened.exitCode == 0, qPrintable(opened.err));
+            ids.append(opened.out.trimmed());
+        }
+        const QString x = ids.at(0), y = ids.at(1), z = ids.at(2);
+        const auto sweep = [this, &server](const QStringList &args) {
+            return run(QStringList{QStringLiteral("sweep"), QStringLiteral("--idle")} + args, "k3y", server.domain());
+        };
+        const auto states = [this, &server] {
+            QHash<QString, QString> byWorkspace;
+            const Run listed = run({QStringLiteral("list"), QStringLiteral("--json")}, "k3y", server.domain());
+            for (const QJsonValue &value : QJsonDocument::fromJson(listed.out.toUtf8()).array()) {
+                const QJsonObject row = value.toObject();
+                byWorkspace.insert(row.value(QLatin1String("workspaceId")).toString(),
+                                   row.value(QLatin1String("state")).toString());
+            }
+            return byWorkspace;
+        };
+
+        // Just made: not idle for an hour, each said so (before, sweep printed nothing at all). The
+        // newest time known is the sessions/ folder the provisioning made, or the creation when
+        // the folder's (coarser) time comes out earlier.
+        Run swept = sweep({QStringLiteral("3600")});
+        QVERIFY2(swept.exitCode == 0, qPrintable(swept.err));
+        QCOMPARE(swept.out.count(u'\n'), 3);
+        for (const QString &id : std::as_const(ids)) {
+            QVERIFY2(QRegularExpression(QStringLiteral("^%1 not idle for long enough \\(idle \\d+s of 1h 0m, judged by "
+                                                       "its (sessions/ folder|creation time)\\)$")
+                                            .arg(id),
+                                        QRegularExpression::MultilineOption)
+                         .match(swept.out)
+                         .hasMatch(),
+                     qPrintable(swept.out));
+        }
+
+        // Made three hours ago, as far as the server knows: x last used in sessions/ two hours
+        // ago, y five minutes ago (a session file), z never (no sessions/ folder).
+        QHash<QString, QString> sandboxOf;
+        {
+            const Run listed = run({QStringLiteral("list"), QStringLiteral("--json")}, "k3y", server.domain());
+            for (const QJsonValue &value : QJsonDocument::fromJson(listed.out.toUtf8()).array()) {
+                sandboxOf.insert(value[QLatin1String("workspaceId")].toString(),
+                                 value[QLatin1String("sandboxId")].toString());
+            }
+        }
+        QCOMPARE(server.stop(), 0);
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        QFile state(data.filePath(QStringLiteral("state.json")));
+        QVERIFY(state.open(QIODevice::ReadOnly));
+        QJsonObject document = QJsonDocument::fromJson(state.readAll()).object();
+        state.close();
+        QJsonArray sandboxes = document.value(QLatin1String("sandboxes")).toArray();
+        QCOMPARE(sandboxes.size(), 3);
+        for (qsizetype i = 0; i < sandboxes.size(); ++i) {
+            QJsonObject sandbox = sandboxes.at(i).toObject();
+            sandbox.insert(QStringLiteral("createdAtUs"), double(now.addSecs(-3 * 3600).toMSecsSinceEpoch()) * 1000);
+            sandboxes.replace(i, sandbox);
+        }
+        document.insert(QStringLiteral("sandboxes"), sandboxes);
+        QVERIFY(state.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        state.write(QJsonDocument(document).toJson());
+        state.close();
+        const auto sessions = [&data, &sandboxOf](const QString &id) {
+            return data.filePath(sandboxOf.value(id) + QStringLiteral("/workspace/sessions"));
+        };
+        QVERIFY(setModified(sessions(x), now.addSecs(-2 * 3600)));
+        QFile session(sessions(y) + QStringLiteral("/s1.json"));
+        QVERIFY(session.open(QIODevice::WriteOnly));
+        session.close();
+        QVERIFY(setModified(session.fileName(), now.addSecs(-5 * 60)));
+        QVERIFY(setModified(sessions(y), now.addSecs(-2 * 3600)));
+        QVERIFY(QDir(sessions(z)).removeRecursively());
+        QVERIFY2(server.start(serverArgs), qPrintable(server.error()));
+
+        // A dry run says what it would do, and does nothing.
+        swept = sweep({QStringLiteral("600"), QStringLiteral("--dry-run")});
+        QVERIFY2(swept.exitCode == 0, qPrintable(swept.err));
+        QVERIFY2(
+            swept.out.contains(x + QStringLiteral(" would be paused (idle 2h 0m, judged by its sessions/ folder)\n")),
+            qPrintable(swept.out));
+        QVERIFY2(QRegularExpression(QStringLiteral("^%1 not idle for long enough \\(idle 5m \\d+s of 10m 0s, judged by "
+                                                   "its sessions/ folder\\)$")
+                                        .arg(y),
+                                    QRegularExpression::MultilineOption)
+                     .match(swept.out)
+                     .hasMatch(),
+                 qPrintable(swept.out));
+        QVERIFY2(swept.out.contains(z + QStringLiteral(" would be paused (idle 3h 0m, judged by its creation time)\n")),
+                 qPrintable(swept.out));
+        QCOMPARE(swept.out.count(u'\n'), 3);
+        QHash<QString, QString> listed = states();
+        QCOMPARE(listed.value(x), QStringLiteral("Running"));
+        QCOMPARE(listed.value(z), QStringLiteral("Running"));
+
+        // The sweep pauses x and z on the server, and leaves y running.
+        swept = sweep({QStringLiteral("600")});
+        QVERIFY2(swept.exitCode == 0, qPrintable(swept.err));
+        QVERIFY2(swept.out.contains(x + QStringLiteral(" paused (idle 2h 0m, judged by its sessions/ folder)\n")),
+                 qPrintable(swept.out));
+        QVERIFY2(swept.out.contains(z + QStringLiteral(" paused (idle 3h 0m, judged by its creation time)\n")),
+                 qPrintable(swept.out));
+        QVERIFY(swept.out.contains(y + QStringLiteral(" not idle for long enough (idle 5m ")));
+        listed = states();
+        QCOMPARE(listed.value(x), QStringLiteral("Paused"));
+        QCOMPARE(listed.value(y), QStringLiteral("Running"));
+        QCOMPARE(listed.value(z), QStringLiteral("Paused"));
+
+        // --idle 1 (the report's case): y, idle five minutes, is paused too; only it was running.
+        swept = sweep({QStringLiteral("1")});
+        QVERIFY2(swept.exitCode == 0, qPrintable(swept.err));
+        QVERIFY2(QRegularExpression(
+                     QStringLiteral("^%1 paused \\(idle 5m \\d+s, judged by its sessions/ folder\\)\n$").arg(y))
+                     .match(swept.out)
+                     .hasMatch(),
+                 qPrintable(swept.out));
+        QCOMPARE(states().value(y), QStringLiteral("Paused"));
     }
 
     void theKeyComesFromTheEnvironment()

@@ -1,0 +1,79 @@
+#include "command.h"
+
+#include <QCoroTask>
+
+#include <algorithm>
+
+namespace Paddock::Ctl {
+
+void write(std::FILE *stream, const QByteArray &bytes)
+{
+    std::fwrite(bytes.constData(), 1, static_cast<size_t>(bytes.size()), stream);
+    std::fflush(stream);
+}
+
+void out(const QString &line)
+{
+    write(stdout, line.toUtf8() + '\n');
+}
+
+void err(const QString &line)
+{
+    write(stderr, QByteArrayLiteral("paddockctl: ") + line.toUtf8() + '\n');
+}
+
+QString jsonTime(const QDateTime &time)
+{
+    return time.isValid() ? time.toUTC().toString(Qt::ISODateWithMs) : QString();
+}
+
+std::optional<qint64> parseCount(const QString &text)
+{
+    bool ok = false;
+    const qint64 value = text.toLongLong(&ok);
+    if (!ok || value < 0)
+        return std::nullopt;
+    return value;
+}
+
+Result<IsolationPolicy> Session::isolation() const
+{
+    return has("isolation") ? parseIsolationPolicy(value("isolation"))
+                            : Result<IsolationPolicy>(DefaultIsolationPolicy);
+}
+
+int Session::usage(const QString &message) const
+{
+    err(message);
+    if (command) {
+        write(stderr,
+              Tr::tr("usage: paddockctl %1 %2\n")
+                  .arg(QLatin1String(command->name), QLatin1String(command->synopsis))
+                  .toUtf8());
+    } else {
+        write(stderr, Tr::tr("Run 'paddockctl --help' for the commands.\n").toUtf8());
+    }
+    return Usage;
+}
+
+int Session::failed(const QString &what, const Error &error) const
+{
+    err(what.isEmpty() ? error.message : what + QStringLiteral(": ") + error.message);
+    return error.kind == Error::Kind::InvalidArgument ? Usage : Failure;
+}
+
+QCoro::Task<Result<SandboxInfo>> Session::find(const QString &workspaceId) const
+{
+    ListFilter filter;
+    filter.workspaceId = workspaceId;
+    auto found = co_await backend->list(filter);
+    if (!found)
+        co_return fail(found.error());
+    if (found->isEmpty())
+        co_return fail(Error::notFound(Tr::tr("no workspace %1").arg(workspaceId)));
+    std::sort(found->begin(), found->end(),
+              [](const SandboxInfo &a, const SandboxInfo &b) { return a.createdAt > b.createdAt; });
+    co_return found->constFirst();
+}
+
+} // namespace Paddock::Ctl

@@ -1,0 +1,63 @@
+// The command table: the one place a verb is registered. The dispatcher (ctl.cpp), the help text
+// (help.cpp) and the option checks all read it.
+
+#include "command.h"
+
+#include <QStringList>
+
+#include <algorithm>
+#include <array>
+
+namespace Paddock::Ctl {
+
+namespace {
+
+constexpr std::array<Command, 11> Table{{
+    {"assign-id",
+     "--isolation per_agent|per_session|per_user --user U --agent A [--session S]",
+     {{"isolation", "policy"}, {"user", "id"}, {"agent", "id"}, {"session", "id"}},
+     0,
+     0,
+     false,
+     runAssignId},
+    {"open",
+     "--user U --agent A [--session S] [--workspace-id ID] [--isolation P]",
+     {{"user", "id"}, {"agent", "id"}, {"session", "id"}, {"workspace-id", "id"}, {"isolation", "policy"}},
+     0,
+     0,
+     true,
+     runOpen},
+    {"list", "[--json]", {{"json"}}, 0, 0, true, runList},
+    {"pause", "ID...", {}, 1, -1, true, runPause},
+    {"resume", "ID...", {}, 1, -1, true, runResume},
+    {"close", "ID...", {}, 1, -1, true, runClose},
+    {"kill", "ID... [--delete-files]", {{"delete-files"}}, 1, -1, true, runKill},
+    {"renew", "ID --seconds N [--allow-shorter]", {{"seconds", "n"}, {"allow-shorter"}}, 1, 1, true, runRenew},
+    {"sweep", "--idle SECONDS [--dry-run]", {{"idle", "seconds"}, {"dry-run"}}, 0, 0, true, runSweep},
+    {"logs", "ID [--follow]", {{"follow"}}, 1, 1, true, runLogs},
+    {"help", "", {}, 0, 0, false, runHelp},
+}};
+
+} // namespace
+
+std::span<const Command> commands()
+{
+    return Table;
+}
+
+const Command *findCommand(const QString &name)
+{
+    const auto it = std::find_if(Table.cbegin(), Table.cend(),
+                                 [&name](const Command &command) { return name == QLatin1String(command.name); });
+    return it == Table.cend() ? nullptr : &*it;
+}
+
+QString commandNames()
+{
+    QStringList names;
+    for (const Command &command : Table)
+        names.append(QLatin1String(command.name));
+    return names.join(QStringLiteral(", "));
+}
+
+} // namespace Paddock::Ctl
