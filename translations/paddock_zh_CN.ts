@@ -1332,10 +1332,6 @@
         <translation>无法打开容器日志文件 %1：%2</translation>
     </message>
     <message>
-        <source>cannot read the container log of sandbox %1: its backend no longer exists</source>
-        <translation>无法读取沙箱 %1 的容器日志：其后端已不存在</translation>
-    </message>
-    <message>
         <source>cannot read the container log of sandbox %1: %2</source>
         <translation>无法读取沙箱 %1 的容器日志：%2</translation>
     </message>
@@ -1448,6 +1444,10 @@
     <message>
         <source>AgentScope&apos;s bootstrap did not put its gateway script %1 in place (it is missing or empty)</source>
         <translation>AgentScope 的初始化没有放置其网关脚本 %1（该文件不存在或为空）</translation>
+    </message>
+    <message>
+        <source>its backend no longer exists</source>
+        <translation>其后端已不存在</translation>
     </message>
 </context>
 <context>
