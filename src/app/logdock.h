@@ -20,9 +20,10 @@ struct WorkspaceRecord;
 // last tab hides the dock. Its texts follow the language (LanguageChange).
 //
 // Where logs come from is the profile's: the window sets it with setSource() whenever the
-// profile shown changes (or loses its session). Tabs already open keep theirs: a bootstrap log
-// still gets its new lines from the store, a container log's tail still reads from the source it
-// was made with (one that stops working stops the tail, which says so in its footer).
+// profile shown changes (or loses its session). Tabs already open stay: a bootstrap log gets its
+// new lines from the store set now, whichever profile's log it is (the console has one store), and
+// a container log's tail reads from the source it was made with (one that stops working stops the
+// tail, which says so in its footer).
 class LogDock final : public QDockWidget
 {
     Q_OBJECT
