@@ -70,6 +70,45 @@
     </message>
 </context>
 <context>
+    <name>LogDock</name>
+    <message>
+        <source>Polling the server for new lines.</source>
+        <translation>正在定期从服务器获取新的行。</translation>
+    </message>
+    <message>
+        <source>Polling failed; trying again: %1</source>
+        <translation>轮询失败，正在重试：%1</translation>
+    </message>
+    <message>
+        <source>No longer polled: the sandbox is not running. Show the container log again to poll it.</source>
+        <translation>已停止获取：沙箱未在运行。再次打开容器日志即可重新获取。</translation>
+    </message>
+    <message>
+        <source>There is no bootstrap log of this workspace on this computer: it was not opened here (its bootstrap ran where it was opened, by AgentScope or by Paddock elsewhere), or its log was deleted. Opening it here writes a log, shown as it is written.</source>
+        <translation>这台计算机上没有此工作区的初始化日志：它没有在这里打开过（其初始化在打开它的地方运行，由 AgentScope 或其他地方的 Paddock 完成），或者其日志已被删除。在这里打开它会写入日志，并在写入时显示。</translation>
+    </message>
+    <message>
+        <source>Container: %1</source>
+        <translation>容器：%1</translation>
+    </message>
+    <message>
+        <source>Log: %1</source>
+        <translation>日志：%1</translation>
+    </message>
+    <message>
+        <source>No log is open: Workspace &gt; Bootstrap Log (Ctrl+L) opens one.</source>
+        <translation>没有打开的日志：“工作区 &gt; 初始化日志”（Ctrl+L）可打开一个。</translation>
+    </message>
+    <message>
+        <source>Logs</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>L&amp;ogs</source>
+        <translation>日志(&amp;O)</translation>
+    </message>
+</context>
+<context>
     <name>LogModel</name>
     <message>
         <source>standard output</source>
@@ -641,30 +680,6 @@
         <source>Show what the selected sandbox&apos;s container prints, polled from the server</source>
         <translation>显示选中沙箱的容器输出（定期从服务器获取）</translation>
     </message>
-    <message>
-        <source>Logs</source>
-        <translation>日志</translation>
-    </message>
-    <message>
-        <source>Container: %1</source>
-        <translation>容器：%1</translation>
-    </message>
-    <message>
-        <source>Log: %1</source>
-        <translation>日志：%1</translation>
-    </message>
-    <message>
-        <source>No longer polled: the sandbox is not running. Show the container log again to poll it.</source>
-        <translation>已停止获取：沙箱未在运行。再次打开容器日志即可重新获取。</translation>
-    </message>
-    <message>
-        <source>Polling the server for new lines.</source>
-        <translation>正在定期从服务器获取新的行。</translation>
-    </message>
-    <message>
-        <source>L&amp;ogs</source>
-        <translation>日志(&amp;O)</translation>
-    </message>
     <message numerus="yes">
         <source>Kill %n workspace(s)? Their containers are removed. Their /workspace folders stay on this computer unless you delete them too. This cannot be undone.</source>
         <translation>
@@ -732,10 +747,6 @@
         <translation>Paddock 与 Qt 的版本</translation>
     </message>
     <message>
-        <source>Polling failed; trying again: %1</source>
-        <translation>轮询失败，正在重试：%1</translation>
-    </message>
-    <message>
         <source>cannot reach the server</source>
         <translation>无法连接服务器</translation>
     </message>
@@ -752,10 +763,6 @@
         <translation>
             <numerusform>已复制 %n 个工作区 ID</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>No log is open: Workspace &gt; Bootstrap Log (Ctrl+L) opens one.</source>
-        <translation>没有打开的日志：“工作区 &gt; 初始化日志”（Ctrl+L）可打开一个。</translation>
     </message>
     <message>
         <source>About Paddock</source>
@@ -826,10 +833,6 @@
         <translation>
             <numerusform>正在销毁 %n 个工作区…</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>There is no bootstrap log of this workspace on this computer: it was not opened here (its bootstrap ran where it was opened, by AgentScope or by Paddock elsewhere), or its log was deleted. Opening it here writes a log, shown as it is written.</source>
-        <translation>这台计算机上没有此工作区的初始化日志：它没有在这里打开过（其初始化在打开它的地方运行，由 AgentScope 或其他地方的 Paddock 完成），或者其日志已被删除。在这里打开它会写入日志，并在写入时显示。</translation>
     </message>
     <message>
         <source>the listing failed</source>
@@ -1332,10 +1335,6 @@
         <translation>无法打开容器日志文件 %1：%2</translation>
     </message>
     <message>
-        <source>cannot read the container log of sandbox %1: its backend no longer exists</source>
-        <translation>无法读取沙箱 %1 的容器日志：其后端已不存在</translation>
-    </message>
-    <message>
         <source>cannot read the container log of sandbox %1: %2</source>
         <translation>无法读取沙箱 %1 的容器日志：%2</translation>
     </message>
@@ -1448,6 +1447,10 @@
     <message>
         <source>AgentScope&apos;s bootstrap did not put its gateway script %1 in place (it is missing or empty)</source>
         <translation>AgentScope 的初始化没有放置其网关脚本 %1（该文件不存在或为空）</translation>
+    </message>
+    <message>
+        <source>its backend no longer exists</source>
+        <translation>其后端已不存在</translation>
     </message>
 </context>
 <context>

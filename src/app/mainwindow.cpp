@@ -3,11 +3,9 @@
 #include "activitytracker.h"
 #include "backendregistry.h"
 #include "bootstraplog.h"
-#include "containerlogtail.h"
 #include "elidedlabel.h"
 #include "i18n.h"
-#include "logmodel.h"
-#include "logviewer.h"
+#include "logdock.h"
 #include "opendialog.h"
 #include "profilesession.h"
 #include "shortcutsdialog.h"
@@ -28,8 +26,6 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QCloseEvent>
-#include <QDir>
-#include <QDockWidget>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -43,7 +39,6 @@
 #include <QSet>
 #include <QShortcut>
 #include <QStyle>
-#include <QTabWidget>
 #include <QtConcurrent/QtConcurrentRun>
 
 using namespace Paddock;
@@ -56,8 +51,7 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     , m_model(new WorkspaceTreeModel(this))
     , m_proxy(new WorkspaceFilterProxy(this))
     , m_freshness(new ElidedLabel(this))
-    , m_logDock(new QDockWidget(this))
-    , m_logTabs(new QTabWidget(m_logDock))
+    , m_logDock(new LogDock(this))
     , m_languages(new QActionGroup(this))
 {
     m_ui->setupUi(this);
@@ -240,18 +234,12 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     m_windowState = new WindowState(this, m_ui->workspaceView, this);
 
     // Logs open in tabs of a dock under the table.
-    m_logDock->setObjectName(QStringLiteral("logDock"));
-    m_logDock->setWidget(m_logTabs);
-    m_logDock->setAllowedAreas(Qt::BottomDockWidgetArea | Qt::RightDockWidgetArea);
-    m_logTabs->setTabsClosable(true);
-    m_logTabs->setMovable(true);
-    m_logTabs->setDocumentMode(true);
-    connect(m_logTabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeLogTab);
+    connect(m_logDock, &LogDock::statusMessage, this,
+            [this](const QString &message) { statusBar()->showMessage(message); });
     addDockWidget(Qt::BottomDockWidgetArea, m_logDock);
     m_logDock->hide();
-    m_logDock->setWindowTitle(tr("Logs"));
-    m_logDock->toggleViewAction()->setText(tr("L&ogs"));
     m_ui->menuView->insertAction(m_ui->actionRefresh, m_logDock->toggleViewAction());
+    updateLogSource();
     updateActions();
     if (session)
         setSession(session);
@@ -282,23 +270,9 @@ void MainWindow::setSession(ProfileSession *session, const QString &profileId, c
     const QString profile = session ? session->profileId() : profileId;
     if (m_session)
         disconnect(m_session, nullptr, this, nullptr);
-    if (m_logs)
-        disconnect(m_logs, nullptr, this, nullptr);
     m_session = session;
     m_logs = session ? session->logs() : nullptr;
     m_actions->setSession(session);
-    if (m_logs) {
-        // A bootstrap log being shown gets its new lines as they are written.
-        connect(m_logs, &BootstrapLogStore::lineAppended, this,
-                [this](const QString &instanceKey, const QString &workspaceId) {
-                    for (int i = 0; i < m_logTabs->count(); ++i) {
-                        QWidget *tab = m_logTabs->widget(i);
-                        if (!tab->property("container").toBool() && tab->property("workspaceId") == workspaceId
-                            && tab->property("instanceKey") == instanceKey)
-                            static_cast<LogViewer *>(tab)->refresh();
-                    }
-                });
-    }
     if (m_session) {
         // What happens to the profile's workspaces shows in the table: an opened workspace, a
         // closed one, what the sweeper paused, a sandbox lost behind our back.
@@ -313,6 +287,7 @@ void MainWindow::setSession(ProfileSession *session, const QString &profileId, c
         m_windowState->fitNextRows(); // its ids may be longer
     }
     m_profile = profile;
+    updateLogSource();
     m_lastRefresh = QDateTime();
     m_unreachable = false;
     {
@@ -386,78 +361,12 @@ void MainWindow::retranslate()
         m_ui->refreshIntervalBox->setItemText(i, seconds == 0 ? tr("Off") : tr("%n second(s)", nullptr, seconds));
     }
     m_model->retranslate();
-    m_logDock->setWindowTitle(tr("Logs"));
-    m_logDock->toggleViewAction()->setText(tr("L&ogs"));
-    for (int i = 0; i < m_logTabs->count(); ++i) {
-        const QString name = m_logTabs->widget(i)->property("workspaceName").toString();
-        const bool container = m_logTabs->widget(i)->property("container").toBool();
-        m_logTabs->setTabText(i, container ? tr("Container: %1").arg(name) : tr("Log: %1").arg(name));
-    }
     tick();
 }
 
 LogViewer *MainWindow::showLog(const WorkspaceRecord &record, bool container)
 {
-    if (!m_logs || !m_session)
-        return nullptr;
-    const QString instance = m_session->instanceKey();
-    const QString workspace = record.info.workspaceId.isEmpty() ? record.info.sandboxId : record.info.workspaceId;
-    QString path = m_logs->path(instance, workspace);
-    if (container)
-        path.replace(path.size() - 4, 4, QStringLiteral(".container.log"));
-    for (int i = 0; i < m_logTabs->count(); ++i) {
-        auto *viewer = qobject_cast<LogViewer *>(m_logTabs->widget(i));
-        if (viewer && viewer->model()->path() == path) {
-            if (auto *tail = viewer->findChild<Paddock::ContainerLogTail *>(); tail && !tail->isRunning()) {
-                viewer->setSourceStateFrom([] { return tr("Polling the server for new lines."); });
-                tail->start();
-            }
-            m_logTabs->setCurrentIndex(i);
-            m_logDock->show();
-            viewer->setFocus();
-            return viewer;
-        }
-    }
-    auto *viewer = new LogViewer(path);
-    viewer->setProperty("workspaceName", workspace);
-    viewer->setProperty("container", container);
-    viewer->setProperty("instanceKey", instance);
-    viewer->setProperty("workspaceId", workspace);
-    if (container) {
-        // OpenSandbox gives a container's output only as "the last lines": a tail polls it into
-        // a file of its own next to the bootstrap log, and the viewer follows that file.
-        auto *tail = new Paddock::ContainerLogTail(m_session.data(), record.info.sandboxId, path, viewer);
-        connect(tail, &Paddock::ContainerLogTail::linesAppended, viewer, &LogViewer::refresh);
-        // A failed poll is said as it happens (the tail goes on, backing off), and so is the
-        // first poll that works again.
-        connect(tail, &Paddock::ContainerLogTail::problem, viewer, [viewer](const QString &problem) {
-            viewer->setSourceStateFrom([problem] { return tr("Polling failed; trying again: %1").arg(problem); });
-        });
-        connect(tail, &Paddock::ContainerLogTail::recovered, viewer,
-                [viewer] { viewer->setSourceStateFrom([] { return tr("Polling the server for new lines."); }); });
-        connect(tail, &Paddock::ContainerLogTail::stopped, viewer, [viewer] {
-            viewer->setSourceStateFrom([] {
-                return tr("No longer polled: the sandbox is not running. Show the container log again to poll it.");
-            });
-        });
-        viewer->setSourceStateFrom([] { return tr("Polling the server for new lines."); });
-        tail->start();
-    } else {
-        // The log of a workspace opened elsewhere (by AgentScope, or on another computer) is not
-        // here; it appears if the workspace is opened here.
-        viewer->setAbsentText([] {
-            return tr("There is no bootstrap log of this workspace on this computer: it was not opened here (its "
-                      "bootstrap ran where it was opened, by AgentScope or by Paddock elsewhere), or its log was "
-                      "deleted. Opening it here writes a log, shown as it is written.");
-        });
-    }
-    const int index =
-        m_logTabs->addTab(viewer, container ? tr("Container: %1").arg(workspace) : tr("Log: %1").arg(workspace));
-    m_logTabs->setTabToolTip(index, QDir::toNativeSeparators(path));
-    m_logTabs->setCurrentIndex(index);
-    m_logDock->show();
-    viewer->setFocus();
-    return viewer;
+    return container ? m_logDock->showContainerLog(record) : m_logDock->showBootstrapLog(record);
 }
 
 void MainWindow::showSelectedLog(bool container)
@@ -466,13 +375,11 @@ void MainWindow::showSelectedLog(bool container)
         showLog(*chosen, container);
 }
 
-void MainWindow::closeLogTab(int index)
+void MainWindow::updateLogSource()
 {
-    QWidget *viewer = m_logTabs->widget(index);
-    m_logTabs->removeTab(index);
-    delete viewer;
-    if (m_logTabs->count() == 0)
-        m_logDock->hide();
+    // A tab open keeps the source it was opened with.
+    m_logDock->setSource(m_logs, m_session ? m_session->containerLogSource() : ContainerLogSource{},
+                         m_session ? m_session->instanceKey() : QString());
 }
 
 void MainWindow::setRefreshInterval(std::chrono::seconds interval)
@@ -944,16 +851,9 @@ void MainWindow::switchFocus()
     // F6: from the list to the log shown, and back.
     QWidget *focus = QApplication::focusWidget();
     const bool inLogs = focus && m_logDock->isAncestorOf(focus);
-    if (inLogs || m_logTabs->count() == 0) {
-        if (!inLogs && m_logTabs->count() == 0)
-            statusBar()->showMessage(tr("No log is open: Workspace > Bootstrap Log (Ctrl+L) opens one."));
-        m_ui->workspaceView->setFocus(Qt::ShortcutFocusReason);
+    if (!inLogs && m_logDock->focusLog())
         return;
-    }
-    m_logDock->show();
-    m_logDock->raise();
-    if (QWidget *viewer = m_logTabs->currentWidget())
-        viewer->setFocus(Qt::ShortcutFocusReason);
+    m_ui->workspaceView->setFocus(Qt::ShortcutFocusReason);
 }
 
 void MainWindow::showAbout()

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "bootstraplog.h"
+#include "logdock.h"
 #include "opendialog.h"
 #include "profilesession.h"
 #include "renewal.h"
@@ -29,7 +30,6 @@ class ActivityTracker;
 class ElidedLabel;
 class LogViewer;
 class QActionGroup;
-class QDockWidget;
 class QLabel;
 class QMenu;
 class QSettings;
@@ -86,9 +86,9 @@ public:
     bool isStale() const;
     // What the last action reported in the status bar ("3 of 3 workspaces done; ...").
     QString lastActionSummary() const { return m_lastSummary; }
-    // The log dock's tabs: one LogViewer per log shown.
-    QTabWidget *logTabs() const { return m_logTabs; }
-    QDockWidget *logDock() const { return m_logDock; }
+    // The log dock, and its tabs: one LogViewer per log shown.
+    LogDock *logDock() const { return m_logDock; }
+    QTabWidget *logTabs() const { return m_logDock->tabs(); }
     // Shows a workspace's bootstrap log, or its sandbox's container log, in a tab of the log
     // dock (the same tab again if it is open); null if there is no such log here.
     LogViewer *showLog(const WorkspaceRecord &record, bool container);
@@ -141,7 +141,8 @@ private:
     void switchFocus();
     void showAbout();
     void showSelectedLog(bool container);
-    void closeLogTab(int index);
+    // Tells the log dock where the shown profile's logs are.
+    void updateLogSource();
     // Asks for the sessions/ activity of the running workspaces in view.
     void requestVisibleActivity();
     void updateActions();
@@ -161,8 +162,7 @@ private:
     WorkspaceTreeModel *m_model;
     WorkspaceFilterProxy *m_proxy;
     ElidedLabel *m_freshness; // never widens the window, whatever it says
-    QDockWidget *m_logDock;
-    QTabWidget *m_logTabs;
+    LogDock *m_logDock;
     QActionGroup *m_languages;
     WindowState *m_windowState = nullptr;
     QTimer m_refreshTimer;

@@ -2,7 +2,6 @@
 
 #include "backend.h"
 #include "bootstraplog.h"
-#include "profilesession.h"
 #include "tr.h"
 
 #include <QCoroTask>
@@ -146,32 +145,51 @@ bool isLive(SandboxState state)
     return state == SandboxState::Running || state == SandboxState::Pending || state == SandboxState::Resuming;
 }
 
+// A backend's answers while it exists. (Free coroutines: their arguments live in their frames,
+// not in the functions that call them.)
+Error backendGone()
+{
+    return Error::unsupported(Tr::tr("its backend no longer exists"));
+}
+
+QCoro::Task<Result<QByteArray>> backendLogs(QPointer<Backend> backend, QString sandboxId, int tail)
+{
+    if (!backend)
+        co_return fail(backendGone());
+    co_return co_await backend->containerLogs(std::move(sandboxId), tail);
+}
+
+QCoro::Task<Result<SandboxInfo>> backendState(QPointer<Backend> backend, QString sandboxId)
+{
+    if (!backend)
+        co_return fail(backendGone());
+    co_return co_await backend->get(std::move(sandboxId));
+}
+
 } // namespace
 
-ContainerLogTail::ContainerLogTail(Backend *backend, QString sandboxId, QString filePath, QObject *parent)
+ContainerLogSource ContainerLogSource::of(Backend *backend)
+{
+    const QPointer<Backend> guarded(backend);
+    return ContainerLogSource{
+        [guarded](QString sandboxId, int tail) { return backendLogs(guarded, std::move(sandboxId), tail); },
+        [guarded](QString sandboxId) { return backendState(guarded, std::move(sandboxId)); },
+    };
+}
+
+ContainerLogTail::ContainerLogTail(ContainerLogSource source, QString sandboxId, QString filePath, QObject *parent)
     : QObject(parent)
-    , m_source(backend)
+    , m_source(std::move(source))
     , m_sandboxId(std::move(sandboxId))
     , m_filePath(std::move(filePath))
 {
-    const QPointer<Backend> source(backend);
-    m_fetchLogs = [source](QString id, int tail) { return source->containerLogs(std::move(id), tail); };
-    m_fetchState = [source](QString id) { return source->get(std::move(id)); };
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &ContainerLogTail::pollNow);
 }
 
-ContainerLogTail::ContainerLogTail(ProfileSession *session, QString sandboxId, QString filePath, QObject *parent)
-    : QObject(parent)
-    , m_source(session)
-    , m_sandboxId(std::move(sandboxId))
-    , m_filePath(std::move(filePath))
+ContainerLogTail::ContainerLogTail(Backend *backend, QString sandboxId, QString filePath, QObject *parent)
+    : ContainerLogTail(ContainerLogSource::of(backend), std::move(sandboxId), std::move(filePath), parent)
 {
-    const QPointer<ProfileSession> source(session);
-    m_fetchLogs = [source](QString id, int tail) { return source->containerLogs(std::move(id), tail); };
-    m_fetchState = [source](QString id) { return source->get(std::move(id)); };
-    m_timer.setSingleShot(true);
-    connect(&m_timer, &QTimer::timeout, this, &ContainerLogTail::pollNow);
 }
 
 ContainerLogTail::~ContainerLogTail()
@@ -306,10 +324,9 @@ void ContainerLogTail::pollNow()
         report(0, message, true);
         return;
     }
-    if (!m_source
-        || (qobject_cast<ProfileSession *>(m_source) && qobject_cast<ProfileSession *>(m_source)->isShuttingDown())) {
+    if (!m_source.logs) {
         const QString message =
-            Tr::tr("cannot read the container log of sandbox %1: its backend no longer exists").arg(m_sandboxId);
+            Tr::tr("cannot read the container log of sandbox %1: %2").arg(m_sandboxId, backendGone().message);
         const int flushed = end();
         report(flushed, message, true);
         return;
@@ -321,24 +338,25 @@ void ContainerLogTail::pollNow()
 // coroutine would still check `this` (UBSan's vptr check) before it could look.
 QCoro::Task<void> ContainerLogTail::poll(QPointer<ContainerLogTail> self)
 {
-    const QPointer<QObject> source = self->m_source;
-    const auto fetchLogs = self->m_fetchLogs;
-    const auto fetchState = self->m_fetchState;
+    // A copy of the source: what its functions capture lives until this poll ends.
+    const ContainerLogSource source = self->m_source;
     const quint64 generation = self->m_generation;
     const QString sandboxId = self->m_sandboxId;
     const int tail = self->m_firstPoll ? self->m_firstTail : self->m_nextTail;
     self->m_polling = true;
 
-    auto logs = co_await fetchLogs(sandboxId, tail);
+    auto logs = co_await source.logs(sandboxId, tail);
     if (!self)
         co_return;
     std::optional<Result<SandboxInfo>> state;
     const bool unsupported = !logs && logs.error().kind == Error::Kind::Unsupported;
-    if (source && !unsupported && self->m_running && generation == self->m_generation) {
-        auto info = co_await fetchState(sandboxId);
+    if (source.state && !unsupported && self->m_running && generation == self->m_generation) {
+        auto info = co_await source.state(sandboxId);
         if (!self)
             co_return;
-        state = std::move(info);
+        // A source that cannot tell (a backend gone meanwhile) leaves the state unknown.
+        if (info || info.error().kind != Error::Kind::Unsupported)
+            state = std::move(info);
     }
     self->m_polling = false;
     if (!self->m_running)

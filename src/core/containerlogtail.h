@@ -20,12 +20,32 @@
 namespace Paddock {
 
 class Backend;
-class ProfileSession;
+
+// Where a tail reads a sandbox's container log and its state: a backend's containerLogs() and
+// get(), or whatever stands in front of the backend (a profile's session). The tail calls them on
+// its own thread and awaits the tasks they return; each poll keeps a copy of the source until it
+// ends, so what the functions capture lives that long, even if the tail is destroyed meanwhile.
+struct ContainerLogSource
+{
+    using Logs = std::function<QCoro::Task<Result<QByteArray>>(QString sandboxId, int tail)>;
+    using State = std::function<QCoro::Task<Result<SandboxInfo>>(QString sandboxId)>;
+
+    // The last `tail` lines, as Backend::containerLogs() gives them. Empty: nothing to read from
+    // (the tail reports a problem and stops).
+    Logs logs;
+    // The sandbox, as Backend::get() gives it, for its state. Empty, or an Unsupported error: the
+    // state is unknown, and the tail does not end on its account.
+    State state;
+
+    // Reads through `backend` while it exists; once it is destroyed, both functions say so with
+    // an Unsupported error (and a tail stops).
+    static ContainerLogSource of(Backend *backend);
+};
 
 // Follows a sandbox's container log, which servers only give as "the last N lines"
-// (Backend::containerLogs), by polling it, and appends what is new to a local file in the
-// bootstrap log's line format: `<UTC time> out <text>` (LogLine::serialize()), one write(2) per
-// line, the time being the line's own.
+// (Backend::containerLogs, through a ContainerLogSource), by polling it, and appends what is new
+// to a local file in the bootstrap log's line format: `<UTC time> out <text>`
+// (LogLine::serialize()), one write(2) per line, the time being the line's own.
 //
 // Each page overlaps what was already written. The last lines written are remembered (the raw
 // line: its timestamp with nanoseconds, and its text) and the overlap is found as a sequence, so
@@ -43,7 +63,8 @@ class ProfileSession;
 // polling goes on, backing off while polls keep failing (the interval, doubled each time, up to
 // 30 s), and the first poll that succeeds again says recovered(), once, so whoever shows the
 // problem can stop showing it. A backend without container logs gives one problem() and
-// stopped(). Polls never overlap, and the object may be destroyed while one is in flight.
+// stopped(). A source that says it cannot give logs (an Unsupported error) ends the tail the same
+// way. Polls never overlap, and the object may be destroyed while one is in flight.
 class ContainerLogTail final : public QObject
 {
     Q_OBJECT
@@ -54,13 +75,12 @@ public:
     static constexpr int NextTail = 1'000;
     static constexpr int RememberedLines = 1'000;
 
-    // Appends the sandbox's container log to `filePath` (created if missing, with its folder;
-    // lines already in it are kept). The backend must outlive the tail's polls; if it is
-    // destroyed first, the tail reports a problem and stops.
+    // Appends the sandbox's container log, read from `source`, to `filePath` (created if
+    // missing, with its folder; lines already in it are kept).
+    ContainerLogTail(ContainerLogSource source, QString sandboxId, QString filePath, QObject *parent = nullptr);
+    // The same, reading through `backend` (ContainerLogSource::of): if the backend is destroyed
+    // first, the tail reports a problem and stops.
     ContainerLogTail(Backend *backend, QString sandboxId, QString filePath, QObject *parent = nullptr);
-    // The same through a profile's session (the console's way): the session must outlive the
-    // polls; if it is shut down or destroyed first, the tail reports a problem and stops.
-    ContainerLogTail(ProfileSession *session, QString sandboxId, QString filePath, QObject *parent = nullptr);
     ~ContainerLogTail() override;
 
     QString sandboxId() const { return m_sandboxId; }
@@ -114,10 +134,7 @@ private:
     // restarted or destroyed this object meanwhile.
     bool report(int appended, const QString &failure, bool ended, bool recovered = false);
 
-    // Where the log and the state come from (a backend or a session); null once it is gone.
-    QPointer<QObject> m_source;
-    std::function<QCoro::Task<Result<QByteArray>>(QString, int)> m_fetchLogs;
-    std::function<QCoro::Task<Result<SandboxInfo>>(QString)> m_fetchState;
+    ContainerLogSource m_source;
     QString m_sandboxId;
     QString m_filePath;
     std::chrono::milliseconds m_interval{2'000};

@@ -9,6 +9,7 @@
 
 #include <QFile>
 #include <QLocale>
+#include <QPointer>
 
 #include <algorithm>
 
@@ -258,6 +259,39 @@ QCoro::Task<Result<QByteArray>> ProfileSession::containerLogs(QString sandboxId,
     if (m_shuttingDown)
         co_return fail(closedError());
     co_return co_await m_backend->containerLogs(std::move(sandboxId), tail);
+}
+
+namespace {
+
+Error sessionGone()
+{
+    return Error::unsupported(Tr::tr("its profile was closed"));
+}
+
+// A tail ends (an Unsupported error) once the session is gone or closing: nothing will answer.
+QCoro::Task<Result<QByteArray>> sessionLogs(QPointer<ProfileSession> session, QString sandboxId, int tail)
+{
+    if (!session || session->isShuttingDown())
+        co_return fail(sessionGone());
+    co_return co_await session->containerLogs(std::move(sandboxId), tail);
+}
+
+QCoro::Task<Result<SandboxInfo>> sessionState(QPointer<ProfileSession> session, QString sandboxId)
+{
+    if (!session || session->isShuttingDown())
+        co_return fail(sessionGone());
+    co_return co_await session->get(std::move(sandboxId));
+}
+
+} // namespace
+
+ContainerLogSource ProfileSession::containerLogSource()
+{
+    const QPointer<ProfileSession> guarded(this);
+    return ContainerLogSource{
+        [guarded](QString sandboxId, int tail) { return sessionLogs(guarded, std::move(sandboxId), tail); },
+        [guarded](QString sandboxId) { return sessionState(guarded, std::move(sandboxId)); },
+    };
 }
 
 QCoro::Task<Result<WorkspacePtr>> ProfileSession::open(WorkspaceRequest request)

@@ -3,6 +3,7 @@
 #include "backend.h"
 #include "backendregistry.h"
 #include "bulk.h"
+#include "containerlogtail.h"
 #include "profile.h"
 #include "renewal.h"
 #include "result.h"
@@ -155,6 +156,8 @@ public:
     QCoro::Task<Result<SandboxInfo>> find(QString workspaceId);
     QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId);
     QCoro::Task<Result<QByteArray>> containerLogs(QString sandboxId, int tail);
+    // Where a ContainerLogTail reads through this session (while it exists and is not shut down).
+    ContainerLogSource containerLogSource();
 
     // Actions; each emits its event.
     QCoro::Task<Result<WorkspacePtr>> open(WorkspaceRequest request);

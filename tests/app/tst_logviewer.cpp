@@ -343,9 +343,9 @@ private Q_SLOTS:
         LogViewer viewer(path);
         viewer.show();
         QTRY_COMPARE(viewer.model()->lineCount(), 3);
-        // As the main window says it for a container log (in its own words).
+        // As the log dock says it for a container log (in its own words).
         viewer.setSourceStateFrom(
-            [] { return QCoreApplication::translate("MainWindow", "Polling the server for new lines."); });
+            [] { return QCoreApplication::translate("LogDock", "Polling the server for new lines."); });
         const QString target = m_dir.filePath(QStringLiteral("language-export.log"));
         QVERIFY(QCoro::waitFor(viewer.exportTo(target)).has_value());
         QVERIFY(viewer.statusText().contains(QLatin1String("Polling the server")));

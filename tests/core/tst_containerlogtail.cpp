@@ -778,6 +778,122 @@ private Q_SLOTS:
         QVERIFY(!tail.isRunning());
     }
 
+    void readsFromASourceOfItsOwn()
+    {
+        // What a profile's session hands over instead of its backend: two functions. Their
+        // tasks hold the poll (a gate) and use what the functions captured after it opens.
+        struct Script
+        {
+            QByteArray body = "2026-11-30T11:00:00Z from the source\n";
+            SandboxState state = SandboxState::Running;
+            QList<int> tails;
+            int states = 0;
+            bool hold = false;
+            QTimer gate;
+        };
+        auto script = std::make_shared<Script>();
+        script->gate.setSingleShot(true);
+        ContainerLogSource source;
+        source.logs = [script](QString sandboxId, int tail) -> QCoro::Task<Result<QByteArray>> {
+            if (script->hold) {
+                script->gate.start(std::chrono::hours(1));
+                co_await script->gate;
+            }
+            script->tails.append(tail);
+            if (sandboxId != QLatin1String("s"))
+                co_return fail(Error::notFound(sandboxId));
+            co_return script->body;
+        };
+        source.state = [script](QString sandboxId) -> QCoro::Task<Result<SandboxInfo>> {
+            ++script->states;
+            SandboxInfo info;
+            info.sandboxId = sandboxId;
+            info.state = script->state;
+            co_return info;
+        };
+        const QString path = newFile();
+        auto tail = std::make_unique<ContainerLogTail>(source, QStringLiteral("s"), path);
+        source = {}; // the tail keeps its own copy
+        tail->setInterval(10ms);
+        tail->setDrain(50ms);
+        QSignalSpy appended(tail.get(), &ContainerLogTail::linesAppended);
+        QSignalSpy stopped(tail.get(), &ContainerLogTail::stopped);
+        QSignalSpy problems(tail.get(), &ContainerLogTail::problem);
+        tail->start();
+        QVERIFY(appended.wait(10'000));
+        QCOMPARE(texts(readLog(path)), QByteArrayList{"from the source"});
+        QCOMPARE(script->tails.constFirst(), ContainerLogTail::FirstTail);
+        QTRY_VERIFY_WITH_TIMEOUT(script->states >= 2, 10'000); // every poll reads the state
+
+        // The sandbox stops: the tail drains, then ends.
+        script->state = SandboxState::Paused;
+        QVERIFY(stopped.wait(10'000));
+        QVERIFY(!tail->isRunning());
+        QCOMPARE(problems.size(), 0);
+        QCOMPARE(texts(readLog(path)), QByteArrayList{"from the source"});
+
+        // Destroyed while a poll waits in the source: the poll's copy of the functions keeps what
+        // they captured, and the answer is written nowhere.
+        script->hold = true;
+        script->body += "2026-11-30T11:00:01Z never written\n";
+        const qsizetype polls = script->tails.size();
+        tail->start();
+        QTRY_VERIFY_WITH_TIMEOUT(script->gate.isActive(), 10'000);
+        tail.reset();
+        QVERIFY(script.use_count() > 1); // held by the poll in flight
+        script->gate.start(0);
+        QTRY_COMPARE_WITH_TIMEOUT(script->tails.size(), polls + 1, 10'000);
+        QTRY_COMPARE_WITH_TIMEOUT(script.use_count(), 1, 10'000); // the poll ended and let go
+        QCOMPARE(texts(readLog(path)), QByteArrayList{"from the source"});
+    }
+
+    void aSourceThatCannotTellTheStatePollsUntilStopped()
+    {
+        int polls = 0;
+        ContainerLogSource source;
+        source.logs = [&polls](QString, int) -> QCoro::Task<Result<QByteArray>> {
+            ++polls;
+            co_return QByteArray("2026-11-30T11:00:00Z only logs\n");
+        };
+        ContainerLogTail tail(source, QStringLiteral("s"), newFile());
+        tail.setInterval(5ms);
+        tail.setDrain(0ms);
+        QSignalSpy stopped(&tail, &ContainerLogTail::stopped);
+        QSignalSpy problems(&tail, &ContainerLogTail::problem);
+        tail.start();
+        QTRY_VERIFY_WITH_TIMEOUT(polls >= 20, 10'000);
+        QVERIFY(tail.isRunning());
+        QVERIFY(!tail.isDraining());
+        QCOMPARE(stopped.size(), 0);
+        QCOMPARE(problems.size(), 0);
+        tail.stop();
+        QCOMPARE(stopped.size(), 1);
+    }
+
+    void aBackendDestroyedFirstEndsTheTail()
+    {
+        auto backend = std::make_unique<PageBackend>();
+        ContainerLogTail tail(backend.get(), QStringLiteral("s"), newFile());
+        QSignalSpy stopped(&tail, &ContainerLogTail::stopped);
+        QSignalSpy problems(&tail, &ContainerLogTail::problem);
+        backend.reset();
+        tail.start();
+        QVERIFY(stopped.wait(10'000));
+        QCOMPARE(problems.size(), 1);
+        QCOMPARE(problems.constFirst().constFirst().toString(),
+                 QStringLiteral("cannot read the container log of sandbox s: its backend no longer exists"));
+        QVERIFY(!tail.isRunning());
+
+        // An empty source says the same.
+        ContainerLogTail empty(ContainerLogSource{}, QStringLiteral("s"), newFile());
+        QSignalSpy emptyProblems(&empty, &ContainerLogTail::problem);
+        QSignalSpy emptyStopped(&empty, &ContainerLogTail::stopped);
+        empty.start();
+        QVERIFY(emptyStopped.wait(10'000));
+        QCOMPARE(emptyProblems.size(), 1);
+        QCOMPARE(emptyProblems.constFirst().constFirst().toString(), problems.constFirst().constFirst().toString());
+    }
+
     void goneWithoutDrainStopsAtOnce()
     {
         PageBackend backend;

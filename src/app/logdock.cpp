@@ -1,0 +1,180 @@
+#include "logdock.h"
+
+#include "bootstraplog.h"
+#include "logmodel.h"
+#include "logviewer.h"
+#include "workspacetreemodel.h"
+
+#include <QAction>
+#include <QDir>
+#include <QEvent>
+#include <QTabWidget>
+
+using namespace Paddock;
+
+namespace {
+
+// What a tab shows, kept on its viewer.
+constexpr char WorkspaceProperty[] = "workspaceId";
+constexpr char InstanceProperty[] = "instanceKey";
+constexpr char ContainerProperty[] = "container";
+
+} // namespace
+
+LogDock::LogDock(QWidget *parent)
+    : QDockWidget(parent)
+    , m_tabs(new QTabWidget(this))
+{
+    setObjectName(QStringLiteral("logDock"));
+    setWidget(m_tabs);
+    setAllowedAreas(Qt::BottomDockWidgetArea | Qt::RightDockWidgetArea);
+    m_tabs->setTabsClosable(true);
+    m_tabs->setMovable(true);
+    m_tabs->setDocumentMode(true);
+    connect(m_tabs, &QTabWidget::tabCloseRequested, this, &LogDock::closeTab);
+    retranslate();
+}
+
+LogDock::~LogDock() = default;
+
+void LogDock::setSource(BootstrapLogStore *logs, ContainerLogSource containerLogs, const QString &instanceKey)
+{
+    if (m_logs != logs) {
+        if (m_logs)
+            disconnect(m_logs, nullptr, this, nullptr);
+        m_logs = logs;
+        if (m_logs) {
+            // A bootstrap log being shown gets its new lines as they are written (whichever
+            // profile's it is).
+            connect(m_logs, &BootstrapLogStore::lineAppended, this,
+                    [this](const QString &instanceKey, const QString &workspaceId) {
+                        for (int i = 0; i < m_tabs->count(); ++i) {
+                            QWidget *tab = m_tabs->widget(i);
+                            if (!tab->property(ContainerProperty).toBool()
+                                && tab->property(WorkspaceProperty) == workspaceId
+                                && tab->property(InstanceProperty) == instanceKey)
+                                static_cast<LogViewer *>(tab)->refresh();
+                        }
+                    });
+        }
+    }
+    m_containerLogs = std::move(containerLogs);
+    m_instanceKey = instanceKey;
+}
+
+bool LogDock::canShowLogs() const
+{
+    return m_logs && !m_instanceKey.isEmpty();
+}
+
+LogViewer *LogDock::showBootstrapLog(const WorkspaceRecord &record)
+{
+    return showLog(record, false);
+}
+
+LogViewer *LogDock::showContainerLog(const WorkspaceRecord &record)
+{
+    return showLog(record, true);
+}
+
+LogViewer *LogDock::showLog(const WorkspaceRecord &record, bool container)
+{
+    if (!canShowLogs())
+        return nullptr;
+    const QString workspace = record.info.workspaceId.isEmpty() ? record.info.sandboxId : record.info.workspaceId;
+    QString path = m_logs->path(m_instanceKey, workspace);
+    if (container)
+        path.replace(path.size() - 4, 4, QStringLiteral(".container.log"));
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        auto *viewer = qobject_cast<LogViewer *>(m_tabs->widget(i));
+        if (viewer && viewer->model()->path() == path) {
+            if (auto *tail = viewer->findChild<ContainerLogTail *>(); tail && !tail->isRunning()) {
+                viewer->setSourceStateFrom([] { return tr("Polling the server for new lines."); });
+                tail->start();
+            }
+            m_tabs->setCurrentIndex(i);
+            show();
+            viewer->setFocus();
+            return viewer;
+        }
+    }
+    auto *viewer = new LogViewer(path);
+    viewer->setProperty(ContainerProperty, container);
+    viewer->setProperty(InstanceProperty, m_instanceKey);
+    viewer->setProperty(WorkspaceProperty, workspace);
+    if (container) {
+        // OpenSandbox gives a container's output only as "the last lines": a tail polls it into
+        // a file of its own next to the bootstrap log, and the viewer follows that file.
+        auto *tail = new ContainerLogTail(m_containerLogs, record.info.sandboxId, path, viewer);
+        connect(tail, &ContainerLogTail::linesAppended, viewer, &LogViewer::refresh);
+        // A failed poll is said as it happens (the tail goes on, backing off), and so is the
+        // first poll that works again.
+        connect(tail, &ContainerLogTail::problem, viewer, [viewer](const QString &problem) {
+            viewer->setSourceStateFrom([problem] { return tr("Polling failed; trying again: %1").arg(problem); });
+        });
+        connect(tail, &ContainerLogTail::recovered, viewer,
+                [viewer] { viewer->setSourceStateFrom([] { return tr("Polling the server for new lines."); }); });
+        connect(tail, &ContainerLogTail::stopped, viewer, [viewer] {
+            viewer->setSourceStateFrom([] {
+                return tr("No longer polled: the sandbox is not running. Show the container log again to poll it.");
+            });
+        });
+        viewer->setSourceStateFrom([] { return tr("Polling the server for new lines."); });
+        tail->start();
+    } else {
+        // The log of a workspace opened elsewhere (by AgentScope, or on another computer) is not
+        // here; it appears if the workspace is opened here.
+        viewer->setAbsentText([] {
+            return tr("There is no bootstrap log of this workspace on this computer: it was not opened here (its "
+                      "bootstrap ran where it was opened, by AgentScope or by Paddock elsewhere), or its log was "
+                      "deleted. Opening it here writes a log, shown as it is written.");
+        });
+    }
+    const int index =
+        m_tabs->addTab(viewer, container ? tr("Container: %1").arg(workspace) : tr("Log: %1").arg(workspace));
+    m_tabs->setTabToolTip(index, QDir::toNativeSeparators(path));
+    m_tabs->setCurrentIndex(index);
+    show();
+    viewer->setFocus();
+    return viewer;
+}
+
+bool LogDock::focusLog()
+{
+    if (m_tabs->count() == 0) {
+        Q_EMIT statusMessage(tr("No log is open: Workspace > Bootstrap Log (Ctrl+L) opens one."));
+        return false;
+    }
+    show();
+    raise();
+    if (QWidget *viewer = m_tabs->currentWidget())
+        viewer->setFocus(Qt::ShortcutFocusReason);
+    return true;
+}
+
+void LogDock::closeTab(int index)
+{
+    QWidget *viewer = m_tabs->widget(index);
+    m_tabs->removeTab(index);
+    delete viewer;
+    if (m_tabs->count() == 0)
+        hide();
+}
+
+void LogDock::changeEvent(QEvent *event)
+{
+    QDockWidget::changeEvent(event);
+    if (event->type() == QEvent::LanguageChange)
+        retranslate();
+}
+
+void LogDock::retranslate()
+{
+    setWindowTitle(tr("Logs"));
+    toggleViewAction()->setText(tr("L&ogs"));
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        const QString name = m_tabs->widget(i)->property(WorkspaceProperty).toString();
+        const bool container = m_tabs->widget(i)->property(ContainerProperty).toBool();
+        m_tabs->setTabText(i, container ? tr("Container: %1").arg(name) : tr("Log: %1").arg(name));
+    }
+}

@@ -1,0 +1,70 @@
+#pragma once
+
+#include "containerlogtail.h"
+
+#include <QDockWidget>
+#include <QPointer>
+#include <QString>
+
+namespace Paddock {
+class BootstrapLogStore;
+} // namespace Paddock
+class LogViewer;
+class QTabWidget;
+struct WorkspaceRecord;
+
+// The window's Logs dock: one tab per log shown, a LogViewer each. A bootstrap log is read from
+// the profile's BootstrapLogStore and gets its new lines as they are written; a container log is
+// polled into a file of its own next to it by a ContainerLogTail that its tab owns. The same log
+// again is the same tab (a container log that is no longer polled is polled again). Closing the
+// last tab hides the dock. Its texts follow the language (LanguageChange).
+//
+// Where logs come from is the profile's: the window sets it with setSource() whenever the
+// profile shown changes (or loses its session). Tabs already open stay: a bootstrap log gets its
+// new lines from the store set now, whichever profile's log it is (the console has one store), and
+// a container log's tail reads from the source it was made with (one that stops working stops the
+// tail, which says so in its footer).
+class LogDock final : public QDockWidget
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(LogDock)
+
+public:
+    explicit LogDock(QWidget *parent = nullptr);
+    ~LogDock() override;
+
+    // Where the logs of the profile shown are: its bootstrap logs (`logs`, under `instanceKey`,
+    // its backend's instance key) and its sandboxes' container logs. A null store or an empty key
+    // shows nothing more (tabs open stay).
+    void setSource(Paddock::BootstrapLogStore *logs, Paddock::ContainerLogSource containerLogs,
+                   const QString &instanceKey);
+    // Whether a log can be shown now (there is a source).
+    bool canShowLogs() const;
+
+    // Shows a workspace's bootstrap log, or its sandbox's container log, in a tab (the same tab
+    // again if it is open), shows the dock and focuses the log; null if there is no source.
+    LogViewer *showBootstrapLog(const WorkspaceRecord &record);
+    LogViewer *showContainerLog(const WorkspaceRecord &record);
+    // F6: shows the dock and focuses the log in front; false (and statusMessage()) if none is
+    // open.
+    bool focusLog();
+
+    QTabWidget *tabs() const { return m_tabs; }
+
+Q_SIGNALS:
+    // Something to say in the window's status bar.
+    void statusMessage(const QString &message);
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    LogViewer *showLog(const WorkspaceRecord &record, bool container);
+    void closeTab(int index);
+    void retranslate();
+
+    QTabWidget *m_tabs;
+    QPointer<Paddock::BootstrapLogStore> m_logs;
+    Paddock::ContainerLogSource m_containerLogs;
+    QString m_instanceKey;
+};
