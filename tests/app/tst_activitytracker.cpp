@@ -11,12 +11,12 @@
 #include <QCoroTask>
 #endif
 
-#include <QDir>
 #include <QCoroSignal>
+#include <QDir>
 #include <QSignalSpy>
-#include <QTimer>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include <fcntl.h>
 #include <sys/stat.h>
