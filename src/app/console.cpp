@@ -125,6 +125,8 @@ QCoro::Task<std::optional<QByteArray>> Console::key(QString profileId, QString *
 
 QCoro::Task<ProfileSession *> Console::sessionFor(Profile profile)
 {
+    if (m_quitting)
+        co_return nullptr; // nothing new once the console is shutting down
     if (const auto it = m_sessions.find(profile.id); it != m_sessions.end())
         co_return it->second.get();
     if (const auto making = m_making.find(profile.id); making != m_making.end()) {
@@ -147,7 +149,7 @@ QCoro::Task<ProfileSession *> Console::sessionFor(Profile profile)
     m_making.erase(profile.id);
     // The profile may have changed or gone while its key was read: what is made is what it is now.
     const auto now = m_profiles.profile(profile.id);
-    if (!now) {
+    if (!now || m_quitting) {
         pending->set(nullptr);
         co_return nullptr;
     }
@@ -170,7 +172,7 @@ QCoro::Task<void> Console::switchTo(QString profileId)
     m_wanted = profile->id;
     const QPointer<Console> self(this);
     ProfileSession *chosen = co_await sessionFor(*profile);
-    if (!self || m_wanted != profile->id)
+    if (!self || m_wanted != profile->id || m_quitting)
         co_return;
     m_settings->setValue(QLatin1String(CurrentProfileKey), profile->id);
     m_window->setReadOnly(profile->readOnly);
@@ -278,6 +280,7 @@ QCoro::Task<void> Console::shutdown(WorkspaceManager::StopMode mode)
 {
     if (mode == WorkspaceManager::StopMode::LeaveRunning && openWorkspaceCount() > 0)
         qCInfo(lcConsole).noquote() << "quitting; leaving" << openWorkspaceCount() << "open workspace(s) running";
+    m_quitting = true;
     m_window->setSession(nullptr, m_window->profile());
     // Every session shuts down at once (each closes its workspaces in parallel); the console is
     // done when each has freed what it held, those ended earlier (a changed profile) included.

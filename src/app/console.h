@@ -96,5 +96,6 @@ private:
     // Sessions being made (their key is read), by profile id: who asks meanwhile waits for it.
     std::map<QString, std::shared_ptr<Paddock::Broadcast<Paddock::ProfileSession *>>> m_making;
     QString m_wanted; // the profile chosen last: a slower earlier choice does not show
+    bool m_quitting = false; // shutdown() began: no session is made any more
     Paddock::TaskTracker m_ending; // sessions shutting down
 };

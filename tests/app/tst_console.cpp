@@ -4,6 +4,8 @@
 // request id while the other profiles keep working, and the last profile remembered.
 
 #include "backends/local/localbackend.h"
+#include "broadcast.h"
+#include "confirmdialog.h"
 #include "console.h"
 #include "fakeopensandboxprocess.h"
 #include "logmodel.h"
@@ -67,6 +69,35 @@ public:
     {
         co_return fail(Error::unsupported(QStringLiteral("No keychain could be reached (test)")));
     }
+};
+
+// A keychain that answers only when told to (a slow Secret Service, a locked keyring asking for
+// its password), counting the reads.
+class GatedKeychain final : public SecretStore
+{
+public:
+    QCoro::Task<Result<std::optional<QByteArray>>> read(QString account) override
+    {
+        ++reads;
+        const auto gate = open;
+        co_await gate->wait();
+        co_return kept.value(account);
+    }
+    QCoro::Task<Result<>> write(QString account, QByteArray secret) override
+    {
+        kept.insert(account, secret);
+        co_return Result<>{};
+    }
+    QCoro::Task<Result<>> remove(QString account) override
+    {
+        kept.remove(account);
+        co_return Result<>{};
+    }
+    void release() { open->set(true); }
+
+    int reads = 0;
+    QHash<QString, std::optional<QByteArray>> kept;
+    std::shared_ptr<Broadcast<bool>> open = std::make_shared<Broadcast<bool>>();
 };
 
 } // namespace
@@ -614,6 +645,125 @@ private Q_SLOTS:
             QCOMPARE(decided.at(1).constFirst().value<WorkspaceManager::StopMode>(), WorkspaceManager::StopMode::Close);
             QCoro::waitFor(console.shutdown());
         }
+    }
+
+    void switchingFastShowsTheLastChoiceAndMakesOneSession()
+    {
+        PaddockTest::FakeOpenSandboxProcess server;
+        QVERIFY2(server.start({QStringLiteral("--seed"), QStringLiteral("2")}), qPrintable(server.error()));
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
+        GatedKeychain keychain;
+        Profile profile;
+        {
+            ProfileStore store(&settings);
+            profile.kind = Profile::Kind::OpenSandbox;
+            profile.name = QStringLiteral("Slow keychain");
+            profile.id = store.newId(profile.name);
+            profile.domain = server.domain();
+            QVERIFY(store.save(profile));
+        }
+        Console console(&settings, &keychain, dir.filePath(QStringLiteral("logs")));
+        console.window()->show();
+        settings.setValue(QStringLiteral("currentProfile"), QStringLiteral("local"));
+        QCoro::waitFor(console.start());
+        MainWindow *window = console.window();
+        QCOMPARE(window->profile(), QStringLiteral("local"));
+
+        // A, and A again, while its key is being read; then Local.
+        auto first = console.switchTo(profile.id);
+        auto second = console.switchTo(profile.id);
+        QCOMPARE(keychain.reads, 1); // one read, one session in the making
+        QCoro::waitFor(console.switchTo(QStringLiteral("local")));
+        QCOMPARE(window->profile(), QStringLiteral("local"));
+        // The key arrives: A's session is made once, and Local stays (the last choice wins).
+        keychain.release();
+        QCoro::waitFor(first);
+        QCoro::waitFor(second);
+        QCOMPARE(window->profile(), QStringLiteral("local"));
+        QCOMPARE(window->session(), console.session(QStringLiteral("local")));
+        ProfileSession *made = console.session(profile.id);
+        QVERIFY(made);
+        QCOMPARE(keychain.reads, 1);
+        // Shown later, it is that session, without reading the key again.
+        QCoro::waitFor(console.switchTo(profile.id));
+        QCOMPARE(window->profile(), profile.id);
+        QCOMPARE(window->session(), made);
+        QCOMPARE(keychain.reads, 1);
+        QTRY_COMPARE(window->model()->workspaceCount(), 2);
+        QCoro::waitFor(console.shutdown());
+    }
+
+    void quittingAndSavingWhileActionsRunLosesNoResult()
+    {
+        // Each pause takes 1.5 s: the profile is saved (its session ends and is made again) and
+        // the console quits while the bulk pause runs. Nothing is freed under it, and its result
+        // is reported whole.
+        PaddockTest::FakeOpenSandboxProcess server;
+        QVERIFY2(server.start({QStringLiteral("--pause-ms"), QStringLiteral("1500")}), qPrintable(server.error()));
+        QTemporaryDir dir;
+        QFile bootstrap(dir.filePath(QStringLiteral("empty.txt")));
+        QVERIFY(bootstrap.open(QIODevice::WriteOnly));
+        bootstrap.close();
+        QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
+        MemorySecretStore secrets;
+        Profile profile;
+        {
+            ProfileStore store(&settings);
+            profile.kind = Profile::Kind::OpenSandbox;
+            profile.name = QStringLiteral("Busy");
+            profile.id = store.newId(profile.name);
+            profile.domain = server.domain();
+            profile.bootstrapFile = bootstrap.fileName();
+            QVERIFY(store.save(profile));
+        }
+        auto console = std::make_unique<Console>(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
+        console->window()->show();
+        QCoro::waitFor(console->start());
+        QCoro::waitFor(console->switchTo(profile.id));
+        MainWindow *window = console->window();
+        ProfileSession *session = console->session(profile.id);
+        QVERIFY(session);
+        QStringList sandboxes;
+        for (const char *agent : {"a", "b", "c"}) {
+            WorkspaceRequest request;
+            request.userId = QStringLiteral("u");
+            request.agentId = QLatin1String(agent);
+            auto opened = QCoro::waitFor(session->open(request));
+            QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+            sandboxes.append(std::dynamic_pointer_cast<SandboxWorkspace>(*opened)->sandbox().sandboxId);
+        }
+        window->refresh();
+        QTRY_COMPARE(window->model()->workspaceCount(), 3);
+        auto *view = window->findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        view->selectAll();
+        window->findChild<QAction *>(QStringLiteral("actionPause"))->trigger();
+        ConfirmDialog *confirm = nullptr;
+        QTRY_VERIFY((confirm = window->findChild<ConfirmDialog *>(QStringLiteral("confirmAction"))) != nullptr);
+        QTRY_VERIFY(confirm->isVisible());
+        confirm->confirmButton()->click();
+        QTRY_COMPARE(window->model()->indexOfKey(QStringLiteral("%1\x1f%2").arg(profile.id, sandboxes.constFirst()),
+                                                 WorkspaceTreeModel::StateColumn)
+                         .data()
+                         .toString(),
+                     QStringLiteral("Pausing"));
+
+        // Saved with a new TTL while the pauses run: that session ends (waiting for them).
+        Profile changed = *console->profiles().profile(profile.id);
+        changed.ttl = std::chrono::seconds(600);
+        QVERIFY(console->profiles().save(changed));
+        auto reloading = console->reload({profile.id});
+        // And the console quits at once (closing what is still open).
+        QCoro::waitFor(console->shutdown());
+        QCoro::waitFor(reloading);
+        QTRY_VERIFY(window->lastActionSummary().contains(QLatin1String("workspace(s) done")));
+        QCOMPARE(window->lastActionSummary(), QStringLiteral("3 of 3 workspace(s) done"));
+        console.reset();
+        // Every pause happened on the server.
+        ProfileSession check(changed, {}, nullptr);
+        for (const QString &id : std::as_const(sandboxes))
+            QTRY_COMPARE_WITH_TIMEOUT(QCoro::waitFor(check.get(id))->state, SandboxState::Paused, 10'000);
+        QCoro::waitFor(check.shutdown());
     }
 
     void profilesDialogFeedsTheSwitcher()
