@@ -63,69 +63,6 @@
         </translation>
     </message>
     <message numerus="yes">
-        <source>Close %n workspace(s)? They are released and their sandboxes paused.</source>
-        <translation>
-            <numerusform>Close %n workspace? It is released and its sandbox paused.</numerusform>
-            <numerusform>Close %n workspaces? They are released and their sandboxes paused.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Pause %n workspace(s)?</source>
-        <translation>
-            <numerusform>Pause %n workspace?</numerusform>
-            <numerusform>Pause %n workspaces?</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Resume %n workspace(s)?</source>
-        <translation>
-            <numerusform>Resume %n workspace?</numerusform>
-            <numerusform>Resume %n workspaces?</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Kill %n workspace(s)? Their sandboxes are deleted with everything in them that is not kept elsewhere. This cannot be undone.</source>
-        <translation>
-            <numerusform>Kill %n workspace? Its sandbox is deleted with everything in it that is not kept elsewhere. This cannot be undone.</numerusform>
-            <numerusform>Kill %n workspaces? Their sandboxes are deleted with everything in them that is not kept elsewhere. This cannot be undone.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n selected workspace(s) do not fit this action and are skipped.</source>
-        <translation>
-            <numerusform>%n selected workspace does not fit this action and is skipped.</numerusform>
-            <numerusform>%n selected workspaces do not fit this action and are skipped.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%1 of %n workspace(s) done</source>
-        <translation>
-            <numerusform>%1 of %n workspace done</numerusform>
-            <numerusform>%1 of %n workspaces done</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n cancelled</source>
-        <translation>
-            <numerusform>%n cancelled</numerusform>
-            <numerusform>%n cancelled</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n failed</source>
-        <translation>
-            <numerusform>%n failed</numerusform>
-            <numerusform>%n failed</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Kill %n workspace(s)? Their containers are removed. Their /workspace folders stay on this computer unless you delete them too. This cannot be undone.</source>
-        <translation>
-            <numerusform>Kill %n workspace? Its container is removed. Its /workspace folder stays on this computer unless you delete it too. This cannot be undone.</numerusform>
-            <numerusform>Kill %n workspaces? Their containers are removed. Their /workspace folders stay on this computer unless you delete them too. This cannot be undone.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>Copied %n workspace id(s)</source>
         <translation>
             <numerusform>Copied %n workspace id</numerusform>
@@ -158,41 +95,6 @@
         <translation>
             <numerusform>%n had no time at all to go by and was left out.</numerusform>
             <numerusform>%n had no time at all to go by and were left out.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Closing %n workspace(s)…</source>
-        <translation>
-            <numerusform>Closing %n workspace…</numerusform>
-            <numerusform>Closing %n workspaces…</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Pausing %n workspace(s)…</source>
-        <translation>
-            <numerusform>Pausing %n workspace…</numerusform>
-            <numerusform>Pausing %n workspaces…</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Resuming %n workspace(s)…</source>
-        <translation>
-            <numerusform>Resuming %n workspace…</numerusform>
-            <numerusform>Resuming %n workspaces…</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Renewing %n workspace(s)…</source>
-        <translation>
-            <numerusform>Renewing %n workspace…</numerusform>
-            <numerusform>Renewing %n workspaces…</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Killing %n workspace(s)…</source>
-        <translation>
-            <numerusform>Killing %n workspace…</numerusform>
-            <numerusform>Killing %n workspaces…</numerusform>
         </translation>
     </message>
 </context>
@@ -268,6 +170,107 @@
         <translation>
             <numerusform>Shorten the lifetime of %n workspace?</numerusform>
             <numerusform>Shorten the lifetime of %n workspaces?</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>WorkspaceActionController</name>
+    <message numerus="yes">
+        <source>Close %n workspace(s)? They are released and their sandboxes paused.</source>
+        <translation>
+            <numerusform>Close %n workspace? It is released and its sandbox paused.</numerusform>
+            <numerusform>Close %n workspaces? They are released and their sandboxes paused.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Pause %n workspace(s)?</source>
+        <translation>
+            <numerusform>Pause %n workspace?</numerusform>
+            <numerusform>Pause %n workspaces?</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Resume %n workspace(s)?</source>
+        <translation>
+            <numerusform>Resume %n workspace?</numerusform>
+            <numerusform>Resume %n workspaces?</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Kill %n workspace(s)? Their containers are removed. Their /workspace folders stay on this computer unless you delete them too. This cannot be undone.</source>
+        <translation>
+            <numerusform>Kill %n workspace? Its container is removed. Its /workspace folder stays on this computer unless you delete it too. This cannot be undone.</numerusform>
+            <numerusform>Kill %n workspaces? Their containers are removed. Their /workspace folders stay on this computer unless you delete them too. This cannot be undone.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Kill %n workspace(s)? Their sandboxes are deleted with everything in them that is not kept elsewhere. This cannot be undone.</source>
+        <translation>
+            <numerusform>Kill %n workspace? Its sandbox is deleted with everything in it that is not kept elsewhere. This cannot be undone.</numerusform>
+            <numerusform>Kill %n workspaces? Their sandboxes are deleted with everything in them that is not kept elsewhere. This cannot be undone.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n selected workspace(s) do not fit this action and are skipped.</source>
+        <translation>
+            <numerusform>%n selected workspace does not fit this action and is skipped.</numerusform>
+            <numerusform>%n selected workspaces do not fit this action and are skipped.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Closing %n workspace(s)…</source>
+        <translation>
+            <numerusform>Closing %n workspace…</numerusform>
+            <numerusform>Closing %n workspaces…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Pausing %n workspace(s)…</source>
+        <translation>
+            <numerusform>Pausing %n workspace…</numerusform>
+            <numerusform>Pausing %n workspaces…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Resuming %n workspace(s)…</source>
+        <translation>
+            <numerusform>Resuming %n workspace…</numerusform>
+            <numerusform>Resuming %n workspaces…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Renewing %n workspace(s)…</source>
+        <translation>
+            <numerusform>Renewing %n workspace…</numerusform>
+            <numerusform>Renewing %n workspaces…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Killing %n workspace(s)…</source>
+        <translation>
+            <numerusform>Killing %n workspace…</numerusform>
+            <numerusform>Killing %n workspaces…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n workspace(s) done</source>
+        <translation>
+            <numerusform>%1 of %n workspace done</numerusform>
+            <numerusform>%1 of %n workspaces done</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n cancelled</source>
+        <translation>
+            <numerusform>%n cancelled</numerusform>
+            <numerusform>%n cancelled</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n failed</source>
+        <translation>
+            <numerusform>%n failed</numerusform>
+            <numerusform>%n failed</numerusform>
         </translation>
     </message>
 </context>

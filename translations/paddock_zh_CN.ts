@@ -40,13 +40,6 @@
     </message>
 </context>
 <context>
-    <name>Console</name>
-    <message>
-        <source>Cannot read the bootstrap file %1: %2</source>
-        <translation>无法读取初始化文件 %1：%2</translation>
-    </message>
-</context>
-<context>
     <name>KeychainSecretStore</name>
     <message>
         <source>The keychain refused access while %1: %2</source>
@@ -533,14 +526,6 @@
         <translation>所有后端</translation>
     </message>
     <message>
-        <source>Local</source>
-        <translation>本地</translation>
-    </message>
-    <message>
-        <source>OpenSandbox</source>
-        <translation>OpenSandbox</translation>
-    </message>
-    <message>
         <source>Off</source>
         <translation>不刷新</translation>
     </message>
@@ -583,10 +568,6 @@
         <translation>%1（已过时）</translation>
     </message>
     <message>
-        <source>the profile went away</source>
-        <translation>配置文件已不存在</translation>
-    </message>
-    <message>
         <source>Pause idle workspaces</source>
         <translation>暂停空闲工作区</translation>
     </message>
@@ -605,66 +586,6 @@
         </translation>
     </message>
     <message>
-        <source>cancelled</source>
-        <translation>已取消</translation>
-    </message>
-    <message numerus="yes">
-        <source>Close %n workspace(s)? They are released and their sandboxes paused.</source>
-        <translation>
-            <numerusform>关闭 %n 个工作区？这些工作区将被释放，其沙箱将被暂停。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Pause %n workspace(s)?</source>
-        <translation>
-            <numerusform>暂停 %n 个工作区？</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Resume %n workspace(s)?</source>
-        <translation>
-            <numerusform>恢复 %n 个工作区？</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Kill %n workspace(s)? Their sandboxes are deleted with everything in them that is not kept elsewhere. This cannot be undone.</source>
-        <translation>
-            <numerusform>销毁 %n 个工作区？其沙箱将被删除，沙箱中未在别处保存的所有内容都会一并删除。此操作无法撤销。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n selected workspace(s) do not fit this action and are skipped.</source>
-        <translation>
-            <numerusform>选中的工作区中有 %n 个不适用此操作，将被跳过。</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <source>%1: %2</source>
-        <translation>%1：%2</translation>
-    </message>
-    <message numerus="yes">
-        <source>%1 of %n workspace(s) done</source>
-        <translation>
-            <numerusform>%n 个工作区中已完成 %1 个</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n cancelled</source>
-        <translation>
-            <numerusform>%n 个已取消</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n failed</source>
-        <translation>
-            <numerusform>%n 个失败</numerusform>
-        </translation>
-    </message>
-    <message>
         <source>Bootstrap &amp;Log</source>
         <translation>初始化日志(&amp;L)</translation>
     </message>
@@ -679,16 +600,6 @@
     <message>
         <source>Show what the selected sandbox&apos;s container prints, polled from the server</source>
         <translation>显示选中沙箱的容器输出（定期从服务器获取）</translation>
-    </message>
-    <message numerus="yes">
-        <source>Kill %n workspace(s)? Their containers are removed. Their /workspace folders stay on this computer unless you delete them too. This cannot be undone.</source>
-        <translation>
-            <numerusform>销毁 %n 个工作区？其容器将被删除。除非你同时删除，它们的 /workspace 文件夹会保留在这台计算机上。此操作无法撤销。</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Also &amp;delete their folders on this computer</source>
-        <translation>同时删除它们在这台计算机上的文件夹(&amp;D)</translation>
     </message>
     <message>
         <source>Read-only</source>
@@ -754,10 +665,6 @@
         <source>cannot reach the server; showing the list of %1 (stale)</source>
         <translation>无法连接服务器；显示的是 %1 时的列表（已过时）</translation>
     </message>
-    <message>
-        <source>not renewed: it would expire sooner (%1) than it does now (%2)</source>
-        <translation>未续期：续期后的过期时间（%1）早于当前的过期时间（%2）</translation>
-    </message>
     <message numerus="yes">
         <source>Copied %n workspace id(s)</source>
         <translation>
@@ -794,44 +701,6 @@
         <source>%n had no time at all to go by and were left out.</source>
         <translation>
             <numerusform>其中 %n 个没有任何时间可依据，已跳过。</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>&amp;Resume</source>
-        <translation>恢复(&amp;R)</translation>
-    </message>
-    <message>
-        <source>&amp;Kill</source>
-        <translation>销毁(&amp;K)</translation>
-    </message>
-    <message numerus="yes">
-        <source>Closing %n workspace(s)…</source>
-        <translation>
-            <numerusform>正在关闭 %n 个工作区…</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Pausing %n workspace(s)…</source>
-        <translation>
-            <numerusform>正在暂停 %n 个工作区…</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Resuming %n workspace(s)…</source>
-        <translation>
-            <numerusform>正在恢复 %n 个工作区…</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Renewing %n workspace(s)…</source>
-        <translation>
-            <numerusform>正在续期 %n 个工作区…</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Killing %n workspace(s)…</source>
-        <translation>
-            <numerusform>正在销毁 %n 个工作区…</numerusform>
         </translation>
     </message>
     <message>
@@ -1452,6 +1321,126 @@
         <source>its backend no longer exists</source>
         <translation>其后端已不存在</translation>
     </message>
+    <message>
+        <source>Docker</source>
+        <translation>Docker</translation>
+    </message>
+    <message>
+        <source>The image of new containers, which must be on the Docker engine already (pulled, built or imported); empty for the default</source>
+        <translation>新容器使用的镜像，必须已在 Docker 引擎上（已拉取、构建或导入）；留空则使用默认镜像</translation>
+    </message>
+    <message>
+        <source>The host folder that holds one folder per workspace, mounted at /workspace in its container; empty for the default</source>
+        <translation>宿主机上存放工作区的文件夹，每个工作区在其中占一个子文件夹，并挂载到其容器的 /workspace；留空则使用默认位置</translation>
+    </message>
+    <message>
+        <source>none (no commands are run)</source>
+        <translation>无（不运行任何命令）</translation>
+    </message>
+    <message>
+        <source>Docker backend:
+  --docker-host URL      the engine: unix:///path or tcp://host:port
+                         (default: DOCKER_HOST, else unix:///var/run/docker.sock)
+  --image IMAGE          image of new containers; it must be on the engine
+                         (default: debian:bookworm-slim)
+  --basedir DIR          host folder for the workspaces&apos; /workspace (default: %1)
+  kill --delete-files    also delete the workspace&apos;s host folder
+</source>
+        <translation>Docker 后端：
+  --docker-host URL      Docker 引擎：unix:///path 或 tcp://host:port
+                         （默认：DOCKER_HOST，未设置时为 unix:///var/run/docker.sock）
+  --image IMAGE          新容器的镜像，必须已在该引擎上
+                         （默认：debian:bookworm-slim）
+  --basedir DIR          工作区 /workspace 在主机上的文件夹（默认：%1）
+  kill --delete-files    同时删除工作区在主机上的文件夹
+</translation>
+    </message>
+    <message>
+        <source>--image needs an image name</source>
+        <translation>--image 需要指定镜像名称</translation>
+    </message>
+    <message>
+        <source>--basedir needs a folder</source>
+        <translation>--basedir 需要指定文件夹</translation>
+    </message>
+    <message>
+        <source>The folder that holds one folder per workspace; empty for the default</source>
+        <translation>存放工作区的文件夹，每个工作区在其中占一个子文件夹；留空则使用默认位置</translation>
+    </message>
+    <message>
+        <source>Local backend:
+  --basedir DIR          the base folder (default: %1)
+  --bubblewrap           run commands inside bubblewrap (bwrap)
+</source>
+        <translation>本地后端：
+  --basedir DIR          基础文件夹（默认：%1）
+  --bubblewrap           在 bubblewrap (bwrap) 中运行命令
+</translation>
+    </message>
+    <message>
+        <source>OpenSandbox</source>
+        <translation>OpenSandbox</translation>
+    </message>
+    <message>
+        <source>The container image of new sandboxes; empty for the default</source>
+        <translation>新沙箱使用的容器镜像；留空则使用默认镜像</translation>
+    </message>
+    <message>
+        <source>AgentScope&apos;s bootstrap (installs AgentScope and its gateway)</source>
+        <translation>AgentScope 的初始化（安装 AgentScope 及其网关）</translation>
+    </message>
+    <message>
+        <source>OpenSandbox backend (API key from OPEN_SANDBOX_API_KEY):
+  --domain HOST[:PORT]   the server (default: OPEN_SANDBOX_DOMAIN, else localhost:8080)
+  --protocol http|https  (default: http)
+  --use-server-proxy     reach execd through the server&apos;s proxy
+  --image IMAGE          image of new sandboxes (default: python:3.11-slim)
+  --sandbox-timeout N    seconds until a new sandbox expires; 0: never (default: 1800)
+</source>
+        <translation>OpenSandbox 后端（API 密钥取自 OPEN_SANDBOX_API_KEY）：
+  --domain HOST[:PORT]   服务器（默认：OPEN_SANDBOX_DOMAIN，未设置时为 localhost:8080）
+  --protocol http|https  （默认：http）
+  --use-server-proxy     通过服务器的代理访问 execd
+  --image IMAGE          新沙箱的镜像（默认：python:3.11-slim）
+  --sandbox-timeout N    新沙箱的过期秒数；0 表示永不过期（默认：1800）
+</translation>
+    </message>
+    <message>
+        <source>--protocol takes http or https, not &quot;%1&quot;</source>
+        <translation>--protocol 只接受 http 或 https，而不是“%1”</translation>
+    </message>
+    <message>
+        <source>--sandbox-timeout takes 0 (never expire) or at least 60 seconds, not &quot;%1&quot;</source>
+        <translation>--sandbox-timeout 只接受 0（永不过期）或至少 60 秒，而不是“%1”</translation>
+    </message>
+    <message>
+        <source>Cannot read the bootstrap file %1: %2</source>
+        <translation>无法读取初始化文件 %1：%2</translation>
+    </message>
+    <message>
+        <source>not done: the profile %1 was closed</source>
+        <translation>未执行：配置文件 %1 已关闭</translation>
+    </message>
+    <message>
+        <source>no workspace %1</source>
+        <translation>不存在工作区 %1</translation>
+    </message>
+    <message>
+        <source>its profile was closed</source>
+        <translation>其配置文件已关闭</translation>
+    </message>
+    <message>
+        <source>a renewal needs a positive duration</source>
+        <translation>续期时长必须为正数</translation>
+    </message>
+    <message>
+        <source>not renewed: it would expire sooner (%1) than it does now (%2)</source>
+        <translation>未续期：续期后的过期时间（%1）早于当前的过期时间（%2）</translation>
+    </message>
+    <message>
+        <source>this workspace provider has no backend to kill sandboxes in</source>
+        <translation>此工作区提供者没有可用于销毁沙箱的后端</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
@@ -1660,14 +1649,6 @@
         <translation>新配置文件</translation>
     </message>
     <message>
-        <source>Local</source>
-        <translation>本地</translation>
-    </message>
-    <message>
-        <source>OpenSandbox</source>
-        <translation>OpenSandbox</translation>
-    </message>
-    <message>
         <source>One workspace per agent (PER_AGENT)</source>
         <translation>每个智能体一个工作区（PER_AGENT）</translation>
     </message>
@@ -1804,26 +1785,6 @@
     <message>
         <source>Stop containe&amp;rs instead of pausing them</source>
         <translation>停止容器而不是暂停(&amp;R)</translation>
-    </message>
-    <message>
-        <source>Docker</source>
-        <translation>Docker</translation>
-    </message>
-    <message>
-        <source>The image of new containers, which must be on the Docker engine already (pulled, built or imported); empty for the default</source>
-        <translation>新容器使用的镜像，必须已在 Docker 引擎上（已拉取、构建或导入）；留空则使用默认镜像</translation>
-    </message>
-    <message>
-        <source>The host folder that holds one folder per workspace, mounted at /workspace in its container; empty for the default</source>
-        <translation>宿主机上存放工作区的文件夹，每个工作区在其中占一个子文件夹，并挂载到其容器的 /workspace；留空则使用默认位置</translation>
-    </message>
-    <message>
-        <source>Default: AgentScope&apos;s bootstrap (installs AgentScope and its gateway)</source>
-        <translation>默认：AgentScope 的初始化（安装 AgentScope 及其网关）</translation>
-    </message>
-    <message>
-        <source>Default: none (no commands are run)</source>
-        <translation>默认：无（不运行任何命令）</translation>
     </message>
     <message>
         <source>Paste the API key</source>
@@ -2123,6 +2084,121 @@
     <message>
         <source>&amp;Show All Columns in Their Order</source>
         <translation>按原顺序显示所有列(&amp;S)</translation>
+    </message>
+</context>
+<context>
+    <name>WorkspaceActionController</name>
+    <message numerus="yes">
+        <source>Close %n workspace(s)? They are released and their sandboxes paused.</source>
+        <translation>
+            <numerusform>关闭 %n 个工作区？这些工作区将被释放，其沙箱将被暂停。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Close</source>
+        <translation>关闭(&amp;C)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Pause %n workspace(s)?</source>
+        <translation>
+            <numerusform>暂停 %n 个工作区？</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Pause</source>
+        <translation>暂停(&amp;P)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Resume %n workspace(s)?</source>
+        <translation>
+            <numerusform>恢复 %n 个工作区？</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation>恢复(&amp;R)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Kill %n workspace(s)? Their containers are removed. Their /workspace folders stay on this computer unless you delete them too. This cannot be undone.</source>
+        <translation>
+            <numerusform>销毁 %n 个工作区？其容器将被删除。除非你同时删除，它们的 /workspace 文件夹会保留在这台计算机上。此操作无法撤销。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Kill %n workspace(s)? Their sandboxes are deleted with everything in them that is not kept elsewhere. This cannot be undone.</source>
+        <translation>
+            <numerusform>销毁 %n 个工作区？其沙箱将被删除，沙箱中未在别处保存的所有内容都会一并删除。此操作无法撤销。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Kill</source>
+        <translation>销毁(&amp;K)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n selected workspace(s) do not fit this action and are skipped.</source>
+        <translation>
+            <numerusform>选中的工作区中有 %n 个不适用此操作，将被跳过。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Also &amp;delete their folders on this computer</source>
+        <translation>同时删除它们在这台计算机上的文件夹(&amp;D)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Closing %n workspace(s)…</source>
+        <translation>
+            <numerusform>正在关闭 %n 个工作区…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Pausing %n workspace(s)…</source>
+        <translation>
+            <numerusform>正在暂停 %n 个工作区…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Resuming %n workspace(s)…</source>
+        <translation>
+            <numerusform>正在恢复 %n 个工作区…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Renewing %n workspace(s)…</source>
+        <translation>
+            <numerusform>正在续期 %n 个工作区…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Killing %n workspace(s)…</source>
+        <translation>
+            <numerusform>正在销毁 %n 个工作区…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n workspace(s) done</source>
+        <translation>
+            <numerusform>%n 个工作区中已完成 %1 个</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n cancelled</source>
+        <translation>
+            <numerusform>%n 个已取消</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n failed</source>
+        <translation>
+            <numerusform>%n 个失败</numerusform>
+        </translation>
     </message>
 </context>
 <context>
