@@ -5,11 +5,13 @@
 #include "provisioner.h"
 #include "tr.h"
 
+#include <QCoroSignal>
 #include <QCoroTask>
 
 #include <QFile>
 #include <QLocale>
 #include <QPointer>
+#include <QTimer>
 
 #include <algorithm>
 
@@ -465,6 +467,14 @@ QCoro::Task<void> ProfileSession::shutdown(WorkspaceManager::StopMode mode)
     co_await m_manager->stop(mode);
     // Every action, read and bulk job under way ends before anything it uses is freed.
     co_await m_tasks.idle();
+    // The last of them may have ended inside a signal of the backend (a reply's finished()):
+    // the freeing waits for the event loop, as deleteLater() would, so that no stack is still
+    // inside what is freed.
+    QTimer later;
+    later.setSingleShot(true);
+    later.start(0);
+    co_await qCoro(&later, &QTimer::timeout);
+    co_await m_tasks.idle(); // (what was refused meanwhile ended at once)
     m_manager.reset();
     m_provisioner.reset();
     m_backend.reset();
