@@ -5,13 +5,12 @@
 #include "provisioner.h"
 #include "tr.h"
 
-#include <QCoroSignal>
 #include <QCoroTask>
+#include <QCoroTimer>
 
 #include <QFile>
 #include <QLocale>
 #include <QPointer>
-#include <QTimer>
 
 #include <algorithm>
 
@@ -470,10 +469,7 @@ QCoro::Task<void> ProfileSession::shutdown(WorkspaceManager::StopMode mode)
     // The last of them may have ended inside a signal of the backend (a reply's finished()):
     // the freeing waits for the event loop, as deleteLater() would, so that no stack is still
     // inside what is freed.
-    QTimer later;
-    later.setSingleShot(true);
-    later.start(0);
-    co_await qCoro(&later, &QTimer::timeout);
+    co_await QCoro::sleepFor(std::chrono::milliseconds(0)); // one turn of the event loop, not a wait
     co_await m_tasks.idle(); // (what was refused meanwhile ended at once)
     m_manager.reset();
     m_provisioner.reset();

@@ -11,7 +11,7 @@
 #include <QCoroTask>
 #endif
 
-#include <QCoroSignal>
+#include <QCoroTimer>
 #include <QDir>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -36,10 +36,7 @@ public:
         maxInFlight = std::max(maxInFlight, ++inFlight);
         // Back to the event loop once, as a read from a server always is: a fast worker thread
         // must not finish a read before the tracker could start the next one.
-        QTimer yield;
-        yield.setSingleShot(true);
-        yield.start(0);
-        co_await qCoro(&yield, &QTimer::timeout);
+        co_await QCoro::sleepFor(std::chrono::milliseconds(0));
         auto answer = co_await LocalBackend::sessionsActivity(sandboxId);
         --inFlight;
         co_return answer;
