@@ -7,10 +7,10 @@
 #include <QCoroTask>
 #include <QCoroTimer>
 
-#include <QLocale>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QRegularExpression>
 #include <QScopeGuard>
 #include <QTimeZone>
 #include <QTimer>
@@ -18,8 +18,11 @@
 #include <algorithm>
 #include <coroutine>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <utility>
+
+#include <curl/curl.h>
 
 Q_LOGGING_CATEGORY(lcHttp, "paddock.core.opensandbox.http", QtInfoMsg)
 
@@ -143,17 +146,34 @@ std::optional<std::chrono::milliseconds> retryAfterDelay(const QByteArray &value
     const QByteArray trimmed = value.trimmed();
     if (trimmed.isEmpty())
         return std::nullopt;
-    bool ok = false;
-    const qint64 seconds = trimmed.toLongLong(&ok);
-    if (ok)
-        return seconds < 0 ? std::nullopt : std::optional(std::chrono::milliseconds(seconds * 1000));
-    // HTTP-date, e.g. "Wed, 21 Oct 2026 07:28:00 GMT".
-    QDateTime date =
-        QLocale::c().toDateTime(QString::fromLatin1(trimmed), QStringLiteral("ddd, dd MMM yyyy HH:mm:ss 'GMT'"));
-    if (!date.isValid())
+    if (std::all_of(trimmed.cbegin(), trimmed.cend(), [](char c) { return c >= '0' && c <= '9'; })) {
+        // delta-seconds; one too long for 64 bits is simply very long (the caller caps it).
+        bool ok = false;
+        const qint64 seconds = trimmed.toLongLong(&ok);
+        return std::chrono::milliseconds(ok && seconds < std::numeric_limits<qint64>::max() / 1000
+                                             ? seconds * 1000
+                                             : std::numeric_limits<qint64>::max());
+    }
+    // An HTTP date. curl_getdate reads all three forms, but takes a two-digit year (RFC 850)
+    // below 70 for 20xx and above for 19xx; RFC 9110 wants it read relative to now: a year more
+    // than 50 years ahead is the most recent past year with those digits. So that year is
+    // written out in full first.
+    QByteArray date = trimmed;
+    static const QRegularExpression rfc850(QStringLiteral("^[A-Za-z]+, *\\d{1,2}-[A-Za-z]{3}-(\\d{2})(?=\\s)"));
+    if (const QRegularExpressionMatch match = rfc850.match(QString::fromLatin1(trimmed)); match.hasMatch()) {
+        const int thisYear = now.toUTC().date().year();
+        int year = thisYear / 100 * 100 + match.capturedView(1).toInt();
+        if (year > thisYear + 50)
+            year -= 100;
+        else if (year <= thisYear - 50)
+            year += 100;
+        date.replace(match.capturedStart(1), 2, QByteArray::number(year));
+    }
+    const time_t when = curl_getdate(date.constData(), nullptr);
+    if (when == -1)
         return std::nullopt;
-    date.setTimeZone(QTimeZone::utc());
-    return std::chrono::milliseconds(std::max<qint64>(0, now.msecsTo(date)));
+    const QDateTime at = QDateTime::fromSecsSinceEpoch(qint64(when), QTimeZone::utc());
+    return std::chrono::milliseconds(std::max<qint64>(0, now.msecsTo(at)));
 }
 
 // What a sleep waits for: rung by its timer, or by abortAll(), whichever comes first. Ringing

@@ -94,7 +94,9 @@ private:
 QNetworkReply *sendOnce(QNetworkAccessManager *network, QNetworkRequest request, const QByteArray &method,
                         const QByteArray &body);
 
-// The delay a Retry-After header asks for: delta-seconds or an HTTP date, relative to now.
+// The delay a Retry-After header asks for, relative to now: delta-seconds, or an HTTP date in
+// any of its three forms (RFC 9110 §5.6.7: IMF-fixdate, the obsolete RFC 850 form with a
+// two-digit year, asctime). A date in the past asks for no delay; nullopt: not a valid value.
 std::optional<std::chrono::milliseconds> retryAfterDelay(const QByteArray &value, const QDateTime &now);
 
 class Alarm; // the end of one HttpClient::sleep()
