@@ -97,8 +97,10 @@ QByteArray uploadBody(const QList<UploadFile> &files, const QByteArray &boundary
     QByteArray body;
     for (const UploadFile &file : files) {
         const QJsonObject metadata{{QStringLiteral("path"), file.path}, {QStringLiteral("mode"), file.mode}};
+        // As browsers write a file name (HTML's multipart/form-data encoding): a quote, a CR or
+        // an LF would end the header or the value early.
         QByteArray name = file.path.section(u'/', -1).toUtf8();
-        name.replace('"', "%22");
+        name.replace('"', "%22").replace('\r', "%0D").replace('\n', "%0A");
         body += "--" + boundary
             + "\r\nContent-Disposition: form-data; name=\"metadata\"; filename=\"metadata\"\r\n"
               "Content-Type: application/json\r\n\r\n"
