@@ -1052,8 +1052,8 @@
         <translation>不是 JSON 对象</translation>
     </message>
     <message>
-        <source>the connection to the server was closed</source>
-        <translation>与服务器的连接已关闭</translation>
+        <source>cancelled: the connection to the server was closed</source>
+        <translation>已取消：与服务器的连接已关闭</translation>
     </message>
     <message>
         <source>no answer within %1 s</source>

@@ -14,6 +14,7 @@
 #include <QNetworkAccessManager>
 #include <QSignalSpy>
 #include <QTcpServer>
+#include <QTcpSocket>
 #include <QTest>
 
 using namespace Paddock;
@@ -214,6 +215,19 @@ private Q_SLOTS:
         QVERIFY(QCoro::waitFor(f.client.upload({UploadFile{path, "data", 644}})));
         QCOMPARE(f.server.requests.size(), 1);
         QVERIFY(f.server.requests.first().contains("filename=\"a%22b%0D%0AX-Injected: 1%0Ac.txt\"\r\n"));
+    }
+
+    // A command stream goes outside HttpClient::send(): once the client is closed nothing would
+    // end it, so none is sent.
+    void noCommandStreamAfterTheClientClosed()
+    {
+        Fixture f;
+        f.http.abortAll();
+        const auto ran = QCoro::waitFor(f.client.run(ExecdCommand{QStringLiteral("true"), {}, 0s, {}}, {}));
+        QVERIFY(!ran);
+        QCOMPARE(ran.error().kind, Error::Kind::Cancelled);
+        QVERIFY(f.server.requests.isEmpty());
+        QCOMPARE(f.server.findChildren<QTcpSocket *>().size(), 0); // not even a connection
     }
 };
 

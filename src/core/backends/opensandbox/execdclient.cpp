@@ -332,6 +332,9 @@ QCoro::Task<Result<ExecResult>> ExecdClient::run(ExecdCommand command,
 QCoro::Task<Result<ExecdClient::Streamed>>
 ExecdClient::stream(ExecdCommand command, std::function<void(OutputChannel, const QByteArray &)> onLine)
 {
+    // A stream is sent outside HttpClient::send(): after abortAll() nothing would end it.
+    if (m_http->isClosing())
+        co_return fail(HttpClient::closedError());
     const QNetworkRequest request = streamRequest(m_target);
     const QByteArray body = commandBody(command);
     // Sent once: a command must not run twice because a connection dropped.
@@ -376,7 +379,7 @@ ExecdClient::stream(ExecdCommand command, std::function<void(OutputChannel, cons
     m_http->untrack(reply.get());
     watchdog.stop();
     if (m_http->isClosing())
-        co_return fail(Error{Error::Kind::Cancelled, Tr::tr("the connection to the server was closed")});
+        co_return fail(HttpClient::closedError());
 
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (dead) {

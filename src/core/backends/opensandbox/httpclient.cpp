@@ -5,18 +5,14 @@
 
 #include <QCoroNetworkReply>
 #include <QCoroTask>
-#include <QCoroTimer>
 
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QRegularExpression>
-#include <QScopeGuard>
 #include <QTimeZone>
-#include <QTimer>
 
 #include <algorithm>
-#include <coroutine>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -176,34 +172,6 @@ std::optional<std::chrono::milliseconds> retryAfterDelay(const QByteArray &value
     return std::chrono::milliseconds(std::max<qint64>(0, now.msecsTo(at)));
 }
 
-// What a sleep waits for: rung by its timer, or by abortAll(), whichever comes first. Ringing
-// resumes the sleeping coroutine at once (a queued resumption, as QCoro's signals make, could come
-// after the client is gone).
-class Alarm
-{
-public:
-    // What co_await takes (a coroutine library may copy it; it points here).
-    struct Awaiter
-    {
-        Alarm *alarm;
-        bool await_ready() const noexcept { return alarm->m_rung; }
-        void await_suspend(std::coroutine_handle<> waiting) noexcept { alarm->m_waiting = waiting; }
-        void await_resume() const noexcept { }
-    };
-    Awaiter wait() { return Awaiter{this}; }
-    void ring()
-    {
-        if (std::exchange(m_rung, true))
-            return;
-        if (const auto waiting = std::exchange(m_waiting, {}))
-            waiting.resume();
-    }
-
-private:
-    bool m_rung = false;
-    std::coroutine_handle<> m_waiting;
-};
-
 HttpClient::HttpClient(QNetworkAccessManager *network, RetryPolicy retry, QObject *parent)
     : QObject(parent)
     , m_network(network)
@@ -220,30 +188,34 @@ void HttpClient::abortAll()
 {
     m_closing = true;
     // abort() finishes a reply at once, which resumes the coroutine waiting on it; so does
-    // ringing a sleep's alarm.
-    const QSet<QNetworkReply *> replies = std::exchange(m_replies, {});
-    for (QNetworkReply *reply : replies)
+    // closing the waits. Taken one at a time from the set itself: what a resumed coroutine
+    // does next can end another request, which then leaves the set.
+    while (!m_replies.isEmpty()) {
+        QNetworkReply *reply = *m_replies.cbegin();
+        m_replies.remove(reply);
         reply->abort();
-    const QSet<Alarm *> sleeping = std::exchange(m_sleeping, {});
-    for (Alarm *alarm : sleeping)
-        alarm->ring();
+    }
+    m_waits.close();
+}
+
+Error HttpClient::closedError()
+{
+    return Error{Error::Kind::Cancelled, Tr::tr("cancelled: the connection to the server was closed")};
 }
 
 QCoro::Task<bool> HttpClient::sleep(std::chrono::milliseconds delay)
 {
     if (m_closing)
         co_return false;
-    Alarm alarm; // lives in this frame
-    QTimer timer;
-    timer.setSingleShot(true);
-    QObject::connect(&timer, &QTimer::timeout, &timer, [&alarm] { alarm.ring(); });
-    m_sleeping.insert(&alarm);
-    // Out of the set however this frame ends (also if it is destroyed while it waits).
-    const auto forget = qScopeGuard([this, &alarm] { m_sleeping.remove(&alarm); });
-    timer.start(delay);
-    co_await alarm.wait();
-    timer.stop();
-    co_return !m_closing;
+    co_return co_await m_waits.sleep(delay);
+}
+
+QCoro::Task<bool> HttpClient::waitFor(QFuture<void> work)
+{
+    if (m_closing)
+        co_return false;
+    const bool finished = co_await m_waits.finished(std::move(work), WaitSet::OnClose::Drop);
+    co_return finished && !m_closing;
 }
 
 void HttpClient::setMaxConnections(int connections)
@@ -273,7 +245,7 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
     auto delay = m_retry.firstDelay;
     for (int attempt = 1;; ++attempt) {
         if (m_closing)
-            co_return fail(Error{Error::Kind::Cancelled, Tr::tr("the connection to the server was closed")});
+            co_return fail(closedError());
         ++m_attempts;
         QNetworkAccessManager *manager = pickManager();
         std::unique_ptr<QNetworkReply, ReplyDeleter> reply;
@@ -290,7 +262,7 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
         --m_busy[manager];
         --m_inFlight;
         if (m_closing)
-            co_return fail(Error{Error::Kind::Cancelled, Tr::tr("the connection to the server was closed")});
+            co_return fail(closedError());
 
         const QNetworkReply::NetworkError networkError = reply->error();
         const HttpResponse response = readResponse(reply.get());
@@ -333,7 +305,7 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
                                  << "); retrying in" << wait.count() << "ms";
         reply.reset();
         if (!co_await sleep(wait))
-            co_return fail(Error{Error::Kind::Cancelled, Tr::tr("the connection to the server was closed")});
+            co_return fail(closedError());
         delay = std::min(m_retry.maxDelay, std::chrono::milliseconds(qint64(double(delay.count()) * m_retry.factor)));
     }
 }
