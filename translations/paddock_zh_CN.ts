@@ -1438,6 +1438,14 @@
         <translation>此工作区提供者没有可用于销毁沙箱的后端</translation>
     </message>
     <message>
+        <source>cancelled: the local backend was closed</source>
+        <translation>已取消：本地后端已关闭</translation>
+    </message>
+    <message>
+        <source>cancelled: the local backend was closed, and the command was stopped</source>
+        <translation>已取消：本地后端已关闭，命令已被终止</translation>
+    </message>
+    <message>
         <source>cancelled: the connection to the server was closed</source>
         <translation>已取消：与服务器的连接已关闭</translation>
     </message>

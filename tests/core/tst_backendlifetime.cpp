@@ -2,9 +2,10 @@
 // completed when its destructor returns (with a Cancelled error where the work was not done, with
 // the real result where it was), and nothing resumes later into the freed backend or its clients
 // (run it under the asan preset). OpenSandbox against paddock-fake-opensandbox, Docker against a
-// scripted engine on 127.0.0.1.
+// scripted engine on 127.0.0.1, local in a temporary folder.
 
 #include "backends/docker/dockerbackend.h"
+#include "backends/local/localbackend.h"
 #include "backends/opensandbox/opensandboxbackend.h"
 #include "fakeopensandboxprocess.h"
 #include "scriptedhttpserver.h"
@@ -13,6 +14,11 @@
 #include <QCoroTask>
 #endif
 
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QSemaphore>
 #include <QTemporaryDir>
@@ -86,6 +92,25 @@ QString firstSandbox(OpenSandbox::OpenSandboxBackend &backend)
 {
     auto all = QCoro::waitFor(backend.list({}));
     return all && !all->isEmpty() ? all->constFirst().sandboxId : QString();
+}
+
+QString stateOnDisk(const QString &workspaceFolder)
+{
+    QFile file(workspaceFolder + QStringLiteral("/.paddock/workspace.json"));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("state")).toString();
+}
+
+// What a caller (a manager, a console action) may do: await one call, then make another. The
+// second is made while the backend is being destroyed, and must fail at once.
+QCoro::Task<QString> pauseThenGet(Backend *backend, QString sandboxId)
+{
+    auto paused = co_await backend->pause(sandboxId);
+    if (!paused)
+        co_return QStringLiteral("pause: ") + paused.error().message;
+    auto got = co_await backend->get(sandboxId);
+    co_return got ? QStringLiteral("got it") : QStringLiteral("get: ") + got.error().message;
 }
 
 } // namespace
@@ -214,6 +239,59 @@ private Q_SLOTS:
         QVERIFY2(created.error().message.contains(QLatin1String("was cancelled")), qPrintable(created.error().message));
         drainLateWork();
         QCOMPARE(engine.requests.size(), 3); // the clean-up was refused, not sent
+    }
+
+    // The local backend's file work runs on worker threads: a backend destroyed meanwhile waits
+    // for it, so each task reports what was really done; a command still running is stopped
+    // (its whole process group) and says so; a call made while it is being destroyed fails.
+    void localWorkEndsWithItsBackend()
+    {
+        const QString basedir = m_dir.filePath(QStringLiteral("local"));
+        auto backend = std::make_unique<LocalBackend>(LocalOptions{basedir, false});
+        for (const char *id : {"a", "b", "c", "d"})
+            QVERIFY(QCoro::waitFor(
+                backend->create(CreateSpec{QString::fromLatin1(id), QStringLiteral("u"), QStringLiteral("x"), {}})));
+        const QString pidFile = basedir + QStringLiteral("/c/pid");
+        auto running = backend->exec(
+            QStringLiteral("c"),
+            ExecRequest{{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo $$ > pid; exec sleep 600")},
+                        {},
+                        0ms,
+                        {}});
+        QTRY_VERIFY(QFileInfo(pidFile).size() > 0);
+        QFile file(pidFile);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray pid = file.readAll().trimmed();
+
+        PoolBlocker pool; // the file work below waits in the pool's queue
+        auto pausing = backend->pause(QStringLiteral("a"));
+        auto killing = backend->kill(QStringLiteral("b"), {});
+        auto pausingThenGetting = pauseThenGet(backend.get(), QStringLiteral("d"));
+        QVERIFY(!pausing.isReady());
+        QVERIFY(!killing.isReady());
+        QVERIFY(!pausingThenGetting.isReady());
+        QVERIFY(!running.isReady());
+        backend.reset();
+        QVERIFY(pausing.isReady());
+        QVERIFY(killing.isReady());
+        QVERIFY(pausingThenGetting.isReady());
+        QVERIFY(running.isReady());
+
+        QVERIFY(QCoro::waitFor(std::move(pausing)));
+        QCOMPARE(stateOnDisk(basedir + QStringLiteral("/a")), QStringLiteral("Paused"));
+        QVERIFY(QCoro::waitFor(std::move(killing)));
+        QVERIFY(!QFileInfo::exists(basedir + QStringLiteral("/b")));
+        QCOMPARE(QCoro::waitFor(std::move(pausingThenGetting)),
+                 QStringLiteral("get: cancelled: the local backend was closed"));
+        QCOMPARE(stateOnDisk(basedir + QStringLiteral("/d")), QStringLiteral("Paused"));
+        const auto ran = QCoro::waitFor(std::move(running));
+        QVERIFY(!ran);
+        QCOMPARE(ran.error().kind, Error::Kind::Cancelled);
+        QCOMPARE(ran.error().message,
+                 QStringLiteral("cancelled: the local backend was closed, and the command was stopped"));
+        QVERIFY(!QFileInfo::exists(QStringLiteral("/proc/") + QString::fromLatin1(pid)));
+        pool.release();
+        drainLateWork();
     }
 };
 
