@@ -130,7 +130,9 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("serverArguments");
         QTest::addColumn<bool>("sleeping"); // between two polls for Paused; else the pause request is in flight
         // The reproduction: a Kubernetes-like pause that takes 5 s, the backend deleted
-        // while waitForState sleeps between its polls.
+        // while waitForState sleeps between its polls (a heap-use-after-free in
+        // LifecycleClient::get once; the sleep through HttpClient::sleep already ended it in time
+        // before this test, which keeps it so).
         QTest::newRow("polling for Paused") << QStringList{QStringLiteral("--seed"), QStringLiteral("1"),
                                                            QStringLiteral("--pause-ms"), QStringLiteral("5000")}
                                             << true;
@@ -189,7 +191,8 @@ private Q_SLOTS:
 
     // A list of 1,000 sandboxes (five pages) whose first page waits to be parsed on a worker
     // when the backend goes. Before the fix the parse resumed the list later, which asked for
-    // the next pages through the freed client.
+    // the next pages through the freed client (AddressSanitizer: heap-use-after-free in
+    // LifecycleClient::fetchPage, reading its config).
     void anOpenSandboxListEndsWithItsBackendWhileAPageIsParsed()
     {
         FakeOpenSandboxProcess server;
@@ -212,7 +215,8 @@ private Q_SLOTS:
 
     // A create whose container does not start is removed again; the backend goes while the
     // start is in flight. Before the fix the start ended only in the HTTP client's destructor,
-    // after the Docker client was gone, and the clean-up called into it.
+    // after the Docker client was gone, and the clean-up called into it (UBSan: member access
+    // within null pointer of type DockerClient, from DockerBackend::create).
     void aDockerCreateEndsWithItsBackend()
     {
         ScriptedHttpServer engine;
@@ -244,6 +248,7 @@ private Q_SLOTS:
     // The local backend's file work runs on worker threads: a backend destroyed meanwhile waits
     // for it, so each task reports what was really done; a command still running is stopped
     // (its whole process group) and says so; a call made while it is being destroyed fails.
+    // Before, a command went on after its backend, and its task ended whenever it did.
     void localWorkEndsWithItsBackend()
     {
         const QString basedir = m_dir.filePath(QStringLiteral("local"));
