@@ -1052,10 +1052,6 @@
         <translation>不是 JSON 对象</translation>
     </message>
     <message>
-        <source>the connection to the server was closed</source>
-        <translation>与服务器的连接已关闭</translation>
-    </message>
-    <message>
         <source>no answer within %1 s</source>
         <translation>%1 秒内无响应</translation>
     </message>
@@ -1440,6 +1436,34 @@
     <message>
         <source>this workspace provider has no backend to kill sandboxes in</source>
         <translation>此工作区提供者没有可用于销毁沙箱的后端</translation>
+    </message>
+    <message>
+        <source>cancelled: the local backend was closed</source>
+        <translation>已取消：本地后端已关闭</translation>
+    </message>
+    <message>
+        <source>cancelled: the local backend was closed, and the command was stopped</source>
+        <translation>已取消：本地后端已关闭，命令已被终止</translation>
+    </message>
+    <message>
+        <source>cancelled: the connection to the server was closed</source>
+        <translation>已取消：与服务器的连接已关闭</translation>
+    </message>
+    <message>
+        <source>its backend was closed</source>
+        <translation>其后端已关闭</translation>
+    </message>
+    <message>
+        <source>sandbox %1 is still running: it could not be paused after the failure: %2</source>
+        <translation>沙箱 %1 仍在运行：失败后未能将其暂停：%2</translation>
+    </message>
+    <message>
+        <source>%1; and sandbox %2 is still running: it could not be paused after the failure: %3</source>
+        <translation>%1；而且沙箱 %2 仍在运行：失败后未能将其暂停：%3</translation>
+    </message>
+    <message>
+        <source>cancelled: the backend of sandbox %1 was closed</source>
+        <translation>已取消：沙箱 %1 的后端已关闭</translation>
     </message>
 </context>
 <context>

@@ -11,6 +11,7 @@
 #include <QCoroTimer>
 
 #include <QDeadlineTimer>
+#include <QPointer>
 
 #include <algorithm>
 
@@ -104,6 +105,7 @@ QList<BootstrapCommand> parseBootstrapCommands(const QString &text, std::chrono:
 
 Provisioner::Provisioner(Backend *backend, BootstrapLogStore *logs, ProvisionOptions options)
     : m_backend(backend)
+    , m_key(backend->instanceKey())
     , m_logs(logs)
     , m_options(std::move(options))
 {
@@ -112,30 +114,31 @@ Provisioner::Provisioner(Backend *backend, BootstrapLogStore *logs, ProvisionOpt
 void Provisioner::status(const QString &workspaceId, const QString &text)
 {
     qCInfo(lcProvision).noquote() << workspaceId << text;
-    if (auto appended = m_logs->append(m_backend->instanceKey(), workspaceId, LogLine::Kind::Status, text.toUtf8());
-        !appended) {
+    if (auto appended = m_logs->append(m_key, workspaceId, LogLine::Kind::Status, text.toUtf8()); !appended) {
         qCWarning(lcProvision).noquote() << appended.error().message;
     }
 }
 
 void Provisioner::outcome(const QString &workspaceId, bool succeeded, const QString &message)
 {
-    if (auto recorded = m_logs->recordOutcome(m_backend->instanceKey(), workspaceId, succeeded, message); !recorded)
+    if (auto recorded = m_logs->recordOutcome(m_key, workspaceId, succeeded, message); !recorded)
         qCWarning(lcProvision).noquote() << recorded.error().message;
 }
 
 QCoro::Task<Result<WorkspacePtr>> Provisioner::provision(ProvisionRequest request)
 {
     const QString id = request.workspaceId;
+    // Whether the backend is still there after the waits that are not its own (readiness).
+    const QPointer<Backend> backend = m_backend;
     // The log opens first: if it cannot be kept, nothing is created.
-    if (auto opened = m_logs->open(m_backend->instanceKey(), id); !opened)
+    if (auto opened = m_logs->open(m_key, id); !opened)
         co_return fail(opened.error());
     status(id, Tr::tr("provisioning workspace %1 on the %2 backend").arg(id, m_backend->name()));
 
     auto sandbox = co_await attachOrCreate(request);
     if (!sandbox) {
         status(id, Tr::tr("failed: %1").arg(sandbox.error().message));
-        m_logs->close(m_backend->instanceKey(), id);
+        m_logs->close(m_key, id);
         co_return fail(sandbox.error());
     }
 
@@ -148,18 +151,32 @@ QCoro::Task<Result<WorkspacePtr>> Provisioner::provision(ProvisionRequest reques
 
     if (!prepared) {
         status(id, Tr::tr("failed: %1").arg(prepared.error().message));
-        outcome(id, false, prepared.error().message);
+        Error error = prepared.error();
         // Nothing will hold this sandbox, so it must not stay running. Its files stay, and the
-        // missing marker makes the next open bootstrap again.
-        if (auto paused = co_await m_backend->pause(sandbox->sandboxId); !paused)
-            qCWarning(lcProvision).noquote() << "cannot pause" << sandbox->sandboxId << paused.error().message;
-        m_logs->close(m_backend->instanceKey(), id);
-        co_return fail(prepared.error());
+        // missing marker makes the next open bootstrap again. If it cannot be paused, whoever
+        // reads the error or the log must learn that it still runs (and costs).
+        QString notPaused;
+        if (!backend) {
+            notPaused = Tr::tr("its backend was closed");
+        } else if (auto paused = co_await m_backend->pause(sandbox->sandboxId); !paused) {
+            notPaused = paused.error().message;
+        }
+        if (!notPaused.isEmpty()) {
+            qCWarning(lcProvision).noquote() << "cannot pause" << sandbox->sandboxId << notPaused;
+            status(id,
+                   Tr::tr("sandbox %1 is still running: it could not be paused after the failure: %2")
+                       .arg(sandbox->sandboxId, notPaused));
+            error.message = Tr::tr("%1; and sandbox %2 is still running: it could not be paused after the failure: %3")
+                                .arg(error.message, sandbox->sandboxId, notPaused);
+        }
+        outcome(id, false, error.message);
+        m_logs->close(m_key, id);
+        co_return fail(std::move(error));
     }
 
     status(id, Tr::tr("workspace %1 is ready").arg(id));
     outcome(id, true, {});
-    m_logs->close(m_backend->instanceKey(), id);
+    m_logs->close(m_key, id);
     co_return std::make_shared<SandboxWorkspace>(m_backend, *sandbox, layout);
 }
 
@@ -197,22 +214,32 @@ QCoro::Task<Result<SandboxInfo>> Provisioner::attachOrCreate(const ProvisionRequ
 
 QCoro::Task<Result<>> Provisioner::waitUntilReady(const SandboxInfo &sandbox)
 {
-    const QDeadlineTimer deadline(m_options.readyTimeout);
+    // The sleep between polls is the provisioner's own: the backend may be gone when it ends.
+    const QPointer<Backend> backend = m_backend;
+    const std::chrono::milliseconds limit = m_options.readyTimeout;
+    const QDeadlineTimer deadline(limit);
     Backoff backoff;
     for (;;) {
-        auto ready = co_await m_backend->isReady(sandbox.sandboxId);
+        auto ready = co_await backend->isReady(sandbox.sandboxId);
         if (ready && *ready)
             co_return Result<>{};
-        // An error counts as "not yet", as upstream does.
+        // An error counts as "not yet", as upstream does; but a backend that is closing says so
+        // once and for all.
+        if (!ready && ready.error().kind == Error::Kind::Cancelled)
+            co_return fail(ready.error());
         if (deadline.hasExpired()) {
             co_return fail(Error::timeout(Tr::tr("sandbox %1 did not become ready within %2 s (workspace %3)")
                                               .arg(sandbox.sandboxId)
-                                              .arg(std::chrono::duration<double>(m_options.readyTimeout).count())
+                                              .arg(std::chrono::duration<double>(limit).count())
                                               .arg(sandbox.workspaceId)));
         }
         const auto delay =
             std::min(backoff.next(), std::chrono::milliseconds(std::max<qint64>(deadline.remainingTime(), 0)));
         co_await QCoro::sleepFor(delay);
+        if (!backend) {
+            co_return fail(Error{Error::Kind::Cancelled,
+                                 Tr::tr("cancelled: the backend of sandbox %1 was closed").arg(sandbox.sandboxId)});
+        }
     }
 }
 
@@ -294,7 +321,7 @@ QCoro::Task<Result<>> Provisioner::runBootstrapCommand(const SandboxInfo &sandbo
                                                        const BootstrapCommand &command)
 {
     const QString id = sandbox.workspaceId;
-    const QString key = m_backend->instanceKey();
+    const QString key = m_key;
     m_logs->append(key, id, LogLine::Kind::Command, command.command.toUtf8());
 
     ExecRequest request;

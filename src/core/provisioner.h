@@ -68,7 +68,14 @@ QList<BootstrapCommand> parseBootstrapCommands(const QString &text, std::chrono:
 // (older Paddock versions wrote one as their marker) is never valid: it is removed, with a `sys`
 // line saying so; for a bootstrap that is not AgentScope's it counted as complete then, so it
 // is replaced by Paddock's marker and that bootstrap does not run again.
-// Every step and every output line goes to the workspace's bootstrap log as it happens.
+// Every step and every output line goes to the workspace's bootstrap log as it happens. When
+// the preparation fails, the sandbox is paused; if that fails too, the error and the log say
+// that the sandbox is still running.
+//
+// The backend may be destroyed while a provision() runs: its tasks end (as Cancelled) inside
+// its destructor, and a wait of the provisioner's own (between readiness polls) that ends after
+// it finds it gone, so nothing reaches for it again. The provisioner itself must outlive its
+// tasks.
 class Provisioner final : public WorkspaceProvider
 {
 public:
@@ -91,6 +98,7 @@ private:
     void outcome(const QString &workspaceId, bool succeeded, const QString &message);
 
     Backend *m_backend;
+    QString m_key; // the backend's instanceKey(), which the logs are kept under
     BootstrapLogStore *m_logs;
     ProvisionOptions m_options;
 };

@@ -1,5 +1,6 @@
 // execd's command stream as the client reads it: lines cut across chunks, exit codes from the
-// terminal events, the endpoint headers (and never the API key), and a stream that goes silent.
+// terminal events, the endpoint headers (and never the API key), and a stream that goes silent;
+// upload bodies whose file names cannot break their headers.
 
 #include "backends/opensandbox/execdclient.h"
 #include "scriptedhttpserver.h"
@@ -13,6 +14,7 @@
 #include <QNetworkAccessManager>
 #include <QSignalSpy>
 #include <QTcpServer>
+#include <QTcpSocket>
 #include <QTest>
 
 using namespace Paddock;
@@ -185,6 +187,47 @@ private Q_SLOTS:
         QVERIFY(ready && *ready);
         QVERIFY(f.server.requests.first().startsWith("GET /proxy/44772/ping HTTP/1.1\r\n"));
         QVERIFY(f.server.requests.first().contains("OpenSandbox-Secure-Access: tok\r\n"));
+    }
+
+    // A file name is a quoted header parameter: a quote, a CR or an LF in it would end the
+    // value, or the header, early (and let a name add headers of its own). They are escaped as
+    // browsers escape them (HTML's multipart/form-data encoding); the path travels in the
+    // metadata part's JSON, untouched.
+    void uploadFileNamesEscapeQuotesAndLineBreaks()
+    {
+        const QString path = QStringLiteral("/workspace/a\"b\r\nX-Injected: 1\nc.txt");
+        const QByteArray body = uploadBody({UploadFile{path, "data", 644}}, "BOUNDARY");
+        QVERIFY2(body.contains("Content-Disposition: form-data; name=\"file\"; "
+                               "filename=\"a%22b%0D%0AX-Injected: 1%0Ac.txt\"\r\n"
+                               "Content-Type: application/octet-stream\r\n\r\ndata\r\n"),
+                 body.constData());
+        QVERIFY(!body.contains("\r\nX-Injected"));
+        QVERIFY(!body.contains("\nX-Injected"));
+        // The metadata part keeps the real path (JSON escapes it).
+        QVERIFY(body.contains("{\"mode\":644,\"path\":\"/workspace/a\\\"b\\r\\nX-Injected: 1\\nc.txt\"}"));
+        // Each part has its two header lines and nothing else.
+        QCOMPARE(body.count("Content-Disposition:"), 2);
+        QCOMPARE(body.count("\r\n\r\n"), 2);
+
+        // As sent: one request, the same body.
+        Fixture f;
+        f.server.script.enqueue(ScriptedHttpServer::response(200, {}));
+        QVERIFY(QCoro::waitFor(f.client.upload({UploadFile{path, "data", 644}})));
+        QCOMPARE(f.server.requests.size(), 1);
+        QVERIFY(f.server.requests.first().contains("filename=\"a%22b%0D%0AX-Injected: 1%0Ac.txt\"\r\n"));
+    }
+
+    // A command stream goes outside HttpClient::send(): once the client is closed nothing would
+    // end it, so none is sent.
+    void noCommandStreamAfterTheClientClosed()
+    {
+        Fixture f;
+        f.http.abortAll();
+        const auto ran = QCoro::waitFor(f.client.run(ExecdCommand{QStringLiteral("true"), {}, 0s, {}}, {}));
+        QVERIFY(!ran);
+        QCOMPARE(ran.error().kind, Error::Kind::Cancelled);
+        QVERIFY(f.server.requests.isEmpty());
+        QCOMPARE(f.server.findChildren<QTcpSocket *>().size(), 0); // not even a connection
     }
 };
 

@@ -1,5 +1,6 @@
 // The OpenSandbox HTTP layer against a scripted HTTP server on 127.0.0.1: retries only where
-// they are safe, error bodies turned into messages with the request id, transfer timeouts.
+// they are safe, error bodies turned into messages with the request id, transfer timeouts,
+// Retry-After in all its forms.
 
 #include "backends/opensandbox/httpclient.h"
 #include "scriptedhttpserver.h"
@@ -8,10 +9,13 @@
 #include <QCoroTask>
 #endif
 
+#include <QLocale>
 #include <QNetworkAccessManager>
 #include <QTcpServer>
 #include <QTest>
+#include <QTimeZone>
 
+#include <limits>
 #include <memory>
 
 using namespace Paddock;
@@ -237,16 +241,72 @@ private Q_SLOTS:
                  qPrintable(result.error().message));
     }
 
+    void retryAfterValues_data()
+    {
+        QTest::addColumn<QByteArray>("value");
+        QTest::addColumn<QDateTime>("now");
+        QTest::addColumn<qint64>("delayMs"); // -1: not a valid value
+        const QDateTime now(QDate(2026, 10, 21), QTime(7, 27, 0), QTimeZone::utc());
+        QTest::newRow("delta-seconds") << QByteArray("3") << now << qint64(3000);
+        QTest::newRow("delta-seconds, spaces") << QByteArray(" 0 ") << now << qint64(0);
+        QTest::newRow("delta-seconds, too long for 64 bits")
+            << QByteArray("99999999999999999999") << now << std::numeric_limits<qint64>::max();
+        // RFC 9110 §5.6.7: IMF-fixdate, the obsolete RFC 850 form, asctime.
+        QTest::newRow("IMF-fixdate") << QByteArray("Wed, 21 Oct 2026 07:28:00 GMT") << now << qint64(60'000);
+        QTest::newRow("IMF-fixdate, past") << QByteArray("Wed, 21 Oct 2026 07:00:00 GMT") << now << qint64(0);
+        QTest::newRow("RFC 850") << QByteArray("Wednesday, 21-Oct-26 07:28:30 GMT") << now << qint64(90'000);
+        QTest::newRow("asctime") << QByteArray("Wed Oct 21 07:27:45 2026") << now << qint64(45'000);
+        QTest::newRow("asctime, one-digit day") << QByteArray("Sun Nov  6 08:49:37 1994") << now << qint64(0);
+        // A two-digit year more than 50 years ahead is the most recent past year with those
+        // digits (curl alone would take 71 for 1971 and 69 for 2069, whatever the date).
+        QTest::newRow("RFC 850, 45 years ahead")
+            << QByteArray("Monday, 21-Oct-71 07:27:10 GMT") << now
+            << qint64(now.msecsTo(QDateTime(QDate(2071, 10, 21), QTime(7, 27, 10), QTimeZone::utc())));
+        QTest::newRow("RFC 850, 51 years ahead: the past")
+            << QByteArray("Monday, 21-Oct-77 07:27:10 GMT") << now << qint64(0);
+        const QDateTime late(QDate(2090, 1, 1), QTime(0, 0, 0), QTimeZone::utc());
+        QTest::newRow("RFC 850, in the next century")
+            << QByteArray("Monday, 01-Jan-30 00:00:10 GMT") << late
+            << qint64(late.msecsTo(QDateTime(QDate(2130, 1, 1), QTime(0, 0, 10), QTimeZone::utc())));
+        QTest::newRow("empty") << QByteArray("") << now << qint64(-1);
+        QTest::newRow("negative") << QByteArray("-5") << now << qint64(-1);
+        QTest::newRow("words") << QByteArray("soon") << now << qint64(-1);
+        QTest::newRow("a date without a year") << QByteArray("Wed, 21 Oct 07:28:00 GMT") << now << qint64(-1);
+    }
+
     void retryAfterValues()
     {
-        const QDateTime now(QDate(2026, 10, 21), QTime(7, 27, 0), Qt::UTC);
-        QCOMPARE(retryAfterDelay("3", now), std::optional(3000ms));
-        QCOMPARE(retryAfterDelay(" 0 ", now), std::optional(0ms));
-        QCOMPARE(retryAfterDelay("Wed, 21 Oct 2026 07:28:00 GMT", now), std::optional(60'000ms));
-        QCOMPARE(retryAfterDelay("Wed, 21 Oct 2026 07:00:00 GMT", now), std::optional(0ms));
-        QCOMPARE(retryAfterDelay("", now), std::nullopt);
-        QCOMPARE(retryAfterDelay("-5", now), std::nullopt);
-        QCOMPARE(retryAfterDelay("soon", now), std::nullopt);
+        QFETCH(QByteArray, value);
+        QFETCH(QDateTime, now);
+        QFETCH(qint64, delayMs);
+        const auto delay = retryAfterDelay(value, now);
+        if (delayMs < 0) {
+            QCOMPARE(delay, std::nullopt);
+        } else {
+            QVERIFY(delay);
+            QCOMPARE(delay->count(), delayMs);
+        }
+    }
+
+    // A 503 whose Retry-After is an RFC 850 date is waited for as long as it says.
+    void retryAfterDateIsHonoured()
+    {
+        ScriptedHttpServer server;
+        const QDateTime soon = QDateTime::currentDateTimeUtc().addSecs(2);
+        const QByteArray rfc850 =
+            QLocale::c().toString(soon, QStringLiteral("dddd, dd-MMM-yy HH:mm:ss 'GMT'")).toLatin1();
+        server.script.enqueue(ScriptedHttpServer::response(503, "{}", "Retry-After: " + rfc850 + "\r\n"));
+        server.script.enqueue(ScriptedHttpServer::response(200, "{}"));
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(2));
+        auto sending = client.send(get(server.url(QStringLiteral("/v1/sandboxes"))));
+        QTRY_COMPARE(client.sleepingCount(), 1);
+        QCOMPARE(server.requests.size(), 1);
+        const auto result = QCoro::waitFor(std::move(sending));
+        QVERIFY(result);
+        // Not the policy's 20 ms: the second attempt came once the date had come (to the second).
+        QVERIFY2(QDateTime::currentDateTimeUtc() >= soon.addMSecs(-soon.time().msec()),
+                 qPrintable(QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)));
     }
 };
 

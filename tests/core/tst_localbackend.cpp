@@ -358,6 +358,91 @@ private Q_SLOTS:
         QCOMPARE(again.error().kind, Error::Kind::NotFound);
     }
 
+    // The file work runs on worker threads, in the order it was asked for on each workspace:
+    // calls made together, without awaiting one before the next, end as they would one by one.
+    void callsOnOneWorkspaceEndAsTheyWouldOneByOne()
+    {
+        LocalBackend backend(LocalOptions{m_basedir, false});
+        const QString id = QStringLiteral("ws");
+        const CreateSpec spec{id, QStringLiteral("u"), QStringLiteral("a"), {}};
+        QVERIFY(QCoro::waitFor(backend.create(spec)));
+        QFile old(m_basedir + QStringLiteral("/ws/old.txt"));
+        QVERIFY(old.open(QIODevice::WriteOnly));
+        old.close();
+        for (int i = 0; i < 50; ++i) {
+            // A folder of files to delete, so the kill takes a while on its worker.
+            QFile filler(m_basedir + QStringLiteral("/ws/filler-%1").arg(i));
+            QVERIFY(filler.open(QIODevice::WriteOnly));
+        }
+
+        auto paused = backend.pause(id);
+        auto pausedState = backend.get(id);
+        auto killed = backend.kill(id, {});
+        auto afterKill = backend.list(ListFilter{id, {}});
+        auto created = backend.create(spec);
+        auto ready = backend.isReady(id);
+        auto connected = backend.connect(id);
+        auto pausedAgain = backend.pause(id);
+        auto resumed = backend.resume(id);
+        auto createdTwice = backend.create(spec);
+
+        QVERIFY(QCoro::waitFor(std::move(paused)));
+        const auto first = QCoro::waitFor(std::move(pausedState));
+        QVERIFY(first);
+        QCOMPARE(first->state, SandboxState::Paused);
+        QVERIFY(QCoro::waitFor(std::move(killed)));
+        const auto gone = QCoro::waitFor(std::move(afterKill));
+        QVERIFY(gone);
+        QVERIFY(gone->isEmpty());
+        const auto fresh = QCoro::waitFor(std::move(created));
+        QVERIFY2(fresh, qPrintable(fresh ? QString() : fresh.error().message));
+        QCOMPARE(fresh->state, SandboxState::Running);
+        const auto isReady = QCoro::waitFor(std::move(ready));
+        QVERIFY(isReady && *isReady);
+        QVERIFY(QCoro::waitFor(std::move(connected)));
+        QVERIFY(QCoro::waitFor(std::move(pausedAgain)));
+        const auto back = QCoro::waitFor(std::move(resumed));
+        QVERIFY(back);
+        QCOMPARE(back->state, SandboxState::Running);
+        const auto twice = QCoro::waitFor(std::move(createdTwice));
+        QVERIFY(!twice);
+        QCOMPARE(twice.error().kind, Error::Kind::Conflict);
+        // The new workspace is whole, and nothing of the old one is left.
+        QVERIFY(!QFileInfo::exists(m_basedir + QStringLiteral("/ws/old.txt")));
+        QVERIFY(!QFileInfo::exists(m_basedir + QStringLiteral("/ws/filler-0")));
+        const auto now = QCoro::waitFor(backend.get(id));
+        QVERIFY(now);
+        QCOMPARE(now->state, SandboxState::Running);
+    }
+
+    // Errors come back from the worker as they did from the caller's thread.
+    void fileWorkOnWorkersReportsItsErrors()
+    {
+        LocalBackend backend(LocalOptions{m_basedir, false});
+        const auto paused = QCoro::waitFor(backend.pause(QStringLiteral("missing")));
+        QVERIFY(!paused);
+        QCOMPARE(paused.error().kind, Error::Kind::NotFound);
+        const auto resumed = QCoro::waitFor(backend.resume(QStringLiteral("missing")));
+        QVERIFY(!resumed);
+        QCOMPARE(resumed.error().kind, Error::Kind::NotFound);
+        const auto killed = QCoro::waitFor(backend.kill(QStringLiteral("missing"), {}));
+        QVERIFY(!killed);
+        QCOMPARE(killed.error().kind, Error::Kind::NotFound);
+        QVERIFY2(killed.error().message.contains(m_basedir), qPrintable(killed.error().message));
+        QVERIFY(QCoro::waitFor(
+            backend.create(CreateSpec{QStringLiteral("w"), QStringLiteral("u"), QStringLiteral("a"), {}})));
+        // A workspace whose metadata cannot be written any more (it is a folder now).
+        const QString metadata = m_basedir + QStringLiteral("/w/.paddock/workspace.json");
+        QVERIFY(QFile::remove(metadata));
+        QVERIFY(QDir().mkpath(metadata + QStringLiteral("/blocker")));
+        const auto broken = QCoro::waitFor(backend.pause(QStringLiteral("w")));
+        QVERIFY(!broken);
+        QCOMPARE(broken.error().kind, Error::Kind::NotFound); // no metadata to read
+        const auto connected = QCoro::waitFor(backend.connect(QStringLiteral("w")));
+        QVERIFY(!connected);
+        QCOMPARE(connected.error().kind, Error::Kind::NotFound);
+    }
+
     void foreignFoldersAreNotWorkspacesButCanBeAdopted()
     {
         QVERIFY(QDir().mkpath(m_basedir + QStringLiteral("/handmade/data")));

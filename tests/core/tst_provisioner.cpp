@@ -11,8 +11,11 @@
 #include <QCoroTask>
 #endif
 
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <memory>
 
 using namespace Paddock;
 using namespace PaddockTest;
@@ -240,6 +243,64 @@ private Q_SLOTS:
         backend.failing.clear();
         QVERIFY(QCoro::waitFor(provisioner.provision(request(QStringLiteral("ws")))));
         QVERIFY(!BootstrapLogStore::readFailures(folder).contains(QStringLiteral("ws")));
+    }
+
+    // The clean-up pause after a failure fails too: the sandbox still runs (and costs), and the
+    // error, the log and the recorded failure say so, with its id.
+    void aSandboxThatCouldNotBePausedIsSaidToBeStillRunning()
+    {
+        ScriptedBackend backend;
+        backend.failing = {QStringLiteral("boom")};
+        backend.pauseError = Error::unreachable(QStringLiteral("POST /v1/sandboxes/sbx-1/pause failed: refused"));
+        BootstrapLogStore logs(m_logs.path());
+        Provisioner provisioner(&backend, &logs, ProvisionOptions{{{QStringLiteral("boom"), 60s}}, {}, 30'000ms});
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("^cannot pause sbx-1 ")));
+        const auto workspace = QCoro::waitFor(provisioner.provision(request(QStringLiteral("stuck"))));
+        QVERIFY(!workspace);
+        QCOMPARE(backend.calls.last(), QStringLiteral("pause sbx-1"));
+        QCOMPARE(workspace.error().kind, Error::Kind::Bootstrap); // the failure itself
+        QCOMPARE(workspace.error().message,
+                 QStringLiteral("bootstrap failed (exit 9) for: 'boom'; and sandbox sbx-1 is still running: it could "
+                                "not be paused after the failure: POST /v1/sandboxes/sbx-1/pause failed: refused"));
+        const auto lines = logs.read(backend.instanceKey(), QStringLiteral("stuck"));
+        QVERIFY(lines);
+        QCOMPARE(lines->constLast().kind, LogLine::Kind::Status);
+        QCOMPARE(QString::fromUtf8(lines->constLast().text),
+                 QStringLiteral("sandbox sbx-1 is still running: it could not be paused after the failure: POST "
+                                "/v1/sandboxes/sbx-1/pause failed: refused"));
+        const auto failure =
+            BootstrapLogStore::readFailures(logs.folder(backend.instanceKey())).value(QStringLiteral("stuck"));
+        QCOMPARE(failure.message, workspace.error().message);
+    }
+
+    // The backend is destroyed while the provisioner sleeps between readiness polls (its own
+    // wait, not the backend's): the poll after it must not reach for the freed backend
+    // (AddressSanitizer: heap-use-after-free in Provisioner::waitUntilReady before the fix).
+    void aBackendDestroyedBetweenReadinessPollsEndsTheProvisioning()
+    {
+        auto backend = std::make_unique<ScriptedBackend>();
+        backend->notReadyPolls = 1'000'000;
+        const QString key = backend->instanceKey();
+        BootstrapLogStore logs(m_logs.path());
+        Provisioner provisioner(backend.get(), &logs, ProvisionOptions{{}, {}, 60'000ms});
+        auto provisioning = provisioner.provision(request(QStringLiteral("orphan")));
+        QTRY_VERIFY(backend->calls.count(QStringLiteral("ready? sbx-1")) >= 2); // now asleep until the next
+        QVERIFY(!provisioning.isReady());
+        backend.reset();
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("^cannot pause sbx-1 ")));
+        QTRY_VERIFY(provisioning.isReady());
+        const auto workspace = QCoro::waitFor(std::move(provisioning));
+        QVERIFY(!workspace);
+        QCOMPARE(workspace.error().kind, Error::Kind::Cancelled);
+        QVERIFY2(
+            workspace.error().message.startsWith(QLatin1String("cancelled: the backend of sandbox sbx-1 was closed; "
+                                                               "and sandbox sbx-1 is still running")),
+            qPrintable(workspace.error().message));
+        const auto lines = logs.read(key, QStringLiteral("orphan"));
+        QVERIFY(lines);
+        QCOMPARE(QString::fromUtf8(lines->constLast().text),
+                 QStringLiteral("sandbox sbx-1 is still running: it could not be paused after the failure: its "
+                                "backend was closed"));
     }
 };
 

@@ -368,6 +368,28 @@ void FakeOpenSandbox::signalCommands(Sandbox &sandbox, int signal)
     }
 }
 
+void FakeOpenSandbox::resumed(Sandbox *sandbox)
+{
+    sandbox->state = u"Running"_s;
+    signalCommands(*sandbox, SIGCONT);
+    changed(sandbox);
+    // The frozen execd answers what it was sent while paused.
+    const QList<HeldCall> held = std::exchange(sandbox->held, {});
+    const QString sandboxId = sandbox->id;
+    QTimer::singleShot(0, this, [this, held, sandboxId] {
+        for (const HeldCall &call : held) {
+            Sandbox *current = find(sandboxId);
+            if (!call.connection)
+                continue;
+            if (!current) {
+                call.connection->abort();
+                continue;
+            }
+            dispatchExecd(current, call.connection, call.request, call.checkToken);
+        }
+    });
+}
+
 void FakeOpenSandbox::killCommand(Command *command)
 {
     if (command->running && command->pgid > 0) {
@@ -921,24 +943,19 @@ HttpResponse FakeOpenSandbox::routeLifecycle(const HttpRequest &request, const Q
                 return HttpResponse::error(409, u"DOCKER::SANDBOX_NOT_PAUSED"_s,
                                            u"Sandbox is not in a paused state."_s);
             }
-            sandbox->state = u"Running"_s;
-            signalCommands(*sandbox, SIGCONT);
-            changed(sandbox);
-            // The frozen execd answers what it was sent while paused.
-            const QList<HeldCall> held = std::exchange(sandbox->held, {});
-            const QString sandboxId = sandbox->id;
-            QTimer::singleShot(0, this, [this, held, sandboxId] {
-                for (const HeldCall &call : held) {
+            if (m_options.resumeMs > 0) {
+                // As a pause there: 202 at once, Resuming, Running later.
+                sandbox->state = u"Resuming"_s;
+                changed(sandbox);
+                const QString sandboxId = sandbox->id;
+                QTimer::singleShot(m_options.resumeMs, this, [this, sandboxId] {
                     Sandbox *current = find(sandboxId);
-                    if (!call.connection)
-                        continue;
-                    if (!current) {
-                        call.connection->abort();
-                        continue;
-                    }
-                    dispatchExecd(current, call.connection, call.request, call.checkToken);
-                }
-            });
+                    if (current && current->state == u"Resuming"_s)
+                        resumed(current);
+                });
+                return HttpResponse::empty(202);
+            }
+            resumed(sandbox);
             return HttpResponse::empty(202);
         }
         if (action == u"metadata"_s) {

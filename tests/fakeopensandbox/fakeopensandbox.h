@@ -35,6 +35,7 @@ struct Options
     int seed = 0; // sandboxes created at start
     int latencyMs = 0;
     int pauseMs = 0; // > 0: a pause goes Running -> Pausing -> Paused over this long (Kubernetes)
+    int resumeMs = 0; // > 0: a resume goes Paused -> Resuming -> Running over this long
     double failRate = 0;
     quint32 failSeed = 0;
     int maxInflight = 0; // 0: unlimited
@@ -173,6 +174,7 @@ private:
     bool ensureDirs(Sandbox &sandbox);
     void appendContainerLog(Sandbox &sandbox, const QByteArray &data);
     void signalCommands(Sandbox &sandbox, int signal);
+    void resumed(Sandbox *sandbox); // Running again; the execd calls held while paused go on
 
     // execd.
     void onExecdRequest(HttpConnection *connection, const HttpRequest &request);

@@ -59,6 +59,7 @@ int main(int argc, char **argv)
         {u"latency-ms"_s, u"Delay every lifecycle-listener response by N ms."_s, u"N"_s, u"0"_s},
         {u"pause-ms"_s, u"A pause shows Pausing for N ms before Paused, as on Kubernetes (0: at once, as on Docker)."_s,
          u"N"_s, u"0"_s},
+        {u"resume-ms"_s, u"A resume shows Resuming for N ms before Running (0: at once)."_s, u"N"_s, u"0"_s},
         {u"fail-rate"_s, u"Probability (0..1) of an injected 502/503/504 or dropped connection."_s, u"P"_s, u"0"_s},
         {u"fail-seed"_s, u"Seed of the failure-injection PRNG."_s, u"S"_s, u"0"_s},
         {u"max-inflight"_s, u"Answer 503 when N lifecycle requests are in flight (0: no limit)."_s, u"N"_s, u"0"_s},
@@ -77,6 +78,7 @@ int main(int argc, char **argv)
     options.seed = intOption(parser, u"seed"_s, 0, 10'000'000);
     options.latencyMs = intOption(parser, u"latency-ms"_s, 0, 3'600'000);
     options.pauseMs = intOption(parser, u"pause-ms"_s, 0, 3'600'000);
+    options.resumeMs = intOption(parser, u"resume-ms"_s, 0, 3'600'000);
     bool ok = false;
     options.failRate = parser.value(u"fail-rate"_s).toDouble(&ok);
     if (!ok || options.failRate < 0 || options.failRate > 1)

@@ -1062,6 +1062,23 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(state(), u"Paused"_s, WaitMs);
     }
 
+    void resumeCanTakeAWhile()
+    {
+        // --resume-ms: Paused -> Resuming -> Running, with the 202 at once.
+        QVERIFY(start({u"--seed"_s, u"1"_s, u"--resume-ms"_s, u"300"_s}));
+        const QString id =
+            get(u"/v1/sandboxes"_s).json().value(u"items"_s).toArray().first().toObject().value(u"id"_s).toString();
+        const auto state = [this, &id] {
+            return get(u"/v1/sandboxes/"_s + id).json().value(u"status"_s).toObject().value(u"state"_s).toString();
+        };
+        QCOMPARE(call("POST", u"/v1/sandboxes/%1/pause"_s.arg(id)).status, 202);
+        QCOMPARE(state(), u"Paused"_s);
+        QCOMPARE(call("POST", u"/v1/sandboxes/%1/resume"_s.arg(id)).status, 202);
+        QCOMPARE(state(), u"Resuming"_s);
+        QCOMPARE(call("POST", u"/v1/sandboxes/%1/resume"_s.arg(id)).status, 409);
+        QTRY_COMPARE_WITH_TIMEOUT(state(), u"Running"_s, WaitMs);
+    }
+
     void maxInflight()
     {
         QVERIFY(start({u"--max-inflight"_s, u"1"_s, u"--latency-ms"_s, u"3000"_s}));

@@ -14,6 +14,8 @@
 
 #include <QMap>
 
+#include <optional>
+
 namespace PaddockTest {
 
 using namespace Paddock;
@@ -69,6 +71,8 @@ public:
     QCoro::Task<Result<>> pause(QString sandboxId) override
     {
         calls.append(QStringLiteral("pause ") + sandboxId);
+        if (pauseError)
+            co_return fail(*pauseError);
         find(sandboxId)->state = SandboxState::Paused;
         co_return Result<>{};
     }
@@ -168,6 +172,7 @@ public:
     QStringList failing;
     QMap<QString, QMap<QString, QByteArray>> writes; // command: the files it writes
     int notReadyPolls = 0;
+    std::optional<Error> pauseError; // what every pause fails with
 };
 
 } // namespace PaddockTest

@@ -631,4 +631,15 @@ void CurlHttpClient::abortAll()
     d->abortAll();
 }
 
+void CurlHttpClient::close()
+{
+    Q_ASSERT_X(d->depth == 0, "CurlHttpClient::close", "called from inside a libcurl callback");
+    d->shutdown();
+}
+
+bool CurlHttpClient::isClosed() const
+{
+    return d->closing;
+}
+
 } // namespace Paddock::Docker

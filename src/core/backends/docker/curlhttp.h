@@ -93,6 +93,11 @@ public:
     // Ends every request in flight with a Cancelled error. The client stays usable. Safe to call
     // from onData (the transfers end once libcurl returns).
     void abortAll();
+    // What the destructor does, for an owner that must end the requests while the objects over
+    // this client still exist: every request in flight ends (at once, with a Cancelled error)
+    // and every later one fails the same way. Never from inside an onData callback.
+    void close();
+    bool isClosed() const;
 
 private:
     std::unique_ptr<CurlHttpClientPrivate> d;

@@ -7,7 +7,6 @@
 #include "dockerclient.h"
 #include "timelimit.h"
 
-#include <QCoroFuture>
 #include <QCoroTask>
 #include <QDir>
 #include <QDirIterator>
@@ -80,7 +79,16 @@ DockerBackend::DockerBackend(DockerOptions options, QObject *parent)
     }
 }
 
-DockerBackend::~DockerBackend() = default;
+DockerBackend::~DockerBackend()
+{
+    // Every request in flight ends now, as Cancelled, while the client and everything their
+    // coroutines come back to still exist; what those coroutines ask next (a create's clean-up)
+    // fails at once. Left to the members' destructors, the requests would end after the Docker
+    // client was gone, and resume into it.
+    if (m_http)
+        m_http->close();
+    m_waits.close();
+}
 
 QString DockerBackend::defaultBasedir()
 {
@@ -296,9 +304,14 @@ QCoro::Task<Result<>> DockerBackend::kill(QString sandboxId, KillOptions options
         co_return removed;
     if (folder.isEmpty())
         co_return Result<>{};
-    // A big folder takes a while: deleted on a worker thread. Nothing of this object is used
-    // once it is done.
-    co_return co_await QtConcurrent::run(&DockerBackend::removeFolder, folder);
+    // A big folder takes a while: deleted on a worker thread, and waited for through m_waits, so
+    // a backend destroyed meanwhile waits for it and this task says what was done. Only locals
+    // after it.
+    QFuture<Result<>> removing = QtConcurrent::run(&DockerBackend::removeFolder, folder);
+    QFuture<void> removed(removing);
+    co_await m_waits.finished(std::move(removed), WaitSet::OnClose::Finish);
+    Result<> outcome = removing.result();
+    co_return outcome;
 }
 
 Capabilities DockerBackend::capabilities() const
@@ -389,7 +402,12 @@ QCoro::Task<Result<std::optional<QDateTime>>> DockerBackend::sessionsActivity(QS
     // A QString, not a QStringBuilder of temporaries: run() keeps its arguments for later.
     const QString sessions = *folder + QStringLiteral("/sessions");
     QFuture<std::optional<QDateTime>> scan = QtConcurrent::run(newestSessionsChange, sessions);
-    co_return co_await scan;
+    // Through m_waits: a backend destroyed meanwhile waits for the scan, so this task is done
+    // when it is gone. Only locals after it.
+    QFuture<void> scanned(scan);
+    co_await m_waits.finished(std::move(scanned), WaitSet::OnClose::Finish);
+    const std::optional<QDateTime> newest = scan.result();
+    co_return newest;
 }
 
 } // namespace Paddock::Docker

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "../../backend.h"
+#include "../../waitset.h"
 #include "curlhttp.h"
 
 #include <QString>
@@ -43,6 +44,9 @@ public:
 
     // A bad DOCKER_HOST is reported by every call (and by ping()).
     explicit DockerBackend(DockerOptions options, QObject *parent = nullptr);
+    // Ends the requests in flight (as Cancelled) and waits for the work on other threads (a
+    // sessions folder being read, a host folder being deleted): every task this backend handed
+    // out has completed when it returns.
     ~DockerBackend() override;
 
     static QString defaultBasedir();
@@ -87,6 +91,7 @@ private:
     Result<EngineAddress> m_address;
     std::unique_ptr<CurlHttpClient> m_http;
     std::unique_ptr<DockerClient> m_client;
+    WaitSet m_waits; // work on other threads; closed by the destructor
 };
 
 } // namespace Paddock::Docker

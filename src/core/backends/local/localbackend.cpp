@@ -1,6 +1,5 @@
 #include "localbackend.h"
 
-#include "../../broadcast.h"
 #include "../../isolation.h"
 #include "../../linesplitter.h"
 #include "../../logging.h"
@@ -14,13 +13,16 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMutex>
 #include <QProcess>
 #include <QSaveFile>
+#include <QScopeGuard>
 #include <QStandardPaths>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <csignal>
+#include <type_traits>
 
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -37,15 +39,22 @@ QString isoTime(const QDateTime &time)
     return time.toUTC().toString(Qt::ISODateWithMs);
 }
 
-} // namespace
-
-LocalBackend::LocalBackend(LocalOptions options, QObject *parent)
-    : Backend(parent)
-    , m_options(std::move(options))
-    , m_basedir(
-          QDir::cleanPath(QDir(m_options.basedir.isEmpty() ? defaultBasedir() : m_options.basedir).absolutePath()))
+Error closedError()
 {
+    return Error{Error::Kind::Cancelled, Tr::tr("cancelled: the local backend was closed")};
 }
+
+// The result of work on a worker thread, once it is done; a closing backend waits for it.
+// Touches nothing but its own frame after the wait: the backend may be gone by then.
+template<typename T> QCoro::Task<T> settled(WaitSet &waits, QFuture<T> job)
+{
+    QFuture<void> done(job); // GCC 12: no temporaries in a co_await expression
+    co_await waits.finished(std::move(done), WaitSet::OnClose::Finish);
+    T result = job.result();
+    co_return result;
+}
+
+} // namespace
 
 QString LocalBackend::defaultBasedir()
 {
@@ -114,51 +123,9 @@ Result<SandboxInfo> readInfoIn(const QString &basedir, const QString &workspaceI
     return info;
 }
 
-} // namespace
-
-Result<QString> LocalBackend::workspacePath(const QString &workspaceId) const
+Result<> writeInfoIn(const QString &basedir, const SandboxInfo &info)
 {
-    return workspacePathIn(m_basedir, workspaceId);
-}
-
-Result<> LocalBackend::checkWritable() const
-{
-    // Walk up to the nearest folder that exists: that one must be a writable directory.
-    QString probe = m_basedir;
-    while (!QFileInfo::exists(probe) && !QFileInfo(probe).isSymLink()) {
-        const QString parent = QFileInfo(probe).absolutePath();
-        if (parent == probe)
-            break;
-        probe = parent;
-    }
-    const QFileInfo info(probe);
-    if (!info.isDir()) {
-        return fail(Error::invalidArgument(
-            Tr::tr("the base folder %1 cannot be used: %2 is not a folder").arg(m_basedir, probe)));
-    }
-    if (::access(QFile::encodeName(probe).constData(), W_OK | X_OK) != 0) {
-        return fail(Error::invalidArgument(Tr::tr("the base folder %1 is not writable (%2: %3)")
-                                               .arg(m_basedir, probe, QString::fromLocal8Bit(strerror(errno)))));
-    }
-    return {};
-}
-
-WorkspaceLayout LocalBackend::layout(const SandboxInfo &sandbox) const
-{
-    const QString workdir = m_basedir + u'/' + sandbox.sandboxId;
-    const QString gatewayHome = workdir + QStringLiteral("/.agentscope");
-    // No AgentScope marker: AgentScope's local workspaces have no gateway and no bootstrap.
-    return {workdir, gatewayHome, gatewayHome + QStringLiteral("/.bootstrap-complete"), {}};
-}
-
-Result<SandboxInfo> LocalBackend::readInfo(const QString &workspaceId) const
-{
-    return readInfoIn(m_basedir, workspaceId);
-}
-
-Result<> LocalBackend::writeInfo(const SandboxInfo &info) const
-{
-    auto path = workspacePath(info.sandboxId);
+    auto path = workspacePathIn(basedir, info.sandboxId);
     if (!path)
         return fail(path.error());
     if (!QDir().mkpath(*path + QLatin1String(MetadataDir)))
@@ -183,28 +150,220 @@ Result<> LocalBackend::writeInfo(const SandboxInfo &info) const
     return {};
 }
 
-Result<SandboxInfo> LocalBackend::setState(const QString &workspaceId, SandboxState state) const
+Result<SandboxInfo> setStateIn(const QString &basedir, const QString &workspaceId, SandboxState state)
 {
-    auto info = readInfo(workspaceId);
+    auto info = readInfoIn(basedir, workspaceId);
     if (!info)
         return info;
     info->state = state;
     info->rawState = sandboxStateName(state);
     info->lastActivityAt = QDateTime::currentDateTimeUtc();
-    if (auto written = writeInfo(*info); !written)
+    if (auto written = writeInfoIn(basedir, *info); !written)
         return fail(written.error());
     return info;
 }
 
+Result<> checkWritableIn(const QString &basedir)
+{
+    // Walk up to the nearest folder that exists: that one must be a writable directory.
+    QString probe = basedir;
+    while (!QFileInfo::exists(probe) && !QFileInfo(probe).isSymLink()) {
+        const QString parent = QFileInfo(probe).absolutePath();
+        if (parent == probe)
+            break;
+        probe = parent;
+    }
+    const QFileInfo info(probe);
+    if (!info.isDir()) {
+        return fail(Error::invalidArgument(
+            Tr::tr("the base folder %1 cannot be used: %2 is not a folder").arg(basedir, probe)));
+    }
+    if (::access(QFile::encodeName(probe).constData(), W_OK | X_OK) != 0) {
+        return fail(Error::invalidArgument(Tr::tr("the base folder %1 is not writable (%2: %3)")
+                                               .arg(basedir, probe, QString::fromLocal8Bit(strerror(errno)))));
+    }
+    return {};
+}
+
+Result<SandboxInfo> createIn(const QString &basedir, const CreateSpec &spec)
+{
+    auto path = workspacePathIn(basedir, spec.workspaceId);
+    if (!path)
+        return fail(path.error());
+    if (auto writable = checkWritableIn(basedir); !writable)
+        return fail(writable.error());
+    if (readInfoIn(basedir, spec.workspaceId))
+        return fail(Error::conflict(Tr::tr("local workspace %1 already exists").arg(spec.workspaceId)));
+
+    // A folder without our metadata (made by hand or by AgentScope) is adopted with its files.
+    const bool existed = QFileInfo(*path).isDir();
+    if (!existed && !QDir().mkpath(*path))
+        return fail(Error::io(Tr::tr("cannot create the workspace folder %1").arg(*path)));
+
+    SandboxInfo info;
+    info.sandboxId = spec.workspaceId;
+    info.workspaceId = spec.workspaceId;
+    info.userId = spec.userId;
+    info.agentId = spec.agentId;
+    info.state = SandboxState::Running;
+    info.rawState = sandboxStateName(info.state);
+    info.backend = QStringLiteral("local");
+    info.createdAt = QDateTime::currentDateTimeUtc();
+    info.lastActivityAt = info.createdAt;
+    info.metadata = spec.metadata;
+    info.metadata.insert(UserIdKey, spec.userId);
+    info.metadata.insert(AgentIdKey, spec.agentId);
+    info.metadata.insert(WorkspaceIdKey, spec.workspaceId); // last, so nothing overrides it
+    if (auto written = writeInfoIn(basedir, info); !written) {
+        // No half-made workspace: take back what this call created.
+        if (!existed)
+            QDir(*path).removeRecursively();
+        else
+            QDir(*path + QLatin1String(MetadataDir)).removeRecursively();
+        return fail(written.error());
+    }
+    qCInfo(lcLocal).noquote() << "created workspace" << *path;
+    return info;
+}
+
+Result<SandboxInfo> connectIn(const QString &basedir, const QString &workspaceId)
+{
+    auto info = readInfoIn(basedir, workspaceId);
+    if (!info)
+        return info;
+    if (info->state != SandboxState::Running) {
+        return fail(Error::conflict(
+            Tr::tr("local workspace %1 is %2, not Running").arg(workspaceId, sandboxStateName(info->state))));
+    }
+    return setStateIn(basedir, workspaceId, SandboxState::Running);
+}
+
+Result<> killIn(const QString &basedir, const QString &workspaceId)
+{
+    auto path = workspacePathIn(basedir, workspaceId);
+    if (!path)
+        return fail(path.error());
+    if (!readInfoIn(basedir, workspaceId))
+        return fail(Error::notFound(Tr::tr("there is no local workspace %1 in %2").arg(workspaceId, basedir)));
+    if (!QDir(*path).removeRecursively())
+        return fail(Error::io(Tr::tr("could not delete all of %1").arg(*path)));
+    qCInfo(lcLocal).noquote() << "deleted workspace folder" << *path;
+    return {};
+}
+
+} // namespace
+
+// The backend's file work on worker threads, in order per workspace: a job waits (on its worker)
+// for the one asked before it for the same workspace. A job that waits for one not yet started
+// takes it from the pool and runs it first (QFuture::waitForFinished), so waiting never starves
+// the pool. Shared with the jobs: it outlives a backend destroyed while they run.
+class LocalFileWork final : public std::enable_shared_from_this<LocalFileWork>
+{
+public:
+    template<typename Work> auto run(const QString &workspaceId, Work work) -> QFuture<std::invoke_result_t<Work &>>
+    {
+        using Value = std::invoke_result_t<Work &>;
+        QMutexLocker locker(&m_mutex);
+        const quint64 ticket = ++m_tickets;
+        const auto previous = m_last.constFind(workspaceId);
+        const std::optional<QFuture<void>> before =
+            previous == m_last.cend() ? std::nullopt : std::optional(previous->done);
+        QFuture<Value> job = QtConcurrent::run(
+            [self = shared_from_this(), workspaceId, ticket, before, work = std::move(work)]() mutable {
+                if (before)
+                    QFuture<void>(*before).waitForFinished();
+                Value value = work();
+                self->finished(workspaceId, ticket);
+                return value;
+            });
+        m_last.insert(workspaceId, Last{ticket, QFuture<void>(job)});
+        return job;
+    }
+
+    // Whether work on this workspace was asked for and has not finished.
+    bool busy(const QString &workspaceId) const
+    {
+        QMutexLocker locker(&m_mutex);
+        return m_last.contains(workspaceId);
+    }
+
+private:
+    void finished(const QString &workspaceId, quint64 ticket)
+    {
+        QMutexLocker locker(&m_mutex);
+        if (const auto it = m_last.find(workspaceId); it != m_last.end() && it->ticket == ticket)
+            m_last.erase(it);
+    }
+
+    struct Last
+    {
+        quint64 ticket = 0;
+        QFuture<void> done;
+    };
+    mutable QMutex m_mutex;
+    QHash<QString, Last> m_last; // the last job asked for each workspace, until it finishes
+    quint64 m_tickets = 0;
+};
+
+LocalBackend::LocalBackend(LocalOptions options, QObject *parent)
+    : Backend(parent)
+    , m_options(std::move(options))
+    , m_basedir(
+          QDir::cleanPath(QDir(m_options.basedir.isEmpty() ? defaultBasedir() : m_options.basedir).absolutePath()))
+    , m_work(std::make_shared<LocalFileWork>())
+{
+}
+
+LocalBackend::~LocalBackend()
+{
+    m_waits.close();
+}
+
+Result<QString> LocalBackend::workspacePath(const QString &workspaceId) const
+{
+    return workspacePathIn(m_basedir, workspaceId);
+}
+
+Result<> LocalBackend::checkWritable() const
+{
+    return checkWritableIn(m_basedir);
+}
+
+WorkspaceLayout LocalBackend::layout(const SandboxInfo &sandbox) const
+{
+    const QString workdir = m_basedir + u'/' + sandbox.sandboxId;
+    const QString gatewayHome = workdir + QStringLiteral("/.agentscope");
+    // No AgentScope marker: AgentScope's local workspaces have no gateway and no bootstrap.
+    return {workdir, gatewayHome, gatewayHome + QStringLiteral("/.bootstrap-complete"), {}};
+}
+
+Result<SandboxInfo> LocalBackend::readInfo(const QString &workspaceId) const
+{
+    return readInfoIn(m_basedir, workspaceId);
+}
+
+QCoro::Task<Result<SandboxInfo>> LocalBackend::readOrdered(QString workspaceId)
+{
+    if (m_waits.isClosed())
+        co_return fail(closedError());
+    if (!m_work->busy(workspaceId))
+        co_return readInfo(workspaceId);
+    QFuture<Result<SandboxInfo>> read =
+        m_work->run(workspaceId, [basedir = m_basedir, workspaceId] { return readInfoIn(basedir, workspaceId); });
+    co_return co_await settled(m_waits, std::move(read));
+}
+
 QCoro::Task<Result<QList<SandboxInfo>>> LocalBackend::list(ListFilter filter)
 {
+    if (m_waits.isClosed())
+        co_return fail(closedError());
     QList<SandboxInfo> found;
     const auto accept = [&filter](const SandboxInfo &info) {
         return filter.states.isEmpty() || filter.states.contains(info.state);
     };
     if (filter.workspaceId) {
         // Local workspaces live at <basedir>/<id>: no scan needed.
-        if (auto info = readInfo(*filter.workspaceId); info && accept(*info))
+        if (auto info = co_await readOrdered(*filter.workspaceId); info && accept(*info))
             found.append(*info);
         else if (!info && info.error().kind != Error::Kind::NotFound)
             co_return fail(info.error());
@@ -230,88 +389,75 @@ QCoro::Task<Result<QList<SandboxInfo>>> LocalBackend::list(ListFilter filter)
         }
         return scanned;
     });
-    co_return co_await scan;
+    co_return co_await settled(m_waits, std::move(scan));
 }
 
 QCoro::Task<Result<std::optional<QDateTime>>> LocalBackend::sessionsActivity(QString sandboxId)
 {
+    if (m_waits.isClosed())
+        co_return fail(closedError());
     auto path = workspacePath(sandboxId);
     if (!path)
         co_return fail(path.error());
     const QString sessions = *path + QStringLiteral("/sessions");
     QFuture<std::optional<QDateTime>> scan = QtConcurrent::run(newestSessionsChange, sessions);
-    co_return co_await scan;
+    co_return co_await settled(m_waits, std::move(scan));
 }
 
 QCoro::Task<Result<SandboxInfo>> LocalBackend::get(QString sandboxId)
 {
-    co_return readInfo(sandboxId);
+    co_return co_await readOrdered(sandboxId);
 }
+
+// What follows hands its file work to m_work and, once it is awaited, touches only its locals.
 
 QCoro::Task<Result<SandboxInfo>> LocalBackend::create(CreateSpec spec)
 {
-    auto path = workspacePath(spec.workspaceId);
-    if (!path)
+    if (m_waits.isClosed())
+        co_return fail(closedError());
+    if (auto path = workspacePath(spec.workspaceId); !path)
         co_return fail(path.error());
-    if (auto writable = checkWritable(); !writable)
-        co_return fail(writable.error());
-    if (readInfo(spec.workspaceId))
-        co_return fail(Error::conflict(Tr::tr("local workspace %1 already exists").arg(spec.workspaceId)));
-
-    // A folder without our metadata (made by hand or by AgentScope) is adopted with its files.
-    const bool existed = QFileInfo(*path).isDir();
-    if (!existed && !QDir().mkpath(*path))
-        co_return fail(Error::io(Tr::tr("cannot create the workspace folder %1").arg(*path)));
-
-    SandboxInfo info;
-    info.sandboxId = spec.workspaceId;
-    info.workspaceId = spec.workspaceId;
-    info.userId = spec.userId;
-    info.agentId = spec.agentId;
-    info.state = SandboxState::Running;
-    info.rawState = sandboxStateName(info.state);
-    info.backend = name();
-    info.createdAt = QDateTime::currentDateTimeUtc();
-    info.lastActivityAt = info.createdAt;
-    info.metadata = spec.metadata;
-    info.metadata.insert(UserIdKey, spec.userId);
-    info.metadata.insert(AgentIdKey, spec.agentId);
-    info.metadata.insert(WorkspaceIdKey, spec.workspaceId); // last, so nothing overrides it
-    if (auto written = writeInfo(info); !written) {
-        // No half-made workspace: take back what this call created.
-        if (!existed)
-            QDir(*path).removeRecursively();
-        else
-            QDir(*path + QLatin1String(MetadataDir)).removeRecursively();
-        co_return fail(written.error());
-    }
-    qCInfo(lcLocal).noquote() << "created workspace" << *path;
-    co_return info;
+    const QString workspaceId = spec.workspaceId;
+    QFuture<Result<SandboxInfo>> created =
+        m_work->run(workspaceId, [basedir = m_basedir, spec = std::move(spec)] { return createIn(basedir, spec); });
+    co_return co_await settled(m_waits, std::move(created));
 }
 
 QCoro::Task<Result<SandboxInfo>> LocalBackend::connect(QString sandboxId)
 {
-    auto info = readInfo(sandboxId);
-    if (!info)
-        co_return info;
-    if (info->state != SandboxState::Running) {
-        co_return fail(Error::conflict(
-            Tr::tr("local workspace %1 is %2, not Running").arg(sandboxId, sandboxStateName(info->state))));
-    }
-    co_return setState(sandboxId, SandboxState::Running);
+    if (m_waits.isClosed())
+        co_return fail(closedError());
+    if (auto path = workspacePath(sandboxId); !path)
+        co_return fail(path.error());
+    QFuture<Result<SandboxInfo>> connected =
+        m_work->run(sandboxId, [basedir = m_basedir, sandboxId] { return connectIn(basedir, sandboxId); });
+    co_return co_await settled(m_waits, std::move(connected));
 }
 
 QCoro::Task<Result<SandboxInfo>> LocalBackend::resume(QString sandboxId)
 {
-    co_return setState(sandboxId, SandboxState::Running);
+    if (m_waits.isClosed())
+        co_return fail(closedError());
+    if (auto path = workspacePath(sandboxId); !path)
+        co_return fail(path.error());
+    QFuture<Result<SandboxInfo>> resumed = m_work->run(
+        sandboxId, [basedir = m_basedir, sandboxId] { return setStateIn(basedir, sandboxId, SandboxState::Running); });
+    co_return co_await settled(m_waits, std::move(resumed));
 }
 
 QCoro::Task<Result<>> LocalBackend::pause(QString sandboxId)
 {
-    auto info = setState(sandboxId, SandboxState::Paused);
-    if (!info)
-        co_return fail(info.error());
-    co_return Result<>{};
+    if (m_waits.isClosed())
+        co_return fail(closedError());
+    if (auto path = workspacePath(sandboxId); !path)
+        co_return fail(path.error());
+    QFuture<Result<>> paused = m_work->run(sandboxId, [basedir = m_basedir, sandboxId]() -> Result<> {
+        auto info = setStateIn(basedir, sandboxId, SandboxState::Paused);
+        if (!info)
+            return fail(info.error());
+        return {};
+    });
+    co_return co_await settled(m_waits, std::move(paused));
 }
 
 Capabilities LocalBackend::capabilities() const
@@ -331,16 +477,14 @@ Result<> LocalBackend::checkConfiguration() const
 
 QCoro::Task<Result<>> LocalBackend::kill(QString sandboxId, KillOptions)
 {
-    auto path = workspacePath(sandboxId);
-    if (!path)
+    if (m_waits.isClosed())
+        co_return fail(closedError());
+    if (auto path = workspacePath(sandboxId); !path)
         co_return fail(path.error());
-    if (!readInfo(sandboxId)) {
-        co_return fail(Error::notFound(Tr::tr("there is no local workspace %1 in %2").arg(sandboxId, m_basedir)));
-    }
-    if (!QDir(*path).removeRecursively())
-        co_return fail(Error::io(Tr::tr("could not delete all of %1").arg(*path)));
-    qCInfo(lcLocal).noquote() << "deleted workspace folder" << *path;
-    co_return Result<>{};
+    // 20,000 files take a good part of a second to delete: never on the caller's thread.
+    QFuture<Result<>> killed =
+        m_work->run(sandboxId, [basedir = m_basedir, sandboxId] { return killIn(basedir, sandboxId); });
+    co_return co_await settled(m_waits, std::move(killed));
 }
 
 QCoro::Task<Result<SandboxInfo>> LocalBackend::renew(QString sandboxId, std::chrono::seconds duration)
@@ -352,10 +496,15 @@ QCoro::Task<Result<SandboxInfo>> LocalBackend::renew(QString sandboxId, std::chr
 
 QCoro::Task<Result<bool>> LocalBackend::isReady(QString sandboxId)
 {
+    if (m_waits.isClosed())
+        co_return fail(closedError());
     auto path = workspacePath(sandboxId);
     if (!path)
         co_return fail(path.error());
-    co_return QFileInfo(*path).isDir();
+    if (!m_work->busy(sandboxId))
+        co_return QFileInfo(*path).isDir();
+    QFuture<bool> ready = m_work->run(sandboxId, [folder = *path] { return QFileInfo(folder).isDir(); });
+    co_return co_await settled(m_waits, std::move(ready));
 }
 
 QStringList LocalBackend::bubblewrapArguments(const QString &workdir, const QString &cwd) const
@@ -376,6 +525,8 @@ QStringList LocalBackend::bubblewrapArguments(const QString &workdir, const QStr
 
 QCoro::Task<Result<ExecResult>> LocalBackend::exec(QString sandboxId, ExecRequest request)
 {
+    if (m_waits.isClosed())
+        co_return fail(closedError());
     auto path = workspacePath(sandboxId);
     if (!path)
         co_return fail(path.error());
@@ -408,14 +559,28 @@ QCoro::Task<Result<ExecResult>> LocalBackend::exec(QString sandboxId, ExecReques
                      [&] { err.feed(process.readAllStandardError()); });
 
     // Resumed from the event loop, never from inside QProcess's own signal, because resuming
-    // ends this frame and with it the QProcess.
-    const auto done = std::make_shared<Broadcast<bool>>();
-    const auto settle = [done](bool started) {
+    // ends this frame and with it the QProcess. A closing backend stops the command (its whole
+    // process group) and ends the wait at once.
+    Wait done(m_waits, [&process] {
+        if (const qint64 pid = process.processId(); pid > 0)
+            ::kill(static_cast<pid_t>(-pid), SIGKILL);
+        process.waitForFinished(5'000);
+    });
+    struct Outcome
+    {
+        Wait *wait = nullptr; // null once this frame is gone
+        bool started = false;
+    };
+    const auto outcome = std::make_shared<Outcome>(Outcome{&done, false});
+    const auto forget = qScopeGuard([outcome] { outcome->wait = nullptr; });
+    const auto settle = [outcome](bool started) {
         QMetaObject::invokeMethod(
             QCoreApplication::instance(),
-            [done, started] {
-                if (!done->isSet())
-                    done->set(started);
+            [outcome, started] {
+                if (Wait *wait = std::exchange(outcome->wait, nullptr)) {
+                    outcome->started = started;
+                    wait->ring();
+                }
             },
             Qt::QueuedConnection);
     };
@@ -437,9 +602,13 @@ QCoro::Task<Result<ExecResult>> LocalBackend::exec(QString sandboxId, ExecReques
     if (request.timeout.count() > 0)
         timeout.start(request.timeout);
 
-    const bool started = co_await done->wait();
+    co_await done;
     timeout.stop();
-    if (!started) {
+    if (done.wasClosed()) {
+        co_return fail(Error{Error::Kind::Cancelled,
+                             Tr::tr("cancelled: the local backend was closed, and the command was stopped")});
+    }
+    if (!outcome->started) {
         co_return fail(Error::backend(Tr::tr("cannot run %1: %2").arg(process.program(), process.errorString())));
     }
     out.feed(process.readAllStandardOutput());

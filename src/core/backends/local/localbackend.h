@@ -1,10 +1,15 @@
 #pragma once
 
 #include "../../backend.h"
+#include "../../waitset.h"
 
 #include <QString>
 
+#include <memory>
+
 namespace Paddock {
+
+class LocalFileWork;
 
 struct LocalOptions
 {
@@ -16,8 +21,15 @@ struct LocalOptions
 // Its metadata lives inside it (.paddock/workspace.json), so a restarted process finds every
 // workspace again by scanning basedir. Commands run as child processes in the folder.
 // States: Running (open in a manager) and Paused (closed; files kept). Files are removed only
-// by kill(), which deletes exactly workspacePath(id). A full list() scans on a worker thread, so
-// the backend must outlive the tasks it hands out (as every backend must).
+// by kill(), which deletes exactly workspacePath(id).
+//
+// The file work runs on worker threads, never on the caller's (the console's GUI thread): a
+// full list() and sessionsActivity() read there; create, connect, resume and pause write the
+// metadata there, and kill deletes the folder there. The writes and the kill of one workspace
+// run one after another in the order they were asked for (and a get, an isReady or a list of
+// that one workspace asked meanwhile waits for them), so concurrent calls on one id end as they
+// would one by one. That work takes copies and never touches this object; a backend destroyed
+// while it runs waits for it, and its task reports what was really done.
 class LocalBackend : public Backend
 {
     Q_OBJECT
@@ -25,6 +37,10 @@ class LocalBackend : public Backend
 
 public:
     explicit LocalBackend(LocalOptions options = {}, QObject *parent = nullptr);
+    // Waits for the file work under way and stops the commands still running: every task this
+    // backend handed out has completed when it returns (a stopped command with a Cancelled
+    // error), and later calls fail at once the same way.
+    ~LocalBackend() override;
 
     static QString defaultBasedir();
 
@@ -58,12 +74,14 @@ public:
 
 private:
     Result<SandboxInfo> readInfo(const QString &workspaceId) const;
-    Result<> writeInfo(const SandboxInfo &info) const;
-    Result<SandboxInfo> setState(const QString &workspaceId, SandboxState state) const;
     QStringList bubblewrapArguments(const QString &workdir, const QString &cwd) const;
+    // A read of one workspace: here and now when no work on it is under way, else after it.
+    QCoro::Task<Result<SandboxInfo>> readOrdered(QString workspaceId);
 
     LocalOptions m_options;
     QString m_basedir;
+    std::shared_ptr<LocalFileWork> m_work;
+    WaitSet m_waits; // closed by the destructor
 };
 
 } // namespace Paddock

@@ -97,8 +97,10 @@ QByteArray uploadBody(const QList<UploadFile> &files, const QByteArray &boundary
     QByteArray body;
     for (const UploadFile &file : files) {
         const QJsonObject metadata{{QStringLiteral("path"), file.path}, {QStringLiteral("mode"), file.mode}};
+        // As browsers write a file name (HTML's multipart/form-data encoding): a quote, a CR or
+        // an LF would end the header or the value early.
         QByteArray name = file.path.section(u'/', -1).toUtf8();
-        name.replace('"', "%22");
+        name.replace('"', "%22").replace('\r', "%0D").replace('\n', "%0A");
         body += "--" + boundary
             + "\r\nContent-Disposition: form-data; name=\"metadata\"; filename=\"metadata\"\r\n"
               "Content-Type: application/json\r\n\r\n"
@@ -330,6 +332,9 @@ QCoro::Task<Result<ExecResult>> ExecdClient::run(ExecdCommand command,
 QCoro::Task<Result<ExecdClient::Streamed>>
 ExecdClient::stream(ExecdCommand command, std::function<void(OutputChannel, const QByteArray &)> onLine)
 {
+    // A stream is sent outside HttpClient::send(): after abortAll() nothing would end it.
+    if (m_http->isClosing())
+        co_return fail(HttpClient::closedError());
     const QNetworkRequest request = streamRequest(m_target);
     const QByteArray body = commandBody(command);
     // Sent once: a command must not run twice because a connection dropped.
@@ -374,7 +379,7 @@ ExecdClient::stream(ExecdCommand command, std::function<void(OutputChannel, cons
     m_http->untrack(reply.get());
     watchdog.stop();
     if (m_http->isClosing())
-        co_return fail(Error{Error::Kind::Cancelled, Tr::tr("the connection to the server was closed")});
+        co_return fail(HttpClient::closedError());
 
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (dead) {

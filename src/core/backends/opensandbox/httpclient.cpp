@@ -5,21 +5,20 @@
 
 #include <QCoroNetworkReply>
 #include <QCoroTask>
-#include <QCoroTimer>
 
-#include <QLocale>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
-#include <QScopeGuard>
+#include <QRegularExpression>
 #include <QTimeZone>
-#include <QTimer>
 
 #include <algorithm>
-#include <coroutine>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <utility>
+
+#include <curl/curl.h>
 
 Q_LOGGING_CATEGORY(lcHttp, "paddock.core.opensandbox.http", QtInfoMsg)
 
@@ -143,46 +142,35 @@ std::optional<std::chrono::milliseconds> retryAfterDelay(const QByteArray &value
     const QByteArray trimmed = value.trimmed();
     if (trimmed.isEmpty())
         return std::nullopt;
-    bool ok = false;
-    const qint64 seconds = trimmed.toLongLong(&ok);
-    if (ok)
-        return seconds < 0 ? std::nullopt : std::optional(std::chrono::milliseconds(seconds * 1000));
-    // HTTP-date, e.g. "Wed, 21 Oct 2026 07:28:00 GMT".
-    QDateTime date =
-        QLocale::c().toDateTime(QString::fromLatin1(trimmed), QStringLiteral("ddd, dd MMM yyyy HH:mm:ss 'GMT'"));
-    if (!date.isValid())
-        return std::nullopt;
-    date.setTimeZone(QTimeZone::utc());
-    return std::chrono::milliseconds(std::max<qint64>(0, now.msecsTo(date)));
-}
-
-// What a sleep waits for: rung by its timer, or by abortAll(), whichever comes first. Ringing
-// resumes the sleeping coroutine at once (a queued resumption, as QCoro's signals make, could come
-// after the client is gone).
-class Alarm
-{
-public:
-    // What co_await takes (a coroutine library may copy it; it points here).
-    struct Awaiter
-    {
-        Alarm *alarm;
-        bool await_ready() const noexcept { return alarm->m_rung; }
-        void await_suspend(std::coroutine_handle<> waiting) noexcept { alarm->m_waiting = waiting; }
-        void await_resume() const noexcept { }
-    };
-    Awaiter wait() { return Awaiter{this}; }
-    void ring()
-    {
-        if (std::exchange(m_rung, true))
-            return;
-        if (const auto waiting = std::exchange(m_waiting, {}))
-            waiting.resume();
+    if (std::all_of(trimmed.cbegin(), trimmed.cend(), [](char c) { return c >= '0' && c <= '9'; })) {
+        // delta-seconds; one too long for 64 bits is simply very long (the caller caps it).
+        bool ok = false;
+        const qint64 seconds = trimmed.toLongLong(&ok);
+        return std::chrono::milliseconds(ok && seconds < std::numeric_limits<qint64>::max() / 1000
+                                             ? seconds * 1000
+                                             : std::numeric_limits<qint64>::max());
     }
-
-private:
-    bool m_rung = false;
-    std::coroutine_handle<> m_waiting;
-};
+    // An HTTP date. curl_getdate reads all three forms, but takes a two-digit year (RFC 850)
+    // below 70 for 20xx and above for 19xx; RFC 9110 wants it read relative to now: a year more
+    // than 50 years ahead is the most recent past year with those digits. So that year is
+    // written out in full first.
+    QByteArray date = trimmed;
+    static const QRegularExpression rfc850(QStringLiteral("^[A-Za-z]+, *\\d{1,2}-[A-Za-z]{3}-(\\d{2})(?=\\s)"));
+    if (const QRegularExpressionMatch match = rfc850.match(QString::fromLatin1(trimmed)); match.hasMatch()) {
+        const int thisYear = now.toUTC().date().year();
+        int year = thisYear / 100 * 100 + match.capturedView(1).toInt();
+        if (year > thisYear + 50)
+            year -= 100;
+        else if (year <= thisYear - 50)
+            year += 100;
+        date.replace(match.capturedStart(1), 2, QByteArray::number(year));
+    }
+    const time_t when = curl_getdate(date.constData(), nullptr);
+    if (when == -1)
+        return std::nullopt;
+    const QDateTime at = QDateTime::fromSecsSinceEpoch(qint64(when), QTimeZone::utc());
+    return std::chrono::milliseconds(std::max<qint64>(0, now.msecsTo(at)));
+}
 
 HttpClient::HttpClient(QNetworkAccessManager *network, RetryPolicy retry, QObject *parent)
     : QObject(parent)
@@ -200,30 +188,34 @@ void HttpClient::abortAll()
 {
     m_closing = true;
     // abort() finishes a reply at once, which resumes the coroutine waiting on it; so does
-    // ringing a sleep's alarm.
-    const QSet<QNetworkReply *> replies = std::exchange(m_replies, {});
-    for (QNetworkReply *reply : replies)
+    // closing the waits. Taken one at a time from the set itself: what a resumed coroutine
+    // does next can end another request, which then leaves the set.
+    while (!m_replies.isEmpty()) {
+        QNetworkReply *reply = *m_replies.cbegin();
+        m_replies.remove(reply);
         reply->abort();
-    const QSet<Alarm *> sleeping = std::exchange(m_sleeping, {});
-    for (Alarm *alarm : sleeping)
-        alarm->ring();
+    }
+    m_waits.close();
+}
+
+Error HttpClient::closedError()
+{
+    return Error{Error::Kind::Cancelled, Tr::tr("cancelled: the connection to the server was closed")};
 }
 
 QCoro::Task<bool> HttpClient::sleep(std::chrono::milliseconds delay)
 {
     if (m_closing)
         co_return false;
-    Alarm alarm; // lives in this frame
-    QTimer timer;
-    timer.setSingleShot(true);
-    QObject::connect(&timer, &QTimer::timeout, &timer, [&alarm] { alarm.ring(); });
-    m_sleeping.insert(&alarm);
-    // Out of the set however this frame ends (also if it is destroyed while it waits).
-    const auto forget = qScopeGuard([this, &alarm] { m_sleeping.remove(&alarm); });
-    timer.start(delay);
-    co_await alarm.wait();
-    timer.stop();
-    co_return !m_closing;
+    co_return co_await m_waits.sleep(delay);
+}
+
+QCoro::Task<bool> HttpClient::waitFor(QFuture<void> work)
+{
+    if (m_closing)
+        co_return false;
+    const bool finished = co_await m_waits.finished(std::move(work), WaitSet::OnClose::Drop);
+    co_return finished && !m_closing;
 }
 
 void HttpClient::setMaxConnections(int connections)
@@ -253,7 +245,7 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
     auto delay = m_retry.firstDelay;
     for (int attempt = 1;; ++attempt) {
         if (m_closing)
-            co_return fail(Error{Error::Kind::Cancelled, Tr::tr("the connection to the server was closed")});
+            co_return fail(closedError());
         ++m_attempts;
         QNetworkAccessManager *manager = pickManager();
         std::unique_ptr<QNetworkReply, ReplyDeleter> reply;
@@ -270,7 +262,7 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
         --m_busy[manager];
         --m_inFlight;
         if (m_closing)
-            co_return fail(Error{Error::Kind::Cancelled, Tr::tr("the connection to the server was closed")});
+            co_return fail(closedError());
 
         const QNetworkReply::NetworkError networkError = reply->error();
         const HttpResponse response = readResponse(reply.get());
@@ -313,7 +305,7 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
                                  << "); retrying in" << wait.count() << "ms";
         reply.reset();
         if (!co_await sleep(wait))
-            co_return fail(Error{Error::Kind::Cancelled, Tr::tr("the connection to the server was closed")});
+            co_return fail(closedError());
         delay = std::min(m_retry.maxDelay, std::chrono::milliseconds(qint64(double(delay.count()) * m_retry.factor)));
     }
 }

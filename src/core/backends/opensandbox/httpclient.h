@@ -1,12 +1,14 @@
 #pragma once
 
 #include "../../result.h"
+#include "../../waitset.h"
 #include "wire.h"
 
 #include <QCoroFwd>
 
 #include <QByteArray>
 #include <QDateTime>
+#include <QFuture>
 #include <QHash>
 #include <QIODevice>
 #include <QList>
@@ -94,10 +96,10 @@ private:
 QNetworkReply *sendOnce(QNetworkAccessManager *network, QNetworkRequest request, const QByteArray &method,
                         const QByteArray &body);
 
-// The delay a Retry-After header asks for: delta-seconds or an HTTP date, relative to now.
+// The delay a Retry-After header asks for, relative to now: delta-seconds, or an HTTP date in
+// any of its three forms (RFC 9110 §5.6.7: IMF-fixdate, the obsolete RFC 850 form with a
+// two-digit year, asctime). A date in the past asks for no delay; nullopt: not a valid value.
 std::optional<std::chrono::milliseconds> retryAfterDelay(const QByteArray &value, const QDateTime &now);
-
-class Alarm; // the end of one HttpClient::sleep()
 
 // One request/response round trip over QNetworkAccessManager, with the retry rules of the
 // protocol reference. A non-2xx answer becomes an Error whose message names the HTTP status,
@@ -116,8 +118,9 @@ public:
 
     // How many times send() went to the network, retries included (for tests and diagnostics).
     int attempts() const { return m_attempts; }
-    // How many waits (between retries, or of clients over this one) are under way.
-    int sleepingCount() const { return int(m_sleeping.size()); }
+    // How many waits (between retries, of clients over this one, for work on other threads)
+    // are under way.
+    int sleepingCount() const { return m_waits.size(); }
     // The most requests this client ever had on the wire at once.
     int maxInFlight() const { return m_maxInFlight; }
 
@@ -136,6 +139,13 @@ public:
     // to still exist. Every wait between retries of this client and of the clients over it
     // sleeps here, so that no coroutine wakes later into a client that is gone.
     QCoro::Task<bool> sleep(std::chrono::milliseconds delay);
+    // Waits for work on another thread (a QtConcurrent::run of a function that touches no
+    // object of ours), and says whether the client is still open, as sleep() does: abortAll()
+    // ends the wait at once, the work goes on and what it makes is dropped. A client over this
+    // one that must come back to itself after such work waits here.
+    QCoro::Task<bool> waitFor(QFuture<void> work);
+    // What a request or a wait ended by abortAll() returns: Error::Kind::Cancelled.
+    static Error closedError();
     // Streams sent outside send() (execd's command stream) are aborted with the rest.
     void track(QNetworkReply *reply) { m_replies.insert(reply); }
     void untrack(QNetworkReply *reply) { m_replies.remove(reply); }
@@ -150,7 +160,7 @@ private:
     int m_inFlight = 0;
     int m_maxInFlight = 0;
     QSet<QNetworkReply *> m_replies; // in flight
-    QSet<Alarm *> m_sleeping; // sleep() under way
+    WaitSet m_waits; // sleep() and waitFor() under way
     bool m_closing = false;
     static constexpr int ConnectionsPerManager = 6;
     RetryPolicy m_retry;

@@ -7,7 +7,6 @@
 #include "sandboxjson.h"
 #include "wire.h"
 
-#include <QCoroFuture>
 #include <QCoroTask>
 #include <QCoroTimer>
 
@@ -137,6 +136,11 @@ LifecycleClient::LifecycleClient(HttpClient *http, ConnectionConfig config, QObj
 {
 }
 
+LifecycleClient::~LifecycleClient()
+{
+    m_http->abortAll();
+}
+
 QCoro::Task<Result<QJsonObject>> LifecycleClient::sendForJson(HttpRequest request)
 {
     auto response = co_await m_http->send(std::move(request));
@@ -180,12 +184,17 @@ QCoro::Task<Result<ListPage>> LifecycleClient::fetchPage(QStringList states, QMa
         co_return fail(response.error());
     // 200 sandboxes take a few milliseconds to parse: a worker thread does it, so the caller's
     // thread (the GUI's) stays free and the next page's transfer overlaps the parsing. The page
-    // travels by pointer: a QFuture hands out copies of its result.
+    // travels by pointer: a QFuture hands out copies of its result. Awaited through the HTTP
+    // client, whose closing ends the wait at once: the list goes on with `this`.
     const auto parse = [](const HttpResponse &answer) {
         return std::make_shared<Result<ListPage>>(parseListPage(answer));
     };
-    const std::shared_ptr<Result<ListPage>> parsed = co_await QtConcurrent::run(parse, std::move(*response));
-    co_return std::move(*parsed);
+    const QFuture<std::shared_ptr<Result<ListPage>>> parsing = QtConcurrent::run(parse, std::move(*response));
+    QFuture<void> parsed(parsing);
+    if (!co_await m_http->waitFor(std::move(parsed)))
+        co_return fail(HttpClient::closedError());
+    const std::shared_ptr<Result<ListPage>> result = parsing.result();
+    co_return std::move(*result);
 }
 
 QCoro::Task<Result<QList<SandboxInfo>>> LifecycleClient::list(QStringList states, QMap<QString, QString> metadata)
@@ -252,7 +261,11 @@ QCoro::Task<Result<QList<SandboxInfo>>> LifecycleClient::list(QStringList states
         }
         return all;
     };
-    QList<SandboxInfo> all = co_await QtConcurrent::run(join, std::move(pages));
+    const QFuture<QList<SandboxInfo>> joining = QtConcurrent::run(join, std::move(pages));
+    QFuture<void> joined(joining);
+    if (!co_await m_http->waitFor(std::move(joined)))
+        co_return fail(HttpClient::closedError());
+    QList<SandboxInfo> all = joining.result();
     co_return all;
 }
 
@@ -384,7 +397,7 @@ QCoro::Task<Result<SandboxInfo>> LifecycleClient::waitForState(QString sandboxId
         const std::chrono::milliseconds left(std::max<qint64>(deadline.remainingTime(), 0));
         const std::chrono::milliseconds wait = std::min(backoff.next(), left);
         if (!co_await m_http->sleep(wait))
-            co_return fail(Error{Error::Kind::Cancelled, Tr::tr("the connection to the server was closed")});
+            co_return fail(HttpClient::closedError());
     }
 }
 

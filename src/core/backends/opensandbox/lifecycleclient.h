@@ -70,7 +70,11 @@ public:
     static constexpr int PageSize = 200; // the server's maximum
     static constexpr int ListConcurrency = 4; // pages in flight at once after the first
 
+    // Every wait of this client goes through `http` (its requests, its sleeps, its work on other
+    // threads), so that closing `http` (HttpClient::abortAll()) ends them all at once, while this
+    // client still exists. The destructor closes it, in case its owner did not.
     LifecycleClient(HttpClient *http, ConnectionConfig config, QObject *parent = nullptr);
+    ~LifecycleClient() override;
 
     const ConnectionConfig &config() const { return m_config; }
 

@@ -108,8 +108,11 @@ OpenSandboxBackend::OpenSandboxBackend(BackendOptions options, QObject *parent)
 
 OpenSandboxBackend::~OpenSandboxBackend()
 {
-    // Every request still in flight fails now, while everything it returns to still exists;
-    // otherwise its coroutines would wait forever on replies the network manager deletes.
+    // Every wait of this backend goes through m_http: requests, the sleeps between retries and
+    // between polls of waitForState, the pages parsed on a worker. Closing it ends them all now,
+    // as Cancelled, while everything their coroutines come back to still exists; otherwise they
+    // would resume later into freed objects, or wait forever on replies the network manager
+    // deletes. What those coroutines ask next fails at once.
     m_leaseTimer.stop();
     m_http->abortAll();
 }

@@ -72,6 +72,8 @@ public:
 
     const BackendOptions &options() const { return m_options; }
     LifecycleClient *lifecycle() const { return m_lifecycle.get(); }
+    // The HTTP client of the lifecycle API and every execd (for diagnostics and tests).
+    HttpClient *http() const { return m_http.get(); }
     // The sandboxes whose lease this backend keeps.
     QStringList leasedSandboxes() const { return m_leases.keys(); }
 
