@@ -742,8 +742,9 @@ private Q_SLOTS:
         QTRY_VERIFY((confirm = window->findChild<ConfirmDialog *>(QStringLiteral("confirmAction"))) != nullptr);
         QTRY_VERIFY(confirm->isVisible());
         confirm->confirmButton()->click();
-        QTRY_COMPARE(window->model()->indexOfKey(QStringLiteral("%1\x1f%2").arg(profile.id, sandboxes.constFirst()),
-                                                 WorkspaceTreeModel::StateColumn)
+        QTRY_COMPARE(window->model()
+                         ->indexOfKey(QStringLiteral("%1\x1f%2").arg(profile.id, sandboxes.constFirst()),
+                                      WorkspaceTreeModel::StateColumn)
                          .data()
                          .toString(),
                      QStringLiteral("Pausing"));
