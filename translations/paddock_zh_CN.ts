@@ -2426,10 +2426,6 @@ Commands:
 </translation>
     </message>
     <message>
-        <source>no workspace %1</source>
-        <translation>不存在工作区 %1</translation>
-    </message>
-    <message>
         <source>assign-id needs --user and --agent</source>
         <translation>assign-id 需要 --user 和 --agent</translation>
     </message>
@@ -2538,24 +2534,8 @@ Commands:
         <translation>未知后端“%1”；有效值：%2</translation>
     </message>
     <message>
-        <source>--basedir needs a folder</source>
-        <translation>--basedir 需要指定文件夹</translation>
-    </message>
-    <message>
         <source>cannot read the bootstrap file %1: %2</source>
         <translation>无法读取初始化文件 %1：%2</translation>
-    </message>
-    <message>
-        <source>--protocol takes http or https, not &quot;%1&quot;</source>
-        <translation>--protocol 只接受 http 或 https，而不是“%1”</translation>
-    </message>
-    <message>
-        <source>--image needs an image name</source>
-        <translation>--image 需要指定镜像名称</translation>
-    </message>
-    <message>
-        <source>--sandbox-timeout takes 0 (never expire) or at least 60 seconds, not &quot;%1&quot;</source>
-        <translation>--sandbox-timeout 只接受 0（永不过期）或至少 60 秒，而不是“%1”</translation>
     </message>
     <message>
         <source>%1h %2m</source>
@@ -2570,68 +2550,6 @@ Commands:
         <translation>%1 秒</translation>
     </message>
     <message>
-        <source>
-Global options:
-  --backend local|opensandbox|docker  where workspaces live (default: local)
-  --bootstrap FILE       bootstrap commands, one shell command per line
-                         (an empty file means none; default: none on local,
-                         AgentScope&apos;s bootstrap on OpenSandbox)
-
-Local backend:
-  --basedir DIR          the base folder (default: %1)
-  --bubblewrap           run commands inside bubblewrap (bwrap)
-
-OpenSandbox backend (API key from OPEN_SANDBOX_API_KEY):
-  --domain HOST[:PORT]   the server (default: OPEN_SANDBOX_DOMAIN, else localhost:8080)
-  --protocol http|https  (default: http)
-  --use-server-proxy     reach execd through the server&apos;s proxy
-  --image IMAGE          image of new sandboxes (default: python:3.11-slim)
-  --sandbox-timeout N    seconds until a new sandbox expires; 0: never (default: 1800)
-
-Docker backend:
-  --docker-host URL      the engine: unix:///path or tcp://host:port
-                         (default: DOCKER_HOST, else unix:///var/run/docker.sock)
-  --image IMAGE          image of new containers; it must be on the engine
-                         (default: debian:bookworm-slim)
-  --basedir DIR          host folder for the workspaces&apos; /workspace (default: %2)
-  kill --delete-files    also delete the workspace&apos;s host folder
-
-  --help, --version
-
-Exit codes: 0 success, 1 the operation failed, 2 usage error.
-</source>
-        <translation>
-全局选项：
-  --backend local|opensandbox|docker  工作区所在的后端（默认：local）
-  --bootstrap FILE       初始化命令文件，每行一条 shell 命令
-                         （空文件表示不执行任何命令；默认：local 后端不执行，
-                         OpenSandbox 后端执行 AgentScope 的初始化命令）
-
-本地后端：
-  --basedir DIR          基础文件夹（默认：%1）
-  --bubblewrap           在 bubblewrap (bwrap) 中运行命令
-
-OpenSandbox 后端（API 密钥取自 OPEN_SANDBOX_API_KEY）：
-  --domain HOST[:PORT]   服务器（默认：OPEN_SANDBOX_DOMAIN，未设置时为 localhost:8080）
-  --protocol http|https  （默认：http）
-  --use-server-proxy     通过服务器的代理访问 execd
-  --image IMAGE          新沙箱的镜像（默认：python:3.11-slim）
-  --sandbox-timeout N    新沙箱的过期秒数；0 表示永不过期（默认：1800）
-
-Docker 后端：
-  --docker-host URL      Docker 引擎：unix:///path 或 tcp://host:port
-                         （默认：DOCKER_HOST，未设置时为 unix:///var/run/docker.sock）
-  --image IMAGE          新容器的镜像，必须已在该引擎上
-                         （默认：debian:bookworm-slim）
-  --basedir DIR          工作区 /workspace 在主机上的文件夹（默认：%2）
-  kill --delete-files    同时删除工作区在主机上的文件夹
-
-  --help, --version
-
-退出码：0 表示成功，1 表示操作失败，2 表示用法错误。
-</translation>
-    </message>
-    <message>
         <source>%1 killed; deleted container %2 and %3</source>
         <translation>%1 已销毁；已删除容器 %2 和 %3</translation>
     </message>
@@ -2642,14 +2560,6 @@ Docker 后端：
     <message>
         <source>option --%1 applies to the %2 backend only</source>
         <translation>选项 --%1 仅适用于 %2 后端</translation>
-    </message>
-    <message>
-        <source>option --basedir applies to the local and docker backends only</source>
-        <translation>选项 --basedir 仅适用于 local 和 docker 后端</translation>
-    </message>
-    <message>
-        <source>option --image applies to the opensandbox and docker backends only</source>
-        <translation>选项 --image 仅适用于 opensandbox 和 docker 后端</translation>
     </message>
     <message>
         <source>
@@ -2700,6 +2610,38 @@ renew 将过期时间设为当前时间加 N 秒。若该时间早于当前的�
     <message>
         <source>%1 paused (idle %2, %3)</source>
         <translation>%1 已暂停（已空闲 %2，%3）</translation>
+    </message>
+    <message>
+        <source>option --%1 applies to the %2 and %3 backends only</source>
+        <translation>选项 --%1 仅适用于 %2 和 %3 后端</translation>
+    </message>
+    <message>
+        <source>
+Global options:
+  --backend %1  where workspaces live (default: local)
+  --bootstrap FILE       bootstrap commands, one shell command per line
+                         (an empty file means none; default: none on local,
+                         AgentScope&apos;s bootstrap on OpenSandbox)
+</source>
+        <translation>
+全局选项：
+  --backend %1  工作区所在的后端（默认：local）
+  --bootstrap FILE       初始化命令文件，每行一条 shell 命令
+                         （空文件表示不执行任何命令；默认：local 后端不执行，
+                         OpenSandbox 后端执行 AgentScope 的初始化命令）
+</translation>
+    </message>
+    <message>
+        <source>
+  --help, --version
+
+Exit codes: 0 success, 1 the operation failed, 2 usage error.
+</source>
+        <translation>
+  --help, --version
+
+退出码：0 表示成功，1 表示操作失败，2 表示用法错误。
+</translation>
     </message>
 </context>
 </TS>

@@ -2,9 +2,8 @@
 
 #include "cmd/command.h"
 
-#include "backends/docker/dockerbackend.h"
-#include "backends/local/localbackend.h"
-#include "backends/opensandbox/opensandboxbackend.h"
+#include "backendregistry.h"
+#include "profilesession.h"
 
 #include <QCoroTask>
 
@@ -17,150 +16,111 @@ namespace Paddock::Ctl {
 
 namespace {
 
-// ---- The backend: which one, its options, made once per invocation --------------------------
+// ---- The global options and the session they describe, made once per invocation -------------
 
-// The options of every command, whatever the backend (each is checked in makeBackend).
-constexpr std::array<Option, 10> GlobalOptions{{
+// paddockctl's own global options. The backends' come from their registrations
+// (BackendFactory::commandLineOptions): a new backend brings its options with it.
+constexpr std::array<Option, 2> OwnOptions{{
     {"backend", "name"},
-    {"basedir", "dir"},
     {"bootstrap", "file"},
-    {"bubblewrap"},
-    {"domain", "host"},
-    {"protocol", "scheme"},
-    {"use-server-proxy"},
-    {"image", "image"},
-    {"sandbox-timeout", "seconds"},
-    {"docker-host", "url"},
 }};
 
-// Makes the backend the global options ask for (s.backend, s.local, s.docker), the bootstrap log
-// store and the bootstrap to run (s.provision). Success, or the exit code of a usage error it has
-// reported.
-int makeBackend(Session &s)
+// Every global option: paddockctl's own, then each registered backend's in the registry's order,
+// once (two backends may take one option, as local and Docker take --basedir).
+QList<CommandLineOption> globalOptions()
 {
-    const QString backendName = s.has("backend") ? s.value("backend") : QStringLiteral("local");
-    const bool openSandbox = backendName == QLatin1String("opensandbox");
-    const bool docker = backendName == QLatin1String("docker");
-    if (backendName != QLatin1String("local") && !openSandbox && !docker) {
-        return s.usage(Tr::tr("unknown backend \"%1\"; valid choices: %2")
-                           .arg(backendName, QStringLiteral("local, opensandbox, docker")));
+    QList<CommandLineOption> options;
+    for (const Option &option : OwnOptions)
+        options.append({QLatin1String(option.name), QLatin1String(option.valueName)});
+    for (const BackendFactory &factory : BackendRegistry::instance().factories()) {
+        for (const CommandLineOption &option : factory.commandLineOptions) {
+            const bool known = std::any_of(options.cbegin(), options.cend(), [&option](const CommandLineOption &other) {
+                return other.name == option.name;
+            });
+            if (!known)
+                options.append(option);
+        }
     }
-    const auto only = [&s](const char *option, const char *backend) {
-        return s.usage(
-            Tr::tr("option --%1 applies to the %2 backend only").arg(QLatin1String(option), QLatin1String(backend)));
-    };
-    if (s.has("bubblewrap") && backendName != QLatin1String("local"))
-        return only("bubblewrap", "local");
-    if (s.has("basedir") && openSandbox)
-        return s.usage(Tr::tr("option --basedir applies to the local and docker backends only"));
-    if (s.has("image") && !openSandbox && !docker)
-        return s.usage(Tr::tr("option --image applies to the opensandbox and docker backends only"));
-    for (const char *option : {"domain", "protocol", "use-server-proxy", "sandbox-timeout"}) {
-        if (!openSandbox && s.has(option))
-            return only(option, "opensandbox");
-    }
-    for (const char *option : {"docker-host", "delete-files"}) {
-        if (!docker && s.has(option))
-            return only(option, "docker");
-    }
-    if (s.has("basedir") && s.value("basedir").isEmpty())
-        return s.usage(Tr::tr("--basedir needs a folder"));
+    return options;
+}
 
-    ProvisionOptions provisionOptions;
+// The ids of the backends that take an option, in the registry's order (none: not a backend's).
+QStringList backendsTaking(const QString &option)
+{
+    QStringList ids;
+    for (const BackendFactory &factory : BackendRegistry::instance().factories()) {
+        if (factory.takesOption(option))
+            ids.append(factory.id);
+    }
+    return ids;
+}
+
+// Makes the invocation's profile session (s.session, and the log store it writes to, s.logs) from
+// the global options: the backend --backend names, filled in by its own options, the bootstrap
+// file and the key. Success, or the exit code of a usage error it has reported.
+int makeSession(Session &s)
+{
+    const BackendRegistry &registry = BackendRegistry::instance();
+    const QString backendId = s.has("backend") ? s.value("backend") : QStringLiteral("local");
+    const BackendFactory *factory = registry.find(backendId);
+    if (!factory) {
+        return s.usage(Tr::tr("unknown backend \"%1\"; valid choices: %2")
+                           .arg(backendId, registry.ids().join(QStringLiteral(", "))));
+    }
+    // An option of another backend is a mistake, not something to ignore.
+    for (const QString &name : s.parser.optionNames()) {
+        const QStringList takers = backendsTaking(name);
+        if (!takers.isEmpty() && !factory->takesOption(name))
+            return s.usage(appliesOnlyTo(name, takers));
+    }
+
+    Profile profile;
+    profile.kind = factory->kind;
+    profile.id = factory->id;
+    // open's --isolation; a bad one is open's usage error.
+    if (const auto policy = s.isolation())
+        profile.isolation = *policy;
+    const auto value = [&s](const QString &name) -> std::optional<QString> {
+        return s.parser.isSet(name) ? std::optional<QString>(s.parser.value(name)) : std::nullopt;
+    };
+    if (auto filled = factory->fromCommandLine(profile, value); !filled)
+        return s.usage(filled.error().message);
     if (s.has("bootstrap")) {
+        // Checked here, so that a command line naming a file it cannot read creates nothing.
         QFile file(s.value("bootstrap"));
         if (!file.open(QIODevice::ReadOnly))
             return s.usage(Tr::tr("cannot read the bootstrap file %1: %2").arg(file.fileName(), file.errorString()));
-        provisionOptions.bootstrap =
-            parseBootstrapCommands(QString::fromUtf8(file.readAll()),
-                                   openSandbox ? OpenSandbox::BootstrapCommandTimeout : std::chrono::seconds(1800));
-    } else if (openSandbox) {
-        provisionOptions.bootstrap = OpenSandbox::agentscopeBootstrapCommands();
-        provisionOptions.agentscopeBootstrap = true;
+        profile.bootstrapFile = file.fileName();
     }
+    // The one key source of paddockctl; the core never reads the environment for a key.
+    QByteArray key;
+    if (!factory->keyEnvironmentVariable.isEmpty())
+        key = qgetenv(factory->keyEnvironmentVariable.constData());
 
-    if (openSandbox) {
-        OpenSandbox::BackendOptions options;
-        options.connection.domain = s.value("domain");
-        // The one key source of paddockctl; the core never reads the environment for a key.
-        options.connection.apiKey = qgetenv("OPEN_SANDBOX_API_KEY");
-        options.connection.useServerProxy = s.has("use-server-proxy");
-        if (s.has("protocol")) {
-            options.connection.protocol = s.value("protocol");
-            if (options.connection.protocol != QLatin1String("http")
-                && options.connection.protocol != QLatin1String("https"))
-                return s.usage(Tr::tr("--protocol takes http or https, not \"%1\"").arg(s.value("protocol")));
-        }
-        if (auto valid = OpenSandbox::validateDomain(options.connection.resolved()); !valid)
-            return s.usage(valid.error().message);
-        if (s.has("image")) {
-            if (s.value("image").trimmed().isEmpty())
-                return s.usage(Tr::tr("--image needs an image name"));
-            options.sandbox.image = s.value("image");
-        }
-        if (s.has("sandbox-timeout")) {
-            const auto seconds = parseCount(s.value("sandbox-timeout"));
-            if (!seconds || (*seconds != 0 && *seconds < 60)) {
-                return s.usage(Tr::tr("--sandbox-timeout takes 0 (never expire) or at least 60 seconds, not \"%1\"")
-                                   .arg(s.value("sandbox-timeout")));
-            }
-            options.sandbox.timeout = *seconds == 0 ? std::nullopt : std::optional(std::chrono::seconds(*seconds));
-        }
-        // A command line holds nothing open: the lease ends with the process.
-        options.keepLeases = false;
-        s.backend = std::make_unique<OpenSandbox::OpenSandboxBackend>(options);
-    } else if (docker) {
-        Docker::DockerOptions options;
-        options.dockerHost = s.value("docker-host");
-        if (s.has("docker-host")) {
-            if (auto valid = Docker::EngineAddress::parse(options.dockerHost); !valid)
-                return s.usage(valid.error().message);
-        }
-        options.image = s.has("image") ? s.value("image").trimmed() : QString(Docker::DockerOptions::DefaultImage);
-        if (options.image.isEmpty())
-            return s.usage(Tr::tr("--image needs an image name"));
-        options.basedir = s.value("basedir");
-        auto backend = std::make_unique<Docker::DockerBackend>(options);
-        s.docker = backend.get();
-        s.backend = std::move(backend);
-    } else {
-        LocalOptions localOptions;
-        localOptions.basedir = s.value("basedir");
-        localOptions.bubblewrap = s.has("bubblewrap");
-        auto local = std::make_unique<LocalBackend>(localOptions);
-        s.local = local.get();
-        s.backend = std::move(local);
-    }
     s.logs = std::make_unique<BootstrapLogStore>();
-    s.provision = std::move(provisionOptions);
+    s.session = std::make_unique<ProfileSession>(std::move(profile), std::move(key), s.logs.get(),
+                                                 BackendContext{.commandLine = true});
     return Success;
 }
 
 // ---- The command line ---------------------------------------------------------------------------
 
-QCommandLineOption parserOption(const Option &option)
-{
-    return option.valueName ? QCommandLineOption(QLatin1String(option.name), {}, QLatin1String(option.valueName))
-                            : QCommandLineOption(QLatin1String(option.name));
-}
-
 // Every option the parser knows: the global ones, then each command's (once, in table order).
-QList<QCommandLineOption> parserOptions()
+QList<QCommandLineOption> parserOptions(const QList<CommandLineOption> &global)
 {
     QList<QCommandLineOption> options;
     QStringList seen;
-    const auto add = [&options, &seen](const Option &option) {
-        const QString name = QLatin1String(option.name);
+    const auto add = [&options, &seen](const QString &name, const QString &valueName) {
         if (seen.contains(name))
             return;
         seen.append(name);
-        options.append(parserOption(option));
+        options.append(valueName.isEmpty() ? QCommandLineOption(name) : QCommandLineOption(name, {}, valueName));
     };
-    for (const Option &option : GlobalOptions)
-        add(option);
+    for (const CommandLineOption &option : global)
+        add(option.name, option.valueName);
     for (const Command &command : commands()) {
         for (const Option &option : command.options)
-            add(option);
+            add(QLatin1String(option.name), QLatin1String(option.valueName));
     }
     return options;
 }
@@ -175,7 +135,8 @@ QCoro::Task<int> run(QStringList arguments)
     const QCommandLineOption help(QStringList{QStringLiteral("h"), QStringLiteral("help")});
     const QCommandLineOption version(QStringLiteral("version"));
     parser.addOptions({help, version});
-    parser.addOptions(parserOptions());
+    const QList<CommandLineOption> global = globalOptions();
+    parser.addOptions(parserOptions(global));
     if (!parser.parse(arguments))
         co_return s.usage(parser.errorText());
     if (parser.isSet(version)) {
@@ -198,19 +159,25 @@ QCoro::Task<int> run(QStringList arguments)
     if (count < s.command->minArgs || (s.command->maxArgs >= 0 && count > s.command->maxArgs))
         co_return s.usage(Tr::tr("wrong number of arguments for %1").arg(QLatin1String(s.command->name)));
     for (const QString &name : parser.optionNames()) {
-        const QByteArray option = name.toLatin1();
-        const auto matches = [&option](const Option &candidate) { return option == candidate.name; };
-        const bool global = std::any_of(GlobalOptions.cbegin(), GlobalOptions.cend(), matches);
-        const bool own = std::any_of(s.command->options.begin(), s.command->options.end(), matches);
-        if (!global && !own)
+        const bool isGlobal = std::any_of(global.cbegin(), global.cend(), [&name](const CommandLineOption &candidate) {
+            return candidate.name == name;
+        });
+        const bool own =
+            std::any_of(s.command->options.begin(), s.command->options.end(),
+                        [&name](const Option &candidate) { return name == QLatin1String(candidate.name); });
+        if (!isGlobal && !own)
             co_return s.usage(Tr::tr("option --%1 does not apply to %2").arg(name, QLatin1String(s.command->name)));
     }
 
-    if (s.command->needsBackend) {
-        if (const int made = makeBackend(s); made != Success)
-            co_return made;
-    }
-    co_return co_await s.command->run(s);
+    if (!s.command->needsBackend)
+        co_return co_await s.command->run(s);
+    if (const int made = makeSession(s); made != Success)
+        co_return made;
+    const int exitCode = co_await s.command->run(s);
+    // A command line holds nothing open: what open made stays Running for whoever uses it next.
+    // Nothing is freed before every task of the session has ended.
+    co_await s.session->shutdown(WorkspaceManager::StopMode::LeaveRunning);
+    co_return exitCode;
 }
 
 } // namespace Paddock::Ctl

@@ -1,6 +1,8 @@
 // paddockctl as scripts use it: the real binary, run as a child process, in a temporary
 // XDG data home.
 
+#include "backendregistry.h"
+
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -8,6 +10,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -157,6 +160,80 @@ private Q_SLOTS:
         for (const char *command :
              {"assign-id", "open", "list", "pause", "resume", "close", "kill", "renew", "sweep", "logs"})
             QVERIFY2(help.out.contains(QLatin1String(command)), command);
+    }
+
+    void everyBackendsOptionsComeFromItsRegistration()
+    {
+        // --help has each registered backend's section, as its registration words it, in the
+        // registry's order, and --backend offers every registered id.
+        const Paddock::BackendRegistry &registry = Paddock::BackendRegistry::instance();
+        const QByteArray dataHome = qgetenv("XDG_DATA_HOME");
+        qputenv("XDG_DATA_HOME", QFile::encodeName(m_home.path() + QStringLiteral("/data"))); // the child's defaults
+        const auto restore = qScopeGuard(
+            [&dataHome] { dataHome.isNull() ? qunsetenv("XDG_DATA_HOME") : qputenv("XDG_DATA_HOME", dataHome); });
+        const Run help = run({QStringLiteral("--help")});
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY2(help.out.contains(QStringLiteral("\n  --backend %1  ").arg(registry.ids().join(u'|'))),
+                 qPrintable(help.out));
+        qsizetype at = 0;
+        for (const Paddock::BackendFactory &factory : registry.factories()) {
+            const QString section = factory.commandLineHelp();
+            const qsizetype found = help.out.indexOf(u'\n' + section + u'\n', at);
+            QVERIFY2(found >= 0, qPrintable(factory.id + QStringLiteral(":\n") + section + u'\n' + help.out));
+            at = found + section.size();
+            for (const Paddock::CommandLineOption &option : factory.commandLineOptions)
+                QVERIFY2(section.contains(QStringLiteral("  --%1 ").arg(option.name)), qPrintable(option.name));
+        }
+        for (const char *option : {"--basedir DIR", "--bubblewrap", "--domain HOST", "--docker-host URL",
+                                   "--sandbox-timeout N", "--use-server-proxy"})
+            QVERIFY2(help.out.contains(QLatin1String(option)), option);
+
+        // An option of another backend is refused (exit 2, nothing made), naming the backends
+        // that take it in the registry's order.
+        for (const Paddock::BackendFactory &owner : registry.factories()) {
+            for (const Paddock::CommandLineOption &option : owner.commandLineOptions) {
+                QStringList takers;
+                for (const Paddock::BackendFactory &factory : registry.factories()) {
+                    if (factory.takesOption(option.name))
+                        takers.append(factory.id);
+                }
+                const QString message = takers.size() == 1
+                    ? QStringLiteral("option --%1 applies to the %2 backend only").arg(option.name, takers.first())
+                    : QStringLiteral("option --%1 applies to the %2 and %3 backends only")
+                          .arg(option.name, takers.first(takers.size() - 1).join(QStringLiteral(", ")),
+                               takers.constLast());
+                for (const Paddock::BackendFactory &other : registry.factories()) {
+                    if (other.takesOption(option.name))
+                        continue;
+                    QStringList args{QStringLiteral("--backend"), other.id, QStringLiteral("--") + option.name};
+                    if (!option.valueName.isEmpty())
+                        args.append(QStringLiteral("1"));
+                    const Run refused = run(args + QStringList{QStringLiteral("list")});
+                    const QString what = args.join(u' ') + QStringLiteral(": ") + refused.err;
+                    QVERIFY2(refused.exitCode == 2, qPrintable(what));
+                    QVERIFY2(refused.err.startsWith(QStringLiteral("paddockctl: ") + message + u'\n'),
+                             qPrintable(what));
+                    QCOMPARE(refused.out, QString());
+                }
+            }
+        }
+        // The wording scripts and the other tests match.
+        Run refused = run({QStringLiteral("--backend"), QStringLiteral("opensandbox"), QStringLiteral("--basedir"),
+                           m_basedir, QStringLiteral("list")});
+        QCOMPARE(refused.err,
+                 QStringLiteral("paddockctl: option --basedir applies to the local and docker backends only\n"
+                                "usage: paddockctl list [--json]\n"));
+        refused = run(local({QStringLiteral("--domain"), QStringLiteral("localhost"), QStringLiteral("list")}));
+        QVERIFY2(refused.err.startsWith(QLatin1String("paddockctl: option --domain applies to the opensandbox "
+                                                      "backend only\n")),
+                 qPrintable(refused.err));
+        // kill --delete-files only where the backend can delete a workspace's files on kill.
+        refused = run(local({QStringLiteral("kill"), QStringLiteral("--delete-files"), QStringLiteral("abc")}));
+        QCOMPARE(refused.exitCode, 2);
+        QCOMPARE(refused.err,
+                 QStringLiteral("paddockctl: option --delete-files applies to the docker backend only\n"
+                                "usage: paddockctl kill ID... [--delete-files]\n"));
+        QVERIFY(!QFileInfo::exists(m_basedir));
     }
 
     void assignIdPrintsTheIdAndNothingElse_data()

@@ -1,5 +1,5 @@
-// close ID...: ends each workspace's use. A command line keeps no manager cache to evict from,
-// so closing is pausing the backend.
+// close ID...: ends each workspace's use through the profile session. A command line's session
+// holds no workspace, so closing is pausing the sandbox.
 
 #include "lifecycle.h"
 
@@ -11,7 +11,7 @@ namespace {
 
 QCoro::Task<Result<QString>> closeOne(Session &s, QString id, SandboxInfo sandbox)
 {
-    if (auto done = co_await s.backend->pause(sandbox.sandboxId); !done)
+    if (auto done = co_await s.session->close(sandbox); !done)
         co_return fail(done.error());
     co_return Tr::tr("%1 closed").arg(id);
 }

@@ -2,8 +2,6 @@
 
 #include <QCoroTask>
 
-#include <algorithm>
-
 namespace Paddock::Ctl {
 
 void write(std::FILE *stream, const QByteArray &bytes)
@@ -36,6 +34,15 @@ std::optional<qint64> parseCount(const QString &text)
     return value;
 }
 
+QString appliesOnlyTo(const QString &option, const QStringList &backends)
+{
+    if (backends.size() <= 1)
+        return Tr::tr("option --%1 applies to the %2 backend only").arg(option, backends.value(0));
+    // In the registry's order: "the local and docker backends", "the a, b and c backends".
+    return Tr::tr("option --%1 applies to the %2 and %3 backends only")
+        .arg(option, backends.first(backends.size() - 1).join(QStringLiteral(", ")), backends.constLast());
+}
+
 Result<IsolationPolicy> Session::isolation() const
 {
     return has("isolation") ? parseIsolationPolicy(value("isolation"))
@@ -60,20 +67,6 @@ int Session::failed(const QString &what, const Error &error) const
 {
     err(what.isEmpty() ? error.message : what + QStringLiteral(": ") + error.message);
     return error.kind == Error::Kind::InvalidArgument ? Usage : Failure;
-}
-
-QCoro::Task<Result<SandboxInfo>> Session::find(const QString &workspaceId) const
-{
-    ListFilter filter;
-    filter.workspaceId = workspaceId;
-    auto found = co_await backend->list(filter);
-    if (!found)
-        co_return fail(found.error());
-    if (found->isEmpty())
-        co_return fail(Error::notFound(Tr::tr("no workspace %1").arg(workspaceId)));
-    std::sort(found->begin(), found->end(),
-              [](const SandboxInfo &a, const SandboxInfo &b) { return a.createdAt > b.createdAt; });
-    co_return found->constFirst();
 }
 
 } // namespace Paddock::Ctl

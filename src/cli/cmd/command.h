@@ -6,10 +6,9 @@
 
 #include "ctl.h"
 
-#include "backend.h"
 #include "bootstraplog.h"
 #include "isolation.h"
-#include "provisioner.h"
+#include "profilesession.h"
 #include "result.h"
 
 #include <QCoroFwd>
@@ -24,13 +23,6 @@
 #include <memory>
 #include <optional>
 #include <span>
-
-namespace Paddock {
-class LocalBackend;
-namespace Docker {
-class DockerBackend;
-}
-} // namespace Paddock
 
 namespace Paddock::Ctl {
 
@@ -51,6 +43,9 @@ void err(const QString &line);
 QString jsonTime(const QDateTime &time);
 // A whole number >= 0, or nothing.
 std::optional<qint64> parseCount(const QString &text);
+// "option --X applies to the B backend only" (or "the B1 and B2 backends"): for an option given
+// to a backend that does not take it; `backends` are the registry ids of those that do.
+QString appliesOnlyTo(const QString &option, const QStringList &backends);
 
 struct Command;
 
@@ -61,12 +56,11 @@ public:
     QCommandLineParser parser;
     const Command *command = nullptr;
     QStringList args; // the positional arguments after the command's name
-    // Made by makeBackend (ctl.cpp) before a command that needs a backend runs.
-    std::unique_ptr<Backend> backend;
-    LocalBackend *local = nullptr; // the backend, when it is the local one
-    Docker::DockerBackend *docker = nullptr; // the backend, when it is Docker
+    // Made by makeSession (ctl.cpp) before a command that needs a backend runs: the profile the
+    // global options describe, and the one way into it. Every verb goes through the session;
+    // the dispatcher awaits its shutdown once the verb is done. The log store outlives it.
     std::unique_ptr<BootstrapLogStore> logs;
-    ProvisionOptions provision; // for open: the bootstrap to run
+    std::unique_ptr<ProfileSession> session;
 
     bool has(const char *option) const { return parser.isSet(QLatin1String(option)); }
     QString value(const char *option) const { return parser.value(QLatin1String(option)); }
@@ -77,8 +71,6 @@ public:
     int usage(const QString &message) const;
     // An operation's error: a usage error when the input was bad, else a failure.
     int failed(const QString &what, const Error &error) const;
-    // The newest sandbox of a workspace id.
-    QCoro::Task<Result<SandboxInfo>> find(const QString &workspaceId) const;
 };
 
 // An option of a command: its name without dashes, and the name of its value (none: a switch).

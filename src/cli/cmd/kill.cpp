@@ -1,9 +1,10 @@
-// kill ID... [--delete-files]: deletes each workspace's sandbox. The local backend deletes the
-// folder with it; Docker keeps the host folder unless --delete-files is given.
+// kill ID... [--delete-files]: deletes each workspace's sandbox through the profile session. A
+// backend that keeps files on the host (Docker's host folder) deletes them too only with
+// --delete-files; one whose sandbox is a host folder (local) deletes that folder.
 
 #include "lifecycle.h"
 
-#include "backends/docker/dockerbackend.h"
+#include "backendregistry.h"
 
 #include <QCoroTask>
 
@@ -13,26 +14,33 @@ namespace {
 
 QCoro::Task<Result<QString>> killOne(Session &s, QString id, SandboxInfo sandbox)
 {
-    const QString path = s.backend->layout(sandbox).workdir;
-    if (auto done = co_await s.backend->kill(sandbox.sandboxId, KillOptions{}); !done)
+    ProfileSession *session = s.session.get();
+    const QString folder = session->hostFolder(sandbox);
+    const bool deleteFiles = s.has("delete-files");
+    if (auto done = co_await session->kill(sandbox, KillOptions{.deleteFiles = deleteFiles}); !done)
         co_return fail(done.error());
-    if (!s.docker) {
-        co_return s.local ? Tr::tr("%1 killed; deleted %2").arg(id, path)
-                          : Tr::tr("%1 killed; deleted sandbox %2").arg(id, sandbox.sandboxId);
+    if (session->can(Capability::DeleteFilesOnKill)) {
+        // The container is gone; its files stay on the host unless asked.
+        co_return deleteFiles
+            ? Tr::tr("%1 killed; deleted container %2 and %3").arg(id, sandbox.sandboxId.left(12), folder)
+            : Tr::tr("%1 killed; deleted container %2, kept %3").arg(id, sandbox.sandboxId.left(12), folder);
     }
-    // The container is gone; its files stay on the host unless asked.
-    const QString folder = s.docker->hostFolder(id).value_or(QString());
-    if (!s.has("delete-files"))
-        co_return Tr::tr("%1 killed; deleted container %2, kept %3").arg(id, sandbox.sandboxId.left(12), folder);
-    if (auto deleted = s.docker->deleteFolder(id); !deleted)
-        co_return fail(deleted.error());
-    co_return Tr::tr("%1 killed; deleted container %2 and %3").arg(id, sandbox.sandboxId.left(12), folder);
+    co_return folder.isEmpty() ? Tr::tr("%1 killed; deleted sandbox %2").arg(id, sandbox.sandboxId)
+                               : Tr::tr("%1 killed; deleted %2").arg(id, folder);
 }
 
 } // namespace
 
 QCoro::Task<int> runKill(Session &s)
 {
+    if (s.has("delete-files") && !s.session->can(Capability::DeleteFilesOnKill)) {
+        QStringList deleting; // the backends that can, as the message names them
+        for (const BackendFactory &factory : BackendRegistry::instance().factories()) {
+            if (factory.capabilities.testFlag(Capability::DeleteFilesOnKill))
+                deleting.append(factory.id);
+        }
+        co_return s.usage(appliesOnlyTo(QStringLiteral("delete-files"), deleting));
+    }
     co_return co_await forEachWorkspace(s, killOne);
 }
 

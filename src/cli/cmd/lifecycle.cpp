@@ -13,7 +13,7 @@ QCoro::Task<int> forEachWorkspace(Session &s, WorkspaceStep step)
     }
     int exitCode = Success;
     for (const QString &id : std::as_const(s.args)) {
-        auto sandbox = co_await s.find(id);
+        auto sandbox = co_await s.session->find(id);
         if (!sandbox) {
             s.failed(QStringLiteral("%1 %2").arg(command, id), sandbox.error());
             exitCode = Failure;

@@ -21,8 +21,7 @@ QJsonValue jsonTimeOrNull(const QDateTime &time)
 
 QCoro::Task<int> runList(Session &s)
 {
-    const ListFilter everything;
-    auto all = co_await s.backend->list(everything);
+    auto all = co_await s.session->list();
     if (!all)
         co_return s.failed({}, all.error());
     if (s.has("json")) {

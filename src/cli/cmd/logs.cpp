@@ -17,7 +17,7 @@ QCoro::Task<int> runLogs(Session &s)
     const QString id = s.args.constFirst();
     if (auto valid = validateWorkspaceId(id); !valid)
         co_return s.usage(valid.error().message);
-    QFile file(s.logs->path(s.backend->instanceKey(), id));
+    QFile file(s.logs->path(s.session->instanceKey(), id));
     const bool follow = s.has("follow");
     if (!file.exists() && !follow)
         co_return s.failed({}, Error::notFound(Tr::tr("there is no bootstrap log for workspace %1").arg(id)));

@@ -1,10 +1,7 @@
-// open: provisions (or reattaches) a workspace through the manager, streaming its bootstrap log
-// to stderr, and prints its id.
+// open: provisions (or reattaches) a workspace through the profile session, streaming its
+// bootstrap log to stderr, and prints its id.
 
 #include "command.h"
-
-#include "backends/local/localbackend.h"
-#include "workspacemanager.h"
 
 #include <QCoroTask>
 
@@ -25,25 +22,22 @@ QCoro::Task<int> runOpen(Session &s)
     if (s.has("workspace-id"))
         request.workspaceId = s.value("workspace-id");
 
-    Provisioner provisioner(s.backend.get(), s.logs.get(), std::move(s.provision));
-    ManagerOptions managerOptions;
-    managerOptions.isolation = *policy;
-    WorkspaceManager manager(&provisioner, managerOptions);
-    auto id = manager.resolveWorkspaceId(request);
+    // The session's isolation policy is --isolation's (the dispatcher made the profile with it).
+    auto id = s.session->resolveWorkspaceId(request);
     if (!id)
         co_return s.usage(id.error().message);
-    if (s.local) {
-        if (auto writable = s.local->checkWritable(); !writable)
-            co_return s.usage(writable.error().message);
-    }
+    // What the backend cannot work with (an unusable local basedir) is the command line's fault.
+    if (auto usable = s.session->checkConfiguration(); !usable)
+        co_return s.usage(usable.error().message);
 
     QObject::connect(
         s.logs.get(), &BootstrapLogStore::lineAppended, s.logs.get(),
         [](const QString &, const QString &, const LogLine &line) { write(stderr, line.serialize() + '\n'); });
-    auto workspace = co_await manager.getWorkspace(request);
+    auto workspace = co_await s.session->open(request);
     if (!workspace)
         co_return s.failed(Tr::tr("cannot open workspace %1").arg(*id), workspace.error());
-    // The workspace stays open (Running) for whoever uses it next; close or pause ends that.
+    // The workspace stays open (Running) for whoever uses it next (the session is shut down
+    // leaving it running); close or pause ends that.
     out((*workspace)->id());
     co_return Success;
 }

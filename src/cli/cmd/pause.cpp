@@ -10,7 +10,7 @@ namespace {
 
 QCoro::Task<Result<QString>> pauseOne(Session &s, QString id, SandboxInfo sandbox)
 {
-    if (auto done = co_await s.backend->pause(sandbox.sandboxId); !done)
+    if (auto done = co_await s.session->pause(sandbox); !done)
         co_return fail(done.error());
     co_return Tr::tr("%1 paused").arg(id);
 }

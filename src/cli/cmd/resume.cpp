@@ -10,7 +10,7 @@ namespace {
 
 QCoro::Task<Result<QString>> resumeOne(Session &s, QString id, SandboxInfo sandbox)
 {
-    if (auto resumed = co_await s.backend->resume(sandbox.sandboxId); !resumed)
+    if (auto resumed = co_await s.session->resume(sandbox); !resumed)
         co_return fail(resumed.error());
     co_return Tr::tr("%1 resumed").arg(id);
 }

@@ -53,10 +53,10 @@ QString basisText(IdleBasis basis)
 }
 
 // One workspace's sessions/ activity into its slot; nothing known leaves the slot invalid.
-QCoro::Task<Result<>> readActivity(Backend *backend, QString sandboxId, std::shared_ptr<QList<QDateTime>> seen,
+QCoro::Task<Result<>> readActivity(ProfileSession *session, QString sandboxId, std::shared_ptr<QList<QDateTime>> seen,
                                    qsizetype index)
 {
-    auto activity = co_await backend->sessionsActivity(sandboxId);
+    auto activity = co_await session->sessionsActivity(sandboxId);
     if (!activity)
         co_return fail(activity.error());
     if (activity->has_value())
@@ -76,7 +76,7 @@ QCoro::Task<int> runSweep(Session &s)
     const std::chrono::seconds threshold(*idle);
     ListFilter filter;
     filter.states = {SandboxState::Running};
-    auto listed = co_await s.backend->list(filter);
+    auto listed = co_await s.session->list(filter);
     if (!listed)
         co_return s.failed({}, listed.error());
     const QList<SandboxInfo> running = *listed;
@@ -88,12 +88,12 @@ QCoro::Task<int> runSweep(Session &s)
     QList<qsizetype> indexes;
     for (qsizetype index = 0; index < running.size(); ++index)
         indexes.append(index);
-    Backend *backend = s.backend.get();
+    ProfileSession *session = s.session.get();
     // A named function, never a lambda made into one inside the co_await: with GCC 12 that
     // temporary corrupted this frame (paddockctl crashed at the second pause after the reads).
-    const std::function<QCoro::Task<Result<>>(const qsizetype &)> read = [backend, seen,
+    const std::function<QCoro::Task<Result<>>(const qsizetype &)> read = [session, seen,
                                                                           &running](const qsizetype &index) {
-        return readActivity(backend, running.at(index).sandboxId, seen, index);
+        return readActivity(session, running.at(index).sandboxId, seen, index);
     };
     const QList<Result<>> reads = co_await runBounded<qsizetype>(indexes, ActivityReads, read);
     for (qsizetype index = 0; index < reads.size(); ++index) {
@@ -124,7 +124,7 @@ QCoro::Task<int> runSweep(Session &s)
                     .arg(info.workspaceId, idleText(idleFor), basisText(since.basis)));
             continue;
         }
-        if (auto paused = co_await s.backend->pause(info.sandboxId); !paused) {
+        if (auto paused = co_await s.session->pause(info); !paused) {
             err(Tr::tr("%1 pause failed: %2").arg(info.workspaceId, paused.error().message));
             exitCode = Failure;
             continue;
