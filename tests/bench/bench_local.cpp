@@ -1,6 +1,7 @@
 // Prints how long the local backend keeps the GUI thread from its event loop (the longest gap
 // between beats of a 1 ms timer), issue 15's target in brackets; it never fails on time.
 //   a bulk pause of N workspaces through Paddock::runBounded (the console's concurrency, 8)  [<= 20 ms]
+//   the same through a local profile's ProfileSession (the console's path: its bulk job)     [<= 20 ms]
 //   the kill of one workspace of F files                                                    [<= 20 ms]
 // The workspaces live in a temporary folder under --dir (default: the system's temporary folder;
 // give a folder on a real disk to measure one).
@@ -8,6 +9,7 @@
 #include "backends/local/localbackend.h"
 #include "benchsupport.h"
 #include "bulk.h"
+#include "profilesession.h"
 
 #include <QCoroTask>
 
@@ -89,6 +91,37 @@ Figures bulkPause(LocalBackend &backend, const QList<QString> &ids, int concurre
     return figures;
 }
 
+// The console's path: the session's bulk job (runBounded inside, eight at once), each pause
+// through the session (the manager's cache looked at first).
+Figures sessionPause(const QString &basedir, int rounds)
+{
+    Figures figures;
+    Profile profile = Profile::local();
+    profile.basedir = basedir;
+    ProfileSession session(profile, {}, nullptr);
+    auto listed = settle(session.list());
+    if (!listed)
+        qFatal("cannot list: %s", qPrintable(listed.error().message));
+    QList<SandboxInfo> running = *listed;
+    for (int round = 0; round < rounds; ++round) {
+        StallMeter meter;
+        QElapsedTimer clock;
+        meter.start();
+        clock.start();
+        const QList<ItemResult> results = settle(session.run(WorkspaceAction::Pause, running));
+        figures.totals.push_back(double(clock.nsecsElapsed()) / 1e6);
+        beatAFewTimes();
+        figures.stalls.push_back(meter.stop());
+        for (const ItemResult &result : results) {
+            if (!result.ok())
+                qFatal("pause failed: %s", qPrintable(result.error->message));
+        }
+        settle(session.run(WorkspaceAction::Resume, running)); // for the next round
+    }
+    settle(session.shutdown());
+    return figures;
+}
+
 Figures killBig(LocalBackend &backend, int files, int rounds)
 {
     Figures figures;
@@ -160,6 +193,9 @@ int main(int argc, char **argv)
     bulkPause(backend, ids, concurrency, rounds)
         .print(qPrintable(
             QStringLiteral("bulk pause of %1 local workspaces (concurrency %2)").arg(workspaces).arg(concurrency)));
+    sessionPause(dir.path(), rounds)
+        .print(
+            qPrintable(QStringLiteral("bulk pause of %1 local workspaces through a ProfileSession").arg(workspaces)));
     killBig(backend, files, rounds).print(qPrintable(QStringLiteral("kill of a workspace of %1 files").arg(files)));
     return 0;
 }
