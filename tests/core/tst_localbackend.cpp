@@ -23,7 +23,10 @@
 
 #include <vector>
 
+#include <csignal>
+
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 using namespace Paddock;
@@ -441,6 +444,40 @@ private Q_SLOTS:
         const auto connected = QCoro::waitFor(backend.connect(QStringLiteral("w")));
         QVERIFY(!connected);
         QCOMPARE(connected.error().kind, Error::Kind::NotFound);
+    }
+
+    void aFailedMetadataWriteKeepsTheOldMetadata()
+    {
+        // A full disk, or here a file size limit of 64 bytes: the pause fails and says so, and
+        // the workspace keeps its metadata (Qt 6.4's QSaveFile::commit() alone would put an
+        // empty file in its place, and the workspace would vanish from the listing).
+        LocalBackend backend(LocalOptions{m_basedir, false});
+        QVERIFY(QCoro::waitFor(
+            backend.create(CreateSpec{QStringLiteral("full"), QStringLiteral("u"), QStringLiteral("a"), {}})));
+        const QString metadata = m_basedir + QStringLiteral("/full/.paddock/workspace.json");
+        QFile before(metadata);
+        QVERIFY(before.open(QIODevice::ReadOnly));
+        const QByteArray kept = before.readAll();
+        before.close();
+        QVERIFY(kept.size() > 64);
+        const auto previous = std::signal(SIGXFSZ, SIG_IGN); // a write past the limit fails with EFBIG
+        rlimit limit{};
+        QCOMPARE(::getrlimit(RLIMIT_FSIZE, &limit), 0);
+        const rlimit old = limit;
+        limit.rlim_cur = 64;
+        QCOMPARE(::setrlimit(RLIMIT_FSIZE, &limit), 0);
+        const auto paused = QCoro::waitFor(backend.pause(QStringLiteral("full")));
+        QCOMPARE(::setrlimit(RLIMIT_FSIZE, &old), 0);
+        std::signal(SIGXFSZ, previous);
+        QVERIFY(!paused);
+        QCOMPARE(paused.error().kind, Error::Kind::Io);
+        QVERIFY2(paused.error().message.contains(QLatin1String("workspace.json")), qPrintable(paused.error().message));
+        QFile after(metadata);
+        QVERIFY(after.open(QIODevice::ReadOnly));
+        QCOMPARE(after.readAll(), kept);
+        const auto listed = QCoro::waitFor(backend.get(QStringLiteral("full")));
+        QVERIFY(listed);
+        QCOMPARE(listed->state, SandboxState::Running);
     }
 
     void foreignFoldersAreNotWorkspacesButCanBeAdopted()

@@ -145,7 +145,16 @@ Result<> writeInfoIn(const QString &basedir, const SandboxInfo &info)
         {QStringLiteral("metadata"), metadata},
     };
     QSaveFile file(*path + QLatin1String(MetadataFile));
-    if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(json).toJson()) < 0 || !file.commit())
+    const QByteArray bytes = QJsonDocument(json).toJson();
+    // flush() first: Qt 6.4's commit() reports success when its own flush failed (a full disk, a
+    // file size limit) and puts an empty file in place of the metadata, and the workspace would
+    // vanish from every listing. A failed write leaves the old file as it was.
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.flush()) {
+        const QString reason = file.errorString();
+        file.cancelWriting();
+        return fail(Error::io(Tr::tr("cannot write %1: %2").arg(file.fileName(), reason)));
+    }
+    if (!file.commit())
         return fail(Error::io(Tr::tr("cannot write %1: %2").arg(file.fileName(), file.errorString())));
     return {};
 }
