@@ -1465,6 +1465,10 @@
         <source>cancelled: the backend of sandbox %1 was closed</source>
         <translation>已取消：沙箱 %1 的后端已关闭</translation>
     </message>
+    <message>
+        <source>not opened: the workspace manager is stopping</source>
+        <translation>未打开：工作区管理器正在停止</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>

@@ -141,10 +141,16 @@ QCoro::Task<ProfileSession *> Console::sessionFor(Profile profile)
     QString problem;
     QByteArray apiKey;
     if (factory && factory->usesKey) {
-        if (const std::optional<QByteArray> read = co_await key(profile.id, &problem))
-            apiKey = *read;
-        if (!self)
-            co_return nullptr;
+        // Saved meanwhile (a new key, say: reload() counts it): the key is read again.
+        for (quint64 saved = ~quint64(0); saved != m_saves[profile.id];) {
+            saved = m_saves[profile.id];
+            problem.clear();
+            apiKey.clear();
+            if (const std::optional<QByteArray> read = co_await key(profile.id, &problem))
+                apiKey = *read;
+            if (!self)
+                co_return nullptr;
+        }
     }
     m_making.erase(profile.id);
     // The profile may have changed or gone while its key was read: what is made is what it is now.
@@ -216,7 +222,10 @@ bool Console::stillServes(const Profile &was, const QByteArray &key, const Profi
 
 QCoro::Task<void> Console::reload(QStringList changedIds)
 {
+    const QPointer<Console> self(this);
     const QString shown = m_window->profile();
+    for (const QString &id : std::as_const(changedIds))
+        ++m_saves[id]; // a session being made reads its key again
     for (const QString &id : std::as_const(changedIds)) {
         auto it = m_sessions.find(id);
         if (it == m_sessions.end())
@@ -228,6 +237,8 @@ QCoro::Task<void> Console::reload(QStringList changedIds)
             if (const BackendFactory *factory = BackendRegistry::instance().find(now->kind);
                 factory && factory->usesKey) {
                 const std::optional<QByteArray> stored = co_await key(id, &problem);
+                if (!self)
+                    co_return;
                 if (stored)
                     nowKey = *stored;
             }
@@ -240,10 +251,17 @@ QCoro::Task<void> Console::reload(QStringList changedIds)
         std::unique_ptr<ProfileSession> session = std::move(it->second);
         m_sessions.erase(it);
         co_await end(std::move(session));
+        if (!self)
+            co_return;
     }
-    const QString current = m_profiles.profile(shown) ? shown : m_profiles.profiles().constFirst().id;
+    if (m_quitting)
+        co_return;
+    // The profile to show is the one chosen last (the user may have switched while sessions
+    // ended), if it still exists.
+    const QString wanted = m_wanted.isEmpty() ? shown : m_wanted;
+    const QString current = m_profiles.profile(wanted) ? wanted : m_profiles.profiles().constFirst().id;
     offerProfiles(current);
-    if (changedIds.contains(current) || current != shown)
+    if (changedIds.contains(current) || current != m_window->profile())
         co_await switchTo(current);
 }
 

@@ -7,6 +7,7 @@
 
 #include <QCoroFwd>
 
+#include <QHash>
 #include <QObject>
 
 #include <map>
@@ -97,5 +98,6 @@ private:
     std::map<QString, std::shared_ptr<Paddock::Broadcast<Paddock::ProfileSession *>>> m_making;
     QString m_wanted; // the profile chosen last: a slower earlier choice does not show
     bool m_quitting = false; // shutdown() began: no session is made any more
+    QHash<QString, quint64> m_saves; // how often each profile was saved (reload) this run
     Paddock::TaskTracker m_ending; // sessions shutting down
 };

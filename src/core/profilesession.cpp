@@ -80,13 +80,20 @@ void ProfileSession::setUp(ProvisionOptions provision)
     connect(
         m_manager.get(), &WorkspaceManager::provisioningFailed, this,
         [this](const QString &id, const Error &error) { emitEvent(Kind::OpenFailed, id, {}, std::nullopt, error); });
-    connect(m_manager.get(), &WorkspaceManager::workspaceClosed, this, [this](const QString &id) {
-        // A close this session asked for is reported with its action when it returns.
-        if (!m_releasing.contains(id))
-            emitEvent(Kind::Closed, id, {});
-    });
+    // A close this session asked for is reported with its action when it returns; the others
+    // (the sweeper's, at shutdown) as the manager tells them, a failed one with its error.
+    connect(m_manager.get(), &WorkspaceManager::closeFailed, this,
+            [this](const QString &id, const QString &sandboxId, const Error &error) {
+                if (!m_releasing.contains(id))
+                    emitEvent(Kind::ActionFailed, id, sandboxId, WorkspaceAction::Close, error);
+            });
+    connect(m_manager.get(), &WorkspaceManager::workspaceClosed, this,
+            [this](const QString &id, const QString &sandboxId) {
+                if (!m_releasing.contains(id))
+                    emitEvent(Kind::Closed, id, sandboxId);
+            });
     connect(m_manager.get(), &WorkspaceManager::workspaceLost, this,
-            [this](const QString &id) { emitEvent(Kind::Lost, id, {}); });
+            [this](const QString &id, const QString &sandboxId) { emitEvent(Kind::Lost, id, sandboxId); });
     if (m_canOpen)
         m_manager->start();
 }
@@ -420,8 +427,10 @@ QCoro::Task<QList<ItemResult>> ProfileSession::run(WorkspaceAction action, QList
     const std::shared_ptr<CancelToken> cancel = progress.cancel ? progress.cancel : std::make_shared<CancelToken>();
     const QList<SandboxInfo> given = items;
     qsizetype next = 0; // items start in their order
+    QSet<qsizetype> applied; // the items whose action ran (it reported itself)
     const std::function<QCoro::Task<Result<>>(const SandboxInfo &)> act =
-        [this, action, options, cancel, &next, &progress](const SandboxInfo &sandbox) -> QCoro::Task<Result<>> {
+        [this, action, options, cancel, &next, &applied,
+         &progress](const SandboxInfo &sandbox) -> QCoro::Task<Result<>> {
         const qsizetype index = next++;
         if (m_shuttingDown) {
             cancel->cancel(); // the rest is not started either
@@ -431,10 +440,20 @@ QCoro::Task<QList<ItemResult>> ProfileSession::run(WorkspaceAction action, QList
             progress.started(index);
         if (cancel->isCancelled()) // the start said to stop (its window went away)
             co_return fail(Error{Error::Kind::Cancelled, Tr::tr("cancelled")});
+        applied.insert(index);
         co_return co_await apply(action, sandbox, options);
     };
-    const std::function<void(qsizetype, const Result<> &)> step = [&given, &progress](qsizetype index,
-                                                                                      const Result<> &result) {
+    // What was not done is said so alike everywhere: the profile closed, if that is why.
+    const auto settled = [this](const Result<> &result) -> Result<> {
+        if (!result && result.error().kind == Error::Kind::Cancelled && m_shuttingDown)
+            return fail(closedError());
+        return result;
+    };
+    const std::function<void(qsizetype, const Result<> &)> step = [this, action, &given, &progress, &applied,
+                                                                   settled](qsizetype index, const Result<> &raw) {
+        const Result<> result = settled(raw);
+        if (!applied.contains(index))
+            report(action, given.at(index), result); // never started: its event too
         if (progress.finished)
             progress.finished(
                 index, ItemResult{given.at(index), result ? std::nullopt : std::optional<Error>(result.error())});
@@ -444,9 +463,7 @@ QCoro::Task<QList<ItemResult>> ProfileSession::run(WorkspaceAction action, QList
     QList<ItemResult> out;
     out.reserve(results.size());
     for (qsizetype i = 0; i < results.size(); ++i) {
-        Result<> result = results.at(i);
-        if (!result && result.error().kind == Error::Kind::Cancelled && m_shuttingDown)
-            result = fail(closedError());
+        const Result<> result = settled(results.at(i));
         out.append(ItemResult{given.at(i), result ? std::nullopt : std::optional<Error>(result.error())});
     }
     co_return out;

@@ -31,7 +31,7 @@ public:
         Hold(const Hold &) = delete;
         Hold &operator=(const Hold &) = delete;
         Hold(Hold &&other) noexcept = default;
-        Hold &operator=(Hold &&other) noexcept = default;
+        Hold &operator=(Hold &&other) = delete; // would drop the hold it replaces without counting
         ~Hold()
         {
             if (!m_state || --m_state->running > 0)

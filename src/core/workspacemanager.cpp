@@ -62,7 +62,7 @@ void WorkspaceManager::onSandboxLost(const QString &sandboxId, const QString &wo
     qCWarning(lcManager).noquote() << QStringLiteral("workspace %1 lost sandbox %2; it is provisioned again on the "
                                                      "next request. Ephemeral workspace data may have been lost.")
                                           .arg(workspaceId, sandboxId);
-    Q_EMIT workspaceLost(workspaceId);
+    Q_EMIT workspaceLost(workspaceId, sandboxId);
 }
 
 WorkspaceManager::~WorkspaceManager() = default;
@@ -95,12 +95,20 @@ QCoro::Task<Result<WorkspacePtr>> WorkspaceManager::getWorkspace(WorkspaceReques
     auto id = resolveWorkspaceId(request);
     if (!id)
         co_return fail(id.error());
+    const auto stopping = [this] {
+        return Error{Error::Kind::Cancelled, Tr::tr("not opened: the workspace manager is stopping")};
+    };
+    if (m_stopping)
+        co_return fail(stopping());
 
     if (WorkspacePtr workspace = touch(*id))
         co_return workspace;
     if (const auto closing = m_closing.value(*id)) {
-        // Close = pause, then evict: wait for the pause, then attach again (resume).
+        // Close = pause, then evict: wait for the pause, then attach again (resume), unless the
+        // manager began to stop meanwhile (it would hold a workspace after its stop()).
         co_await closing->wait();
+        if (m_stopping)
+            co_return fail(stopping());
         if (WorkspacePtr workspace = touch(*id))
             co_return workspace;
     }
@@ -172,15 +180,19 @@ QCoro::Task<Result<>> WorkspaceManager::safeClose(WorkspacePtr workspace)
     // same id waits here rather than attaching to a sandbox that is about to pause.
     const auto hold = m_tasks.hold();
     const QString id = workspace->id();
-    const auto done = std::make_shared<Broadcast<bool>>();
+    const auto *held = dynamic_cast<const SandboxWorkspace *>(workspace.get());
+    const QString sandboxId = held ? held->sandbox().sandboxId : QString();
+    const auto done = std::make_shared<Broadcast<Result<>>>();
     m_closing.insert(id, done);
     Result<> closed = co_await workspace->close();
-    if (!closed)
+    if (!closed) {
         qCWarning(lcManager).noquote() << "Failed to close workspace" << id << closed.error().message;
+        Q_EMIT closeFailed(id, sandboxId, closed.error());
+    }
     if (m_closing.value(id) == done)
         m_closing.remove(id);
-    done->set(true);
-    Q_EMIT workspaceClosed(id);
+    done->set(closed);
+    Q_EMIT workspaceClosed(id, sandboxId);
     co_return closed;
 }
 
@@ -189,8 +201,12 @@ QCoro::Task<Result<>> WorkspaceManager::close(QString workspaceId)
     if (const auto running = m_inflight.value(workspaceId))
         co_await running->wait();
     const auto it = m_cache.find(workspaceId);
-    if (it == m_cache.end())
+    if (it == m_cache.end()) {
+        // Being closed already (the sweeper, another Close): its result, not a second pause.
+        if (const auto closing = m_closing.value(workspaceId))
+            co_return co_await closing->wait();
         co_return Result<>{};
+    }
     WorkspacePtr workspace = it->workspace;
     m_cache.erase(it);
     co_return co_await safeClose(std::move(workspace));
@@ -259,6 +275,7 @@ void WorkspaceManager::start()
 
 QCoro::Task<> WorkspaceManager::stop(StopMode mode)
 {
+    m_stopping = true;
     m_sweepTimer.stop();
     if (const auto sweeping = m_sweeping)
         co_await sweeping->wait();
@@ -277,6 +294,7 @@ QCoro::Task<> WorkspaceManager::stop(StopMode mode)
     // A close(id) or kill started before stop() (the entry already out of the cache, so
     // closeAll() did not see it) still runs in the backend: it must end before anything is freed.
     co_await m_tasks.idle();
+    m_stopping = false; // a manager stopped may be started again
 }
 
 } // namespace Paddock

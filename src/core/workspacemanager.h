@@ -111,12 +111,15 @@ Q_SIGNALS:
     void provisioningFinished(const QString &workspaceId, bool ok);
     // A provisioning failed: what waiters got.
     void provisioningFailed(const QString &workspaceId, const Paddock::Error &error);
-    void workspaceClosed(const QString &workspaceId);
+    // A workspace left the cache and its close ended (sandboxId: its sandbox, when known); when
+    // the close failed, closeFailed came first with the error.
+    void workspaceClosed(const QString &workspaceId, const QString &sandboxId = {});
+    void closeFailed(const QString &workspaceId, const QString &sandboxId, const Paddock::Error &error);
     void workspaceKilled(const QString &workspaceId, const QString &sandboxId);
     // One sweeper tick is done; evicted lists what it closed.
     void sweepFinished(const QStringList &evicted);
     // The backend lost the sandbox of a cached workspace; it was dropped from the cache.
-    void workspaceLost(const QString &workspaceId);
+    void workspaceLost(const QString &workspaceId, const QString &sandboxId = {});
 
 private:
     struct Entry
@@ -138,10 +141,11 @@ private:
     ManagerOptions m_options;
     QHash<QString, Entry> m_cache;
     QHash<QString, std::shared_ptr<Pending>> m_inflight;
-    QHash<QString, std::shared_ptr<Broadcast<bool>>> m_closing; // evicted, backend not yet paused
+    QHash<QString, std::shared_ptr<Broadcast<Result<>>>> m_closing; // evicted, backend not yet paused
     QTimer m_sweepTimer;
     std::shared_ptr<Broadcast<bool>> m_sweeping; // set while a sweep runs
     TaskTracker m_tasks; // every close and kill under way
+    bool m_stopping = false; // stop() runs: nothing is opened any more
 };
 
 } // namespace Paddock

@@ -346,6 +346,51 @@ private Q_SLOTS:
         QVERIFY(QCoro::waitFor(closing));
     }
 
+    void anOpenWaitingForACloseIsRefusedOnceStopBegins()
+    {
+        // Close W, Open W (it waits for the pause), then quit: the open must not attach again
+        // after stop() (the manager would hold a workspace nobody closes).
+        FakeProvider provider;
+        provider.closeGate = std::make_shared<Gate>();
+        WorkspaceManager manager(&provider, {});
+        const auto workspace =
+            fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a")))));
+        auto closing = manager.close(workspace->id());
+        auto reopening = manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a")));
+        auto stopping = manager.stop();
+        provider.closeGate->release();
+        QCoro::waitFor(stopping);
+        const auto reopened = QCoro::waitFor(reopening);
+        QVERIFY(!reopened);
+        QCOMPARE(reopened.error().kind, Error::Kind::Cancelled);
+        QCOMPARE(manager.cachedCount(), 0);
+        QCOMPARE(provider.requests.size(), 1); // nothing provisioned again
+        QVERIFY(QCoro::waitFor(closing));
+    }
+
+    void aCloseOfAWorkspaceBeingClosedWaitsForThatClose()
+    {
+        FakeProvider provider;
+        provider.closeGate = std::make_shared<Gate>();
+        provider.failClose.append(
+            assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("u"), QStringLiteral("a")));
+        WorkspaceManager manager(&provider, {});
+        const auto workspace =
+            fake(QCoro::waitFor(manager.getWorkspace(request(QStringLiteral("u"), QStringLiteral("a")))));
+        QSignalSpy failed(&manager, &WorkspaceManager::closeFailed);
+        auto first = manager.close(workspace->id());
+        auto second = manager.close(workspace->id()); // the sweeper's, another Close...
+        QVERIFY(!second.isReady());
+        provider.closeGate->release();
+        const auto a = QCoro::waitFor(first);
+        const auto b = QCoro::waitFor(second);
+        QCOMPARE(workspace->closeStarted, 1); // one pause, not two
+        QVERIFY(!a && !b); // both get the close's own result
+        QCOMPARE(b.error().message, a.error().message);
+        QCOMPARE(failed.size(), 1);
+        QCoro::waitFor(manager.stop());
+    }
+
     void killNeedsABackend()
     {
         FakeProvider provider; // no backend to kill in
