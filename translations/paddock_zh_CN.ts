@@ -1469,6 +1469,10 @@
         <source>not opened: the workspace manager is stopping</source>
         <translation>未打开：工作区管理器正在停止</translation>
     </message>
+    <message>
+        <source>HTTP %1: %2</source>
+        <translation>HTTP %1：%2</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>

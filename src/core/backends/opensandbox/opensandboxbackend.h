@@ -3,7 +3,7 @@
 #include "../../backend.h"
 #include "../../provisioner.h"
 #include "execdclient.h"
-#include "httpclient.h"
+#include "http.h"
 #include "lifecycleclient.h"
 
 #include <QCoroFwd>
