@@ -13,11 +13,14 @@
 #include <QCryptographicHash>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLibraryInfo>
 #include <QNetworkRequest>
 #include <QPointer>
+#include <QScopeGuard>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTest>
+#include <QTranslator>
 #include <QtEndian>
 
 #include <memory>
@@ -651,6 +654,45 @@ private Q_SLOTS:
         const QString expected = QStringLiteral("HTTP %1 %2").arg(status).arg(QString::fromLatin1(reason));
         QVERIFY2(result.error().message.contains(expected), qPrintable(result.error().message));
         QCOMPARE(server.peers.size(), 1); // only 400 is tried again
+    }
+
+    // Qt words a refused handshake in the language loaded; the status is read in any.
+    void refusalsAreReadInAnyLanguage()
+    {
+        QTranslator german;
+        if (!german.load(QStringLiteral("qtwebsockets_de"), QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+            QSKIP("Qt's German translations (qt6-translations-l10n) are not installed");
+        QCoreApplication::installTranslator(&german);
+        const auto remove = qScopeGuard([&german] { QCoreApplication::removeTranslator(&german); });
+        const char *unhandled = "QWebSocketPrivate::processHandshake: Unhandled http status code: %1 (%2).";
+        QVERIFY(QCoreApplication::translate("QWebSocket", unhandled) != QLatin1String(unhandled));
+
+        {
+            ScriptedExecServer server;
+            server.onHandshake = [](Peer &peer) { peer.refuse(403, "Forbidden", "forbidden"); };
+            PodExecClient client;
+            const auto result = QCoro::waitFor(client.run(server.request(), command({"true"})));
+            QVERIFY(!result);
+            QCOMPARE(result.error().httpStatus, 403);
+            QVERIFY2(result.error().message.contains("HTTP 403 Forbidden"), qPrintable(result.error().message));
+        }
+        {
+            ScriptedExecServer server;
+            server.onHandshake = [](Peer &peer) { peer.refuse(400, "Bad Request", "refused"); };
+            PodExecClient client;
+            const auto result = QCoro::waitFor(client.run(server.request(), command({"true"})));
+            QVERIFY(!result);
+            QCOMPARE(result.error().httpStatus, 400);
+            QCOMPARE(server.peers.size(), 2); // the fallback to v4 happened
+        }
+        {
+            ScriptedExecServer server;
+            server.onHandshake = [](Peer &peer) { peer.accept("v3.channel.k8s.io"); };
+            PodExecClient client;
+            const auto result = QCoro::waitFor(client.run(server.request(), command({"true"})));
+            QVERIFY(!result);
+            QVERIFY2(result.error().message.contains("'v3.channel.k8s.io'"), qPrintable(result.error().message));
+        }
     }
 
     void internalErrorStatusIsAnError()

@@ -94,15 +94,13 @@ struct QtHandshakeText
     }
 };
 
-constexpr QtHandshakeText UnhandledStatus{
-    QT_TRANSLATE_NOOP("QWebSocket", "QWebSocketPrivate::processHandshake: Unhandled http status code: %1 (%2).")};
+// Qt's own words (plain literals: they are Qt's to translate, not ours).
+constexpr QtHandshakeText UnhandledStatus{"QWebSocketPrivate::processHandshake: Unhandled http status code: %1 (%2)."};
 // Qt words a 400 answer so, without its status.
-constexpr QtHandshakeText BadRequest{QT_TRANSLATE_NOOP(
-    "QWebSocket", "QWebSocketPrivate::processHandshake: Unknown error condition encountered. Aborting connection.")};
-constexpr QtHandshakeText BadRequestVersion{
-    QT_TRANSLATE_NOOP("QWebSocket", "Handshake: Server requests a version that we don't support: %1.")};
-constexpr QtHandshakeText NotOffered{
-    QT_TRANSLATE_NOOP("QWebSocket", "WebSocket server has chosen protocol %1 which has not been requested")};
+constexpr QtHandshakeText BadRequest{
+    "QWebSocketPrivate::processHandshake: Unknown error condition encountered. Aborting connection."};
+constexpr QtHandshakeText BadRequestVersion{"Handshake: Server requests a version that we don't support: %1."};
+constexpr QtHandshakeText NotOffered{"WebSocket server has chosen protocol %1 which has not been requested"};
 
 struct Refusal
 {
