@@ -1473,6 +1473,98 @@
         <source>HTTP %1: %2</source>
         <translation>HTTP %1：%2</translation>
     </message>
+    <message>
+        <source>the API server refused the exec into pod %1 with HTTP %2, offering %3 and %4 and then %4 alone: the pod may not be running, or a proxy on the way does not pass websockets</source>
+        <translation>API 服务器以 HTTP %2 拒绝在 Pod %1 中执行命令（先提供 %3 和 %4，再只提供 %4）：该 Pod 可能未在运行，或途中的代理不转发 WebSocket</translation>
+    </message>
+    <message>
+        <source>the API server refused the exec into pod %1 with HTTP %2: the pod may not be running, or a proxy on the way does not pass websockets</source>
+        <translation>API 服务器以 HTTP %2 拒绝在 Pod %1 中执行命令：该 Pod 可能未在运行，或途中的代理不转发 WebSocket</translation>
+    </message>
+    <message>
+        <source>the API server refused the exec into pod %1 with HTTP %2: it did not accept the credentials; check the kubeconfig&apos;s user</source>
+        <translation>API 服务器以 HTTP %2 拒绝在 Pod %1 中执行命令：它不接受所用凭据；请检查 kubeconfig 中的用户</translation>
+    </message>
+    <message>
+        <source>the API server refused the exec into pod %1 with HTTP %2: your role may not exec into pods (it needs get and create on pods/exec)</source>
+        <translation>API 服务器以 HTTP %2 拒绝在 Pod %1 中执行命令：你的角色无权在 Pod 中执行命令（需要 pods/exec 的 get 和 create 权限）</translation>
+    </message>
+    <message>
+        <source>the API server refused the exec into pod %1 with HTTP %2: the pod or its namespace does not exist</source>
+        <translation>API 服务器以 HTTP %2 拒绝在 Pod %1 中执行命令：该 Pod 或其命名空间不存在</translation>
+    </message>
+    <message>
+        <source>the API server refused the exec into pod %1 with HTTP %2</source>
+        <translation>API 服务器以 HTTP %2 拒绝在 Pod %1 中执行命令</translation>
+    </message>
+    <message>
+        <source>the API server chose the exec protocol &apos;%1&apos; for pod %2, which Paddock did not offer (it offers %3)</source>
+        <translation>API 服务器为 Pod %2 选择了执行协议“%1”，而 Paddock 并未提供该协议（它提供 %3）</translation>
+    </message>
+    <message>
+        <source>closed with code %1</source>
+        <translation>以代码 %1 关闭</translation>
+    </message>
+    <message>
+        <source>closed with code %1 (%2)</source>
+        <translation>以代码 %1 关闭（%2）</translation>
+    </message>
+    <message>
+        <source>the exec status from the API server is not a JSON object: %1</source>
+        <translation>API 服务器返回的执行状态不是 JSON 对象：%1</translation>
+    </message>
+    <message>
+        <source>the exec status from the API server is neither Success nor Failure: &apos;%1&apos;</source>
+        <translation>API 服务器返回的执行状态既不是 Success 也不是 Failure：“%1”</translation>
+    </message>
+    <message>
+        <source>the exec status from the API server gives an invalid exit code &apos;%1&apos;</source>
+        <translation>API 服务器返回的执行状态给出了无效的退出码“%1”</translation>
+    </message>
+    <message>
+        <source>the exec status from the API server reports a non-zero exit code without giving it</source>
+        <translation>API 服务器返回的执行状态报告了非零退出码，但没有给出具体数值</translation>
+    </message>
+    <message>
+        <source>the command could not run in the pod: %1</source>
+        <translation>命令无法在 Pod 中运行：%1</translation>
+    </message>
+    <message>
+        <source>cancelled: the command&apos;s connection to the pod was closed</source>
+        <translation>已取消：命令与 Pod 的连接已关闭</translation>
+    </message>
+    <message>
+        <source>cannot exec at %1: the URL must be http, https, ws or wss</source>
+        <translation>无法在 %1 执行命令：URL 必须是 http、https、ws 或 wss</translation>
+    </message>
+    <message>
+        <source>the API server at %1 did not open the exec connection to pod %2 within %3 s</source>
+        <translation>%1 上的 API 服务器在 %3 秒内未打开到 Pod %2 的执行连接</translation>
+    </message>
+    <message>
+        <source>the server closed the connection</source>
+        <translation>服务器关闭了连接</translation>
+    </message>
+    <message>
+        <source>cannot open the exec connection to pod %1 at %2: %3</source>
+        <translation>无法在 %2 打开到 Pod %1 的执行连接：%3</translation>
+    </message>
+    <message>
+        <source>the API server opened the exec connection to pod %1 without choosing a protocol; Paddock needs %2</source>
+        <translation>API 服务器打开了到 Pod %1 的执行连接，但没有选择协议；Paddock 需要 %2</translation>
+    </message>
+    <message>
+        <source>the API server sent a text message on the exec connection to pod %1, where %2 has binary messages only</source>
+        <translation>API 服务器在到 Pod %1 的执行连接上发送了文本消息，而 %2 只有二进制消息</translation>
+    </message>
+    <message>
+        <source>the exec connection to pod %1 went silent (%2 pings in a row unanswered); the command&apos;s outcome is unknown</source>
+        <translation>到 Pod %1 的执行连接已无响应（连续 %2 次 ping 未获回应）；命令的结果未知</translation>
+    </message>
+    <message>
+        <source>the exec connection to pod %1 ended before the command&apos;s exit status: %2</source>
+        <translation>到 Pod %1 的执行连接在收到命令的退出状态前就已结束：%2</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
