@@ -1565,6 +1565,350 @@
         <source>the exec connection to pod %1 ended before the command&apos;s exit status: %2</source>
         <translation>到 Pod %1 的执行连接在收到命令的退出状态前就已结束：%2</translation>
     </message>
+    <message>
+        <source>the kubeconfig %1 is not valid at line %2: %3 must be %4</source>
+        <translation>kubeconfig %1 第 %2 行无效：%3 必须是%4</translation>
+    </message>
+    <message>
+        <source>a string</source>
+        <translation>字符串</translation>
+    </message>
+    <message>
+        <source>true or false</source>
+        <translation>true 或 false</translation>
+    </message>
+    <message>
+        <source>base64 text</source>
+        <translation>base64 文本</translation>
+    </message>
+    <message>
+        <source>a list</source>
+        <translation>列表</translation>
+    </message>
+    <message>
+        <source>a map</source>
+        <translation>映射</translation>
+    </message>
+    <message>
+        <source>a map with name and %1</source>
+        <translation>包含 name 和 %1 的映射</translation>
+    </message>
+    <message>
+        <source>the kubeconfig %1 defines %2 %3 twice (lines %4 and %5)</source>
+        <translation>kubeconfig %1 在 %2 中两次定义了 %3（第 %4 行和第 %5 行）</translation>
+    </message>
+    <message>
+        <source>the kubeconfig %1, line %2: the credential plugin&apos;s apiVersion %3 is not supported (use %4 or %5)</source>
+        <translation>kubeconfig %1 第 %2 行：不支持凭据插件的 apiVersion %3（请使用 %4 或 %5）</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>a command to run</source>
+        <translation>要运行的命令</translation>
+    </message>
+    <message>
+        <source>set for %1 (Never, IfAvailable or Always)</source>
+        <translation>为 %1 设置的值（Never、IfAvailable 或 Always）</translation>
+    </message>
+    <message>
+        <source>Never, IfAvailable or Always</source>
+        <translation>Never、IfAvailable 或 Always</translation>
+    </message>
+    <message>
+        <source>a map with name and value</source>
+        <translation>包含 name 和 value 的映射</translation>
+    </message>
+    <message>
+        <source>%1 is not a kubeconfig: it holds no map of clusters, users and contexts (line %2)</source>
+        <translation>%1 不是 kubeconfig：其中没有由集群、用户和上下文组成的映射（第 %2 行）</translation>
+    </message>
+    <message>
+        <source>%1 is not a kubeconfig: its kind is %2 (a kubeconfig has kind: Config)</source>
+        <translation>%1 不是 kubeconfig：其 kind 为 %2（kubeconfig 的 kind 为 Config）</translation>
+    </message>
+    <message>
+        <source>%1 is not a kubeconfig Paddock can read: its apiVersion is %2 (a kubeconfig has apiVersion: v1)</source>
+        <translation>%1 不是 Paddock 能读取的 kubeconfig：其 apiVersion 为 %2（kubeconfig 的 apiVersion 为 v1）</translation>
+    </message>
+    <message>
+        <source>the kubeconfig %1 does not parse: %2</source>
+        <translation>无法解析 kubeconfig %1：%2</translation>
+    </message>
+    <message>
+        <source>the kubeconfig %1 does not parse: line %2, column %3: %4</source>
+        <translation>无法解析 kubeconfig %1：第 %2 行第 %3 列：%4</translation>
+    </message>
+    <message>
+        <source>it is a folder</source>
+        <translation>它是一个文件夹</translation>
+    </message>
+    <message>
+        <source>cluster %1 in %2: its server %3 is not an https:// or http:// URL</source>
+        <translation>%2 中的集群 %1：其服务器 %3 不是 https:// 或 http:// URL</translation>
+    </message>
+    <message>
+        <source>cluster %1 in %2: its proxy-url is not a URL</source>
+        <translation>%2 中的集群 %1：其 proxy-url 不是 URL</translation>
+    </message>
+    <message>
+        <source>cluster %1 in %2: its proxy-url has the scheme %3; Paddock supports http:// and socks5:// proxies</source>
+        <translation>%2 中的集群 %1：其 proxy-url 的协议为 %3；Paddock 只支持 http:// 和 socks5:// 代理</translation>
+    </message>
+    <message>
+        <source>%1: the server %2 is http://, and Paddock sends no credentials without TLS (kubectl does not either): use the server&apos;s https:// address</source>
+        <translation>%1：服务器 %2 使用 http://，而 Paddock 不会在没有 TLS 的连接上发送凭据（kubectl 也不会）：请使用该服务器的 https:// 地址</translation>
+    </message>
+    <message>
+        <source>cancelled: the Kubernetes connection (%1) was closed</source>
+        <translation>已取消：Kubernetes 连接（%1）已关闭</translation>
+    </message>
+    <message>
+        <source>refusing to send credentials to %1: it is not https</source>
+        <translation>拒绝向 %1 发送凭据：它不是 https</translation>
+    </message>
+    <message>
+        <source>cannot read the token file %1 of %2: %3</source>
+        <translation>无法读取 %2 的令牌文件 %1：%3</translation>
+    </message>
+    <message>
+        <source>cannot run the credential plugin %1 of %2: %3</source>
+        <translation>无法运行 %2 的凭据插件 %1：%3</translation>
+    </message>
+    <message>
+        <source>the credential plugin %1 of %2 did not finish within %3 s</source>
+        <translation>%2 的凭据插件 %1 未在 %3 秒内结束</translation>
+    </message>
+    <message>
+        <source>exit %1</source>
+        <translation>退出码 %1</translation>
+    </message>
+    <message>
+        <source>it crashed</source>
+        <translation>它崩溃了</translation>
+    </message>
+    <message>
+        <source>the credential plugin %1 of %2 failed (%3)</source>
+        <translation>%2 的凭据插件 %1 失败（%3）</translation>
+    </message>
+    <message>
+        <source>the credential plugin %1 of %2 printed no usable ExecCredential: %3</source>
+        <translation>%2 的凭据插件 %1 没有输出可用的 ExecCredential：%3</translation>
+    </message>
+    <message>
+        <source>its kind is not ExecCredential</source>
+        <translation>其 kind 不是 ExecCredential</translation>
+    </message>
+    <message>
+        <source>its apiVersion is %1, but the kubeconfig asks for %2</source>
+        <translation>其 apiVersion 为 %1，但 kubeconfig 要求 %2</translation>
+    </message>
+    <message>
+        <source>it has no status</source>
+        <translation>其中没有 status</translation>
+    </message>
+    <message>
+        <source>it gives neither a token nor a client certificate and key</source>
+        <translation>它既没有给出令牌，也没有给出客户端证书和密钥</translation>
+    </message>
+    <message>
+        <source>the credential plugin %1 of %2</source>
+        <translation>%2 的凭据插件 %1</translation>
+    </message>
+    <message>
+        <source>its expirationTimestamp %1 is not an RFC 3339 time</source>
+        <translation>其 expirationTimestamp %1 不是 RFC 3339 时间</translation>
+    </message>
+    <message>
+        <source>the kubeconfig %1 does not exist</source>
+        <translation>kubeconfig %1 不存在</translation>
+    </message>
+    <message>
+        <source>cannot read the kubeconfig %1: %2</source>
+        <translation>无法读取 kubeconfig %1：%2</translation>
+    </message>
+    <message>
+        <source>no kubeconfig found: none of %1 exists</source>
+        <translation>找不到 kubeconfig：%1 均不存在</translation>
+    </message>
+    <message>
+        <source>(no files)</source>
+        <translation>（没有文件）</translation>
+    </message>
+    <message>
+        <source>it has none</source>
+        <translation>其中没有任何上下文</translation>
+    </message>
+    <message>
+        <source>it has %1</source>
+        <translation>其中有 %1</translation>
+    </message>
+    <message>
+        <source>no context chosen, and %1 sets no current-context: choose one (%2)</source>
+        <translation>未选择上下文，且 %1 未设置 current-context：请选择一个（%2）</translation>
+    </message>
+    <message>
+        <source>there is no context %1 in %2; %3</source>
+        <translation>%2 中没有上下文 %1；%3</translation>
+    </message>
+    <message>
+        <source>context %1 in %2</source>
+        <translation>%2 中的上下文 %1</translation>
+    </message>
+    <message>
+        <source>%1 names no cluster</source>
+        <translation>%1 没有指定集群</translation>
+    </message>
+    <message>
+        <source>%1 names the cluster %2, which %3 does not define</source>
+        <translation>%1 指定了集群 %2，但 %3 中没有定义它</translation>
+    </message>
+    <message>
+        <source>%1 names the user %2, which %3 does not define</source>
+        <translation>%1 指定了用户 %2，但 %3 中没有定义它</translation>
+    </message>
+    <message>
+        <source>cluster %1 in %2 has no server</source>
+        <translation>%2 中的集群 %1 没有服务器地址</translation>
+    </message>
+    <message>
+        <source>cluster %1 in %2 sets both insecure-skip-tls-verify and a certificate authority; keep one of them (kubectl refuses this too)</source>
+        <translation>%2 中的集群 %1 同时设置了 insecure-skip-tls-verify 和证书颁发机构；请只保留其中一个（kubectl 同样拒绝这种配置）</translation>
+    </message>
+    <message>
+        <source>the certificate-authority-data of cluster %1 in %2</source>
+        <translation>%2 中集群 %1 的 certificate-authority-data</translation>
+    </message>
+    <message>
+        <source>cannot read the certificate authority %1 of cluster %2 in %3: %4</source>
+        <translation>无法读取 %3 中集群 %2 的证书颁发机构 %1：%4</translation>
+    </message>
+    <message>
+        <source>the certificate authority %1 of cluster %2 in %3</source>
+        <translation>%3 中集群 %2 的证书颁发机构 %1</translation>
+    </message>
+    <message>
+        <source>user %1 in %2</source>
+        <translation>%2 中的用户 %1</translation>
+    </message>
+    <message>
+        <source>%1 has a client certificate but no client key</source>
+        <translation>%1 有客户端证书，但没有客户端密钥</translation>
+    </message>
+    <message>
+        <source>%1 has a client key but no client certificate</source>
+        <translation>%1 有客户端密钥，但没有客户端证书</translation>
+    </message>
+    <message>
+        <source>cannot read the client certificate %1 of %2: %3</source>
+        <translation>无法读取 %2 的客户端证书 %1：%3</translation>
+    </message>
+    <message>
+        <source>cannot read the client key %1 of %2: %3</source>
+        <translation>无法读取 %2 的客户端密钥 %1：%3</translation>
+    </message>
+    <message>
+        <source>%1 impersonates another user (as, as-groups), which Paddock does not support: use a context whose user has the rights itself, or give the profile that user&apos;s token</source>
+        <translation>%1 模拟了另一个用户（as、as-groups），Paddock 不支持这种做法：请使用其用户本身就有相应权限的上下文，或在配置文件中填写那个用户的令牌</translation>
+    </message>
+    <message>
+        <source>the token file %1 of %2 is empty</source>
+        <translation>%2 的令牌文件 %1 是空的</translation>
+    </message>
+    <message>
+        <source>the credential plugin %1 of %2 has interactiveMode: Always, which cannot work in Paddock: it runs plugins without a terminal. Set interactiveMode: IfAvailable or Never (the plugin must then get its credentials without asking), or give the profile a token</source>
+        <translation>%2 的凭据插件 %1 设置了 interactiveMode: Always，这在 Paddock 中无法工作：Paddock 运行插件时没有终端。请设置 interactiveMode: IfAvailable 或 Never（插件必须能在不询问的情况下获取凭据），或在配置文件中填写令牌</translation>
+    </message>
+    <message>
+        <source>%1 signs in with the auth-provider %2, which Paddock does not support (kubectl dropped it too): use the provider&apos;s exec credential plugin (gke-gcloud-auth-plugin, kubelogin), or give the profile a token</source>
+        <translation>%1 通过 auth-provider %2 登录，Paddock 不支持这种方式（kubectl 也已弃用）：请使用该提供方的 exec 凭据插件（gke-gcloud-auth-plugin、kubelogin），或在配置文件中填写令牌</translation>
+    </message>
+    <message>
+        <source>%1 signs in with a username and password, which the Kubernetes API server no longer accepts: use a token or a client certificate</source>
+        <translation>%1 使用用户名和密码登录，而 Kubernetes API 服务器已不再接受这种方式：请使用令牌或客户端证书</translation>
+    </message>
+    <message>
+        <source>not running in a Kubernetes cluster (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set)</source>
+        <translation>未在 Kubernetes 集群中运行（未设置 KUBERNETES_SERVICE_HOST 和 KUBERNETES_SERVICE_PORT）</translation>
+    </message>
+    <message>
+        <source>KUBERNETES_SERVICE_HOST %1 and KUBERNETES_SERVICE_PORT %2 make no valid server address</source>
+        <translation>KUBERNETES_SERVICE_HOST %1 和 KUBERNETES_SERVICE_PORT %2 组成的服务器地址无效</translation>
+    </message>
+    <message>
+        <source>the in-cluster service account (%1)</source>
+        <translation>集群内服务账号（%1）</translation>
+    </message>
+    <message>
+        <source>cannot read the service account token %1: %2</source>
+        <translation>无法读取服务账号令牌 %1：%2</translation>
+    </message>
+    <message>
+        <source>the service account token %1 is empty</source>
+        <translation>服务账号令牌 %1 是空的</translation>
+    </message>
+    <message>
+        <source>cannot read the service account&apos;s certificate authority %1: %2</source>
+        <translation>无法读取服务账号的证书颁发机构 %1：%2</translation>
+    </message>
+    <message>
+        <source>the service account&apos;s certificate authority %1</source>
+        <translation>服务账号的证书颁发机构 %1</translation>
+    </message>
+    <message>
+        <source>not tried, since a context was named</source>
+        <translation>未尝试，因为指定了上下文</translation>
+    </message>
+    <message>
+        <source>none of the files in KUBECONFIG (%1) exists</source>
+        <translation>KUBECONFIG（%1）中的文件均不存在</translation>
+    </message>
+    <message>
+        <source>KUBECONFIG is not set and %1 does not exist</source>
+        <translation>未设置 KUBECONFIG，且 %1 不存在</translation>
+    </message>
+    <message>
+        <source>no Kubernetes configuration found: %1; in-cluster: %2. Choose a kubeconfig file, or set KUBECONFIG</source>
+        <translation>找不到 Kubernetes 配置：%1；集群内配置：%2。请选择一个 kubeconfig 文件，或设置 KUBECONFIG</translation>
+    </message>
+    <message>
+        <source>%1 is not a PEM certificate (a file of -----BEGIN CERTIFICATE----- blocks)</source>
+        <translation>%1 不是 PEM 证书（由 -----BEGIN CERTIFICATE----- 块组成的文件）</translation>
+    </message>
+    <message>
+        <source>the client certificate of %1</source>
+        <translation>%1 的客户端证书</translation>
+    </message>
+    <message>
+        <source>the client certificate of %1 cannot be read: %2</source>
+        <translation>无法读取 %1 的客户端证书：%2</translation>
+    </message>
+    <message>
+        <source>the client key of %1 is encrypted; Paddock cannot ask for its passphrase: give it an unencrypted key (openssl pkey -in KEY -out PLAIN-KEY)</source>
+        <translation>%1 的客户端密钥已加密；Paddock 无法询问其密码：请改用未加密的密钥（openssl pkey -in KEY -out PLAIN-KEY）</translation>
+    </message>
+    <message>
+        <source>the client key of %1 is not a PEM private key (-----BEGIN PRIVATE KEY-----, RSA or EC)%2</source>
+        <translation>%1 的客户端密钥不是 PEM 私钥（-----BEGIN PRIVATE KEY-----，RSA 或 EC）%2</translation>
+    </message>
+    <message>
+        <source>the client key of %1 does not belong to its client certificate (they are not a pair)</source>
+        <translation>%1 的客户端密钥与其客户端证书不匹配（二者不是一对）</translation>
+    </message>
+    <message>
+        <source>the client key of %1 is of a kind Paddock cannot use (only RSA, EC and DSA keys)</source>
+        <translation>%1 的客户端密钥类型 Paddock 无法使用（只支持 RSA、EC 和 DSA 密钥）</translation>
+    </message>
+    <message>
+        <source>the client key of %1 cannot be read: %2</source>
+        <translation>无法读取 %1 的客户端密钥：%2</translation>
+    </message>
+    <message>
+        <source>the client key of %1 cannot be read</source>
+        <translation>无法读取 %1 的客户端密钥</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
