@@ -468,6 +468,15 @@ void BackendConformance::execExitCodes()
     QVERIFY2(missing, why(missing));
     QCOMPARE(missing->exitCode, 127);
     QVERIFY(!missing->stdErr.isEmpty());
+    // A program that is not there, run without a shell: what the sandbox says, 127 (a shell,
+    // the local backend) or 126 (runc's exec), with the reason in the output (on stderr; the
+    // Docker engine puts runc's message on stdout). Never an error value: only the transport
+    // fails that way.
+    auto absent = run({QStringLiteral("no-such-program-conformance"), QStringLiteral("x")});
+    QVERIFY2(absent, describe(absent));
+    QVERIFY2(absent->exitCode == 127 || absent->exitCode == 126, qPrintable(QString::number(absent->exitCode)));
+    const QByteArray said = absent->stdOut + absent->stdErr;
+    QVERIFY2(said.contains("no-such-program-conformance"), said.constData());
     // Nothing to run is the caller's mistake.
     auto nothing = run({});
     QVERIFY(!nothing);
@@ -757,6 +766,11 @@ void BackendConformance::unknownIdsAreNotFound()
     if (QTest::currentTestFailed())
         return;
     notFound(QCoro::waitFor(m_backend->pause(id)), "pause");
+    if (QTest::currentTestFailed())
+        return;
+    ExecRequest echo;
+    echo.argv = QStringList{QStringLiteral("echo"), QStringLiteral("hello")};
+    notFound(QCoro::waitFor(m_backend->exec(id, echo)), "exec");
     if (QTest::currentTestFailed())
         return;
 
