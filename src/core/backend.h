@@ -9,10 +9,10 @@
 
 #include <QFlags>
 
-#include <functional>
-#include <memory>
 #include <QList>
 #include <QObject>
+#include <functional>
+#include <memory>
 
 namespace Paddock {
 

@@ -70,10 +70,11 @@ KubeClient::KubeClient(ClusterTarget target, Http::RetryPolicy retry, QObject *p
     , m_http(std::make_unique<Http::HttpClient>(m_network.get(), retry))
 {
     m_http->setErrorDecoder(decodeStatus);
-    if (m_target.tls)
-        m_http->setSslConfiguration(*m_target.tls);
-    if (!m_target.tlsServerName.isEmpty())
-        m_http->setPeerVerifyName(m_target.tlsServerName);
+    m_http->setSslConfiguration(m_target.connection.ssl);
+    if (!m_target.connection.peerVerifyName.isEmpty())
+        m_http->setPeerVerifyName(m_target.connection.peerVerifyName);
+    if (m_target.connection.proxy)
+        m_network->setProxy(*m_target.connection.proxy);
     // A watch and a followed log each hold a connection for as long as they run.
     m_http->setMaxConnections(12);
 }
@@ -85,12 +86,15 @@ KubeClient::~KubeClient()
 
 void KubeClient::abortAll()
 {
+    // A credential plugin that runs ends too (its authorization() as Cancelled).
+    if (m_target.connection.credentials)
+        m_target.connection.credentials->close();
     m_http->abortAll();
 }
 
 QUrl KubeClient::namespacedUrl(const QString &path) const
 {
-    QUrl url = m_target.server;
+    QUrl url = m_target.connection.server;
     QString base = url.path();
     if (base.endsWith(u'/'))
         base.chop(1);
@@ -98,46 +102,54 @@ QUrl KubeClient::namespacedUrl(const QString &path) const
     return url;
 }
 
-QCoro::Task<Result<>> KubeClient::authorize(Http::HttpRequest &request, bool refresh)
+void KubeClient::useIdentity(const Authorization &authorization)
 {
-    if (!m_target.credentials)
+    // An exec plugin's client certificate: onto the TLS settings of every later request.
+    if (authorization.pluginIdentity.isNull() || authorization.generation == m_identityGeneration)
+        return;
+    m_identityGeneration = authorization.generation;
+    QSslConfiguration tls = m_target.connection.ssl;
+    authorization.applyTo(tls);
+    m_http->setSslConfiguration(tls);
+}
+
+QCoro::Task<Result<>> KubeClient::authorize(Http::HttpRequest &request)
+{
+    const std::shared_ptr<Credentials> credentials = m_target.connection.credentials;
+    if (!credentials)
         co_return Result<>{};
-    if (!m_haveCredentials || refresh || m_refreshNext) {
-        auto credentials = co_await m_target.credentials(refresh || m_refreshNext);
-        m_refreshNext = false;
-        if (m_http->isClosing())
-            co_return fail(Http::HttpClient::closedError());
-        if (!credentials)
-            co_return fail(credentials.error());
-        m_credentials = *credentials;
-        m_haveCredentials = true;
-        if (!m_credentials.clientCertificate.isNull()) {
-            QSslConfiguration tls = m_http->sslConfiguration().value_or(QSslConfiguration::defaultConfiguration());
-            tls.setLocalCertificate(m_credentials.clientCertificate);
-            tls.setPrivateKey(m_credentials.clientKey);
-            m_http->setSslConfiguration(tls);
-        }
+    auto authorization = co_await credentials->authorization();
+    if (m_http->isClosing())
+        co_return fail(Http::HttpClient::closedError());
+    if (!authorization)
+        co_return fail(authorization.error());
+    m_used = *authorization;
+    useIdentity(m_used);
+    if (!m_used.bearerToken.isEmpty()) {
+        // Never to a server that is not https (kubeconfig.h refuses such a configuration too).
+        if (request.url.scheme() != QLatin1String("https"))
+            co_return fail(
+                Error::invalidArgument(Tr::tr("credentials are sent only over https, and %1 is not")
+                                           .arg(request.url.toString(QUrl::RemoveUserInfo | QUrl::RemoveQuery))));
+        request.headers.append(std::make_pair(QByteArrayLiteral("Authorization"), m_used.headerValue()));
     }
-    if (!m_credentials.bearerToken.isEmpty())
-        request.headers.append(
-            std::make_pair(QByteArrayLiteral("Authorization"), "Bearer " + m_credentials.bearerToken));
     co_return Result<>{};
 }
 
 Error KubeClient::explain(const Error &error, const QString &verb, const QString &resource)
 {
     Error explained = error;
-    // The next request asks for new credentials (the ones of a stream are not sent again).
-    if (error.httpStatus == 401)
-        m_refreshNext = true;
+    // The next request gets new credentials (a stream's are not sent again).
+    if (error.httpStatus == 401 && m_target.connection.credentials)
+        m_target.connection.credentials->reportUnauthorized(m_used);
     if (error.httpStatus == 401) {
-        explained.message =
-            Tr::tr("the API server at %1 did not accept the credentials of %2 (%3)")
-                .arg(m_target.server.toString(QUrl::RemoveUserInfo), m_target.description, error.message);
+        explained.message = Tr::tr("the API server at %1 did not accept the credentials of %2 (%3)")
+                                .arg(m_target.connection.server.toString(QUrl::RemoveUserInfo),
+                                     m_target.connection.description, error.message);
     } else if (error.httpStatus == 403) {
         explained.message = Tr::tr("the cluster does not allow %1 to %2 %3 in the namespace %4; its role (RBAC) needs "
                                    "the verb \"%2\" on \"%3\" (%5)")
-                                .arg(m_target.description, verb, resource, m_target.ns, error.message);
+                                .arg(m_target.connection.description, verb, resource, m_target.ns, error.message);
     }
     return explained;
 }
@@ -145,13 +157,14 @@ Error KubeClient::explain(const Error &error, const QString &verb, const QString
 QCoro::Task<Result<Http::HttpResponse>> KubeClient::send(Http::HttpRequest request, QString verb, QString resource)
 {
     const Http::HttpRequest unsigned_ = request;
-    if (auto authorized = co_await authorize(request, false); !authorized)
+    if (auto authorized = co_await authorize(request); !authorized)
         co_return fail(authorized.error());
     auto response = co_await m_http->send(request);
-    if (!response && response.error().httpStatus == 401 && m_target.credentials) {
+    if (!response && response.error().httpStatus == 401 && m_target.connection.credentials
+        && m_target.connection.credentials->reportUnauthorized(m_used)) {
         // Expired credentials (a rotated token file, an exec plugin's token): once more with new ones.
         request = unsigned_;
-        if (auto authorized = co_await authorize(request, true); !authorized)
+        if (auto authorized = co_await authorize(request); !authorized)
             co_return fail(authorized.error());
         response = co_await m_http->send(request);
     }
@@ -162,7 +175,7 @@ QCoro::Task<Result<Http::HttpResponse>> KubeClient::send(Http::HttpRequest reque
 
 QCoro::Task<Result<bool>> KubeClient::namespaceExists()
 {
-    QUrl url = m_target.server;
+    QUrl url = m_target.connection.server;
     url.setPath(url.path() + QStringLiteral("/api/v1/namespaces/") + m_target.ns);
     Http::HttpRequest request;
     request.url = url;
@@ -178,7 +191,7 @@ QCoro::Task<Result<bool>> KubeClient::namespaceExists()
 
 QCoro::Task<Result<>> KubeClient::createNamespace()
 {
-    QUrl url = m_target.server;
+    QUrl url = m_target.connection.server;
     url.setPath(url.path() + QStringLiteral("/api/v1/namespaces"));
     Http::HttpRequest request;
     request.method = "POST";
@@ -371,7 +384,7 @@ QCoro::Task<Result<WatchOutcome>> KubeClient::watch(Resource resource, QString l
     url.setQuery(query, QUrl::StrictMode);
     request.url = url;
     request.transferTimeout = std::chrono::milliseconds(0);
-    if (auto authorized = co_await authorize(request, false); !authorized)
+    if (auto authorized = co_await authorize(request); !authorized)
         co_return fail(authorized.error());
 
     WatchOutcome outcome;
@@ -442,7 +455,7 @@ QCoro::Task<Result<>> KubeClient::followPodLog(QString name, int tail, std::func
     request.url = url;
     request.accept = "text/plain, application/json";
     request.transferTimeout = std::chrono::milliseconds(0);
-    if (auto authorized = co_await authorize(request, false); !authorized)
+    if (auto authorized = co_await authorize(request); !authorized)
         co_return fail(authorized.error());
     auto streamed = co_await m_http->stream(request, std::move(onData), std::move(cancel));
     if (!streamed)
@@ -452,12 +465,20 @@ QCoro::Task<Result<>> KubeClient::followPodLog(QString name, int tail, std::func
 
 QCoro::Task<Result<QNetworkRequest>> KubeClient::execRequest(QString name)
 {
-    Http::HttpRequest request;
-    request.url = namespacedUrl(QStringLiteral("pods/%1/exec").arg(name));
-    if (auto authorized = co_await authorize(request, false); !authorized)
-        co_return fail(authorized.error());
-    QNetworkRequest network = m_http->networkRequest(request);
-    co_return network;
+    QNetworkRequest request(namespacedUrl(QStringLiteral("pods/%1/exec").arg(name)));
+    m_target.connection.prepare(request);
+    const std::shared_ptr<Credentials> credentials = m_target.connection.credentials;
+    if (!credentials)
+        co_return request;
+    auto authorization = co_await credentials->authorization();
+    if (m_http->isClosing())
+        co_return fail(Http::HttpClient::closedError());
+    if (!authorization)
+        co_return fail(authorization.error());
+    m_used = *authorization;
+    if (auto applied = authorization->applyTo(request); !applied)
+        co_return fail(applied.error());
+    co_return request;
 }
 
 } // namespace Paddock::Kubernetes

@@ -7,6 +7,7 @@
 
 #include "../../http/httpclient.h"
 #include "../../result.h"
+#include "kubeconfig.h"
 #include "kubeobjects.h"
 
 #include <QCoroFwd>
@@ -15,8 +16,6 @@
 #include <QJsonObject>
 #include <QNetworkRequest>
 #include <QObject>
-#include <QSslCertificate>
-#include <QSslKey>
 #include <QString>
 #include <QUrl>
 
@@ -31,28 +30,14 @@ class CancelToken;
 
 namespace Paddock::Kubernetes {
 
-// What one request authenticates with: a bearer token, or a client certificate (from a
-// kubeconfig or an exec credential plugin).
-struct RequestCredentials
-{
-    QByteArray bearerToken;
-    QSslCertificate clientCertificate;
-    QSslKey clientKey;
-};
-// Gives the credentials of the next request; `refresh`: the last ones were refused with 401
-// (run the exec plugin again, re-read the token file).
-using CredentialSource = std::function<QCoro::Task<Result<RequestCredentials>>(bool refresh)>;
-
-// Where the API server is and how to reach it.
+// Where the API server is, how to reach it (kubeconfig.h) and the namespace of the workspaces.
 struct ClusterTarget
 {
-    QUrl server; // https://host:port (a path prefix is kept)
+    Connection connection;
     QString ns = DefaultNamespace;
-    // For messages: which context of which kubeconfig ("context prod in /home/a/.kube/config").
-    QString description;
-    std::optional<QSslConfiguration> tls; // CA, client certificate, verification
-    QString tlsServerName;
-    CredentialSource credentials; // empty: no credentials
+
+    const QUrl &server() const { return connection.server; }
+    const QString &description() const { return connection.description; }
 };
 
 // Decodes the API server's Status bodies (§2.8): "HTTP 404 NotFound: pods \"x\" not found";
@@ -124,7 +109,9 @@ public:
 
 private:
     QCoro::Task<Result<Http::HttpResponse>> send(Http::HttpRequest request, QString verb, QString resource);
-    QCoro::Task<Result<>> authorize(Http::HttpRequest &request, bool refresh);
+    // Puts the current credentials on a request; the ones used are kept for a 401.
+    QCoro::Task<Result<>> authorize(Http::HttpRequest &request);
+    void useIdentity(const Authorization &authorization);
     // 401 and 403 said in words: whose credentials, which verb on which resource.
     Error explain(const Error &error, const QString &verb, const QString &resource);
     template<typename View>
@@ -134,9 +121,8 @@ private:
     ClusterTarget m_target;
     std::unique_ptr<QNetworkAccessManager> m_network;
     std::unique_ptr<Http::HttpClient> m_http;
-    RequestCredentials m_credentials;
-    bool m_haveCredentials = false;
-    bool m_refreshNext = false;
+    Authorization m_used; // the last credentials sent
+    quint64 m_identityGeneration = 0; // whose plugin client certificate the TLS settings carry
 };
 
 } // namespace Paddock::Kubernetes

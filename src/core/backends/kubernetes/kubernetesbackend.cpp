@@ -56,7 +56,7 @@ QString KubernetesBackend::name() const
 
 QString KubernetesBackend::instanceKey() const
 {
-    return m_options.cluster.server.toString(QUrl::RemoveUserInfo | QUrl::StripTrailingSlash) + u'/'
+    return m_options.cluster.server().toString(QUrl::RemoveUserInfo | QUrl::StripTrailingSlash) + u'/'
         + m_options.cluster.ns;
 }
 
@@ -68,6 +68,15 @@ WorkspaceLayout KubernetesBackend::layout(const SandboxInfo &) const
     layout.markerFile = PodGatewayHome + QStringLiteral("/.bootstrap-complete");
     layout.agentscopeMarker = PodGatewayHome + QStringLiteral("/_mcp_gateway_app.py");
     return layout;
+}
+
+Result<> KubernetesBackend::checkConfiguration() const
+{
+    if (!m_options.configurationError)
+        return {};
+    Error error = *m_options.configurationError;
+    error.kind = Error::Kind::InvalidArgument;
+    return fail(std::move(error));
 }
 
 Capabilities KubernetesBackend::capabilities() const
@@ -119,6 +128,8 @@ void KubernetesBackend::forget(const QString &name)
 QCoro::Task<Result<QList<SandboxInfo>>> KubernetesBackend::list(ListFilter filter)
 {
     auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
     QList<SandboxInfo> found;
     const auto wanted = [&filter](const SandboxInfo &info) {
         return filter.states.isEmpty() || filter.states.contains(info.state);
@@ -184,6 +195,8 @@ QCoro::Task<Result<QList<SandboxInfo>>> KubernetesBackend::list(ListFilter filte
 QCoro::Task<Result<SandboxInfo>> KubernetesBackend::get(QString sandboxId)
 {
     auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
     auto pod = co_await m_client->getPod(sandboxId);
     if (!pod)
         co_return fail(pod.error());
@@ -200,6 +213,8 @@ QCoro::Task<Result<SandboxInfo>> KubernetesBackend::get(QString sandboxId)
 QCoro::Task<Result<SandboxInfo>> KubernetesBackend::create(CreateSpec spec)
 {
     auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
     if (auto valid = checkWorkspaceId(spec.workspaceId); !valid)
         co_return fail(valid.error());
     co_return co_await openWorkspace(spec.workspaceId, Owner{spec.userId, spec.agentId});
@@ -208,6 +223,8 @@ QCoro::Task<Result<SandboxInfo>> KubernetesBackend::create(CreateSpec spec)
 QCoro::Task<Result<SandboxInfo>> KubernetesBackend::resume(QString sandboxId)
 {
     auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
     // The PVC says whose workspace this is (the Pod may be gone).
     auto pvc = co_await m_client->getPvc(sandboxId);
     if (!pvc)
@@ -236,6 +253,8 @@ QCoro::Task<Result<SandboxInfo>> KubernetesBackend::resume(QString sandboxId)
 QCoro::Task<Result<SandboxInfo>> KubernetesBackend::connect(QString sandboxId)
 {
     auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
     auto pod = co_await m_client->getPod(sandboxId);
     if (!pod)
         co_return fail(pod.error());
@@ -501,6 +520,8 @@ QCoro::Task<Result<SandboxInfo>> KubernetesBackend::openWorkspace(QString worksp
 QCoro::Task<Result<>> KubernetesBackend::pause(QString sandboxId)
 {
     auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
     // AgentScope's close: the Pod goes, the PVC (the files) stays.
     m_pausing.insert(sandboxId);
     forget(sandboxId);
@@ -518,6 +539,8 @@ QCoro::Task<Result<>> KubernetesBackend::pause(QString sandboxId)
 QCoro::Task<Result<>> KubernetesBackend::kill(QString sandboxId, KillOptions)
 {
     auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
     m_pausing.insert(sandboxId);
     forget(sandboxId);
     auto pod = co_await m_client->deletePod(sandboxId, m_options.deleteGracePeriodSeconds);
@@ -542,6 +565,8 @@ QCoro::Task<Result<SandboxInfo>> KubernetesBackend::renew(QString sandboxId, std
 QCoro::Task<Result<bool>> KubernetesBackend::isReady(QString sandboxId)
 {
     auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
     const QDateTime seen = m_running.value(sandboxId);
     if (seen.isValid() && seen.msecsTo(QDateTime::currentDateTimeUtc()) < RunningFreshMs)
         co_return true;
@@ -557,6 +582,8 @@ QCoro::Task<Result<bool>> KubernetesBackend::isReady(QString sandboxId)
 QCoro::Task<Result<ExecResult>> KubernetesBackend::exec(QString sandboxId, ExecRequest request)
 {
     auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
     const QStringList argv = cwdCommand(request.argv, request.cwd);
     auto result = co_await execRaw(sandboxId, argv, {}, request.timeout, request.onLine);
     if (!result && result.error().kind == Error::Kind::NotFound && m_held.contains(sandboxId) && !m_closing) {
@@ -572,6 +599,8 @@ KubernetesBackend::execRaw(QString podName, QStringList argv, QByteArray stdinDa
                            std::function<void(OutputChannel, const QByteArray &)> onLine)
 {
     auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
     auto request = co_await m_client->execRequest(podName);
     if (!request)
         co_return fail(request.error());
@@ -593,6 +622,8 @@ KubernetesBackend::execRaw(QString podName, QStringList argv, QByteArray stdinDa
 QCoro::Task<Result<std::optional<QDateTime>>> KubernetesBackend::sessionsActivity(QString sandboxId)
 {
     auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
     // The newest change time, two levels deep, as the other backends read it (seconds: stat's
     // %Y is the one form GNU and busybox share).
     const QString sessions = PodWorkdir + QStringLiteral("/sessions");
@@ -617,6 +648,8 @@ QCoro::Task<Result<std::optional<QDateTime>>> KubernetesBackend::sessionsActivit
 QCoro::Task<Result<QByteArray>> KubernetesBackend::containerLogs(QString sandboxId, int tail)
 {
     auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
     co_return co_await m_client->podLog(sandboxId, tail);
 }
 
@@ -625,6 +658,8 @@ QCoro::Task<Result<>> KubernetesBackend::followContainerLog(QString sandboxId, i
                                                             std::shared_ptr<CancelToken> cancel)
 {
     auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
     co_return co_await m_client->followPodLog(sandboxId, tail, std::move(onData), std::move(cancel));
 }
 
@@ -651,6 +686,8 @@ void KubernetesBackend::setWatching(bool watching)
 QCoro::Task<> KubernetesBackend::watchLoop(Resource resource, std::shared_ptr<CancelToken> cancel)
 {
     auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return;
     QString resourceVersion;
     auto delay = m_options.pollFirst;
     while (!cancel->isCancelled() && !m_closing) {

@@ -23,6 +23,9 @@ class PodExecClient;
 struct BackendOptions
 {
     ClusterTarget cluster;
+    // The profile cannot be connected with (a kubeconfig that does not parse, an unknown context):
+    // every call fails with this, and checkConfiguration() says it.
+    std::optional<Error> configurationError;
     PodSettings pod;
     // Make the namespace when it is missing, as AgentScope does (GET, then POST on 404); a role
     // that may not read namespaces (403) goes on without.
@@ -69,6 +72,7 @@ public:
     QString instanceKey() const override;
     WorkspaceLayout layout(const SandboxInfo &sandbox) const override;
     Capabilities capabilities() const override;
+    Result<> checkConfiguration() const override;
 
     QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter) override;
     QCoro::Task<Result<SandboxInfo>> get(QString sandboxId) override;
