@@ -448,12 +448,17 @@ QCoro::Task<Result<PodView>> KubernetesBackend::waitForRunning(QString name)
                 QString message = Tr::tr("the Pod %1 cannot be scheduled: %2").arg(name, pod.unschedulableMessage);
                 // A PVC that no volume was bound to is the usual cause: say so.
                 auto pvc = co_await m_client->getPvc(name);
-                if (pvc && *pvc && (*pvc)->phase == QLatin1String("Pending"))
-                    message += u' '
-                        + Tr::tr("Its PVC %1 is still Pending (no volume is bound to it): check the storage class%2.")
-                              .arg(name,
-                                   (*pvc)->storageClass.isEmpty() ? Tr::tr(" (the cluster's default)")
-                                                                  : QStringLiteral(" %1").arg((*pvc)->storageClass));
+                if (pvc && *pvc && (*pvc)->phase == QLatin1String("Pending")) {
+                    message += u' ';
+                    if ((*pvc)->storageClass.isEmpty())
+                        message += Tr::tr("Its PVC %1 is still Pending (no volume is bound to it): check the "
+                                          "cluster's default storage class.")
+                                       .arg(name);
+                    else
+                        message += Tr::tr("Its PVC %1 is still Pending (no volume is bound to it): check the storage "
+                                          "class %2.")
+                                       .arg(name, (*pvc)->storageClass);
+                }
                 co_return fail(Error::backend(message));
             }
         } else {
