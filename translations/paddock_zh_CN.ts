@@ -1909,6 +1909,228 @@
         <source>the client key of %1 cannot be read</source>
         <translation>无法读取 %1 的客户端密钥</translation>
     </message>
+    <message>
+        <source>the %1 backend cannot follow container logs</source>
+        <translation>%1 后端无法跟随容器日志</translation>
+    </message>
+    <message>
+        <source>HTTP %1 %2: %3</source>
+        <translation>HTTP %1 %2：%3</translation>
+    </message>
+    <message>
+        <source>credentials are sent only over https, and %1 is not</source>
+        <translation>凭据只通过 https 发送，而 %1 不是 https</translation>
+    </message>
+    <message>
+        <source>the API server at %1 did not accept the credentials of %2 (%3)</source>
+        <translation>%1 上的 API 服务器不接受 %2 的凭据（%3）</translation>
+    </message>
+    <message>
+        <source>the cluster does not allow %1 to %2 %3 in the namespace %4; its role (RBAC) needs the verb &quot;%2&quot; on &quot;%3&quot; (%5)</source>
+        <translation>集群不允许 %1 在命名空间 %4 中对 %3 执行 %2；其角色（RBAC）需要对“%3”的“%2”权限（%5）</translation>
+    </message>
+    <message>
+        <source>the API server&apos;s answer is not a JSON %1 - is this a Kubernetes API server?</source>
+        <translation>API 服务器的应答不是 JSON %1——这是 Kubernetes API 服务器吗？</translation>
+    </message>
+    <message>
+        <source>a Kubernetes workspace needs an id</source>
+        <translation>Kubernetes 工作区需要一个 ID</translation>
+    </message>
+    <message>
+        <source>the workspace id &quot;%1&quot; cannot be kept on Kubernetes: AgentScope puts the id in the label %2, whose value must be at most 63 characters of letters, digits, &apos;-&apos;, &apos;_&apos; and &apos;.&apos;, beginning and ending with a letter or digit (AgentScope itself could not create this workspace either)</source>
+        <translation>工作区 ID“%1”无法保存在 Kubernetes 上：AgentScope 把 ID 放在标签 %2 中，其值最多 63 个字符，只能包含字母、数字、“-”、“_”和“.”，并且必须以字母或数字开头和结尾（AgentScope 自己也无法创建这个工作区）</translation>
+    </message>
+    <message>
+        <source>Deletes the Pod %1 and the PersistentVolumeClaim %1 in the namespace %2, with every file of the workspace: its data cannot be recovered.</source>
+        <translation>将删除命名空间 %2 中的 Pod %1 和 PersistentVolumeClaim %1，以及工作区的所有文件：其数据无法恢复。</translation>
+    </message>
+    <message>
+        <source>there is no workspace Pod or PVC %1 in the namespace %2</source>
+        <translation>命名空间 %2 中没有工作区 Pod 或 PVC %1</translation>
+    </message>
+    <message>
+        <source>%1 has no %2 label: it is not a workspace AgentScope made</source>
+        <translation>%1 没有 %2 标签：它不是 AgentScope 创建的工作区</translation>
+    </message>
+    <message>
+        <source>the Pod of workspace %1 is not running</source>
+        <translation>工作区 %1 的 Pod 未在运行</translation>
+    </message>
+    <message>
+        <source>the Pod of workspace %1 is %2, not running</source>
+        <translation>工作区 %1 的 Pod 处于 %2 状态，未在运行</translation>
+    </message>
+    <message>
+        <source>the namespace %1 does not exist and could not be created: %2</source>
+        <translation>命名空间 %1 不存在，且无法创建：%2</translation>
+    </message>
+    <message>
+        <source>the Pod %1 did not finish deleting within %2 s</source>
+        <translation>Pod %1 未在 %2 秒内删除完毕</translation>
+    </message>
+    <message>
+        <source>the PVC %1 did not finish deleting within %2 s</source>
+        <translation>PVC %1 未在 %2 秒内删除完毕</translation>
+    </message>
+    <message>
+        <source>the PVC %1 belongs to the workspace &quot;%2&quot;, whose name is the same as that of &quot;%3&quot; on Kubernetes: use another workspace id</source>
+        <translation>PVC %1 属于工作区“%2”，它在 Kubernetes 上的名称与“%3”相同：请使用其他工作区 ID</translation>
+    </message>
+    <message>
+        <source>the PVC %1 keeps changing; try again</source>
+        <translation>PVC %1 一直在变化；请重试</translation>
+    </message>
+    <message>
+        <source>the Pod %1 belongs to the workspace &quot;%2&quot;, whose name is the same as that of &quot;%3&quot; on Kubernetes: use another workspace id</source>
+        <translation>Pod %1 属于工作区“%2”，它在 Kubernetes 上的名称与“%3”相同：请使用其他工作区 ID</translation>
+    </message>
+    <message>
+        <source>the Pod %1 keeps changing; try again</source>
+        <translation>Pod %1 一直在变化；请重试</translation>
+    </message>
+    <message>
+        <source>the Pod %1 was deleted while it was starting</source>
+        <translation>Pod %1 在启动过程中被删除</translation>
+    </message>
+    <message>
+        <source>the Pod %1 entered the %2 state</source>
+        <translation>Pod %1 进入了 %2 状态</translation>
+    </message>
+    <message>
+        <source>the container of the Pod %1 is stuck: %2</source>
+        <translation>Pod %1 的容器卡住了：%2</translation>
+    </message>
+    <message>
+        <source>the Pod %1 cannot be scheduled: %2</source>
+        <translation>Pod %1 无法调度：%2</translation>
+    </message>
+    <message>
+        <source>the Pod %1 did not become Running within %2 s (it is %3)</source>
+        <translation>Pod %1 未在 %2 秒内进入 Running 状态（当前为 %3）</translation>
+    </message>
+    <message>
+        <source>The PVC %1 made for it could not be deleted: %2</source>
+        <translation>为它创建的 PVC %1 无法删除：%2</translation>
+    </message>
+    <message>
+        <source>The PVC %1 was kept: it holds the workspace&apos;s files.</source>
+        <translation>已保留 PVC %1：其中有工作区的文件。</translation>
+    </message>
+    <message>
+        <source>workspace %1 does not expire on Kubernetes, so it cannot be renewed</source>
+        <translation>工作区 %1 在 Kubernetes 上不会过期，因此无法续期</translation>
+    </message>
+    <message>
+        <source>cannot read when %1 last changed: %2</source>
+        <translation>无法读取 %1 的最后修改时间：%2</translation>
+    </message>
+    <message>
+        <source>A namespace is at most 63 lower-case letters, digits and &apos;-&apos;, beginning and ending with a letter or digit (&quot;%1&quot; is not).</source>
+        <translation>命名空间最多 63 个字符，只能包含小写字母、数字和“-”，并以字母或数字开头和结尾（“%1”不符合）。</translation>
+    </message>
+    <message>
+        <source>A storage size is a number with an optional unit, such as 1Gi, 500Mi or 10G (&quot;%1&quot; is not).</source>
+        <translation>存储大小是一个数字，可带单位，例如 1Gi、500Mi 或 10G（“%1”不符合）。</translation>
+    </message>
+    <message>
+        <source>A storage class name is lower-case letters, digits, &apos;-&apos; and &apos;.&apos; (&quot;%1&quot; is not).</source>
+        <translation>存储类名称只能包含小写字母、数字、“-”和“.”（“%1”不符合）。</translation>
+    </message>
+    <message>
+        <source>There is no kubeconfig file %1.</source>
+        <translation>kubeconfig 文件 %1 不存在。</translation>
+    </message>
+    <message>
+        <source>The kubeconfig has no context &quot;%1&quot; (it has: %2).</source>
+        <translation>kubeconfig 中没有上下文“%1”（现有：%2）。</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Kubernetes</source>
+        <translation>Kubernetes</translation>
+    </message>
+    <message>
+        <source>KUBECONFIG, else the cluster Paddock runs in, else ~/.kube/config</source>
+        <translation>KUBECONFIG，否则为 Paddock 所在的集群，否则为 ~/.kube/config</translation>
+    </message>
+    <message>
+        <source>The kubeconfig file to connect with; its credentials stay in it and are never copied</source>
+        <translation>用于连接的 kubeconfig 文件；其中的凭据留在文件里，绝不会被复制</translation>
+    </message>
+    <message>
+        <source>the kubeconfig&apos;s current context</source>
+        <translation>kubeconfig 的当前上下文</translation>
+    </message>
+    <message>
+        <source>the context&apos;s namespace, else %1</source>
+        <translation>上下文的命名空间，否则为 %1</translation>
+    </message>
+    <message>
+        <source>The namespace of the workspaces&apos; Pods and PVCs</source>
+        <translation>工作区的 Pod 和 PVC 所在的命名空间</translation>
+    </message>
+    <message>
+        <source>The container image of new workspaces&apos; Pods; empty for the default</source>
+        <translation>新工作区 Pod 使用的容器镜像；留空则使用默认镜像</translation>
+    </message>
+    <message>
+        <source>The size of a new workspace&apos;s PersistentVolumeClaim</source>
+        <translation>新工作区 PersistentVolumeClaim 的大小</translation>
+    </message>
+    <message>
+        <source>the cluster&apos;s default</source>
+        <translation>集群的默认值</translation>
+    </message>
+    <message>
+        <source>The storage class of new workspaces&apos; PVCs</source>
+        <translation>新工作区 PVC 的存储类</translation>
+    </message>
+    <message>
+        <source>Kubernetes backend (credentials from the kubeconfig):
+  --kubeconfig FILE      the kubeconfig (default: KUBECONFIG, else in-cluster,
+                         else ~/.kube/config)
+  --context NAME         its context (default: its current context)
+  --namespace NS         (default: the context&apos;s, else agentscope)
+  --image IMAGE          image of new Pods (default: python:3.11-slim)
+  --storage-size SIZE    size of new PVCs (default: 1Gi)
+  --storage-class NAME   storage class of new PVCs (default: the cluster&apos;s)
+  kill                   deletes the Pod and the PVC with the workspace&apos;s files
+</source>
+        <translation>Kubernetes 后端（凭据取自 kubeconfig）：
+  --kubeconfig FILE      kubeconfig 文件（默认：KUBECONFIG，否则为集群内配置，
+                         否则为 ~/.kube/config）
+  --context NAME         其上下文（默认：当前上下文）
+  --namespace NS         （默认：上下文的命名空间，否则为 agentscope）
+  --image IMAGE          新 Pod 的镜像（默认：python:3.11-slim）
+  --storage-size SIZE    新 PVC 的大小（默认：1Gi）
+  --storage-class NAME   新 PVC 的存储类（默认：集群的默认存储类）
+  kill                   删除 Pod 以及存有工作区文件的 PVC
+</translation>
+    </message>
+    <message>
+        <source>An image name has no spaces, for example python:3.11-slim.</source>
+        <translation>镜像名称不能包含空格，例如 python:3.11-slim。</translation>
+    </message>
+    <message>
+        <source>--kubeconfig needs a file</source>
+        <translation>--kubeconfig 需要指定文件</translation>
+    </message>
+    <message>
+        <source>--context needs a context name</source>
+        <translation>--context 需要指定上下文名称</translation>
+    </message>
+    <message>
+        <source>Its PVC %1 is still Pending (no volume is bound to it): check the cluster&apos;s default storage class.</source>
+        <translation>其 PVC %1 仍处于 Pending 状态（没有绑定卷）：请检查集群的默认存储类。</translation>
+    </message>
+    <message>
+        <source>Its PVC %1 is still Pending (no volume is bound to it): check the storage class %2.</source>
+        <translation>其 PVC %1 仍处于 Pending 状态（没有绑定卷）：请检查存储类 %2。</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>

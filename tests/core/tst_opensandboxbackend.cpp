@@ -56,7 +56,7 @@ QList<BootstrapCommand> standInAgentscopeBootstrap()
                   " && touch $sp/agentscope/__init__.py"
                   " && echo '# the gateway app' > $sp/agentscope/workspace/_mcp_gateway/_mcp_gateway_app.py"
                   " && echo '# the glob helper' > $sp/agentscope/tool/_builtin/_scripts/_glob_helper.py"});
-    return bootstrap + agentscopeBootstrapCommands().mid(5);
+    return bootstrap + OpenSandbox::agentscopeBootstrapCommands().mid(5);
 }
 
 RetryPolicy quickRetries(int attempts = 4)
@@ -315,7 +315,7 @@ private Q_SLOTS:
     {
         FakeOpenSandboxProcess server;
         QVERIFY2(server.start(), qPrintable(server.error()));
-        const QList<BootstrapCommand> agentscope = agentscopeBootstrapCommands();
+        const QList<BootstrapCommand> agentscope = OpenSandbox::agentscopeBootstrapCommands();
         QCOMPARE(agentscope.size(), 7);
         QVERIFY(agentscope.at(0).command.startsWith(QLatin1String("apt-get update -qq")));
         QCOMPARE(agentscope.at(4).command,
@@ -392,7 +392,7 @@ private Q_SLOTS:
         FakeOpenSandboxProcess server;
         QVERIFY2(server.start(), qPrintable(server.error()));
         // AgentScope's own bootstrap fails harmlessly: there is no network inside the sandbox.
-        Stack stack(optionsFor(server, {}), m_logs.path(), agentscopeBootstrapCommands(), true);
+        Stack stack(optionsFor(server, {}), m_logs.path(), OpenSandbox::agentscopeBootstrapCommands(), true);
         auto opened = stack.open(QStringLiteral("carol"), QStringLiteral("agent"));
         QVERIFY(!opened);
         QVERIFY2(opened.error().message.contains(QLatin1String("bootstrap failed")),
