@@ -5,6 +5,7 @@
 #include <QMap>
 #include <QString>
 #include <QStringList>
+#include <QMetaType>
 
 #include <chrono>
 #include <functional>
@@ -112,3 +113,5 @@ struct ListFilter
 };
 
 } // namespace Paddock
+
+Q_DECLARE_METATYPE(Paddock::SandboxInfo)

@@ -26,6 +26,8 @@ QString managedSelector()
 
 // A Pod seen Running this recently is still taken as Running without asking again.
 constexpr qint64 RunningFreshMs = 5'000;
+// How long a Pod that list() read is what connect() takes (an open's next step).
+constexpr qint64 RecentMs = 2'000;
 
 } // namespace
 
@@ -121,6 +123,7 @@ void KubernetesBackend::noteRunning(const PodView &pod)
 
 void KubernetesBackend::forget(const QString &name)
 {
+    m_recent.remove(name);
     m_running.remove(name);
     m_held.remove(name);
 }
@@ -151,6 +154,9 @@ QCoro::Task<Result<QList<SandboxInfo>>> KubernetesBackend::list(ListFilter filte
         // Another id with the same name ("A-B" and "a_b") is not this workspace.
         if (*pod && (*pod)->workspaceId() != workspaceId)
             *pod = std::nullopt;
+        // An open asks connect() next: it takes this answer instead of asking again.
+        if (*pod)
+            m_recent.insert(objectName, Seen{**pod, QDateTime::currentDateTimeUtc()});
         if (pvc && pvc->workspaceId() != workspaceId)
             pvc = std::nullopt;
         if (!*pod && !pvc)
@@ -255,7 +261,13 @@ QCoro::Task<Result<SandboxInfo>> KubernetesBackend::connect(QString sandboxId)
     auto hold = m_tasks.hold();
     if (m_options.configurationError)
         co_return fail(*m_options.configurationError);
-    auto pod = co_await m_client->getPod(sandboxId);
+    Result<std::optional<PodView>> pod = std::optional<PodView>();
+    const Seen recent = m_recent.take(sandboxId);
+    if (recent.at.isValid() && recent.at.msecsTo(QDateTime::currentDateTimeUtc()) < RecentMs
+        && recent.pod.phase == QLatin1String("Running") && !recent.pod.terminating())
+        pod = std::optional<PodView>(recent.pod);
+    else
+        pod = co_await m_client->getPod(sandboxId);
     if (!pod)
         co_return fail(pod.error());
     if (!*pod || (*pod)->terminating())
