@@ -8,6 +8,8 @@
 #include <QTcpSocket>
 #include <QTimer>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace PaddockFake {
@@ -391,8 +393,13 @@ QByteArray HttpConnection::statusAndCommonHeaders(int status, const HttpHeaders 
 {
     QByteArray head = "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
     if (m_settings) {
-        for (const auto &[name, value] : m_settings->commonHeaders)
-            head += name + ": " + value + "\r\n";
+        for (const auto &[name, value] : m_settings->commonHeaders) {
+            const bool overridden = std::any_of(headers.begin(), headers.end(), [&](const auto &header) {
+                return header.first.compare(name, Qt::CaseInsensitive) == 0;
+            });
+            if (!overridden)
+                head += name + ": " + value + "\r\n";
+        }
     }
     for (const auto &[name, value] : headers)
         head += name + ": " + value + "\r\n";

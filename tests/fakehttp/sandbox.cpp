@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QStandardPaths>
@@ -94,7 +95,7 @@ PersistentSandbox::~PersistentSandbox()
     kill();
 }
 
-bool PersistentSandbox::start(QString *error)
+bool PersistentSandbox::start(const QStringList &argv, QString *error)
 {
     // bwrap writes the namespace init's pid (as this host sees it) as JSON on --info-fd.
     int fds[2];
@@ -108,20 +109,19 @@ bool PersistentSandbox::start(QString *error)
     QStringList args = bubblewrapArguments(m_spec);
     args.insert(args.size() - 1, u"--info-fd"_s);
     args.insert(args.size() - 1, QString::number(writeFd));
-    args << u"sleep"_s << u"infinity"_s;
+    args += argv;
     m_process->setProgram(m_bubblewrap);
     m_process->setArguments(args);
     m_process->setStandardInputFile(QProcess::nullDevice());
-    m_process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    m_process->setStandardOutputFile(QProcess::nullDevice());
+    m_process->setProcessChannelMode(QProcess::SeparateChannels);
     m_process->setChildProcessModifier([writeFd] {
         ::setsid();
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         ::fcntl(writeFd, F_SETFD, 0); // bwrap inherits the info pipe
     });
-    connect(m_process, &QProcess::finished, this, [this] {
+    connect(m_process, &QProcess::finished, this, [this](int exitCode, QProcess::ExitStatus status) {
         if (!m_killed)
-            Q_EMIT ended();
+            Q_EMIT ended(exitCode, status);
     });
     m_process->start();
     ::close(writeFd);
@@ -157,6 +157,27 @@ bool PersistentSandbox::start(QString *error)
         return false;
     }
     m_joinUserNamespace = namespaceOf(u"/proc/%1"_s.arg(m_initPid)) != namespaceOf(u"/proc/self"_s);
+    // bwrap reports the pid before it has built the sandbox's file system; the command has
+    // been exec'd (and so the mounts are done) once the init's child runs it.
+    const QString children = u"/proc/%1/task/%1/children"_s.arg(m_initPid);
+    const QByteArray program = argv.value(0).toLocal8Bit();
+    for (int waited = 0; waited < StartTimeoutMs; waited += 2) {
+        QFile file(children);
+        if (!file.open(QIODevice::ReadOnly)) {
+            ::usleep(100'000); // no children file in this kernel: give bwrap a moment instead
+            break;
+        }
+        const QByteArray child = file.readAll().trimmed().split(' ').value(0);
+        if (!child.isEmpty()) {
+            QFile cmdline(u"/proc/"_s + QString::fromLatin1(child) + u"/cmdline"_s);
+            if (cmdline.open(QIODevice::ReadOnly) && cmdline.readAll().split('\0').value(0) == program)
+                return true;
+        }
+        // The command may have ended already (QProcess learns it only in the event loop).
+        if (!QFileInfo::exists(u"/proc/%1"_s.arg(m_initPid)))
+            break;
+        ::usleep(2000);
+    }
     return true;
 }
 
@@ -207,7 +228,7 @@ QString PersistentSandbox::probe(const QString &bubblewrap)
         return u"nsenter, /usr/bin/setpriv or /usr/bin/env is missing (Debian: util-linux, coreutils)"_s;
     PersistentSandbox sandbox(bubblewrap, {});
     QString error;
-    if (!sandbox.start(&error))
+    if (!sandbox.start({u"sleep"_s, u"infinity"_s}, &error))
         return error;
     QProcess process;
     sandbox.prepare(process, {u"true"_s}, u"/"_s, {{u"PATH"_s, SandboxSearchPath}});

@@ -59,10 +59,13 @@ public:
     PersistentSandbox(QString bubblewrap, SandboxSpec spec, QObject *parent = nullptr);
     ~PersistentSandbox() override;
 
-    // Starts the sandbox (`sleep infinity` under bwrap's own init) and waits until its
-    // namespaces can be joined. False with the reason in *error otherwise.
-    bool start(QString *error);
+    // Starts `argv` (the container's command, e.g. `sleep infinity`) under bwrap's own init
+    // and waits until the sandbox's namespaces can be joined. False with the reason in *error.
+    bool start(const QStringList &argv, QString *error);
     bool isRunning() const;
+    // The command's process: its stdout and stderr are the command's own (separate channels);
+    // bwrap exits with the command's exit status (128 + N when signal N ended it).
+    QProcess *process() const { return m_process; }
     // Sets `process` up to run argv inside the sandbox, in `cwd` (a sandbox path), with exactly
     // `env` as its environment, with no capabilities, in its own process group. The process's
     // exit status is the command's (a command killed by a signal shows as a crash).
@@ -74,8 +77,8 @@ public:
     static QString probe(const QString &bubblewrap);
 
 Q_SIGNALS:
-    // The sandbox ended without kill() (its init died).
-    void ended();
+    // The sandbox's command ended without kill().
+    void ended(int exitCode, QProcess::ExitStatus status);
 
 private:
     QString m_bubblewrap;
