@@ -149,6 +149,7 @@ bool FakeKubernetes::start(QString *error)
         seed(m_options.seed);
     }
     // What was made before the server listened is not in the watch history.
+    m_history.clear();
     m_historyFloor = m_rv;
 
     if (!m_http.listen(m_options.port, error))
@@ -422,9 +423,10 @@ void FakeKubernetes::route(HttpConnection *connection, const HttpRequest &reques
     if (resource == u"events"_s && name.isEmpty() && method == "GET" && !queryBool(request, u"watch"_s)) {
         // No events are recorded; `kubectl describe` lists them and shows none.
         count(u"list"_s, resource);
-        return connection->send(HttpResponse::json(
-            200, R"({"kind":"EventList","apiVersion":"v1","metadata":{"resourceVersion":")" + QByteArray::number(m_rv)
-                     + R"("},"items":[]})"));
+        return connection->send(
+            HttpResponse::json(200,
+                               R"({"kind":"EventList","apiVersion":"v1","metadata":{"resourceVersion":")"
+                                   + QByteArray::number(m_rv) + R"("},"items":[]})"));
     }
     const std::optional<Kind> kind = resourceKind(resource);
     if (!kind || (*kind == Kind::Namespace && !ns.isEmpty()))
