@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QWebSocket>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace PaddockFake::Kube {
@@ -490,7 +492,9 @@ QJsonObject FakeKubernetes::statsJson() const
     int execs = 0;
     for (const auto &[key, entry] : m_objects[static_cast<int>(Kind::Pod)]) {
         if (entry.pod)
-            execs += static_cast<int>(entry.pod->execs.size());
+            execs +=
+                static_cast<int>(std::count_if(entry.pod->execs.begin(), entry.pod->execs.end(),
+                                               [](const QPointer<QObject> &session) { return !session.isNull(); }));
     }
     return QJsonObject{
         {u"requests"_s, m_stats.requests},
@@ -568,7 +572,10 @@ void FakeKubernetes::handleFake(HttpConnection *connection, const HttpRequest &r
                                     {u"containerRunning"_s,
                                      (pod->sandbox && pod->sandbox->isRunning())
                                          || (pod->process && pod->process->state() != QProcess::NotRunning)},
-                                    {u"execs"_s, static_cast<qint64>(pod->execs.size())},
+                                    {u"execs"_s,
+                                     static_cast<qint64>(std::count_if(
+                                         pod->execs.begin(), pod->execs.end(),
+                                         [](const QPointer<QObject> &session) { return !session.isNull(); }))},
                                     {u"logLines"_s, static_cast<qint64>(pod->log.size())}});
         }
         if (action == u"log"_s && method == "POST") {
