@@ -1,8 +1,10 @@
 #include "kubejson.h"
 
 #include <QDateTime>
+#include <QHash>
 #include <QJsonArray>
 #include <QRegularExpression>
+#include <QVarLengthArray>
 
 #include <algorithm>
 #include <cmath>
@@ -15,54 +17,52 @@ namespace PaddockFake::Kube {
 namespace {
 
 // Go writes struct fields in declaration order; these are the ones a reader of an object meets
-// first. Other keys follow in sorted order.
-const QStringList &keyOrder()
+// first (their rank). Other keys follow in the object's own (sorted) order.
+int keyRank(const QString &key)
 {
-    static const QStringList order{
-        u"kind"_s,
-        u"apiVersion"_s,
-        u"metadata"_s,
-        u"name"_s,
-        u"generateName"_s,
-        u"namespace"_s,
-        u"uid"_s,
-        u"resourceVersion"_s,
-        u"generation"_s,
-        u"creationTimestamp"_s,
-        u"deletionTimestamp"_s,
-        u"deletionGracePeriodSeconds"_s,
-        u"labels"_s,
-        u"annotations"_s,
-        u"finalizers"_s,
-        u"spec"_s,
-        u"status"_s,
-    };
-    return order;
+    static const QHash<QString, int> ranks = [] {
+        const QStringList order{
+            u"kind"_s,
+            u"apiVersion"_s,
+            u"metadata"_s,
+            u"name"_s,
+            u"generateName"_s,
+            u"namespace"_s,
+            u"uid"_s,
+            u"resourceVersion"_s,
+            u"generation"_s,
+            u"creationTimestamp"_s,
+            u"deletionTimestamp"_s,
+            u"deletionGracePeriodSeconds"_s,
+            u"labels"_s,
+            u"annotations"_s,
+            u"finalizers"_s,
+            u"spec"_s,
+            u"status"_s,
+        };
+        QHash<QString, int> out;
+        for (qsizetype i = 0; i < order.size(); ++i)
+            out.insert(order.at(i), static_cast<int>(i));
+        return out;
+    }();
+    return ranks.value(key, std::numeric_limits<int>::max());
 }
 
 void write(QByteArray &out, const QJsonValue &value);
 
 void writeObject(QByteArray &out, const QJsonObject &object)
 {
+    QVarLengthArray<std::pair<int, QJsonObject::const_iterator>, 32> members;
+    for (auto it = object.constBegin(); it != object.constEnd(); ++it)
+        members.append({keyRank(it.key()), it});
+    std::stable_sort(members.begin(), members.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
     out += '{';
-    bool first = true;
-    const auto member = [&](const QString &key, const QJsonValue &value) {
-        if (!first)
+    for (qsizetype i = 0; i < members.size(); ++i) {
+        if (i > 0)
             out += ',';
-        first = false;
-        appendJsonString(out, key);
+        appendJsonString(out, members.at(i).second.key());
         out += ':';
-        write(out, value);
-    };
-    const QStringList &order = keyOrder();
-    for (const QString &key : order) {
-        const auto it = object.constFind(key);
-        if (it != object.constEnd())
-            member(key, it.value());
-    }
-    for (auto it = object.constBegin(); it != object.constEnd(); ++it) {
-        if (!order.contains(it.key()))
-            member(it.key(), it.value());
+        write(out, members.at(i).second.value());
     }
     out += '}';
 }
