@@ -18,8 +18,8 @@
 #include "provisioner.h"
 
 #include <QCoroNetworkReply>
-#include <QCoroTimer>
 #include <QCoroTask>
+#include <QCoroTimer>
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -59,8 +59,9 @@ QCoro::Task<BareListing> fetchBare(QNetworkAccessManager *network, const Paddock
     QString token;
     for (;;) {
         QString path = QStringLiteral("/api/v1/namespaces/agentscope/%1?limit=500&labelSelector=%2")
-                           .arg(resource, QString::fromLatin1(QUrl::toPercentEncoding(
-                                              QStringLiteral("app.kubernetes.io/managed-by=agentscope"))));
+                           .arg(resource,
+                                QString::fromLatin1(QUrl::toPercentEncoding(
+                                    QStringLiteral("app.kubernetes.io/managed-by=agentscope"))));
         if (!token.isEmpty())
             path += QStringLiteral("&continue=") + QString::fromLatin1(QUrl::toPercentEncoding(token));
         const QNetworkRequest request = fake->request(path);
@@ -106,9 +107,14 @@ QCoro::Task<int> run(int pods, int rounds)
     KubernetesBackend backend(optionsFor(fake));
     KubeClient *client = backend.client();
 
+    // Named, never temporaries in a co_await (GCC 12, README.md).
+    const QString podsResource = QStringLiteral("pods");
+    const QString claimsResource = QStringLiteral("persistentvolumeclaims");
+    const QString selector = QStringLiteral("app.kubernetes.io/managed-by=agentscope");
+    const ListFilter everything;
     // Warm up the connection and both paths once.
-    co_await fetchBare(&network, &fake, QStringLiteral("pods"));
-    co_await client->listPods(QStringLiteral("app.kubernetes.io/managed-by=agentscope"));
+    co_await fetchBare(&network, &fake, podsResource);
+    co_await client->listPods(selector);
 
     std::vector<double> bareMs;
     std::vector<double> listMs;
@@ -116,11 +122,11 @@ QCoro::Task<int> run(int pods, int rounds)
     std::vector<double> bareBothMs;
     BareListing bare;
     for (int round = 0; round < rounds; ++round) {
-        bare = co_await fetchBare(&network, &fake, QStringLiteral("pods"));
+        bare = co_await fetchBare(&network, &fake, podsResource);
         bareMs.push_back(bare.wallMs);
         QElapsedTimer timer;
         timer.start();
-        auto listed = co_await client->listPods(QStringLiteral("app.kubernetes.io/managed-by=agentscope"));
+        auto listed = co_await client->listPods(selector);
         listMs.push_back(double(timer.nsecsElapsed()) / 1e6);
         if (!listed || listed->items.size() != pods) {
             std::fprintf(stderr, "listPods failed: %s\n",
@@ -128,14 +134,15 @@ QCoro::Task<int> run(int pods, int rounds)
                                 : qPrintable(listed.error().message));
             co_return 1;
         }
-        const BareListing bareClaims = co_await fetchBare(&network, &fake, QStringLiteral("persistentvolumeclaims"));
+        const BareListing bareClaims = co_await fetchBare(&network, &fake, claimsResource);
         bareBothMs.push_back(bare.wallMs + bareClaims.wallMs);
         timer.restart();
-        auto all = co_await backend.list({});
+        auto all = co_await backend.list(everything);
         allMs.push_back(double(timer.nsecsElapsed()) / 1e6);
         if (!all || all->size() != pods) {
             std::fprintf(stderr, "list failed: %s\n",
-                         all ? qPrintable(QStringLiteral("%1 listed").arg(all->size())) : qPrintable(all.error().message));
+                         all ? qPrintable(QStringLiteral("%1 listed").arg(all->size()))
+                             : qPrintable(all.error().message));
             co_return 1;
         }
     }
@@ -149,7 +156,8 @@ QCoro::Task<int> run(int pods, int rounds)
     // An open of a workspace whose Pod runs, counted at the server.
     {
         const QString id = QStringLiteral("benchopen%1").arg(QCoreApplication::applicationPid());
-        auto made = co_await backend.create(CreateSpec{id, {}, {}, {}});
+        const CreateSpec spec{id, {}, {}, {}};
+        auto made = co_await backend.create(spec);
         if (!made) {
             std::fprintf(stderr, "create failed: %s\n", qPrintable(made.error().message));
             co_return 1;
@@ -161,7 +169,8 @@ QCoro::Task<int> run(int pods, int rounds)
         fake.control("POST", QStringLiteral("/_fake/reset-stats"));
         QElapsedTimer timer;
         timer.start();
-        auto opened = co_await provisioner.provision(ProvisionRequest{id, {}, {}, {}});
+        const ProvisionRequest request{id, {}, {}, {}};
+        auto opened = co_await provisioner.provision(request);
         const double openMs = double(timer.nsecsElapsed()) / 1e6;
         if (!opened) {
             std::fprintf(stderr, "open failed: %s\n", qPrintable(opened.error().message));
@@ -169,8 +178,9 @@ QCoro::Task<int> run(int pods, int rounds)
         }
         const QJsonObject stats = fake.stats();
         std::printf("open a workspace whose Pod runs\n");
-        std::printf("  round trips before the bootstrap    %9d  [<= 3] %s\n", stats.value(QLatin1String("requests")).toInt(),
-                    QJsonDocument(stats.value(QLatin1String("byVerb")).toObject()).toJson(QJsonDocument::Compact).constData());
+        std::printf(
+            "  round trips before the bootstrap    %9d  [<= 3] %s\n", stats.value(QLatin1String("requests")).toInt(),
+            QJsonDocument(stats.value(QLatin1String("byVerb")).toObject()).toJson(QJsonDocument::Compact).constData());
         std::printf("  wall time                           %9.1f ms\n", openMs);
 
         // A change on the cluster, through the watch.
@@ -194,7 +204,8 @@ QCoro::Task<int> run(int pods, int rounds)
         for (int i = 0; i < 200 && !arrived; ++i)
             co_await QCoro::sleepFor(20ms);
         backend.setWatching(false);
-        co_await backend.kill(made->sandboxId, {});
+        const KillOptions killOptions;
+        co_await backend.kill(made->sandboxId, killOptions);
         if (!arrived) {
             std::fprintf(stderr, "the watch did not report the change\n");
             co_return 1;
@@ -210,18 +221,20 @@ int main(int argc, char **argv)
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
     parser.addHelpOption();
-    parser.addOptions({{QStringLiteral("pods"), QStringLiteral("Workspaces the fake is seeded with."),
-                        QStringLiteral("N"), QStringLiteral("10000")},
-                       {QStringLiteral("rounds"), QStringLiteral("Measurements of each listing (the median is printed)."),
-                        QStringLiteral("R"), QStringLiteral("5")}});
+    parser.addOptions(
+        {{QStringLiteral("pods"), QStringLiteral("Workspaces the fake is seeded with."), QStringLiteral("N"),
+          QStringLiteral("10000")},
+         {QStringLiteral("rounds"), QStringLiteral("Measurements of each listing (the median is printed)."),
+          QStringLiteral("R"), QStringLiteral("5")}});
     parser.process(app);
     int status = 1;
     QTimer::singleShot(0, &app, [&] {
-        QCoro::connect(run(parser.value(QStringLiteral("pods")).toInt(), parser.value(QStringLiteral("rounds")).toInt()),
-                       &app, [&](int result) {
-                           status = result;
-                           app.quit();
-                       });
+        QCoro::connect(
+            run(parser.value(QStringLiteral("pods")).toInt(), parser.value(QStringLiteral("rounds")).toInt()), &app,
+            [&](int result) {
+                status = result;
+                app.quit();
+            });
     });
     app.exec();
     return status;

@@ -44,7 +44,8 @@ private:
         env.remove(QStringLiteral("QT_LOGGING_RULES"));
         QProcess process;
         process.setProcessEnvironment(env);
-        const QStringList global{QStringLiteral("--backend"), QStringLiteral("kubernetes"), QStringLiteral("--kubeconfig"),
+        const QStringList global{QStringLiteral("--backend"), QStringLiteral("kubernetes"),
+                                 QStringLiteral("--kubeconfig"),
                                  kubeconfig.isEmpty() ? m_server.kubeconfigPath() : kubeconfig};
         process.start(QStringLiteral(PADDOCKCTL_PATH), global + args);
         if (!process.waitForFinished(120'000))
@@ -90,9 +91,11 @@ private Q_SLOTS:
 
     void everyCommandWorks()
     {
-        const QString bootstrap = file(QStringLiteral("bootstrap.txt"), "echo bootstrapping in $(pwd)\necho warn >&2\n");
-        const Run opened = run({QStringLiteral("--bootstrap"), bootstrap, QStringLiteral("open"), QStringLiteral("--user"),
-                                QStringLiteral("运维"), QStringLiteral("--agent"), QStringLiteral("助手")});
+        const QString bootstrap =
+            file(QStringLiteral("bootstrap.txt"), "echo bootstrapping in $(pwd)\necho warn >&2\n");
+        const Run opened =
+            run({QStringLiteral("--bootstrap"), bootstrap, QStringLiteral("open"), QStringLiteral("--user"),
+                 QStringLiteral("运维"), QStringLiteral("--agent"), QStringLiteral("助手")});
         QVERIFY2(opened.exitCode == 0, qPrintable(opened.err));
         const QString id = opened.out.trimmed();
         QCOMPARE(id.size(), 16);
@@ -122,9 +125,9 @@ private Q_SLOTS:
         QCOMPARE(row(id).value(QLatin1String("state")).toString(), QStringLiteral("Paused"));
 
         // open again: the Pod is made again on the PVC, and the bootstrap does not run again.
-        const Run reopened = run({QStringLiteral("--bootstrap"), bootstrap, QStringLiteral("open"),
-                                  QStringLiteral("--user"), QStringLiteral("运维"), QStringLiteral("--agent"),
-                                  QStringLiteral("助手")});
+        const Run reopened =
+            run({QStringLiteral("--bootstrap"), bootstrap, QStringLiteral("open"), QStringLiteral("--user"),
+                 QStringLiteral("运维"), QStringLiteral("--agent"), QStringLiteral("助手")});
         QVERIFY2(reopened.exitCode == 0, qPrintable(reopened.err));
         QCOMPARE(reopened.out.trimmed(), id);
         QVERIFY2(!reopened.err.contains(QLatin1String("bootstrapping in")), qPrintable(reopened.err));
@@ -136,7 +139,8 @@ private Q_SLOTS:
         const Run logs = run({QStringLiteral("logs"), id});
         QCOMPARE(logs.exitCode, 0);
 
-        step = run({QStringLiteral("sweep"), QStringLiteral("--idle"), QStringLiteral("0"), QStringLiteral("--dry-run")});
+        step =
+            run({QStringLiteral("sweep"), QStringLiteral("--idle"), QStringLiteral("0"), QStringLiteral("--dry-run")});
         QCOMPARE(step.exitCode, 0);
 
         step = run({QStringLiteral("kill"), id});
@@ -178,9 +182,10 @@ private Q_SLOTS:
         const qsizetype at = config.indexOf("certificate-authority-data: ");
         QVERIFY(at >= 0);
         const qsizetype end = config.indexOf('\n', at);
-        config.replace(at, end - at, "insecure-skip-tls-verify: false\n    certificate-authority-data: " + QByteArray(
-                                         "-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n")
-                                                                                                    .toBase64());
+        config.replace(
+            at, end - at,
+            "insecure-skip-tls-verify: false\n    certificate-authority-data: "
+                + QByteArray("-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n").toBase64());
         bad = run({QStringLiteral("list")}, file(QStringLiteral("badca.yaml"), config));
         QVERIFY2(bad.exitCode != 0, qPrintable(bad.err));
         QVERIFY2(bad.err.contains(QLatin1String("certificate")), qPrintable(bad.err));

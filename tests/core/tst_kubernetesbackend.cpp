@@ -125,7 +125,15 @@ private:
     {
         return rest("GET", QStringLiteral("/api/v1/namespaces/agentscope/persistentvolumeclaims/") + name);
     }
-    int requests() const { return m_fake.stats().value(QLatin1String("requests")).toInt(); }
+    // API requests since the last reset (the test-only /_fake routes are not among them).
+    int requests() const
+    {
+        int count = 0;
+        const QJsonObject byVerb = m_fake.stats().value(QLatin1String("byVerb")).toObject();
+        for (auto it = byVerb.constBegin(); it != byVerb.constEnd(); ++it)
+            count += it->toInt();
+        return count;
+    }
     void resetStats() const { m_fake.control("POST", QStringLiteral("/_fake/reset-stats")); }
 
     // Makes the workspace as AgentScope does, straight through the API.
@@ -332,12 +340,40 @@ private Q_SLOTS:
         QVERIFY(QCoro::waitFor(k8s->kill(safeName(id), {})));
     }
 
+    // What AgentScope's own Pods keep outside /workspace goes with the Pod (its gateway home is
+    // not on its PVC); Paddock's Pods keep the gateway home in the PVC's .agentscope folder.
+    void theGatewayHomeLivesOnThePvcOnlyInPaddocksPods()
+    {
+        const QString id = newId();
+        makeAsAgentScope(id);
+        auto k8s = backend();
+        const QString name = safeName(id);
+        const ExecRequest write{
+            {u"sh"_qs, u"-c"_qs, u"mkdir -p /root/.agentscope && echo x > /root/.agentscope/mark"_qs}, {}, 10s, {}};
+        QVERIFY(QCoro::waitFor(k8s->exec(name, write))->exitCode == 0);
+        QVERIFY(QCoro::waitFor(k8s->pause(name)));
+        QVERIFY(QCoro::waitFor(k8s->resume(name))); // made again by Paddock: with the mount
+        const ExecRequest read{{u"sh"_qs, u"-c"_qs, u"ls /root/.agentscope; ls -a /workspace"_qs}, {}, 10s, {}};
+        auto listed = QCoro::waitFor(k8s->exec(name, read));
+        QVERIFY(listed);
+        QVERIFY2(!listed->stdOut.contains("mark"), listed->stdOut.constData()); // AgentScope's Pod lost it
+        QVERIFY2(listed->stdOut.contains(".agentscope"), listed->stdOut.constData()); // on the PVC now
+        QVERIFY(QCoro::waitFor(k8s->exec(name, write))->exitCode == 0);
+        QVERIFY(QCoro::waitFor(k8s->pause(name)));
+        QVERIFY(QCoro::waitFor(k8s->resume(name)));
+        listed = QCoro::waitFor(k8s->exec(name, read));
+        QVERIFY2(listed->stdOut.contains("mark"), listed->stdOut.constData()); // kept across Pods
+        QVERIFY(QCoro::waitFor(k8s->kill(name, {})));
+    }
+
     void killDeletesThePodAndThePvc()
     {
         auto k8s = backend();
         const QString id = newId();
         QVERIFY(QCoro::waitFor(k8s->create(CreateSpec{id, {}, {}, {}})));
-        const QString warning = k8s->killWarning(SandboxInfo{safeName(id)});
+        SandboxInfo sandbox;
+        sandbox.sandboxId = safeName(id);
+        const QString warning = k8s->killWarning(sandbox);
         QVERIFY(warning.contains(u"Pod "_qs + safeName(id)));
         QVERIFY(warning.contains(u"PersistentVolumeClaim "_qs + safeName(id)));
         QVERIFY(QCoro::waitFor(k8s->kill(safeName(id), {})));
@@ -442,22 +478,23 @@ private Q_SLOTS:
     void openingARunningWorkspaceCostsThreeRoundTrips()
     {
         const QString id = newId();
+        BootstrapLogStore logs(m_logs.path());
         {
+            // Made and bootstrapped once (its marker written), by another "process".
             auto maker = backend();
-            QVERIFY(QCoro::waitFor(maker->create(CreateSpec{id, {}, {}, {}})));
+            Provisioner first(maker.get(), &logs, ProvisionOptions{});
+            QVERIFY(QCoro::waitFor(first.provision(ProvisionRequest{id, {}, {}, {}})));
         }
         auto k8s = backend();
-        BootstrapLogStore logs(m_logs.path());
         Provisioner provisioner(k8s.get(), &logs, ProvisionOptions{});
         resetStats();
         auto opened = QCoro::waitFor(provisioner.provision(ProvisionRequest{id, {}, {}, {}}));
         QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
-        const QJsonObject stats = m_fake.stats();
-        qInfo().noquote()
-            << "round trips to open a Running workspace:" << stats.value(QLatin1String("requests")).toInt()
-            << QJsonDocument(stats.value(QLatin1String("byVerb")).toObject()).toJson(QJsonDocument::Compact);
-        QVERIFY2(stats.value(QLatin1String("requests")).toInt() <= 3,
-                 QJsonDocument(stats).toJson(QJsonDocument::Compact).constData());
+        const QJsonObject byVerb = m_fake.stats().value(QLatin1String("byVerb")).toObject();
+        qInfo().noquote() << "round trips to open a Running workspace:" << requests()
+                          << QJsonDocument(byVerb).toJson(QJsonDocument::Compact);
+        // The Pod by name, the layout's mkdir, the marker's test.
+        QVERIFY2(requests() <= 3, QJsonDocument(byVerb).toJson(QJsonDocument::Compact).constData());
         QVERIFY(QCoro::waitFor(k8s->kill(safeName(id), {})));
     }
 

@@ -339,8 +339,17 @@ QList<SandboxBind> FakeKubernetes::podBinds(const Version &pod, PodState *state)
             const QString claim = volume.value(u"persistentVolumeClaim"_s).toObject().value(u"claimName"_s).toString();
             auto &pvcs = const_cast<FakeKubernetes *>(this)->table(Kind::Pvc);
             const auto it = pvcs.find(pod.ns + u'/' + claim);
-            if (it != pvcs.end() && !it->second.volumeDir.isEmpty())
-                binds.append({it->second.volumeDir, path});
+            if (it != pvcs.end() && !it->second.volumeDir.isEmpty()) {
+                // subPath: a folder of the volume (made when missing, as the kubelet does).
+                const QString subPath = QDir::cleanPath(mount.value(u"subPath"_s).toString());
+                QString host = it->second.volumeDir;
+                if (!subPath.isEmpty() && subPath != u"."_s && !subPath.startsWith(u".."_s)
+                    && !subPath.startsWith(u'/')) {
+                    host += u'/' + subPath;
+                    QDir().mkpath(host);
+                }
+                binds.append({host, path});
+            }
         } else if (volume.contains(u"emptyDir"_s)) {
             binds.append({state->dir + u"/volumes/"_s + volume.value(u"name"_s).toString(), path});
         }

@@ -154,7 +154,8 @@ Error KubeClient::explain(const Error &error, const QString &verb, const QString
     return explained;
 }
 
-QCoro::Task<Result<Http::HttpResponse>> KubeClient::send(Http::HttpRequest request, QString verb, QString resource)
+QCoro::Task<Result<Http::HttpResponse>> KubeClient::send(Http::HttpRequest request, const char *verb,
+                                                         const char *resource)
 {
     const Http::HttpRequest unsigned_ = request;
     if (auto authorized = co_await authorize(request); !authorized)
@@ -169,7 +170,7 @@ QCoro::Task<Result<Http::HttpResponse>> KubeClient::send(Http::HttpRequest reque
         response = co_await m_http->send(request);
     }
     if (!response)
-        co_return fail(explain(response.error(), verb, resource));
+        co_return fail(explain(response.error(), QLatin1String(verb), QLatin1String(resource)));
     co_return response;
 }
 
@@ -180,7 +181,7 @@ QCoro::Task<Result<bool>> KubeClient::namespaceExists()
     Http::HttpRequest request;
     request.url = url;
     request.retrySafe = true;
-    auto response = co_await send(request, QStringLiteral("get"), QStringLiteral("namespaces"));
+    auto response = co_await send(request, "get", "namespaces");
     if (!response) {
         if (response.error().kind == Error::Kind::NotFound)
             co_return false;
@@ -201,7 +202,7 @@ QCoro::Task<Result<>> KubeClient::createNamespace()
                                   {QStringLiteral("kind"), QStringLiteral("Namespace")},
                                   {QStringLiteral("metadata"), QJsonObject{{QStringLiteral("name"), m_target.ns}}}})
             .toJson(QJsonDocument::Compact);
-    auto response = co_await send(request, QStringLiteral("create"), QStringLiteral("namespaces"));
+    auto response = co_await send(request, "create", "namespaces");
     // Someone else made it meanwhile: as good.
     if (!response && response.error().kind != Error::Kind::Conflict)
         co_return fail(response.error());
@@ -213,7 +214,7 @@ QCoro::Task<Result<std::optional<PodView>>> KubeClient::getPod(QString name)
     Http::HttpRequest request;
     request.url = namespacedUrl(QStringLiteral("pods/") + name);
     request.retrySafe = true;
-    auto response = co_await send(request, QStringLiteral("get"), QStringLiteral("pods"));
+    auto response = co_await send(request, "get", "pods");
     if (!response) {
         if (response.error().kind == Error::Kind::NotFound)
             co_return std::optional<PodView>{};
@@ -230,7 +231,7 @@ QCoro::Task<Result<std::optional<PvcView>>> KubeClient::getPvc(QString name)
     Http::HttpRequest request;
     request.url = namespacedUrl(QStringLiteral("persistentvolumeclaims/") + name);
     request.retrySafe = true;
-    auto response = co_await send(request, QStringLiteral("get"), QStringLiteral("persistentvolumeclaims"));
+    auto response = co_await send(request, "get", "persistentvolumeclaims");
     if (!response) {
         if (response.error().kind == Error::Kind::NotFound)
             co_return std::optional<PvcView>{};
@@ -250,7 +251,7 @@ QCoro::Task<Result<PodView>> KubeClient::createPod(QJsonObject manifest)
     url.setQuery(QStringLiteral("fieldManager=paddock"));
     request.url = url;
     request.body = QJsonDocument(manifest).toJson(QJsonDocument::Compact);
-    auto response = co_await send(request, QStringLiteral("create"), QStringLiteral("pods"));
+    auto response = co_await send(request, "create", "pods");
     if (!response)
         co_return fail(response.error());
     co_return parsePod(response->body);
@@ -264,7 +265,7 @@ QCoro::Task<Result<PvcView>> KubeClient::createPvc(QJsonObject manifest)
     url.setQuery(QStringLiteral("fieldManager=paddock"));
     request.url = url;
     request.body = QJsonDocument(manifest).toJson(QJsonDocument::Compact);
-    auto response = co_await send(request, QStringLiteral("create"), QStringLiteral("persistentvolumeclaims"));
+    auto response = co_await send(request, "create", "persistentvolumeclaims");
     if (!response)
         co_return fail(response.error());
     co_return parsePvc(response->body);
@@ -282,7 +283,7 @@ QCoro::Task<Result<bool>> KubeClient::deletePod(QString name, std::optional<int>
     if (gracePeriodSeconds)
         options.insert(QStringLiteral("gracePeriodSeconds"), *gracePeriodSeconds);
     request.body = QJsonDocument(options).toJson(QJsonDocument::Compact);
-    auto response = co_await send(request, QStringLiteral("delete"), QStringLiteral("pods"));
+    auto response = co_await send(request, "delete", "pods");
     if (!response) {
         if (response.error().kind == Error::Kind::NotFound)
             co_return false;
@@ -301,7 +302,7 @@ QCoro::Task<Result<bool>> KubeClient::deletePvc(QString name)
                                              {QStringLiteral("apiVersion"), QStringLiteral("v1")},
                                              {QStringLiteral("propagationPolicy"), QStringLiteral("Background")}})
                        .toJson(QJsonDocument::Compact);
-    auto response = co_await send(request, QStringLiteral("delete"), QStringLiteral("persistentvolumeclaims"));
+    auto response = co_await send(request, "delete", "persistentvolumeclaims");
     if (!response) {
         if (response.error().kind == Error::Kind::NotFound)
             co_return false;
@@ -311,7 +312,7 @@ QCoro::Task<Result<bool>> KubeClient::deletePvc(QString name)
 }
 
 template<typename View>
-QCoro::Task<Result<ListPage<View>>> KubeClient::listAll(QString resource, QString labelSelector, int pageSize,
+QCoro::Task<Result<ListPage<View>>> KubeClient::listAll(const char *resource, QString labelSelector, int pageSize,
                                                         Result<ListPage<View>> (*parse)(const QByteArray &))
 {
     ListPage<View> all;
@@ -324,11 +325,11 @@ QCoro::Task<Result<ListPage<View>>> KubeClient::listAll(QString resource, QStrin
         if (!token.isEmpty())
             query += QStringLiteral("&continue=") + percentEncoded(token);
         Http::HttpRequest request;
-        QUrl url = namespacedUrl(resource);
+        QUrl url = namespacedUrl(QLatin1String(resource));
         url.setQuery(query, QUrl::StrictMode);
         request.url = url;
         request.retrySafe = true;
-        auto response = co_await send(request, QStringLiteral("list"), resource);
+        auto response = co_await send(request, "list", resource);
         if (!response) {
             // The continue token expired (the list took longer than the server keeps it): the
             // pages so far may be stale, so start again, once.
@@ -343,7 +344,8 @@ QCoro::Task<Result<ListPage<View>>> KubeClient::listAll(QString resource, QStrin
         // Parsing 500 objects takes milliseconds: off the thread that draws the window.
         auto parsed = std::make_shared<Result<ListPage<View>>>(fail(Error::backend(QString())));
         const QByteArray body = response->body;
-        if (!co_await m_http->waitFor(QtConcurrent::run([parsed, body, parse] { *parsed = parse(body); })))
+        QFuture<void> parsing = QtConcurrent::run([parsed, body, parse] { *parsed = parse(body); });
+        if (!co_await m_http->waitFor(std::move(parsing)))
             co_return fail(Http::HttpClient::closedError());
         if (!*parsed)
             co_return fail(parsed->error());
@@ -359,13 +361,12 @@ QCoro::Task<Result<ListPage<View>>> KubeClient::listAll(QString resource, QStrin
 
 QCoro::Task<Result<ListPage<PodView>>> KubeClient::listPods(QString labelSelector, int pageSize)
 {
-    co_return co_await listAll<PodView>(QStringLiteral("pods"), labelSelector, pageSize, parsePodList);
+    co_return co_await listAll<PodView>("pods", labelSelector, pageSize, parsePodList);
 }
 
 QCoro::Task<Result<ListPage<PvcView>>> KubeClient::listPvcs(QString labelSelector, int pageSize)
 {
-    co_return co_await listAll<PvcView>(QStringLiteral("persistentvolumeclaims"), labelSelector, pageSize,
-                                        parsePvcList);
+    co_return co_await listAll<PvcView>("persistentvolumeclaims", labelSelector, pageSize, parsePvcList);
 }
 
 QCoro::Task<Result<WatchOutcome>> KubeClient::watch(Resource resource, QString labelSelector, QString resourceVersion,
@@ -391,7 +392,7 @@ QCoro::Task<Result<WatchOutcome>> KubeClient::watch(Resource resource, QString l
     outcome.resourceVersion = resourceVersion;
     QByteArray pending;
     const ObjectKind kind = resource == Resource::Pods ? ObjectKind::Pod : ObjectKind::Pvc;
-    const auto onData = [&](QByteArrayView data) {
+    const std::function<void(QByteArrayView)> onData = [&](QByteArrayView data) {
         pending.append(data.data(), data.size());
         qsizetype start = 0;
         for (;;) {
@@ -440,7 +441,7 @@ QCoro::Task<Result<QByteArray>> KubeClient::podLog(QString name, int tail)
     request.url = url;
     request.accept = "text/plain, application/json";
     request.retrySafe = true;
-    auto response = co_await send(request, QStringLiteral("get"), QStringLiteral("pods/log"));
+    auto response = co_await send(request, "get", "pods/log");
     if (!response)
         co_return fail(response.error());
     co_return response->body;
