@@ -114,15 +114,16 @@ private Q_SLOTS:
         QCOMPARE(mine.value(QLatin1String("backend")).toString(), QStringLiteral("kubernetes"));
         QCOMPARE(mine.value(QLatin1String("sandboxId")).toString(), QStringLiteral("as-ws-") + id);
 
+        // Pause stops it: the Pod goes, the PVC stays; list says so in this backend's words.
         Run step = run({QStringLiteral("pause"), id});
         QVERIFY2(step.exitCode == 0, qPrintable(step.err));
-        QCOMPARE(row(id).value(QLatin1String("state")).toString(), QStringLiteral("Paused"));
+        QCOMPARE(row(id).value(QLatin1String("state")).toString(), QStringLiteral("Stopped"));
         step = run({QStringLiteral("resume"), id});
         QVERIFY2(step.exitCode == 0, qPrintable(step.err));
         QCOMPARE(row(id).value(QLatin1String("state")).toString(), QStringLiteral("Running"));
         step = run({QStringLiteral("close"), id});
         QVERIFY2(step.exitCode == 0, qPrintable(step.err));
-        QCOMPARE(row(id).value(QLatin1String("state")).toString(), QStringLiteral("Paused"));
+        QCOMPARE(row(id).value(QLatin1String("state")).toString(), QStringLiteral("Stopped"));
 
         // open again: the Pod is made again on the PVC, and the bootstrap does not run again.
         const Run reopened =
@@ -172,7 +173,8 @@ private Q_SLOTS:
             closedPort = probe.serverPort();
         }
         QByteArray config = kubeconfigText();
-        config.replace(m_server.base().toString().toUtf8(), "https://127.0.0.1:" + QByteArray::number(closedPort));
+        const QByteArray closedServer = "https://127.0.0.1:" + QByteArray::number(closedPort);
+        config.replace(m_server.base().toString().toUtf8(), closedServer);
         bad = run({QStringLiteral("list")}, file(QStringLiteral("closed.yaml"), config));
         QCOMPARE(bad.exitCode, 1);
         QVERIFY2(bad.err.contains(QLatin1String("Connection refused")), qPrintable(bad.err));
@@ -182,10 +184,10 @@ private Q_SLOTS:
         const qsizetype at = config.indexOf("certificate-authority-data: ");
         QVERIFY(at >= 0);
         const qsizetype end = config.indexOf('\n', at);
-        config.replace(
-            at, end - at,
-            "insecure-skip-tls-verify: false\n    certificate-authority-data: "
-                + QByteArray("-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n").toBase64());
+        // Another CA than the server's (the fake's client certificate is no CA of it).
+        const QByteArray otherCa = m_server.clientCertificate().toPem();
+        const QByteArray replacement = "certificate-authority-data: " + otherCa.toBase64();
+        config.replace(at, end - at, replacement);
         bad = run({QStringLiteral("list")}, file(QStringLiteral("badca.yaml"), config));
         QVERIFY2(bad.exitCode != 0, qPrintable(bad.err));
         QVERIFY2(bad.err.contains(QLatin1String("certificate")), qPrintable(bad.err));
@@ -200,14 +202,16 @@ private Q_SLOTS:
         // An id that breaks the label rules: refused before any request.
         const QString bootstrap = file(QStringLiteral("none.txt"), "");
         bad = run({QStringLiteral("--bootstrap"), bootstrap, QStringLiteral("open"), QStringLiteral("--workspace-id"),
-                   QStringLiteral("team/alice")});
+                   QStringLiteral("abc-"), QStringLiteral("--user"), QStringLiteral("u"), QStringLiteral("--agent"),
+                   QStringLiteral("a")});
         QVERIFY2(bad.exitCode != 0, qPrintable(bad.err));
-        QVERIFY2(bad.err.contains(QLatin1String("team/alice")) && bad.err.contains(QLatin1String("label")),
+        QVERIFY2(bad.err.contains(QLatin1String("\"abc-\"")) && bad.err.contains(QLatin1String("label")),
                  qPrintable(bad.err));
 
         // An image that cannot be pulled: the kubelet's message, and nothing left behind.
         bad = run({QStringLiteral("--bootstrap"), bootstrap, QStringLiteral("--image"),
-                   QStringLiteral("registry.invalid/none:missing"), QStringLiteral("open")});
+                   QStringLiteral("registry.invalid/none:missing"), QStringLiteral("open"), QStringLiteral("--user"),
+                   QStringLiteral("u"), QStringLiteral("--agent"), QStringLiteral("a")});
         QCOMPARE(bad.exitCode, 1);
         QVERIFY2(bad.err.contains(QLatin1String("ImagePull")) || bad.err.contains(QLatin1String("ErrImagePull")),
                  qPrintable(bad.err));
