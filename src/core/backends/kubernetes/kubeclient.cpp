@@ -311,14 +311,35 @@ QCoro::Task<Result<bool>> KubeClient::deletePvc(QString name)
     co_return true;
 }
 
+namespace {
+
+// A list's continue token, read from its metadata before the items without parsing the page, so
+// that the next page can be asked for while this one is parsed. nullopt: not found there (the
+// parse tells); an empty token: the last page.
+std::optional<QString> peekContinue(const QByteArray &body)
+{
+    const qsizetype items = body.indexOf("\"items\"");
+    const QByteArrayView head = QByteArrayView(body).first(items < 0 ? body.size() : items);
+    const qsizetype key = head.indexOf(QByteArrayView("\"continue\":\""));
+    if (key < 0)
+        return items < 0 ? std::nullopt : std::optional<QString>(QString());
+    const qsizetype start = key + 12;
+    const qsizetype end = head.indexOf('"', start);
+    if (end < 0)
+        return std::nullopt;
+    const QByteArrayView token = head.sliced(start, end - start);
+    if (token.contains('\\'))
+        return std::nullopt; // escaped: left to the parser
+    return QString::fromLatin1(token);
+}
+
+} // namespace
+
 template<typename View>
 QCoro::Task<Result<ListPage<View>>> KubeClient::listAll(const char *resource, QString labelSelector, int pageSize,
                                                         Result<ListPage<View>> (*parse)(const QByteArray &))
 {
-    ListPage<View> all;
-    QString token;
-    bool restarted = false;
-    for (;;) {
+    const auto pageRequest = [&](const QString &token) {
         QString query = QStringLiteral("limit=%1").arg(pageSize);
         if (!labelSelector.isEmpty())
             query += QStringLiteral("&labelSelector=") + percentEncoded(labelSelector);
@@ -329,7 +350,14 @@ QCoro::Task<Result<ListPage<View>>> KubeClient::listAll(const char *resource, QS
         url.setQuery(query, QUrl::StrictMode);
         request.url = url;
         request.retrySafe = true;
-        auto response = co_await send(request, "list", resource);
+        return request;
+    };
+    ListPage<View> all;
+    QString token;
+    bool restarted = false;
+    Http::HttpRequest request = pageRequest(token);
+    auto response = co_await send(request, "list", resource);
+    for (;;) {
         if (!response) {
             // The continue token expired (the list took longer than the server keeps it): the
             // pages so far may be stale, so start again, once.
@@ -337,15 +365,28 @@ QCoro::Task<Result<ListPage<View>>> KubeClient::listAll(const char *resource, QS
                 restarted = true;
                 token.clear();
                 all = {};
+                request = pageRequest(token);
+                response = co_await send(request, "list", resource);
                 continue;
             }
             co_return fail(response.error());
         }
-        // Parsing 500 objects takes milliseconds: off the thread that draws the window.
+        // Parsing 500 objects takes milliseconds: on a worker thread, while the next page is
+        // on its way.
         auto parsed = std::make_shared<Result<ListPage<View>>>(fail(Error::backend(QString())));
         const QByteArray body = response->body;
         QFuture<void> parsing = QtConcurrent::run([parsed, body, parse] { *parsed = parse(body); });
-        if (!co_await m_http->waitFor(std::move(parsing)))
+        const std::optional<QString> next = peekContinue(body);
+        std::optional<QCoro::Task<Result<Http::HttpResponse>>> fetching;
+        if (next && !next->isEmpty()) {
+            request = pageRequest(*next);
+            fetching.emplace(send(request, "list", resource));
+        }
+        const bool open = co_await m_http->waitFor(std::move(parsing));
+        // A request that was started is always waited for.
+        if (fetching)
+            response = co_await std::move(*fetching);
+        if (!open)
             co_return fail(Http::HttpClient::closedError());
         if (!*parsed)
             co_return fail(parsed->error());
@@ -355,6 +396,10 @@ QCoro::Task<Result<ListPage<View>>> KubeClient::listAll(const char *resource, QS
         token = page.continueToken;
         if (token.isEmpty())
             break;
+        if (!fetching) {
+            request = pageRequest(token);
+            response = co_await send(request, "list", resource);
+        }
     }
     co_return all;
 }
