@@ -1469,6 +1469,668 @@
         <source>not opened: the workspace manager is stopping</source>
         <translation>未打开：工作区管理器正在停止</translation>
     </message>
+    <message>
+        <source>HTTP %1: %2</source>
+        <translation>HTTP %1：%2</translation>
+    </message>
+    <message>
+        <source>the API server refused the exec into pod %1 with HTTP %2, offering %3 and %4 and then %4 alone: the pod may not be running, or a proxy on the way does not pass websockets</source>
+        <translation>API 服务器以 HTTP %2 拒绝在 Pod %1 中执行命令（先提供 %3 和 %4，再只提供 %4）：该 Pod 可能未在运行，或途中的代理不转发 WebSocket</translation>
+    </message>
+    <message>
+        <source>the API server refused the exec into pod %1 with HTTP %2: the pod may not be running, or a proxy on the way does not pass websockets</source>
+        <translation>API 服务器以 HTTP %2 拒绝在 Pod %1 中执行命令：该 Pod 可能未在运行，或途中的代理不转发 WebSocket</translation>
+    </message>
+    <message>
+        <source>the API server refused the exec into pod %1 with HTTP %2: it did not accept the credentials; check the kubeconfig&apos;s user</source>
+        <translation>API 服务器以 HTTP %2 拒绝在 Pod %1 中执行命令：它不接受所用凭据；请检查 kubeconfig 中的用户</translation>
+    </message>
+    <message>
+        <source>the API server refused the exec into pod %1 with HTTP %2: your role may not exec into pods (it needs get and create on pods/exec)</source>
+        <translation>API 服务器以 HTTP %2 拒绝在 Pod %1 中执行命令：你的角色无权在 Pod 中执行命令（需要 pods/exec 的 get 和 create 权限）</translation>
+    </message>
+    <message>
+        <source>the API server refused the exec into pod %1 with HTTP %2: the pod or its namespace does not exist</source>
+        <translation>API 服务器以 HTTP %2 拒绝在 Pod %1 中执行命令：该 Pod 或其命名空间不存在</translation>
+    </message>
+    <message>
+        <source>the API server refused the exec into pod %1 with HTTP %2</source>
+        <translation>API 服务器以 HTTP %2 拒绝在 Pod %1 中执行命令</translation>
+    </message>
+    <message>
+        <source>the API server chose the exec protocol &apos;%1&apos; for pod %2, which Paddock did not offer (it offers %3)</source>
+        <translation>API 服务器为 Pod %2 选择了执行协议“%1”，而 Paddock 并未提供该协议（它提供 %3）</translation>
+    </message>
+    <message>
+        <source>closed with code %1</source>
+        <translation>以代码 %1 关闭</translation>
+    </message>
+    <message>
+        <source>closed with code %1 (%2)</source>
+        <translation>以代码 %1 关闭（%2）</translation>
+    </message>
+    <message>
+        <source>the exec status from the API server is not a JSON object: %1</source>
+        <translation>API 服务器返回的执行状态不是 JSON 对象：%1</translation>
+    </message>
+    <message>
+        <source>the exec status from the API server is neither Success nor Failure: &apos;%1&apos;</source>
+        <translation>API 服务器返回的执行状态既不是 Success 也不是 Failure：“%1”</translation>
+    </message>
+    <message>
+        <source>the exec status from the API server gives an invalid exit code &apos;%1&apos;</source>
+        <translation>API 服务器返回的执行状态给出了无效的退出码“%1”</translation>
+    </message>
+    <message>
+        <source>the exec status from the API server reports a non-zero exit code without giving it</source>
+        <translation>API 服务器返回的执行状态报告了非零退出码，但没有给出具体数值</translation>
+    </message>
+    <message>
+        <source>the command could not run in the pod: %1</source>
+        <translation>命令无法在 Pod 中运行：%1</translation>
+    </message>
+    <message>
+        <source>cancelled: the command&apos;s connection to the pod was closed</source>
+        <translation>已取消：命令与 Pod 的连接已关闭</translation>
+    </message>
+    <message>
+        <source>cannot exec at %1: the URL must be http, https, ws or wss</source>
+        <translation>无法在 %1 执行命令：URL 必须是 http、https、ws 或 wss</translation>
+    </message>
+    <message>
+        <source>the API server at %1 did not open the exec connection to pod %2 within %3 s</source>
+        <translation>%1 上的 API 服务器在 %3 秒内未打开到 Pod %2 的执行连接</translation>
+    </message>
+    <message>
+        <source>the server closed the connection</source>
+        <translation>服务器关闭了连接</translation>
+    </message>
+    <message>
+        <source>cannot open the exec connection to pod %1 at %2: %3</source>
+        <translation>无法在 %2 打开到 Pod %1 的执行连接：%3</translation>
+    </message>
+    <message>
+        <source>the API server opened the exec connection to pod %1 without choosing a protocol; Paddock needs %2</source>
+        <translation>API 服务器打开了到 Pod %1 的执行连接，但没有选择协议；Paddock 需要 %2</translation>
+    </message>
+    <message>
+        <source>the API server sent a text message on the exec connection to pod %1, where %2 has binary messages only</source>
+        <translation>API 服务器在到 Pod %1 的执行连接上发送了文本消息，而 %2 只有二进制消息</translation>
+    </message>
+    <message>
+        <source>the exec connection to pod %1 went silent (%2 pings in a row unanswered); the command&apos;s outcome is unknown</source>
+        <translation>到 Pod %1 的执行连接已无响应（连续 %2 次 ping 未获回应）；命令的结果未知</translation>
+    </message>
+    <message>
+        <source>the exec connection to pod %1 ended before the command&apos;s exit status: %2</source>
+        <translation>到 Pod %1 的执行连接在收到命令的退出状态前就已结束：%2</translation>
+    </message>
+    <message>
+        <source>the kubeconfig %1 is not valid at line %2: %3 must be %4</source>
+        <translation>kubeconfig %1 第 %2 行无效：%3 必须是%4</translation>
+    </message>
+    <message>
+        <source>a string</source>
+        <translation>字符串</translation>
+    </message>
+    <message>
+        <source>true or false</source>
+        <translation>true 或 false</translation>
+    </message>
+    <message>
+        <source>base64 text</source>
+        <translation>base64 文本</translation>
+    </message>
+    <message>
+        <source>a list</source>
+        <translation>列表</translation>
+    </message>
+    <message>
+        <source>a map</source>
+        <translation>映射</translation>
+    </message>
+    <message>
+        <source>a map with name and %1</source>
+        <translation>包含 name 和 %1 的映射</translation>
+    </message>
+    <message>
+        <source>the kubeconfig %1 defines %2 %3 twice (lines %4 and %5)</source>
+        <translation>kubeconfig %1 在 %2 中两次定义了 %3（第 %4 行和第 %5 行）</translation>
+    </message>
+    <message>
+        <source>the kubeconfig %1, line %2: the credential plugin&apos;s apiVersion %3 is not supported (use %4 or %5)</source>
+        <translation>kubeconfig %1 第 %2 行：不支持凭据插件的 apiVersion %3（请使用 %4 或 %5）</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>a command to run</source>
+        <translation>要运行的命令</translation>
+    </message>
+    <message>
+        <source>set for %1 (Never, IfAvailable or Always)</source>
+        <translation>为 %1 设置的值（Never、IfAvailable 或 Always）</translation>
+    </message>
+    <message>
+        <source>Never, IfAvailable or Always</source>
+        <translation>Never、IfAvailable 或 Always</translation>
+    </message>
+    <message>
+        <source>a map with name and value</source>
+        <translation>包含 name 和 value 的映射</translation>
+    </message>
+    <message>
+        <source>%1 is not a kubeconfig: it holds no map of clusters, users and contexts (line %2)</source>
+        <translation>%1 不是 kubeconfig：其中没有由集群、用户和上下文组成的映射（第 %2 行）</translation>
+    </message>
+    <message>
+        <source>%1 is not a kubeconfig: its kind is %2 (a kubeconfig has kind: Config)</source>
+        <translation>%1 不是 kubeconfig：其 kind 为 %2（kubeconfig 的 kind 为 Config）</translation>
+    </message>
+    <message>
+        <source>%1 is not a kubeconfig Paddock can read: its apiVersion is %2 (a kubeconfig has apiVersion: v1)</source>
+        <translation>%1 不是 Paddock 能读取的 kubeconfig：其 apiVersion 为 %2（kubeconfig 的 apiVersion 为 v1）</translation>
+    </message>
+    <message>
+        <source>the kubeconfig %1 does not parse: %2</source>
+        <translation>无法解析 kubeconfig %1：%2</translation>
+    </message>
+    <message>
+        <source>the kubeconfig %1 does not parse: line %2, column %3: %4</source>
+        <translation>无法解析 kubeconfig %1：第 %2 行第 %3 列：%4</translation>
+    </message>
+    <message>
+        <source>it is a folder</source>
+        <translation>它是一个文件夹</translation>
+    </message>
+    <message>
+        <source>cluster %1 in %2: its server %3 is not an https:// or http:// URL</source>
+        <translation>%2 中的集群 %1：其服务器 %3 不是 https:// 或 http:// URL</translation>
+    </message>
+    <message>
+        <source>cluster %1 in %2: its proxy-url is not a URL</source>
+        <translation>%2 中的集群 %1：其 proxy-url 不是 URL</translation>
+    </message>
+    <message>
+        <source>cluster %1 in %2: its proxy-url has the scheme %3; Paddock supports http:// and socks5:// proxies</source>
+        <translation>%2 中的集群 %1：其 proxy-url 的协议为 %3；Paddock 只支持 http:// 和 socks5:// 代理</translation>
+    </message>
+    <message>
+        <source>%1: the server %2 is http://, and Paddock sends no credentials without TLS (kubectl does not either): use the server&apos;s https:// address</source>
+        <translation>%1：服务器 %2 使用 http://，而 Paddock 不会在没有 TLS 的连接上发送凭据（kubectl 也不会）：请使用该服务器的 https:// 地址</translation>
+    </message>
+    <message>
+        <source>cancelled: the Kubernetes connection (%1) was closed</source>
+        <translation>已取消：Kubernetes 连接（%1）已关闭</translation>
+    </message>
+    <message>
+        <source>refusing to send credentials to %1: it is not https</source>
+        <translation>拒绝向 %1 发送凭据：它不是 https</translation>
+    </message>
+    <message>
+        <source>cannot read the token file %1 of %2: %3</source>
+        <translation>无法读取 %2 的令牌文件 %1：%3</translation>
+    </message>
+    <message>
+        <source>cannot run the credential plugin %1 of %2: %3</source>
+        <translation>无法运行 %2 的凭据插件 %1：%3</translation>
+    </message>
+    <message>
+        <source>the credential plugin %1 of %2 did not finish within %3 s</source>
+        <translation>%2 的凭据插件 %1 未在 %3 秒内结束</translation>
+    </message>
+    <message>
+        <source>exit %1</source>
+        <translation>退出码 %1</translation>
+    </message>
+    <message>
+        <source>it crashed</source>
+        <translation>它崩溃了</translation>
+    </message>
+    <message>
+        <source>the credential plugin %1 of %2 failed (%3)</source>
+        <translation>%2 的凭据插件 %1 失败（%3）</translation>
+    </message>
+    <message>
+        <source>the credential plugin %1 of %2 printed no usable ExecCredential: %3</source>
+        <translation>%2 的凭据插件 %1 没有输出可用的 ExecCredential：%3</translation>
+    </message>
+    <message>
+        <source>its kind is not ExecCredential</source>
+        <translation>其 kind 不是 ExecCredential</translation>
+    </message>
+    <message>
+        <source>its apiVersion is %1, but the kubeconfig asks for %2</source>
+        <translation>其 apiVersion 为 %1，但 kubeconfig 要求 %2</translation>
+    </message>
+    <message>
+        <source>it has no status</source>
+        <translation>其中没有 status</translation>
+    </message>
+    <message>
+        <source>it gives neither a token nor a client certificate and key</source>
+        <translation>它既没有给出令牌，也没有给出客户端证书和密钥</translation>
+    </message>
+    <message>
+        <source>the credential plugin %1 of %2</source>
+        <translation>%2 的凭据插件 %1</translation>
+    </message>
+    <message>
+        <source>its expirationTimestamp %1 is not an RFC 3339 time</source>
+        <translation>其 expirationTimestamp %1 不是 RFC 3339 时间</translation>
+    </message>
+    <message>
+        <source>the kubeconfig %1 does not exist</source>
+        <translation>kubeconfig %1 不存在</translation>
+    </message>
+    <message>
+        <source>cannot read the kubeconfig %1: %2</source>
+        <translation>无法读取 kubeconfig %1：%2</translation>
+    </message>
+    <message>
+        <source>no kubeconfig found: none of %1 exists</source>
+        <translation>找不到 kubeconfig：%1 均不存在</translation>
+    </message>
+    <message>
+        <source>(no files)</source>
+        <translation>（没有文件）</translation>
+    </message>
+    <message>
+        <source>it has none</source>
+        <translation>其中没有任何上下文</translation>
+    </message>
+    <message>
+        <source>it has %1</source>
+        <translation>其中有 %1</translation>
+    </message>
+    <message>
+        <source>no context chosen, and %1 sets no current-context: choose one (%2)</source>
+        <translation>未选择上下文，且 %1 未设置 current-context：请选择一个（%2）</translation>
+    </message>
+    <message>
+        <source>there is no context %1 in %2; %3</source>
+        <translation>%2 中没有上下文 %1；%3</translation>
+    </message>
+    <message>
+        <source>context %1 in %2</source>
+        <translation>%2 中的上下文 %1</translation>
+    </message>
+    <message>
+        <source>%1 names no cluster</source>
+        <translation>%1 没有指定集群</translation>
+    </message>
+    <message>
+        <source>%1 names the cluster %2, which %3 does not define</source>
+        <translation>%1 指定了集群 %2，但 %3 中没有定义它</translation>
+    </message>
+    <message>
+        <source>%1 names the user %2, which %3 does not define</source>
+        <translation>%1 指定了用户 %2，但 %3 中没有定义它</translation>
+    </message>
+    <message>
+        <source>cluster %1 in %2 has no server</source>
+        <translation>%2 中的集群 %1 没有服务器地址</translation>
+    </message>
+    <message>
+        <source>cluster %1 in %2 sets both insecure-skip-tls-verify and a certificate authority; keep one of them (kubectl refuses this too)</source>
+        <translation>%2 中的集群 %1 同时设置了 insecure-skip-tls-verify 和证书颁发机构；请只保留其中一个（kubectl 同样拒绝这种配置）</translation>
+    </message>
+    <message>
+        <source>the certificate-authority-data of cluster %1 in %2</source>
+        <translation>%2 中集群 %1 的 certificate-authority-data</translation>
+    </message>
+    <message>
+        <source>cannot read the certificate authority %1 of cluster %2 in %3: %4</source>
+        <translation>无法读取 %3 中集群 %2 的证书颁发机构 %1：%4</translation>
+    </message>
+    <message>
+        <source>the certificate authority %1 of cluster %2 in %3</source>
+        <translation>%3 中集群 %2 的证书颁发机构 %1</translation>
+    </message>
+    <message>
+        <source>user %1 in %2</source>
+        <translation>%2 中的用户 %1</translation>
+    </message>
+    <message>
+        <source>%1 has a client certificate but no client key</source>
+        <translation>%1 有客户端证书，但没有客户端密钥</translation>
+    </message>
+    <message>
+        <source>%1 has a client key but no client certificate</source>
+        <translation>%1 有客户端密钥，但没有客户端证书</translation>
+    </message>
+    <message>
+        <source>cannot read the client certificate %1 of %2: %3</source>
+        <translation>无法读取 %2 的客户端证书 %1：%3</translation>
+    </message>
+    <message>
+        <source>cannot read the client key %1 of %2: %3</source>
+        <translation>无法读取 %2 的客户端密钥 %1：%3</translation>
+    </message>
+    <message>
+        <source>%1 impersonates another user (as, as-groups), which Paddock does not support: use a context whose user has the rights itself, or give the profile that user&apos;s token</source>
+        <translation>%1 模拟了另一个用户（as、as-groups），Paddock 不支持这种做法：请使用其用户本身就有相应权限的上下文，或在配置文件中填写那个用户的令牌</translation>
+    </message>
+    <message>
+        <source>the token file %1 of %2 is empty</source>
+        <translation>%2 的令牌文件 %1 是空的</translation>
+    </message>
+    <message>
+        <source>the credential plugin %1 of %2 has interactiveMode: Always, which cannot work in Paddock: it runs plugins without a terminal. Set interactiveMode: IfAvailable or Never (the plugin must then get its credentials without asking), or give the profile a token</source>
+        <translation>%2 的凭据插件 %1 设置了 interactiveMode: Always，这在 Paddock 中无法工作：Paddock 运行插件时没有终端。请设置 interactiveMode: IfAvailable 或 Never（插件必须能在不询问的情况下获取凭据），或在配置文件中填写令牌</translation>
+    </message>
+    <message>
+        <source>%1 signs in with the auth-provider %2, which Paddock does not support (kubectl dropped it too): use the provider&apos;s exec credential plugin (gke-gcloud-auth-plugin, kubelogin), or give the profile a token</source>
+        <translation>%1 通过 auth-provider %2 登录，Paddock 不支持这种方式（kubectl 也已弃用）：请使用该提供方的 exec 凭据插件（gke-gcloud-auth-plugin、kubelogin），或在配置文件中填写令牌</translation>
+    </message>
+    <message>
+        <source>%1 signs in with a username and password, which the Kubernetes API server no longer accepts: use a token or a client certificate</source>
+        <translation>%1 使用用户名和密码登录，而 Kubernetes API 服务器已不再接受这种方式：请使用令牌或客户端证书</translation>
+    </message>
+    <message>
+        <source>not running in a Kubernetes cluster (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set)</source>
+        <translation>未在 Kubernetes 集群中运行（未设置 KUBERNETES_SERVICE_HOST 和 KUBERNETES_SERVICE_PORT）</translation>
+    </message>
+    <message>
+        <source>KUBERNETES_SERVICE_HOST %1 and KUBERNETES_SERVICE_PORT %2 make no valid server address</source>
+        <translation>KUBERNETES_SERVICE_HOST %1 和 KUBERNETES_SERVICE_PORT %2 组成的服务器地址无效</translation>
+    </message>
+    <message>
+        <source>the in-cluster service account (%1)</source>
+        <translation>集群内服务账号（%1）</translation>
+    </message>
+    <message>
+        <source>cannot read the service account token %1: %2</source>
+        <translation>无法读取服务账号令牌 %1：%2</translation>
+    </message>
+    <message>
+        <source>the service account token %1 is empty</source>
+        <translation>服务账号令牌 %1 是空的</translation>
+    </message>
+    <message>
+        <source>cannot read the service account&apos;s certificate authority %1: %2</source>
+        <translation>无法读取服务账号的证书颁发机构 %1：%2</translation>
+    </message>
+    <message>
+        <source>the service account&apos;s certificate authority %1</source>
+        <translation>服务账号的证书颁发机构 %1</translation>
+    </message>
+    <message>
+        <source>not tried, since a context was named</source>
+        <translation>未尝试，因为指定了上下文</translation>
+    </message>
+    <message>
+        <source>none of the files in KUBECONFIG (%1) exists</source>
+        <translation>KUBECONFIG（%1）中的文件均不存在</translation>
+    </message>
+    <message>
+        <source>KUBECONFIG is not set and %1 does not exist</source>
+        <translation>未设置 KUBECONFIG，且 %1 不存在</translation>
+    </message>
+    <message>
+        <source>no Kubernetes configuration found: %1; in-cluster: %2. Choose a kubeconfig file, or set KUBECONFIG</source>
+        <translation>找不到 Kubernetes 配置：%1；集群内配置：%2。请选择一个 kubeconfig 文件，或设置 KUBECONFIG</translation>
+    </message>
+    <message>
+        <source>%1 is not a PEM certificate (a file of -----BEGIN CERTIFICATE----- blocks)</source>
+        <translation>%1 不是 PEM 证书（由 -----BEGIN CERTIFICATE----- 块组成的文件）</translation>
+    </message>
+    <message>
+        <source>the client certificate of %1</source>
+        <translation>%1 的客户端证书</translation>
+    </message>
+    <message>
+        <source>the client certificate of %1 cannot be read: %2</source>
+        <translation>无法读取 %1 的客户端证书：%2</translation>
+    </message>
+    <message>
+        <source>the client key of %1 is encrypted; Paddock cannot ask for its passphrase: give it an unencrypted key (openssl pkey -in KEY -out PLAIN-KEY)</source>
+        <translation>%1 的客户端密钥已加密；Paddock 无法询问其密码：请改用未加密的密钥（openssl pkey -in KEY -out PLAIN-KEY）</translation>
+    </message>
+    <message>
+        <source>the client key of %1 is not a PEM private key (-----BEGIN PRIVATE KEY-----, RSA or EC)%2</source>
+        <translation>%1 的客户端密钥不是 PEM 私钥（-----BEGIN PRIVATE KEY-----，RSA 或 EC）%2</translation>
+    </message>
+    <message>
+        <source>the client key of %1 does not belong to its client certificate (they are not a pair)</source>
+        <translation>%1 的客户端密钥与其客户端证书不匹配（二者不是一对）</translation>
+    </message>
+    <message>
+        <source>the client key of %1 is of a kind Paddock cannot use (only RSA, EC and DSA keys)</source>
+        <translation>%1 的客户端密钥类型 Paddock 无法使用（只支持 RSA、EC 和 DSA 密钥）</translation>
+    </message>
+    <message>
+        <source>the client key of %1 cannot be read: %2</source>
+        <translation>无法读取 %1 的客户端密钥：%2</translation>
+    </message>
+    <message>
+        <source>the client key of %1 cannot be read</source>
+        <translation>无法读取 %1 的客户端密钥</translation>
+    </message>
+    <message>
+        <source>the %1 backend cannot follow container logs</source>
+        <translation>%1 后端无法跟随容器日志</translation>
+    </message>
+    <message>
+        <source>HTTP %1 %2: %3</source>
+        <translation>HTTP %1 %2：%3</translation>
+    </message>
+    <message>
+        <source>credentials are sent only over https, and %1 is not</source>
+        <translation>凭据只通过 https 发送，而 %1 不是 https</translation>
+    </message>
+    <message>
+        <source>the API server at %1 did not accept the credentials of %2 (%3)</source>
+        <translation>%1 上的 API 服务器不接受 %2 的凭据（%3）</translation>
+    </message>
+    <message>
+        <source>the cluster does not allow %1 to %2 %3 in the namespace %4; its role (RBAC) needs the verb &quot;%2&quot; on &quot;%3&quot; (%5)</source>
+        <translation>集群不允许 %1 在命名空间 %4 中对 %3 执行 %2；其角色（RBAC）需要对“%3”的“%2”权限（%5）</translation>
+    </message>
+    <message>
+        <source>the API server&apos;s answer is not a JSON %1 - is this a Kubernetes API server?</source>
+        <translation>API 服务器的应答不是 JSON %1——这是 Kubernetes API 服务器吗？</translation>
+    </message>
+    <message>
+        <source>a Kubernetes workspace needs an id</source>
+        <translation>Kubernetes 工作区需要一个 ID</translation>
+    </message>
+    <message>
+        <source>the workspace id &quot;%1&quot; cannot be kept on Kubernetes: AgentScope puts the id in the label %2, whose value must be at most 63 characters of letters, digits, &apos;-&apos;, &apos;_&apos; and &apos;.&apos;, beginning and ending with a letter or digit (AgentScope itself could not create this workspace either)</source>
+        <translation>工作区 ID“%1”无法保存在 Kubernetes 上：AgentScope 把 ID 放在标签 %2 中，其值最多 63 个字符，只能包含字母、数字、“-”、“_”和“.”，并且必须以字母或数字开头和结尾（AgentScope 自己也无法创建这个工作区）</translation>
+    </message>
+    <message>
+        <source>Deletes the Pod %1 and the PersistentVolumeClaim %1 in the namespace %2, with every file of the workspace: its data cannot be recovered.</source>
+        <translation>将删除命名空间 %2 中的 Pod %1 和 PersistentVolumeClaim %1，以及工作区的所有文件：其数据无法恢复。</translation>
+    </message>
+    <message>
+        <source>there is no workspace Pod or PVC %1 in the namespace %2</source>
+        <translation>命名空间 %2 中没有工作区 Pod 或 PVC %1</translation>
+    </message>
+    <message>
+        <source>%1 has no %2 label: it is not a workspace AgentScope made</source>
+        <translation>%1 没有 %2 标签：它不是 AgentScope 创建的工作区</translation>
+    </message>
+    <message>
+        <source>the Pod of workspace %1 is not running</source>
+        <translation>工作区 %1 的 Pod 未在运行</translation>
+    </message>
+    <message>
+        <source>the Pod of workspace %1 is %2, not running</source>
+        <translation>工作区 %1 的 Pod 处于 %2 状态，未在运行</translation>
+    </message>
+    <message>
+        <source>the namespace %1 does not exist and could not be created: %2</source>
+        <translation>命名空间 %1 不存在，且无法创建：%2</translation>
+    </message>
+    <message>
+        <source>the Pod %1 did not finish deleting within %2 s</source>
+        <translation>Pod %1 未在 %2 秒内删除完毕</translation>
+    </message>
+    <message>
+        <source>the PVC %1 did not finish deleting within %2 s</source>
+        <translation>PVC %1 未在 %2 秒内删除完毕</translation>
+    </message>
+    <message>
+        <source>the PVC %1 belongs to the workspace &quot;%2&quot;, whose name is the same as that of &quot;%3&quot; on Kubernetes: use another workspace id</source>
+        <translation>PVC %1 属于工作区“%2”，它在 Kubernetes 上的名称与“%3”相同：请使用其他工作区 ID</translation>
+    </message>
+    <message>
+        <source>the PVC %1 keeps changing; try again</source>
+        <translation>PVC %1 一直在变化；请重试</translation>
+    </message>
+    <message>
+        <source>the Pod %1 belongs to the workspace &quot;%2&quot;, whose name is the same as that of &quot;%3&quot; on Kubernetes: use another workspace id</source>
+        <translation>Pod %1 属于工作区“%2”，它在 Kubernetes 上的名称与“%3”相同：请使用其他工作区 ID</translation>
+    </message>
+    <message>
+        <source>the Pod %1 keeps changing; try again</source>
+        <translation>Pod %1 一直在变化；请重试</translation>
+    </message>
+    <message>
+        <source>the Pod %1 was deleted while it was starting</source>
+        <translation>Pod %1 在启动过程中被删除</translation>
+    </message>
+    <message>
+        <source>the Pod %1 entered the %2 state</source>
+        <translation>Pod %1 进入了 %2 状态</translation>
+    </message>
+    <message>
+        <source>the container of the Pod %1 is stuck: %2</source>
+        <translation>Pod %1 的容器卡住了：%2</translation>
+    </message>
+    <message>
+        <source>the Pod %1 cannot be scheduled: %2</source>
+        <translation>Pod %1 无法调度：%2</translation>
+    </message>
+    <message>
+        <source>the Pod %1 did not become Running within %2 s (it is %3)</source>
+        <translation>Pod %1 未在 %2 秒内进入 Running 状态（当前为 %3）</translation>
+    </message>
+    <message>
+        <source>The PVC %1 made for it could not be deleted: %2</source>
+        <translation>为它创建的 PVC %1 无法删除：%2</translation>
+    </message>
+    <message>
+        <source>The PVC %1 was kept: it holds the workspace&apos;s files.</source>
+        <translation>已保留 PVC %1：其中有工作区的文件。</translation>
+    </message>
+    <message>
+        <source>workspace %1 does not expire on Kubernetes, so it cannot be renewed</source>
+        <translation>工作区 %1 在 Kubernetes 上不会过期，因此无法续期</translation>
+    </message>
+    <message>
+        <source>cannot read when %1 last changed: %2</source>
+        <translation>无法读取 %1 的最后修改时间：%2</translation>
+    </message>
+    <message>
+        <source>A namespace is at most 63 lower-case letters, digits and &apos;-&apos;, beginning and ending with a letter or digit (&quot;%1&quot; is not).</source>
+        <translation>命名空间最多 63 个字符，只能包含小写字母、数字和“-”，并以字母或数字开头和结尾（“%1”不符合）。</translation>
+    </message>
+    <message>
+        <source>A storage size is a number with an optional unit, such as 1Gi, 500Mi or 10G (&quot;%1&quot; is not).</source>
+        <translation>存储大小是一个数字，可带单位，例如 1Gi、500Mi 或 10G（“%1”不符合）。</translation>
+    </message>
+    <message>
+        <source>A storage class name is lower-case letters, digits, &apos;-&apos; and &apos;.&apos; (&quot;%1&quot; is not).</source>
+        <translation>存储类名称只能包含小写字母、数字、“-”和“.”（“%1”不符合）。</translation>
+    </message>
+    <message>
+        <source>There is no kubeconfig file %1.</source>
+        <translation>kubeconfig 文件 %1 不存在。</translation>
+    </message>
+    <message>
+        <source>The kubeconfig has no context &quot;%1&quot; (it has: %2).</source>
+        <translation>kubeconfig 中没有上下文“%1”（现有：%2）。</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Kubernetes</source>
+        <translation>Kubernetes</translation>
+    </message>
+    <message>
+        <source>KUBECONFIG, else the cluster Paddock runs in, else ~/.kube/config</source>
+        <translation>KUBECONFIG，否则为 Paddock 所在的集群，否则为 ~/.kube/config</translation>
+    </message>
+    <message>
+        <source>The kubeconfig file to connect with; its credentials stay in it and are never copied</source>
+        <translation>用于连接的 kubeconfig 文件；其中的凭据留在文件里，绝不会被复制</translation>
+    </message>
+    <message>
+        <source>the kubeconfig&apos;s current context</source>
+        <translation>kubeconfig 的当前上下文</translation>
+    </message>
+    <message>
+        <source>the context&apos;s namespace, else %1</source>
+        <translation>上下文的命名空间，否则为 %1</translation>
+    </message>
+    <message>
+        <source>The namespace of the workspaces&apos; Pods and PVCs</source>
+        <translation>工作区的 Pod 和 PVC 所在的命名空间</translation>
+    </message>
+    <message>
+        <source>The container image of new workspaces&apos; Pods; empty for the default</source>
+        <translation>新工作区 Pod 使用的容器镜像；留空则使用默认镜像</translation>
+    </message>
+    <message>
+        <source>The size of a new workspace&apos;s PersistentVolumeClaim</source>
+        <translation>新工作区 PersistentVolumeClaim 的大小</translation>
+    </message>
+    <message>
+        <source>the cluster&apos;s default</source>
+        <translation>集群的默认值</translation>
+    </message>
+    <message>
+        <source>The storage class of new workspaces&apos; PVCs</source>
+        <translation>新工作区 PVC 的存储类</translation>
+    </message>
+    <message>
+        <source>Kubernetes backend (credentials from the kubeconfig):
+  --kubeconfig FILE      the kubeconfig (default: KUBECONFIG, else in-cluster,
+                         else ~/.kube/config)
+  --context NAME         its context (default: its current context)
+  --namespace NS         (default: the context&apos;s, else agentscope)
+  --image IMAGE          image of new Pods (default: python:3.11-slim)
+  --storage-size SIZE    size of new PVCs (default: 1Gi)
+  --storage-class NAME   storage class of new PVCs (default: the cluster&apos;s)
+  kill                   deletes the Pod and the PVC with the workspace&apos;s files
+</source>
+        <translation>Kubernetes 后端（凭据取自 kubeconfig）：
+  --kubeconfig FILE      kubeconfig 文件（默认：KUBECONFIG，否则为集群内配置，
+                         否则为 ~/.kube/config）
+  --context NAME         其上下文（默认：当前上下文）
+  --namespace NS         （默认：上下文的命名空间，否则为 agentscope）
+  --image IMAGE          新 Pod 的镜像（默认：python:3.11-slim）
+  --storage-size SIZE    新 PVC 的大小（默认：1Gi）
+  --storage-class NAME   新 PVC 的存储类（默认：集群的默认存储类）
+  kill                   删除 Pod 以及存有工作区文件的 PVC
+</translation>
+    </message>
+    <message>
+        <source>An image name has no spaces, for example python:3.11-slim.</source>
+        <translation>镜像名称不能包含空格，例如 python:3.11-slim。</translation>
+    </message>
+    <message>
+        <source>--kubeconfig needs a file</source>
+        <translation>--kubeconfig 需要指定文件</translation>
+    </message>
+    <message>
+        <source>--context needs a context name</source>
+        <translation>--context 需要指定上下文名称</translation>
+    </message>
+    <message>
+        <source>Its PVC %1 is still Pending (no volume is bound to it): check the cluster&apos;s default storage class.</source>
+        <translation>其 PVC %1 仍处于 Pending 状态（没有绑定卷）：请检查集群的默认存储类。</translation>
+    </message>
+    <message>
+        <source>Its PVC %1 is still Pending (no volume is bound to it): check the storage class %2.</source>
+        <translation>其 PVC %1 仍处于 Pending 状态（没有绑定卷）：请检查存储类 %2。</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>

@@ -24,6 +24,20 @@ QCoro::Task<Result<QByteArray>> Backend::containerLogs(QString, int)
     co_return fail(Error::unsupported(message));
 }
 
+QCoro::Task<Result<>> Backend::followContainerLog(QString, int, std::function<void(QByteArrayView)>,
+                                                  std::shared_ptr<CancelToken>)
+{
+    const QString message = Tr::tr("the %1 backend cannot follow container logs").arg(name());
+    co_return fail(Error::unsupported(message));
+}
+
+QString Backend::killWarning(const SandboxInfo &) const
+{
+    return {};
+}
+
+void Backend::setWatching(bool) { }
+
 std::optional<QDateTime> newestSessionsChange(const QString &sessionsFolder)
 {
     const QFileInfo folder(sessionsFolder);

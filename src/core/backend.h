@@ -5,11 +5,18 @@
 
 #include <QCoroFwd>
 
+#include <QByteArrayView>
+
 #include <QFlags>
+
 #include <QList>
 #include <QObject>
+#include <functional>
+#include <memory>
 
 namespace Paddock {
+
+class CancelToken;
 
 // What a backend can do beyond the calls every backend answers. The console and paddockctl ask
 // this, never a backend's name or type.
@@ -20,6 +27,8 @@ enum class Capability {
     Renew = 0x08, // sandboxes expire, and renew() moves their expiry
     Files = 0x10, // the workspace's files can be reached from this computer or through the server
     Exec = 0x20, // exec() runs commands in the workspace
+    Watch = 0x40, // with setWatching(true), sandboxChanged and sandboxRemoved report changes as they happen
+    ContainerLogStream = 0x80, // followContainerLog() streams the container log as it is written
 };
 Q_DECLARE_FLAGS(Capabilities, Capability)
 Q_DECLARE_OPERATORS_FOR_FLAGS(Capabilities)
@@ -82,11 +91,27 @@ public:
     // line may still be incomplete. There is no streaming: callers poll (ContainerLogTail). The
     // default: an Error::Kind::Unsupported error, for backends that keep no container log.
     virtual QCoro::Task<Result<QByteArray>> containerLogs(QString sandboxId, int tail);
+    // Capability::ContainerLogStream: the container log from `tail` lines back and then as it is
+    // written (the same bytes as containerLogs), until the container stops, the connection
+    // drops or `cancel`. The default: Unsupported.
+    virtual QCoro::Task<Result<>> followContainerLog(QString sandboxId, int tail,
+                                                     std::function<void(QByteArrayView)> onData,
+                                                     std::shared_ptr<CancelToken> cancel);
+    // What killing this sandbox deletes, for the confirmation, when that is more than its name
+    // says (Kubernetes: the Pod and the PVC with the workspace's files). Empty: nothing to add.
+    virtual QString killWarning(const SandboxInfo &sandbox) const;
+    // Capability::Watch: start or stop reporting changes through sandboxChanged and
+    // sandboxRemoved (a console that shows the list turns it on).
+    virtual void setWatching(bool watching);
 
 Q_SIGNALS:
     // The backend found that a sandbox it was holding for a workspace is gone (deleted behind
     // our back, or expired). Whoever caches that workspace must drop it: the manager does.
     void sandboxLost(const QString &sandboxId, const QString &workspaceId);
+    // Capability::Watch, while watching: a sandbox appeared or changed (as list() would report
+    // it now), or is gone.
+    void sandboxChanged(const Paddock::SandboxInfo &sandbox);
+    void sandboxRemoved(const QString &sandboxId);
 };
 
 // The newest change in a sessions/ folder on this machine (the folder and what is in it, two

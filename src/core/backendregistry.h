@@ -57,7 +57,8 @@ struct BackendFactory
     Capabilities capabilities; // what every backend of this kind can do (an instance may add some)
     // The Profile members this kind uses beyond the common ones (name, bootstrapFile, the
     // manager's and the console's settings): "domain", "protocol", "useServerProxy", "image",
-    // "sandboxTimeout", "dockerHost", "stopInsteadOfPause", "basedir", "bubblewrap".
+    // "sandboxTimeout", "dockerHost", "stopInsteadOfPause", "basedir", "bubblewrap", "kubeconfig",
+    // "kubeContext", "kubeNamespace", "storageSize", "storageClass".
     QStringList profileFields;
     // The hint of one of its fields ("image", "basedir", "bootstrapFile"); empty: none.
     std::function<FieldHint(const QString &field)> hint;
@@ -103,5 +104,6 @@ private:
 BackendFactory localBackendFactory();
 BackendFactory openSandboxBackendFactory();
 BackendFactory dockerBackendFactory();
+BackendFactory kubernetesBackendFactory();
 
 } // namespace Paddock

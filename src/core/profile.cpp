@@ -128,6 +128,11 @@ void ProfileStore::load()
         profile.sandboxTimeout = seconds("sandboxTimeout", profile.sandboxTimeout);
         profile.dockerHost = value("dockerHost").toString();
         profile.stopInsteadOfPause = value("stopInsteadOfPause").toBool();
+        profile.kubeconfig = value("kubeconfig").toString();
+        profile.kubeContext = value("kubeContext").toString();
+        profile.kubeNamespace = value("kubeNamespace").toString();
+        profile.storageSize = value("storageSize").toString();
+        profile.storageClass = value("storageClass").toString();
         profile.basedir = value("basedir").toString();
         profile.bubblewrap = value("bubblewrap").toBool();
         profile.bootstrapFile = value("bootstrapFile").toString();
@@ -170,6 +175,11 @@ void ProfileStore::write()
         set("sandboxTimeout", qint64(profile.sandboxTimeout.count()));
         set("dockerHost", profile.dockerHost);
         set("stopInsteadOfPause", profile.stopInsteadOfPause);
+        set("kubeconfig", profile.kubeconfig);
+        set("kubeContext", profile.kubeContext);
+        set("kubeNamespace", profile.kubeNamespace);
+        set("storageSize", profile.storageSize);
+        set("storageClass", profile.storageClass);
         set("basedir", profile.basedir);
         set("bubblewrap", profile.bubblewrap);
         set("bootstrapFile", profile.bootstrapFile);

@@ -21,6 +21,7 @@ struct Profile
         Local,
         OpenSandbox,
         Docker,
+        Kubernetes,
     };
 
     QString id; // stable; the keychain account of its API key
@@ -37,6 +38,14 @@ struct Profile
     // Docker
     QString dockerHost; // unix:///path or tcp://host:port; empty: DOCKER_HOST, else the system's engine
     bool stopInsteadOfPause = false; // pausing (and closing) stops the container instead of freezing it
+    // Kubernetes: the kubeconfig (empty: KUBECONFIG, else in-cluster, else ~/.kube/config), its
+    // context (empty: its current context), the namespace (empty: the context's, else agentscope),
+    // and the PVC of new workspaces (size, storage class; empty: 1Gi, the cluster's default).
+    QString kubeconfig;
+    QString kubeContext;
+    QString kubeNamespace;
+    QString storageSize;
+    QString storageClass;
     // Local and Docker
     QString basedir; // empty: the backend's default folder
     // Local: run commands inside bubblewrap (paddockctl --bubblewrap; not offered in the console yet)
@@ -60,7 +69,7 @@ struct Profile
     // in the current language, or what earlier versions stored for it (translated).
     static bool isLocalName(const QString &name);
 
-    static QString kindName(Kind kind); // "local", "opensandbox", "docker"
+    static QString kindName(Kind kind); // "local", "opensandbox", "docker", "kubernetes"
     static std::optional<Kind> parseKind(const QString &name);
     // The profile that always exists: the local backend in its default folder, under its own
     // name (an empty `name`).

@@ -48,12 +48,23 @@ struct ProvisionOptions
     QList<BootstrapCommand> bootstrap;
     QMap<QString, QString> metadata; // profile metadata for new sandboxes
     std::chrono::milliseconds readyTimeout{30'000};
-    // `bootstrap` is AgentScope's own (OpenSandbox::agentscopeBootstrapCommands), whose last
+    // `bootstrap` is AgentScope's own (agentscopeBootstrapCommands), whose last
     // command puts the package's gateway script in place: the layout's agentscopeMarker then
     // marks completion. Any other bootstrap (a profile's file, `paddockctl --bootstrap`, none)
     // marks it with Paddock's own markerFile and never leaves a gateway script.
     bool agentscopeBootstrap = false;
 };
+
+// AgentScope's bootstrap, as its OpenSandbox and Kubernetes workspaces run it (apt, uv, venv,
+// the gateway's requirements plus extraPip, agentscope), followed by two commands that put the
+// glob helper and the gateway script from the agentscope package just installed into the gateway
+// home, the script last. The script is the marker (give ProvisionOptions::agentscopeBootstrap
+// with this list): a workspace bootstrapped here is one AgentScope attaches to without
+// bootstrapping again, and the other way round. `timeout`: each command's (AgentScope's
+// `_bootstrap_cmd_timeout` is 1800 s on Kubernetes; its OpenSandbox manager uses 600 s).
+QList<BootstrapCommand> agentscopeBootstrapCommands(const QStringList &extraPip = {},
+                                                    const QString &gatewayHome = QStringLiteral("/root/.agentscope"),
+                                                    std::chrono::seconds timeout = std::chrono::seconds(1800));
 
 // Parses a bootstrap file: one shell command per line; blank lines and lines starting
 // with '#' are skipped; an empty file means no commands.

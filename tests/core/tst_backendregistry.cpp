@@ -16,7 +16,8 @@ private Q_SLOTS:
     {
         const BackendRegistry &registry = BackendRegistry::instance();
         QSet<QString> ids;
-        for (const Profile::Kind kind : {Profile::Kind::Local, Profile::Kind::OpenSandbox, Profile::Kind::Docker}) {
+        for (const Profile::Kind kind :
+             {Profile::Kind::Local, Profile::Kind::OpenSandbox, Profile::Kind::Docker, Profile::Kind::Kubernetes}) {
             const BackendFactory *factory = registry.find(kind);
             QVERIFY(factory);
             QVERIFY(!factory->id.isEmpty());
@@ -29,8 +30,9 @@ private Q_SLOTS:
             QVERIFY(factory->create && factory->validate && factory->fromCommandLine && factory->commandLineHelp);
         }
         QCOMPARE(registry.ids(),
-                 (QStringList{QStringLiteral("local"), QStringLiteral("opensandbox"), QStringLiteral("docker")}));
-        QVERIFY(!Profile::parseKind(QStringLiteral("kubernetes")));
+                 (QStringList{QStringLiteral("local"), QStringLiteral("opensandbox"), QStringLiteral("docker"),
+                              QStringLiteral("kubernetes")}));
+        QVERIFY(!Profile::parseKind(QStringLiteral("e2b")));
     }
 
     void madeBackendsCanWhatTheirKindSays()

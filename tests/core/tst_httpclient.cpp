@@ -1,8 +1,10 @@
-// The OpenSandbox HTTP layer against a scripted HTTP server on 127.0.0.1: retries only where
+// The core's HTTP layer against a scripted HTTP server on 127.0.0.1: retries only where
 // they are safe, error bodies turned into messages with the request id, transfer timeouts,
 // Retry-After in all its forms.
 
-#include "backends/opensandbox/httpclient.h"
+#include "backends/opensandbox/http.h"
+#include "bulk.h"
+#include "http/httpclient.h"
 #include "scriptedhttpserver.h"
 
 #ifndef Q_MOC_RUN
@@ -19,7 +21,7 @@
 #include <memory>
 
 using namespace Paddock;
-using namespace Paddock::OpenSandbox;
+using namespace Paddock::Http;
 using namespace PaddockTest;
 using namespace std::chrono_literals;
 
@@ -84,6 +86,7 @@ private Q_SLOTS:
         server.script.enqueue(ScriptedHttpServer::response(202, "{}"));
         QNetworkAccessManager network;
         HttpClient client(&network, quickRetries(5));
+        client.setErrorDecoder(OpenSandbox::decodeHttpError);
         HttpRequest create;
         create.method = "POST";
         create.url = server.url(QStringLiteral("/v1/sandboxes"));
@@ -108,6 +111,7 @@ private Q_SLOTS:
             422, R"({"detail":[{"loc":["query","pageSize"],"msg":"too big","type":"x"}]})"));
         QNetworkAccessManager network;
         HttpClient client(&network, quickRetries(3));
+        client.setErrorDecoder(OpenSandbox::decodeHttpError);
         auto result = QCoro::waitFor(client.send(get(server.url(QStringLiteral("/v1/sandboxes/s1")))));
         QCOMPARE(result.error().kind, Error::Kind::NotFound);
         QCOMPARE(result.error().message,
@@ -307,6 +311,138 @@ private Q_SLOTS:
         // Not the policy's 20 ms: the second attempt came once the date had come (to the second).
         QVERIFY2(QDateTime::currentDateTimeUtc() >= soon.addMSecs(-soon.time().msec()),
                  qPrintable(QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)));
+    }
+
+    // Without a protocol's decoder an error answer still names its status and what it said.
+    void theDefaultDecoderNamesTheStatusAndTheBody()
+    {
+        ScriptedHttpServer server;
+        server.script.enqueue(ScriptedHttpServer::response(403, "forbidden by policy\n"));
+        server.script.enqueue(ScriptedHttpServer::response(502, ""));
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(1));
+        auto result = QCoro::waitFor(client.send(get(server.url(QStringLiteral("/x")))));
+        QCOMPARE(result.error().kind, Error::Kind::Backend);
+        QCOMPARE(result.error().httpStatus, 403);
+        QCOMPARE(result.error().message, QStringLiteral("HTTP 403: forbidden by policy"));
+        result = QCoro::waitFor(client.send(get(server.url(QStringLiteral("/x")))));
+        QCOMPARE(result.error().message, QStringLiteral("HTTP 502"));
+    }
+
+    // The client over this one decides what an error answer means, from the whole response.
+    void theInstalledDecoderSeesTheWholeResponse()
+    {
+        ScriptedHttpServer server;
+        server.script.enqueue(ScriptedHttpServer::response(409, R"({"reason":"AlreadyExists"})", "X-Extra: 1\r\n"));
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(1));
+        HttpResponse seen;
+        client.setErrorDecoder([&seen](const HttpResponse &response) {
+            seen = response;
+            return Error::conflict(QStringLiteral("decoded"));
+        });
+        const auto result = QCoro::waitFor(client.send(get(server.url(QStringLiteral("/x")))));
+        QCOMPARE(result.error().message, QStringLiteral("decoded"));
+        QCOMPARE(seen.status, 409);
+        QCOMPARE(seen.body, QByteArray(R"({"reason":"AlreadyExists"})"));
+        QCOMPARE(seen.headers.value("x-extra"), QByteArray("1"));
+    }
+
+    // A stream hands its body on as it arrives, not when it ends, and ends with the server's end.
+    void aStreamDeliversDataAsItArrives()
+    {
+        ScriptedHttpServer server;
+        server.script.enqueue("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                              "Transfer-Encoding: chunked\r\n\r\n6\r\nfirst\n\r\n");
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(3));
+        QByteArray received;
+        HttpRequest request = get(server.url(QStringLiteral("/watch")));
+        request.transferTimeout = 0ms;
+        auto streaming = client.stream(request, [&received](QByteArrayView data) { received += data.toByteArray(); });
+        QTRY_COMPARE(received, QByteArray("first\n"));
+        QVERIFY(server.lastSocket);
+        server.lastSocket->write("7\r\nsecond\n\r\n0\r\n\r\n");
+        const auto result = QCoro::waitFor(std::move(streaming));
+        QVERIFY2(result, qPrintable(result ? QString() : result.error().message));
+        QCOMPARE(result->status, 200);
+        QCOMPARE(received, QByteArray("first\nsecond\n"));
+        QCOMPARE(server.requests.size(), 1);
+    }
+
+    void aStreamRefusedIsDecodedLikeAnyAnswer()
+    {
+        ScriptedHttpServer server;
+        server.script.enqueue(ScriptedHttpServer::response(404, "no such pod"));
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(3));
+        QByteArray received;
+        const auto result =
+            QCoro::waitFor(client.stream(get(server.url(QStringLiteral("/log"))),
+                                         [&received](QByteArrayView data) { received += data.toByteArray(); }));
+        QCOMPARE(result.error().kind, Error::Kind::NotFound);
+        QCOMPARE(result.error().message, QStringLiteral("HTTP 404: no such pod"));
+        QVERIFY(received.isEmpty()); // an error body is not stream data
+        QCOMPARE(client.attempts(), 1); // never retried
+    }
+
+    // A stream cut off by the server after a good start is a dropped connection, not an answer.
+    void aStreamCutShortIsUnreachable()
+    {
+        ScriptedHttpServer server;
+        server.script.enqueue("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nab\n\r\n");
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(3));
+        QByteArray received;
+        HttpRequest request = get(server.url(QStringLiteral("/watch")));
+        request.transferTimeout = 0ms;
+        auto streaming = client.stream(request, [&received](QByteArrayView data) { received += data.toByteArray(); });
+        QTRY_COMPARE(received, QByteArray("ab\n"));
+        server.lastSocket->abort();
+        const auto result = QCoro::waitFor(std::move(streaming));
+        QVERIFY(!result);
+        QCOMPARE(result.error().kind, Error::Kind::Unreachable);
+    }
+
+    // A silent stream ends soon after it is cancelled; abortAll() ends one at once.
+    void aStreamEndsWhenCancelledOrAborted()
+    {
+        ScriptedHttpServer server;
+        server.script.enqueue("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+        server.script.enqueue("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(3));
+        HttpRequest request = get(server.url(QStringLiteral("/watch")));
+        request.transferTimeout = 0ms;
+        auto cancel = std::make_shared<CancelToken>();
+        auto first = client.stream(request, {}, cancel);
+        QTRY_COMPARE(server.requests.size(), 1);
+        cancel->cancel();
+        auto result = QCoro::waitFor(std::move(first));
+        QCOMPARE(result.error().kind, Error::Kind::Cancelled);
+
+        auto second = client.stream(request, {});
+        QTRY_COMPARE(server.requests.size(), 2);
+        client.abortAll();
+        result = QCoro::waitFor(std::move(second));
+        QCOMPARE(result.error().kind, Error::Kind::Cancelled);
+        QCOMPARE(result.error().message, HttpClient::closedError().message);
+    }
+
+    // The client's TLS settings go on every request it makes (a kubeconfig's CA and certificate).
+    void tlsSettingsGoOnEveryRequest()
+    {
+        QNetworkAccessManager network;
+        HttpClient client(&network);
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        tls.setPeerVerifyMode(QSslSocket::VerifyNone);
+        tls.setCaCertificates({});
+        client.setSslConfiguration(tls);
+        client.setPeerVerifyName(QStringLiteral("api.internal"));
+        const QNetworkRequest request = client.networkRequest(get(QUrl(QStringLiteral("https://127.0.0.1:1/api"))));
+        QCOMPARE(request.sslConfiguration().peerVerifyMode(), QSslSocket::VerifyNone);
+        QVERIFY(request.sslConfiguration().caCertificates().isEmpty());
+        QCOMPARE(request.peerVerifyName(), QStringLiteral("api.internal"));
     }
 };
 

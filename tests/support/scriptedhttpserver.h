@@ -5,6 +5,7 @@
 // is followed by closing the connection); every request is kept byte for byte.
 
 #include <QHash>
+#include <QPointer>
 #include <QQueue>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -48,6 +49,9 @@ public:
 
     QQueue<QByteArray> script;
     QList<QByteArray> requests;
+    // The connection of the last request answered: a test writes the rest of a streamed answer
+    // through it.
+    QPointer<QTcpSocket> lastSocket;
 
 private:
     void onData(QTcpSocket *socket)
@@ -72,6 +76,7 @@ private:
                 socket->abort();
                 return;
             }
+            lastSocket = socket;
             if (!answer.isEmpty())
                 socket->write(answer);
             // A streamed answer without Content-Length ends when the connection does.

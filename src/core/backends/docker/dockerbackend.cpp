@@ -282,7 +282,15 @@ QCoro::Task<Result<>> DockerBackend::pause(QString sandboxId)
         co_return ok;
     if (m_options.stopInsteadOfPause)
         co_return co_await m_client->stop(sandboxId, std::chrono::seconds(10));
-    co_return co_await m_client->pause(sandboxId);
+    auto paused = co_await m_client->pause(sandboxId);
+    if (paused || paused.error().kind != Error::Kind::Conflict)
+        co_return paused;
+    // 409: not running. Already paused (or stopped) is what the caller wanted, as on every
+    // backend: a Close after a Pause, a bulk pause over a mixed selection.
+    auto info = co_await get(sandboxId);
+    if (info && info->state == SandboxState::Paused)
+        co_return Result<>{};
+    co_return paused;
 }
 
 QCoro::Task<Result<>> DockerBackend::kill(QString sandboxId, KillOptions options)

@@ -541,6 +541,10 @@ QCoro::Task<Result<ExecResult>> LocalBackend::exec(QString sandboxId, ExecReques
         co_return fail(path.error());
     if (request.argv.isEmpty())
         co_return fail(Error::invalidArgument(Tr::tr("no command to run")));
+    // A workspace that was never made, or was killed, is not found, as on every backend (not a
+    // command that failed to start in a folder that is not there).
+    if (!QFileInfo::exists(*path + QLatin1String(MetadataFile)))
+        co_return fail(Error::notFound(Tr::tr("there is no local workspace %1 in %2").arg(sandboxId, m_basedir)));
     const QString cwd = request.cwd.isEmpty() ? *path : request.cwd;
 
     QProcess process;
@@ -618,7 +622,16 @@ QCoro::Task<Result<ExecResult>> LocalBackend::exec(QString sandboxId, ExecReques
                              Tr::tr("cancelled: the local backend was closed, and the command was stopped")});
     }
     if (!outcome->started) {
-        co_return fail(Error::backend(Tr::tr("cannot run %1: %2").arg(process.program(), process.errorString())));
+        if (!QFileInfo(cwd).isDir())
+            co_return fail(Error::backend(Tr::tr("cannot run %1: %2").arg(process.program(), process.errorString())));
+        // A program that is not there (or cannot be run) is what the command did, as a shell and
+        // every other backend report it: exit status 127, the reason on stderr. Only a transport
+        // failure is an error.
+        err.feed(Tr::tr("cannot run %1: %2").arg(process.program(), process.errorString()).toUtf8() + '\n');
+        out.finish();
+        err.finish();
+        result.exitCode = 127;
+        co_return result;
     }
     out.feed(process.readAllStandardOutput());
     err.feed(process.readAllStandardError());

@@ -81,6 +81,7 @@ ExecdClient::ExecdClient(QNetworkAccessManager *network, HttpClient *http, Execd
     , m_target(std::move(target))
     , m_pingInterval(pingInterval)
 {
+    m_http->setErrorDecoder(decodeHttpError);
 }
 
 QCoro::Task<Result<bool>> ExecdClient::ping()

@@ -134,6 +134,7 @@ LifecycleClient::LifecycleClient(HttpClient *http, ConnectionConfig config, QObj
     , m_http(http)
     , m_config(config.resolved())
 {
+    m_http->setErrorDecoder(decodeHttpError);
 }
 
 LifecycleClient::~LifecycleClient()

@@ -2,7 +2,7 @@
 
 #include "../../result.h"
 #include "../../sandbox.h"
-#include "httpclient.h"
+#include "http.h"
 #include "sandboxjson.h"
 
 #include <QCoroFwd>

@@ -50,45 +50,11 @@ bool outcomeUnknown(const Error &error)
     return error.kind == Error::Kind::Unreachable || error.httpStatus == 502 || error.httpStatus == 504;
 }
 
-QString venvPython(const QString &gatewayHome)
-{
-    return gatewayHome + QStringLiteral("/.venv/bin/python");
-}
-
 } // namespace
 
 QList<BootstrapCommand> agentscopeBootstrapCommands(const QStringList &extraPip, const QString &gatewayHome)
 {
-    const QString python = venvPython(gatewayHome);
-    QString pip = QStringLiteral("uv pip install --python ") + shellQuote(python)
-        + QStringLiteral(" 'mcp<2.0.0' uvicorn fastapi httpx");
-    for (const QString &extra : extraPip)
-        pip += u' ' + shellQuote(extra);
-    // The package directory, found without importing it (agentscope is installed --no-deps).
-    const QString package = QStringLiteral("\"$(") + shellQuote(python)
-        + QStringLiteral(" -c 'import importlib.util, os; "
-                         "print(os.path.dirname(importlib.util.find_spec(\"agentscope\").origin))')\"");
-    const QStringList commands{
-        QStringLiteral("apt-get update -qq && apt-get install -y --no-install-recommends curl ca-certificates "
-                       "ripgrep && rm -rf /var/lib/apt/lists/*"),
-        QStringLiteral("curl -LsSf https://astral.sh/uv/install.sh | env UV_INSTALL_DIR=/usr/local/bin "
-                       "INSTALLER_NO_MODIFY_PATH=1 sh"),
-        QStringLiteral("uv venv ") + shellQuote(gatewayHome + QStringLiteral("/.venv")),
-        pip,
-        QStringLiteral("uv pip install --python ") + shellQuote(python) + QStringLiteral(" --no-deps 'agentscope'"),
-        QStringLiteral("cp ") + package + QStringLiteral("/tool/_builtin/_scripts/_glob_helper.py ")
-            + shellQuote(gatewayHome + QStringLiteral("/_glob_helper.py")),
-        // The gateway script is AgentScope's marker, so it is written last, through a temporary
-        // name: it exists only complete.
-        QStringLiteral("cp ") + package + QStringLiteral("/workspace/_mcp_gateway/_mcp_gateway_app.py ")
-            + shellQuote(gatewayHome + QStringLiteral("/.gateway.tmp")) + QStringLiteral(" && mv ")
-            + shellQuote(gatewayHome + QStringLiteral("/.gateway.tmp")) + u' '
-            + shellQuote(gatewayHome + QStringLiteral("/_mcp_gateway_app.py")),
-    };
-    QList<BootstrapCommand> list;
-    for (const QString &command : commands)
-        list.append({command, BootstrapCommandTimeout});
-    return list;
+    return Paddock::agentscopeBootstrapCommands(extraPip, gatewayHome, BootstrapCommandTimeout);
 }
 
 OpenSandboxBackend::OpenSandboxBackend(BackendOptions options, QObject *parent)

@@ -3,7 +3,7 @@
 #include "../../backend.h"
 #include "../../provisioner.h"
 #include "execdclient.h"
-#include "httpclient.h"
+#include "http.h"
 #include "lifecycleclient.h"
 
 #include <QCoroFwd>
@@ -24,12 +24,8 @@ inline constexpr QLatin1String DefaultWorkdir{"/workspace"};
 inline constexpr QLatin1String DefaultGatewayHome{"/root/.agentscope"};
 inline constexpr std::chrono::seconds BootstrapCommandTimeout{600};
 
-// AgentScope's bootstrap for OpenSandbox, in its order (apt, uv, venv, gateway requirements plus
-// extraPip, agentscope), followed by two commands that put the glob helper and the gateway
-// script from the agentscope package just installed into the gateway home, the script last. The
-// script is the marker (give ProvisionOptions::agentscopeBootstrap with this list): a sandbox
-// bootstrapped here is one AgentScope attaches to without bootstrapping again, and the other way
-// round. Any other bootstrap is marked with Paddock's own marker and leaves no gateway script.
+// AgentScope's bootstrap (Paddock::agentscopeBootstrapCommands) with OpenSandbox's time limit of
+// BootstrapCommandTimeout per command.
 QList<BootstrapCommand> agentscopeBootstrapCommands(const QStringList &extraPip = {},
                                                     const QString &gatewayHome = DefaultGatewayHome);
 

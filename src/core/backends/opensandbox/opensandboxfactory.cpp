@@ -109,7 +109,7 @@ BackendFactory openSandboxBackendFactory()
         options.keepLeases = !context.commandLine;
         BackendSetup setup;
         setup.backend = std::make_unique<OpenSandboxBackend>(options);
-        setup.provision.bootstrap = agentscopeBootstrapCommands();
+        setup.provision.bootstrap = OpenSandbox::agentscopeBootstrapCommands();
         setup.provision.agentscopeBootstrap = true;
         return setup;
     };

@@ -1,6 +1,7 @@
 #include "wire.h"
 
 #include "../../tr.h"
+#include "http.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -139,6 +140,12 @@ ApiError parseApiError(int httpStatus, const QByteArray &body, const QString &re
         error.message = QString::fromUtf8(body.left(300)).trimmed();
     }
     return error;
+}
+
+Error decodeHttpError(const Http::HttpResponse &response)
+{
+    const ApiError api = parseApiError(response.status, response.body, response.requestId);
+    return Error{Http::kindForStatus(response.status), api.describe(), response.status};
 }
 
 } // namespace Paddock::OpenSandbox

@@ -1,8 +1,7 @@
 #pragma once
 
-#include "../../result.h"
-#include "../../waitset.h"
-#include "wire.h"
+#include "../result.h"
+#include "../waitset.h"
 
 #include <QCoroFwd>
 
@@ -15,9 +14,11 @@
 #include <QNetworkRequest>
 #include <QObject>
 #include <QSet>
+#include <QSslConfiguration>
 #include <QUrl>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -26,7 +27,11 @@
 class QNetworkAccessManager;
 class QNetworkReply;
 
-namespace Paddock::OpenSandbox {
+namespace Paddock {
+class CancelToken;
+}
+
+namespace Paddock::Http {
 
 struct HttpRequest
 {
@@ -37,7 +42,7 @@ struct HttpRequest
     QByteArray accept = "application/json";
     QList<std::pair<QByteArray, QByteArray>> headers;
     // Safe to send again after a connection error, 429, 502, 503 or 504. Only requests that the
-    // protocol reference says may repeat (GET; pause, resume and delete) set it.
+    // backend's protocol reference says may repeat (GETs, and the calls it names) set it.
     bool retrySafe = false;
     // With retrySafe: also retry when no connection could be made (refused, no such host).
     // execd's requests do not: an execd that refuses is gone from that address, and the backend
@@ -101,10 +106,19 @@ QNetworkReply *sendOnce(QNetworkAccessManager *network, QNetworkRequest request,
 // two-digit year, asctime). A date in the past asks for no delay; nullopt: not a valid value.
 std::optional<std::chrono::milliseconds> retryAfterDelay(const QByteArray &value, const QDateTime &now);
 
-// One request/response round trip over QNetworkAccessManager, with the retry rules of the
-// protocol reference. A non-2xx answer becomes an Error whose message names the HTTP status,
-// the server's code and message, and the X-Request-ID (ApiError::describe); status 404 is
-// Error::Kind::NotFound and 409 Error::Kind::Conflict. Header values are never logged.
+// What an error answer means: the Error a non-2xx response becomes. Each protocol has its own
+// error body (OpenSandbox's {code, message}, Kubernetes' Status); the client over this one
+// installs its decoder. The default names the status and the start of the body.
+using ErrorDecoder = std::function<Error(const HttpResponse &)>;
+Error defaultErrorDecoder(const HttpResponse &response);
+// The kind of Error an HTTP status is: 404 NotFound, 409 Conflict, anything else Backend.
+Error::Kind kindForStatus(int status);
+
+// The one HTTP layer of the core's remote backends (OpenSandbox, Kubernetes): round trips and
+// streams over QNetworkAccessManager, with retries only for requests marked safe to repeat,
+// transfer (idle) timeouts, and error answers turned into Errors by the protocol's decoder
+// (which names the HTTP status and the server's reason and message). Header values are never
+// logged.
 class HttpClient final : public QObject
 {
     Q_OBJECT
@@ -115,6 +129,27 @@ public:
     ~HttpClient() override;
 
     QCoro::Task<Result<HttpResponse>> send(HttpRequest request);
+    // A streamed answer (a watch, a followed log): once a 2xx status arrives, `onData` gets the
+    // body as it comes, in pieces cut anywhere; the task ends when the server ends the body,
+    // the connection drops (Unreachable), `cancel` is set (checked as data arrives and every
+    // second: Cancelled) or abortAll() is called. A non-2xx answer is read whole and decoded
+    // like send()'s. Never retried and never timed out by the client unless
+    // request.transferTimeout says so; the returned response has the status and headers and an
+    // empty body.
+    QCoro::Task<Result<HttpResponse>> stream(HttpRequest request, std::function<void(QByteArrayView)> onData,
+                                             std::shared_ptr<CancelToken> cancel = {});
+
+    void setErrorDecoder(ErrorDecoder decoder) { m_decodeError = std::move(decoder); }
+    // TLS: the certificates to trust and the client certificate (a kubeconfig's), for every
+    // request of this client. Without one, Qt's default configuration (the system's CAs).
+    void setSslConfiguration(const QSslConfiguration &configuration) { m_ssl = configuration; }
+    const std::optional<QSslConfiguration> &sslConfiguration() const { return m_ssl; }
+    // The name the server's certificate is checked against, when it is not the URL's host (a
+    // kubeconfig's tls-server-name). The TLS SNI still follows the URL's host.
+    void setPeerVerifyName(const QString &name) { m_peerVerifyName = name; }
+    // The QNetworkRequest send() would make (URL, headers, TLS settings): for connections made
+    // outside this client over the same settings, such as a websocket.
+    QNetworkRequest networkRequest(const HttpRequest &request) const;
 
     // How many times send() went to the network, retries included (for tests and diagnostics).
     int attempts() const { return m_attempts; }
@@ -165,6 +200,9 @@ private:
     static constexpr int ConnectionsPerManager = 6;
     RetryPolicy m_retry;
     int m_attempts = 0;
+    ErrorDecoder m_decodeError = defaultErrorDecoder;
+    std::optional<QSslConfiguration> m_ssl;
+    QString m_peerVerifyName;
 };
 
-} // namespace Paddock::OpenSandbox
+} // namespace Paddock::Http

@@ -1,7 +1,8 @@
 #include "httpclient.h"
 
-#include "../../logging.h"
-#include "../../tr.h"
+#include "../bulk.h"
+#include "../logging.h"
+#include "../tr.h"
 
 #include <QCoroNetworkReply>
 #include <QCoroTask>
@@ -9,8 +10,10 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QPointer>
 #include <QRegularExpression>
 #include <QTimeZone>
+#include <QTimer>
 
 #include <algorithm>
 #include <cstring>
@@ -20,9 +23,9 @@
 
 #include <curl/curl.h>
 
-Q_LOGGING_CATEGORY(lcHttp, "paddock.core.opensandbox.http", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcHttp, "paddock.core.http", QtInfoMsg)
 
-namespace Paddock::OpenSandbox {
+namespace Paddock::Http {
 
 namespace {
 
@@ -58,29 +61,6 @@ bool isNotConnected(QNetworkReply::NetworkError error)
         || error == QNetworkReply::ProxyConnectionRefusedError || error == QNetworkReply::ProxyNotFoundError;
 }
 
-Error::Kind kindForStatus(int status)
-{
-    if (status == 404)
-        return Error::Kind::NotFound;
-    if (status == 409)
-        return Error::Kind::Conflict;
-    return Error::Kind::Backend;
-}
-
-// GCC 12: requests are built here, outside the coroutine.
-QNetworkRequest networkRequest(const HttpRequest &request)
-{
-    QNetworkRequest network(request.url);
-    network.setTransferTimeout(int(request.transferTimeout.count()));
-    network.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
-    if (!request.body.isEmpty())
-        network.setHeader(QNetworkRequest::ContentTypeHeader, request.contentType);
-    network.setRawHeader(QByteArrayLiteral("Accept"), request.accept);
-    for (const auto &[name, value] : request.headers)
-        network.setRawHeader(name, value);
-    return network;
-}
-
 HttpResponse readResponse(QNetworkReply *reply)
 {
     HttpResponse response;
@@ -90,6 +70,22 @@ HttpResponse readResponse(QNetworkReply *reply)
         response.headers.insert(name.toLower(), value);
     response.requestId = QString::fromLatin1(response.headers.value(QByteArrayLiteral("x-request-id")));
     return response;
+}
+
+// No answer: why, in words, and whether the request never left.
+Error transportError(const HttpRequest &request, QNetworkReply *reply)
+{
+    const QNetworkReply::NetworkError networkError = reply->error();
+    QString reason = reply->errorString();
+    if (networkError == QNetworkReply::OperationCanceledError)
+        reason = Tr::tr("no answer within %1 s").arg(double(request.transferTimeout.count()) / 1000.0);
+    else if (networkError == QNetworkReply::ContentReSendError)
+        reason = Tr::tr("the server closed the connection without answering");
+    Error error = Error::unreachable(Tr::tr("%1 %2 failed: %3")
+                                         .arg(QString::fromLatin1(request.method),
+                                              request.url.toString(QUrl::RemoveUserInfo | QUrl::RemoveQuery), reason));
+    error.notConnected = isNotConnected(networkError);
+    return error;
 }
 
 } // namespace
@@ -130,6 +126,23 @@ QNetworkReply *sendOnce(QNetworkAccessManager *network, QNetworkRequest request,
     QNetworkReply *reply = network->sendCustomRequest(request, method, device);
     device->setParent(reply); // read until the reply is done, deleted with it
     return reply;
+}
+
+Error::Kind kindForStatus(int status)
+{
+    if (status == 404)
+        return Error::Kind::NotFound;
+    if (status == 409)
+        return Error::Kind::Conflict;
+    return Error::Kind::Backend;
+}
+
+Error defaultErrorDecoder(const HttpResponse &response)
+{
+    QString body = QString::fromUtf8(response.body.left(300)).simplified();
+    QString message =
+        body.isEmpty() ? Tr::tr("HTTP %1").arg(response.status) : Tr::tr("HTTP %1: %2").arg(response.status).arg(body);
+    return Error{kindForStatus(response.status), message, response.status};
 }
 
 void ReplyDeleter::operator()(QNetworkReply *reply) const
@@ -223,6 +236,24 @@ void HttpClient::setMaxConnections(int connections)
     m_maxConnections = std::max(connections, 1);
 }
 
+// GCC 12: requests are built outside the coroutines.
+QNetworkRequest HttpClient::networkRequest(const HttpRequest &request) const
+{
+    QNetworkRequest network(request.url);
+    network.setTransferTimeout(int(request.transferTimeout.count()));
+    network.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+    if (!request.body.isEmpty())
+        network.setHeader(QNetworkRequest::ContentTypeHeader, request.contentType);
+    network.setRawHeader(QByteArrayLiteral("Accept"), request.accept);
+    for (const auto &[name, value] : request.headers)
+        network.setRawHeader(name, value);
+    if (m_ssl)
+        network.setSslConfiguration(*m_ssl);
+    if (!m_peerVerifyName.isEmpty())
+        network.setPeerVerifyName(m_peerVerifyName);
+    return network;
+}
+
 QNetworkAccessManager *HttpClient::pickManager()
 {
     // The least busy manager that still has a free connection; a new one while we may.
@@ -279,20 +310,9 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
                          : isConnectionError(networkError) && (request.retryNotConnected || !notConnected));
         if (!retryable) {
             if (answered) {
-                const ApiError api = parseApiError(response.status, response.body, response.requestId);
-                co_return fail(Error{kindForStatus(response.status), api.describe(), response.status});
+                co_return fail(m_decodeError(response));
             }
-            QString reason = reply->errorString();
-            if (networkError == QNetworkReply::OperationCanceledError)
-                reason = Tr::tr("no answer within %1 s").arg(request.transferTimeout.count() / 1000.0);
-            else if (networkError == QNetworkReply::ContentReSendError)
-                reason = Tr::tr("the server closed the connection without answering");
-            Error error =
-                Error::unreachable(Tr::tr("%1 %2 failed: %3")
-                                       .arg(QString::fromLatin1(request.method),
-                                            request.url.toString(QUrl::RemoveUserInfo | QUrl::RemoveQuery), reason));
-            error.notConnected = notConnected;
-            co_return fail(std::move(error));
+            co_return fail(transportError(request, reply.get()));
         }
 
         auto wait = delay;
@@ -310,4 +330,72 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
     }
 }
 
-} // namespace Paddock::OpenSandbox
+QCoro::Task<Result<HttpResponse>> HttpClient::stream(HttpRequest request, std::function<void(QByteArrayView)> onData,
+                                                     std::shared_ptr<CancelToken> cancel)
+{
+    if (m_closing)
+        co_return fail(closedError());
+    const QNetworkRequest network = networkRequest(request);
+    ++m_attempts;
+    QNetworkAccessManager *manager = pickManager();
+    std::unique_ptr<QNetworkReply, ReplyDeleter> reply(request.body.isEmpty()
+                                                           ? manager->sendCustomRequest(network, request.method)
+                                                           : sendOnce(manager, network, request.method, request.body));
+    bool cancelled = false;
+    const auto status = [&reply] { return reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(); };
+    QObject::connect(reply.get(), &QNetworkReply::readyRead, reply.get(), [&] {
+        // An error answer is kept whole for its decoder; a good one is handed on as it comes.
+        if (status() < 200 || status() >= 300)
+            return;
+        if (cancel && cancel->isCancelled()) {
+            cancelled = true;
+            reply->abort();
+            return;
+        }
+        const QByteArray data = reply->readAll();
+        if (!data.isEmpty() && onData)
+            onData(data);
+    });
+    // A cancelled stream that is silent ends within a second.
+    QTimer poll;
+    if (cancel) {
+        poll.setInterval(1000);
+        QObject::connect(&poll, &QTimer::timeout, reply.get(), [&] {
+            if (cancel->isCancelled()) {
+                cancelled = true;
+                reply->abort();
+            }
+        });
+        poll.start();
+    }
+    ++m_busy[manager];
+    m_maxInFlight = std::max(m_maxInFlight, ++m_inFlight);
+    m_replies.insert(reply.get());
+    co_await reply.get();
+    m_replies.remove(reply.get());
+    --m_busy[manager];
+    --m_inFlight;
+    poll.stop();
+    if (m_closing)
+        co_return fail(closedError());
+    if (cancelled)
+        co_return fail(Error{Error::Kind::Cancelled, Tr::tr("cancelled")});
+
+    HttpResponse response = readResponse(reply.get());
+    qCDebug(lcHttp).noquote() << request.method << request.url.toString(QUrl::RemoveUserInfo) << "-> stream"
+                              << response.status;
+    if (response.status >= 200 && response.status < 300) {
+        if (!response.body.isEmpty() && onData)
+            onData(response.body);
+        response.body.clear();
+        // A stream cut short after a good start is a dropped connection, not an answer.
+        if (reply->error() != QNetworkReply::NoError)
+            co_return fail(transportError(request, reply.get()));
+        co_return response;
+    }
+    if (response.status != 0)
+        co_return fail(m_decodeError(response));
+    co_return fail(transportError(request, reply.get()));
+}
+
+} // namespace Paddock::Http

@@ -1,0 +1,484 @@
+#include "kubeclient.h"
+
+#include "../../bulk.h"
+#include "../../logging.h"
+#include "../../tr.h"
+
+#include <QCoroTask>
+
+#include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QUrlQuery>
+#include <QtConcurrent>
+
+#include <utility>
+
+Q_LOGGING_CATEGORY(lcKubeClient, "paddock.core.kubernetes.client", QtInfoMsg)
+
+namespace Paddock::Kubernetes {
+
+namespace {
+
+QJsonObject jsonObject(const QByteArray &body)
+{
+    return QJsonDocument::fromJson(body).object();
+}
+
+QString percentEncoded(const QString &value)
+{
+    return QString::fromLatin1(QUrl::toPercentEncoding(value));
+}
+
+} // namespace
+
+QString statusReason(const QByteArray &body)
+{
+    const QJsonObject status = jsonObject(body);
+    if (status.value(QLatin1String("kind")).toString() != QLatin1String("Status"))
+        return {};
+    return status.value(QLatin1String("reason")).toString();
+}
+
+Error decodeStatus(const Http::HttpResponse &response)
+{
+    const QJsonObject status = jsonObject(response.body);
+    const bool isStatus = status.value(QLatin1String("kind")).toString() == QLatin1String("Status");
+    if (!isStatus)
+        return Http::defaultErrorDecoder(response);
+    const QString reason = status.value(QLatin1String("reason")).toString();
+    QString message = status.value(QLatin1String("message")).toString();
+    // Invalid: the causes say which field and why.
+    const QJsonArray causes =
+        status.value(QLatin1String("details")).toObject().value(QLatin1String("causes")).toArray();
+    if (message.isEmpty() && !causes.isEmpty()) {
+        QStringList parts;
+        for (const QJsonValue &cause : causes)
+            parts.append(cause.toObject().value(QLatin1String("message")).toString());
+        message = parts.join(QStringLiteral("; "));
+    }
+    Error error{Http::kindForStatus(response.status),
+                reason.isEmpty() ? Tr::tr("HTTP %1: %2").arg(response.status).arg(message)
+                                 : Tr::tr("HTTP %1 %2: %3").arg(response.status).arg(reason, message),
+                response.status};
+    return error;
+}
+
+KubeClient::KubeClient(ClusterTarget target, Http::RetryPolicy retry, QObject *parent)
+    : QObject(parent)
+    , m_target(std::move(target))
+    , m_network(std::make_unique<QNetworkAccessManager>())
+    , m_http(std::make_unique<Http::HttpClient>(m_network.get(), retry))
+{
+    m_http->setErrorDecoder(decodeStatus);
+    m_http->setSslConfiguration(m_target.connection.ssl);
+    if (!m_target.connection.peerVerifyName.isEmpty())
+        m_http->setPeerVerifyName(m_target.connection.peerVerifyName);
+    if (m_target.connection.proxy)
+        m_network->setProxy(*m_target.connection.proxy);
+    // A watch and a followed log each hold a connection for as long as they run.
+    m_http->setMaxConnections(12);
+}
+
+KubeClient::~KubeClient()
+{
+    abortAll();
+}
+
+void KubeClient::abortAll()
+{
+    // A credential plugin that runs ends too (its authorization() as Cancelled).
+    if (m_target.connection.credentials)
+        m_target.connection.credentials->close();
+    m_http->abortAll();
+}
+
+QUrl KubeClient::namespacedUrl(const QString &path) const
+{
+    QUrl url = m_target.connection.server;
+    QString base = url.path();
+    if (base.endsWith(u'/'))
+        base.chop(1);
+    url.setPath(base + QStringLiteral("/api/v1/namespaces/") + m_target.ns + u'/' + path);
+    return url;
+}
+
+void KubeClient::useIdentity(const Authorization &authorization)
+{
+    // An exec plugin's client certificate: onto the TLS settings of every later request.
+    if (authorization.pluginIdentity.isNull() || authorization.generation == m_identityGeneration)
+        return;
+    m_identityGeneration = authorization.generation;
+    QSslConfiguration tls = m_target.connection.ssl;
+    authorization.applyTo(tls);
+    m_http->setSslConfiguration(tls);
+}
+
+QCoro::Task<Result<>> KubeClient::authorize(Http::HttpRequest &request)
+{
+    const std::shared_ptr<Credentials> credentials = m_target.connection.credentials;
+    if (!credentials)
+        co_return Result<>{};
+    auto authorization = co_await credentials->authorization();
+    if (m_http->isClosing())
+        co_return fail(Http::HttpClient::closedError());
+    if (!authorization)
+        co_return fail(authorization.error());
+    m_used = *authorization;
+    useIdentity(m_used);
+    if (!m_used.bearerToken.isEmpty()) {
+        // Never to a server that is not https (kubeconfig.h refuses such a configuration too).
+        if (request.url.scheme() != QLatin1String("https"))
+            co_return fail(
+                Error::invalidArgument(Tr::tr("credentials are sent only over https, and %1 is not")
+                                           .arg(request.url.toString(QUrl::RemoveUserInfo | QUrl::RemoveQuery))));
+        request.headers.append(std::make_pair(QByteArrayLiteral("Authorization"), m_used.headerValue()));
+    }
+    co_return Result<>{};
+}
+
+Error KubeClient::explain(const Error &error, const QString &verb, const QString &resource)
+{
+    Error explained = error;
+    // The next request gets new credentials (a stream's are not sent again).
+    if (error.httpStatus == 401 && m_target.connection.credentials)
+        m_target.connection.credentials->reportUnauthorized(m_used);
+    if (error.httpStatus == 401) {
+        explained.message = Tr::tr("the API server at %1 did not accept the credentials of %2 (%3)")
+                                .arg(m_target.connection.server.toString(QUrl::RemoveUserInfo),
+                                     m_target.connection.description, error.message);
+    } else if (error.httpStatus == 403) {
+        explained.message = Tr::tr("the cluster does not allow %1 to %2 %3 in the namespace %4; its role (RBAC) needs "
+                                   "the verb \"%2\" on \"%3\" (%5)")
+                                .arg(m_target.connection.description, verb, resource, m_target.ns, error.message);
+    }
+    return explained;
+}
+
+QCoro::Task<Result<Http::HttpResponse>> KubeClient::send(Http::HttpRequest request, QString verb, QString resource)
+{
+    const Http::HttpRequest unsigned_ = request;
+    if (auto authorized = co_await authorize(request); !authorized)
+        co_return fail(authorized.error());
+    auto response = co_await m_http->send(request);
+    if (!response && response.error().httpStatus == 401 && m_target.connection.credentials
+        && m_target.connection.credentials->reportUnauthorized(m_used)) {
+        // Expired credentials (a rotated token file, an exec plugin's token): once more with new ones.
+        request = unsigned_;
+        if (auto authorized = co_await authorize(request); !authorized)
+            co_return fail(authorized.error());
+        response = co_await m_http->send(request);
+    }
+    if (!response)
+        co_return fail(explain(response.error(), verb, resource));
+    co_return response;
+}
+
+QCoro::Task<Result<bool>> KubeClient::namespaceExists()
+{
+    QUrl url = m_target.connection.server;
+    url.setPath(url.path() + QStringLiteral("/api/v1/namespaces/") + m_target.ns);
+    Http::HttpRequest request;
+    request.url = url;
+    request.retrySafe = true;
+    auto response = co_await send(request, QStringLiteral("get"), QStringLiteral("namespaces"));
+    if (!response) {
+        if (response.error().kind == Error::Kind::NotFound)
+            co_return false;
+        co_return fail(response.error());
+    }
+    co_return true;
+}
+
+QCoro::Task<Result<>> KubeClient::createNamespace()
+{
+    QUrl url = m_target.connection.server;
+    url.setPath(url.path() + QStringLiteral("/api/v1/namespaces"));
+    Http::HttpRequest request;
+    request.method = "POST";
+    request.url = url;
+    request.body =
+        QJsonDocument(QJsonObject{{QStringLiteral("apiVersion"), QStringLiteral("v1")},
+                                  {QStringLiteral("kind"), QStringLiteral("Namespace")},
+                                  {QStringLiteral("metadata"), QJsonObject{{QStringLiteral("name"), m_target.ns}}}})
+            .toJson(QJsonDocument::Compact);
+    auto response = co_await send(request, QStringLiteral("create"), QStringLiteral("namespaces"));
+    // Someone else made it meanwhile: as good.
+    if (!response && response.error().kind != Error::Kind::Conflict)
+        co_return fail(response.error());
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<std::optional<PodView>>> KubeClient::getPod(QString name)
+{
+    Http::HttpRequest request;
+    request.url = namespacedUrl(QStringLiteral("pods/") + name);
+    request.retrySafe = true;
+    auto response = co_await send(request, QStringLiteral("get"), QStringLiteral("pods"));
+    if (!response) {
+        if (response.error().kind == Error::Kind::NotFound)
+            co_return std::optional<PodView>{};
+        co_return fail(response.error());
+    }
+    auto pod = parsePod(response->body);
+    if (!pod)
+        co_return fail(pod.error());
+    co_return std::optional<PodView>(std::move(*pod));
+}
+
+QCoro::Task<Result<std::optional<PvcView>>> KubeClient::getPvc(QString name)
+{
+    Http::HttpRequest request;
+    request.url = namespacedUrl(QStringLiteral("persistentvolumeclaims/") + name);
+    request.retrySafe = true;
+    auto response = co_await send(request, QStringLiteral("get"), QStringLiteral("persistentvolumeclaims"));
+    if (!response) {
+        if (response.error().kind == Error::Kind::NotFound)
+            co_return std::optional<PvcView>{};
+        co_return fail(response.error());
+    }
+    auto pvc = parsePvc(response->body);
+    if (!pvc)
+        co_return fail(pvc.error());
+    co_return std::optional<PvcView>(std::move(*pvc));
+}
+
+QCoro::Task<Result<PodView>> KubeClient::createPod(QJsonObject manifest)
+{
+    Http::HttpRequest request;
+    request.method = "POST";
+    QUrl url = namespacedUrl(QStringLiteral("pods"));
+    url.setQuery(QStringLiteral("fieldManager=paddock"));
+    request.url = url;
+    request.body = QJsonDocument(manifest).toJson(QJsonDocument::Compact);
+    auto response = co_await send(request, QStringLiteral("create"), QStringLiteral("pods"));
+    if (!response)
+        co_return fail(response.error());
+    co_return parsePod(response->body);
+}
+
+QCoro::Task<Result<PvcView>> KubeClient::createPvc(QJsonObject manifest)
+{
+    Http::HttpRequest request;
+    request.method = "POST";
+    QUrl url = namespacedUrl(QStringLiteral("persistentvolumeclaims"));
+    url.setQuery(QStringLiteral("fieldManager=paddock"));
+    request.url = url;
+    request.body = QJsonDocument(manifest).toJson(QJsonDocument::Compact);
+    auto response = co_await send(request, QStringLiteral("create"), QStringLiteral("persistentvolumeclaims"));
+    if (!response)
+        co_return fail(response.error());
+    co_return parsePvc(response->body);
+}
+
+QCoro::Task<Result<bool>> KubeClient::deletePod(QString name, std::optional<int> gracePeriodSeconds)
+{
+    Http::HttpRequest request;
+    request.method = "DELETE";
+    request.url = namespacedUrl(QStringLiteral("pods/") + name);
+    request.retrySafe = true; // deleting twice is deleting once (a 404 the second time)
+    QJsonObject options{{QStringLiteral("kind"), QStringLiteral("DeleteOptions")},
+                        {QStringLiteral("apiVersion"), QStringLiteral("v1")},
+                        {QStringLiteral("propagationPolicy"), QStringLiteral("Background")}};
+    if (gracePeriodSeconds)
+        options.insert(QStringLiteral("gracePeriodSeconds"), *gracePeriodSeconds);
+    request.body = QJsonDocument(options).toJson(QJsonDocument::Compact);
+    auto response = co_await send(request, QStringLiteral("delete"), QStringLiteral("pods"));
+    if (!response) {
+        if (response.error().kind == Error::Kind::NotFound)
+            co_return false;
+        co_return fail(response.error());
+    }
+    co_return true;
+}
+
+QCoro::Task<Result<bool>> KubeClient::deletePvc(QString name)
+{
+    Http::HttpRequest request;
+    request.method = "DELETE";
+    request.url = namespacedUrl(QStringLiteral("persistentvolumeclaims/") + name);
+    request.retrySafe = true;
+    request.body = QJsonDocument(QJsonObject{{QStringLiteral("kind"), QStringLiteral("DeleteOptions")},
+                                             {QStringLiteral("apiVersion"), QStringLiteral("v1")},
+                                             {QStringLiteral("propagationPolicy"), QStringLiteral("Background")}})
+                       .toJson(QJsonDocument::Compact);
+    auto response = co_await send(request, QStringLiteral("delete"), QStringLiteral("persistentvolumeclaims"));
+    if (!response) {
+        if (response.error().kind == Error::Kind::NotFound)
+            co_return false;
+        co_return fail(response.error());
+    }
+    co_return true;
+}
+
+template<typename View>
+QCoro::Task<Result<ListPage<View>>> KubeClient::listAll(QString resource, QString labelSelector, int pageSize,
+                                                        Result<ListPage<View>> (*parse)(const QByteArray &))
+{
+    ListPage<View> all;
+    QString token;
+    bool restarted = false;
+    for (;;) {
+        QString query = QStringLiteral("limit=%1").arg(pageSize);
+        if (!labelSelector.isEmpty())
+            query += QStringLiteral("&labelSelector=") + percentEncoded(labelSelector);
+        if (!token.isEmpty())
+            query += QStringLiteral("&continue=") + percentEncoded(token);
+        Http::HttpRequest request;
+        QUrl url = namespacedUrl(resource);
+        url.setQuery(query, QUrl::StrictMode);
+        request.url = url;
+        request.retrySafe = true;
+        auto response = co_await send(request, QStringLiteral("list"), resource);
+        if (!response) {
+            // The continue token expired (the list took longer than the server keeps it): the
+            // pages so far may be stale, so start again, once.
+            if (response.error().httpStatus == 410 && !token.isEmpty() && !restarted) {
+                restarted = true;
+                token.clear();
+                all = {};
+                continue;
+            }
+            co_return fail(response.error());
+        }
+        // Parsing 500 objects takes milliseconds: off the thread that draws the window.
+        auto parsed = std::make_shared<Result<ListPage<View>>>(fail(Error::backend(QString())));
+        const QByteArray body = response->body;
+        if (!co_await m_http->waitFor(QtConcurrent::run([parsed, body, parse] { *parsed = parse(body); })))
+            co_return fail(Http::HttpClient::closedError());
+        if (!*parsed)
+            co_return fail(parsed->error());
+        ListPage<View> &page = **parsed;
+        all.items.append(std::move(page.items));
+        all.resourceVersion = page.resourceVersion;
+        token = page.continueToken;
+        if (token.isEmpty())
+            break;
+    }
+    co_return all;
+}
+
+QCoro::Task<Result<ListPage<PodView>>> KubeClient::listPods(QString labelSelector, int pageSize)
+{
+    co_return co_await listAll<PodView>(QStringLiteral("pods"), labelSelector, pageSize, parsePodList);
+}
+
+QCoro::Task<Result<ListPage<PvcView>>> KubeClient::listPvcs(QString labelSelector, int pageSize)
+{
+    co_return co_await listAll<PvcView>(QStringLiteral("persistentvolumeclaims"), labelSelector, pageSize,
+                                        parsePvcList);
+}
+
+QCoro::Task<Result<WatchOutcome>> KubeClient::watch(Resource resource, QString labelSelector, QString resourceVersion,
+                                                    std::chrono::seconds timeout,
+                                                    std::function<void(const WatchEvent &)> onEvent,
+                                                    std::shared_ptr<CancelToken> cancel)
+{
+    const QString path = resource == Resource::Pods ? QStringLiteral("pods") : QStringLiteral("persistentvolumeclaims");
+    QString query = QStringLiteral("watch=true&allowWatchBookmarks=true&timeoutSeconds=%1").arg(timeout.count());
+    if (!resourceVersion.isEmpty())
+        query += QStringLiteral("&resourceVersion=") + percentEncoded(resourceVersion);
+    if (!labelSelector.isEmpty())
+        query += QStringLiteral("&labelSelector=") + percentEncoded(labelSelector);
+    Http::HttpRequest request;
+    QUrl url = namespacedUrl(path);
+    url.setQuery(query, QUrl::StrictMode);
+    request.url = url;
+    request.transferTimeout = std::chrono::milliseconds(0);
+    if (auto authorized = co_await authorize(request); !authorized)
+        co_return fail(authorized.error());
+
+    WatchOutcome outcome;
+    outcome.resourceVersion = resourceVersion;
+    QByteArray pending;
+    const ObjectKind kind = resource == Resource::Pods ? ObjectKind::Pod : ObjectKind::Pvc;
+    const auto onData = [&](QByteArrayView data) {
+        pending.append(data.data(), data.size());
+        qsizetype start = 0;
+        for (;;) {
+            const qsizetype end = pending.indexOf('\n', start);
+            if (end < 0)
+                break;
+            const QByteArrayView line = QByteArrayView(pending).sliced(start, end - start).trimmed();
+            start = end + 1;
+            if (line.isEmpty())
+                continue;
+            auto event = parseWatchEvent(line, kind);
+            if (!event) {
+                qCWarning(lcKubeClient) << "an unreadable watch event was skipped";
+                continue;
+            }
+            if (event->type == WatchEvent::Type::Error) {
+                if (event->errorCode == 410)
+                    outcome.expired = true;
+                else
+                    qCWarning(lcKubeClient).noquote() << "watch error" << event->errorCode << event->errorMessage;
+                continue;
+            }
+            if (!event->resourceVersion.isEmpty())
+                outcome.resourceVersion = event->resourceVersion;
+            if (event->type != WatchEvent::Type::Bookmark && onEvent)
+                onEvent(*event);
+        }
+        pending.remove(0, start);
+    };
+    auto streamed = co_await m_http->stream(request, onData, cancel);
+    if (!streamed) {
+        if (streamed.error().httpStatus == 410) {
+            outcome.expired = true;
+            co_return outcome;
+        }
+        co_return fail(explain(streamed.error(), QStringLiteral("watch"), path));
+    }
+    co_return outcome;
+}
+
+QCoro::Task<Result<QByteArray>> KubeClient::podLog(QString name, int tail)
+{
+    Http::HttpRequest request;
+    QUrl url = namespacedUrl(QStringLiteral("pods/%1/log").arg(name));
+    url.setQuery(QStringLiteral("container=%1&tailLines=%2&timestamps=true").arg(ContainerName).arg(tail));
+    request.url = url;
+    request.accept = "text/plain, application/json";
+    request.retrySafe = true;
+    auto response = co_await send(request, QStringLiteral("get"), QStringLiteral("pods/log"));
+    if (!response)
+        co_return fail(response.error());
+    co_return response->body;
+}
+
+QCoro::Task<Result<>> KubeClient::followPodLog(QString name, int tail, std::function<void(QByteArrayView)> onData,
+                                               std::shared_ptr<CancelToken> cancel)
+{
+    Http::HttpRequest request;
+    QUrl url = namespacedUrl(QStringLiteral("pods/%1/log").arg(name));
+    url.setQuery(QStringLiteral("container=%1&follow=true&tailLines=%2&timestamps=true").arg(ContainerName).arg(tail));
+    request.url = url;
+    request.accept = "text/plain, application/json";
+    request.transferTimeout = std::chrono::milliseconds(0);
+    if (auto authorized = co_await authorize(request); !authorized)
+        co_return fail(authorized.error());
+    auto streamed = co_await m_http->stream(request, std::move(onData), std::move(cancel));
+    if (!streamed)
+        co_return fail(explain(streamed.error(), QStringLiteral("get"), QStringLiteral("pods/log")));
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<QNetworkRequest>> KubeClient::execRequest(QString name)
+{
+    QNetworkRequest request(namespacedUrl(QStringLiteral("pods/%1/exec").arg(name)));
+    m_target.connection.prepare(request);
+    const std::shared_ptr<Credentials> credentials = m_target.connection.credentials;
+    if (!credentials)
+        co_return request;
+    auto authorization = co_await credentials->authorization();
+    if (m_http->isClosing())
+        co_return fail(Http::HttpClient::closedError());
+    if (!authorization)
+        co_return fail(authorization.error());
+    m_used = *authorization;
+    if (auto applied = authorization->applyTo(request); !applied)
+        co_return fail(applied.error());
+    co_return request;
+}
+
+} // namespace Paddock::Kubernetes

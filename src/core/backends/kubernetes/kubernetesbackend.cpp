@@ -1,0 +1,823 @@
+#include "kubernetesbackend.h"
+
+#include "../../logging.h"
+#include "../../shellquote.h"
+#include "../../tr.h"
+#include "podexec.h"
+
+#include <QCoroTask>
+
+#include <QDeadlineTimer>
+
+#include <algorithm>
+#include <utility>
+
+Q_LOGGING_CATEGORY(lcKube, "paddock.core.kubernetes", QtInfoMsg)
+
+namespace Paddock::Kubernetes {
+
+namespace {
+
+// Every object AgentScope (and so Paddock) makes for a workspace carries this label.
+QString managedSelector()
+{
+    return ManagedByKey + u'=' + ManagedByValue;
+}
+
+// A Pod seen Running this recently is still taken as Running without asking again.
+constexpr qint64 RunningFreshMs = 5'000;
+
+} // namespace
+
+KubernetesBackend::KubernetesBackend(BackendOptions options, QObject *parent)
+    : Backend(parent)
+    , m_options(std::move(options))
+    , m_client(std::make_unique<KubeClient>(m_options.cluster, m_options.retry))
+    , m_exec(std::make_unique<PodExecClient>())
+{
+}
+
+KubernetesBackend::~KubernetesBackend()
+{
+    // Every task of ours ends now, inside this destructor, while the members still exist: the
+    // watches and streams are cancelled, every request and wait fails as Cancelled, and each
+    // coroutine returns at its next step (m_closing).
+    m_closing = true;
+    if (m_watchCancel)
+        m_watchCancel->cancel();
+    m_exec->abortAll();
+    m_client->abortAll();
+}
+
+QString KubernetesBackend::name() const
+{
+    return QStringLiteral("kubernetes");
+}
+
+QString KubernetesBackend::instanceKey() const
+{
+    return m_options.cluster.server().toString(QUrl::RemoveUserInfo | QUrl::StripTrailingSlash) + u'/'
+        + m_options.cluster.ns;
+}
+
+WorkspaceLayout KubernetesBackend::layout(const SandboxInfo &) const
+{
+    WorkspaceLayout layout;
+    layout.workdir = PodWorkdir;
+    layout.gatewayHome = PodGatewayHome;
+    layout.markerFile = PodGatewayHome + QStringLiteral("/.bootstrap-complete");
+    layout.agentscopeMarker = PodGatewayHome + QStringLiteral("/_mcp_gateway_app.py");
+    return layout;
+}
+
+Result<> KubernetesBackend::checkConfiguration() const
+{
+    if (!m_options.configurationError)
+        return {};
+    Error error = *m_options.configurationError;
+    error.kind = Error::Kind::InvalidArgument;
+    return fail(std::move(error));
+}
+
+Capabilities KubernetesBackend::capabilities() const
+{
+    return Capability::ContainerLog | Capability::ContainerLogStream | Capability::StopInsteadOfPause
+        | Capability::Files | Capability::Exec | Capability::Watch;
+}
+
+QString KubernetesBackend::killWarning(const SandboxInfo &sandbox) const
+{
+    return Tr::tr("Deletes the Pod %1 and the PersistentVolumeClaim %1 in the namespace %2, with every file of the "
+                  "workspace: its data cannot be recovered.")
+        .arg(sandbox.sandboxId, m_options.cluster.ns);
+}
+
+SandboxInfo KubernetesBackend::stateOf(const std::optional<PodView> &pod, const std::optional<PvcView> &pvc) const
+{
+    auto state =
+        workspaceState(pod, pvc, m_options.cluster.ns, m_options.unschedulableGrace, QDateTime::currentDateTimeUtc());
+    if (state)
+        return *state;
+    SandboxInfo gone;
+    gone.sandboxId = pod ? pod->name : (pvc ? pvc->name : QString());
+    gone.backend = name();
+    gone.state = SandboxState::Terminated;
+    gone.rawState = QStringLiteral("Gone");
+    return gone;
+}
+
+QCoro::Task<bool> KubernetesBackend::sleep(std::chrono::milliseconds delay)
+{
+    if (m_closing)
+        co_return false;
+    const bool open = co_await m_client->http()->sleep(delay);
+    co_return open && !m_closing;
+}
+
+void KubernetesBackend::noteRunning(const PodView &pod)
+{
+    m_running.insert(pod.name, QDateTime::currentDateTimeUtc());
+}
+
+void KubernetesBackend::forget(const QString &name)
+{
+    m_running.remove(name);
+    m_held.remove(name);
+}
+
+QCoro::Task<Result<QList<SandboxInfo>>> KubernetesBackend::list(ListFilter filter)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
+    QList<SandboxInfo> found;
+    const auto wanted = [&filter](const SandboxInfo &info) {
+        return filter.states.isEmpty() || filter.states.contains(info.state);
+    };
+    if (filter.workspaceId) {
+        // By name, as AgentScope finds its objects: one GET, two when there is no Pod.
+        const QString workspaceId = *filter.workspaceId;
+        const QString objectName = safeName(workspaceId);
+        auto pod = co_await m_client->getPod(objectName);
+        if (!pod)
+            co_return fail(pod.error());
+        std::optional<PvcView> pvc;
+        if (!*pod || (*pod)->phase != QLatin1String("Running")) {
+            auto gotPvc = co_await m_client->getPvc(objectName);
+            if (!gotPvc)
+                co_return fail(gotPvc.error());
+            pvc = *gotPvc;
+        }
+        // Another id with the same name ("A-B" and "a_b") is not this workspace.
+        if (*pod && (*pod)->workspaceId() != workspaceId)
+            *pod = std::nullopt;
+        if (pvc && pvc->workspaceId() != workspaceId)
+            pvc = std::nullopt;
+        if (!*pod && !pvc)
+            co_return found;
+        const SandboxInfo info = stateOf(*pod, pvc);
+        if (info.state != SandboxState::Terminated && wanted(info))
+            found.append(info);
+        co_return found;
+    }
+
+    auto pods = co_await m_client->listPods(managedSelector());
+    if (!pods)
+        co_return fail(pods.error());
+    auto pvcs = co_await m_client->listPvcs(managedSelector());
+    if (!pvcs)
+        co_return fail(pvcs.error());
+    QHash<QString, const PvcView *> pvcByName;
+    for (const PvcView &pvc : std::as_const(pvcs->items))
+        pvcByName.insert(pvc.name, &pvc);
+    QSet<QString> seen;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    for (const PodView &pod : std::as_const(pods->items)) {
+        seen.insert(pod.name);
+        const PvcView *pvc = pvcByName.value(pod.name);
+        auto info = workspaceState(pod, pvc ? std::optional<PvcView>(*pvc) : std::nullopt, m_options.cluster.ns,
+                                   m_options.unschedulableGrace, now);
+        if (info && wanted(*info))
+            found.append(*info);
+    }
+    for (const PvcView &pvc : std::as_const(pvcs->items)) {
+        if (seen.contains(pvc.name))
+            continue;
+        auto info = workspaceState(std::nullopt, pvc, m_options.cluster.ns, m_options.unschedulableGrace, now);
+        if (info && wanted(*info))
+            found.append(*info);
+    }
+    if (m_watching)
+        applyListing(pods->items, pvcs->items, true, true);
+    co_return found;
+}
+
+QCoro::Task<Result<SandboxInfo>> KubernetesBackend::get(QString sandboxId)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
+    auto pod = co_await m_client->getPod(sandboxId);
+    if (!pod)
+        co_return fail(pod.error());
+    auto pvc = co_await m_client->getPvc(sandboxId);
+    if (!pvc)
+        co_return fail(pvc.error());
+    const SandboxInfo info = stateOf(*pod, *pvc);
+    if (info.state == SandboxState::Terminated)
+        co_return fail(Error::notFound(
+            Tr::tr("there is no workspace Pod or PVC %1 in the namespace %2").arg(sandboxId, m_options.cluster.ns)));
+    co_return info;
+}
+
+QCoro::Task<Result<SandboxInfo>> KubernetesBackend::create(CreateSpec spec)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
+    if (auto valid = checkWorkspaceId(spec.workspaceId); !valid)
+        co_return fail(valid.error());
+    co_return co_await openWorkspace(spec.workspaceId, Owner{spec.userId, spec.agentId});
+}
+
+QCoro::Task<Result<SandboxInfo>> KubernetesBackend::resume(QString sandboxId)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
+    // The PVC says whose workspace this is (the Pod may be gone).
+    auto pvc = co_await m_client->getPvc(sandboxId);
+    if (!pvc)
+        co_return fail(pvc.error());
+    QString workspaceId;
+    Owner owner;
+    if (*pvc) {
+        workspaceId = (*pvc)->workspaceId();
+        owner = Owner{(*pvc)->annotations.value(UserIdKey), (*pvc)->annotations.value(AgentIdKey)};
+    } else {
+        auto pod = co_await m_client->getPod(sandboxId);
+        if (!pod)
+            co_return fail(pod.error());
+        if (!*pod)
+            co_return fail(Error::notFound(Tr::tr("there is no workspace Pod or PVC %1 in the namespace %2")
+                                               .arg(sandboxId, m_options.cluster.ns)));
+        workspaceId = (*pod)->workspaceId();
+        owner = Owner{(*pod)->annotations.value(UserIdKey), (*pod)->annotations.value(AgentIdKey)};
+    }
+    if (workspaceId.isEmpty())
+        co_return fail(Error::conflict(
+            Tr::tr("%1 has no %2 label: it is not a workspace AgentScope made").arg(sandboxId, WorkspaceIdKey)));
+    co_return co_await openWorkspace(workspaceId, owner);
+}
+
+QCoro::Task<Result<SandboxInfo>> KubernetesBackend::connect(QString sandboxId)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
+    auto pod = co_await m_client->getPod(sandboxId);
+    if (!pod)
+        co_return fail(pod.error());
+    if (!*pod || (*pod)->terminating())
+        co_return fail(Error::conflict(Tr::tr("the Pod of workspace %1 is not running").arg(sandboxId)));
+    PodView running = **pod;
+    if (running.phase != QLatin1String("Running")) {
+        if (running.phase != QLatin1String("Pending"))
+            co_return fail(
+                Error::conflict(Tr::tr("the Pod of workspace %1 is %2, not running").arg(sandboxId, running.phase)));
+        auto waited = co_await waitForRunning(sandboxId);
+        if (!waited)
+            co_return fail(waited.error());
+        running = *waited;
+    }
+    noteRunning(running);
+    m_held.insert(sandboxId);
+    co_return stateOf(running, std::nullopt);
+}
+
+QCoro::Task<Result<>> KubernetesBackend::ensureNamespace()
+{
+    if (m_namespaceReady || !m_options.ensureNamespace)
+        co_return Result<>{};
+    auto exists = co_await m_client->namespaceExists();
+    if (!exists) {
+        // A role that may not read namespaces: go on; the next call says if it is missing.
+        if (exists.error().httpStatus == 403) {
+            m_namespaceReady = true;
+            co_return Result<>{};
+        }
+        co_return fail(exists.error());
+    }
+    if (!*exists) {
+        auto created = co_await m_client->createNamespace();
+        if (!created) {
+            Error error = created.error();
+            error.message = Tr::tr("the namespace %1 does not exist and could not be created: %2")
+                                .arg(m_options.cluster.ns, error.message);
+            co_return fail(std::move(error));
+        }
+        qCInfo(lcKube).noquote() << "created the namespace" << m_options.cluster.ns;
+    }
+    m_namespaceReady = true;
+    co_return Result<>{};
+}
+
+std::chrono::milliseconds KubernetesBackend::terminatingLimit(const PodView &pod) const
+{
+    const int grace =
+        pod.deletionGracePeriodSeconds > 0 ? pod.deletionGracePeriodSeconds : pod.terminationGracePeriodSeconds;
+    return std::max(m_options.podTerminatingTimeout,
+                    std::chrono::milliseconds(qint64(grace) * 1000) + m_options.terminatingMargin);
+}
+
+QCoro::Task<Result<>> KubernetesBackend::waitForPodGone(QString name, std::chrono::milliseconds limit)
+{
+    const QDeadlineTimer deadline(limit);
+    for (;;) {
+        auto pod = co_await m_client->getPod(name);
+        if (!pod)
+            co_return fail(pod.error());
+        if (!*pod)
+            co_return Result<>{};
+        if (deadline.hasExpired())
+            co_return fail(Error::timeout(Tr::tr("the Pod %1 did not finish deleting within %2 s")
+                                              .arg(name)
+                                              .arg(double(limit.count()) / 1000.0)));
+        if (!co_await sleep(
+                std::chrono::milliseconds(std::min<qint64>(1000, std::max<qint64>(100, deadline.remainingTime())))))
+            co_return fail(Http::HttpClient::closedError());
+    }
+}
+
+QCoro::Task<Result<>> KubernetesBackend::waitForPvcGone(QString name, std::chrono::milliseconds limit)
+{
+    const QDeadlineTimer deadline(limit);
+    for (;;) {
+        auto pvc = co_await m_client->getPvc(name);
+        if (!pvc)
+            co_return fail(pvc.error());
+        if (!*pvc)
+            co_return Result<>{};
+        if (deadline.hasExpired())
+            co_return fail(Error::timeout(Tr::tr("the PVC %1 did not finish deleting within %2 s")
+                                              .arg(name)
+                                              .arg(double(limit.count()) / 1000.0)));
+        if (!co_await sleep(std::chrono::milliseconds(1000)))
+            co_return fail(Http::HttpClient::closedError());
+    }
+}
+
+QCoro::Task<Result<PvcView>> KubernetesBackend::ensurePvc(QString workspaceId, Owner owner, bool *created)
+{
+    const QString objectName = safeName(workspaceId);
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        auto pvc = co_await m_client->getPvc(objectName);
+        if (!pvc)
+            co_return fail(pvc.error());
+        if (*pvc && (*pvc)->workspaceId() != workspaceId)
+            co_return fail(Error::conflict(
+                Tr::tr("the PVC %1 belongs to the workspace \"%2\", whose name is the same as that of \"%3\" on "
+                       "Kubernetes: use another workspace id")
+                    .arg(objectName, (*pvc)->workspaceId(), workspaceId)));
+        if (*pvc && (*pvc)->terminating()) {
+            if (auto gone = co_await waitForPvcGone(objectName, m_options.pvcDeletingTimeout); !gone)
+                co_return fail(gone.error());
+            continue;
+        }
+        if (*pvc)
+            co_return **pvc; // kept as it is: its size, class and labels are not checked, as upstream
+        if (auto ready = co_await ensureNamespace(); !ready)
+            co_return fail(ready.error());
+        auto made = co_await m_client->createPvc(pvcManifest(workspaceId, m_options.cluster.ns, m_options.pod, owner));
+        if (made) {
+            *created = true;
+            co_return *made;
+        }
+        // Someone else (another replica, AgentScope) made it meanwhile: take theirs.
+        if (made.error().kind != Error::Kind::Conflict)
+            co_return fail(made.error());
+    }
+    co_return fail(Error::conflict(Tr::tr("the PVC %1 keeps changing; try again").arg(objectName)));
+}
+
+QCoro::Task<Result<PodView>> KubernetesBackend::ensurePod(QString workspaceId, Owner owner)
+{
+    const QString objectName = safeName(workspaceId);
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        auto pod = co_await m_client->getPod(objectName);
+        if (!pod)
+            co_return fail(pod.error());
+        if (*pod && (*pod)->workspaceId() != workspaceId)
+            co_return fail(Error::conflict(
+                Tr::tr("the Pod %1 belongs to the workspace \"%2\", whose name is the same as that of \"%3\" on "
+                       "Kubernetes: use another workspace id")
+                    .arg(objectName, (*pod)->workspaceId(), workspaceId)));
+        if (*pod) {
+            const PodView &existing = **pod;
+            if (existing.terminating()) {
+                if (auto gone = co_await waitForPodGone(objectName, terminatingLimit(existing)); !gone)
+                    co_return fail(gone.error());
+                continue;
+            }
+            if (existing.phase == QLatin1String("Running") || existing.phase == QLatin1String("Pending"))
+                co_return existing;
+            // Failed, Succeeded, Unknown: made again (errors of the delete are ignored, as upstream).
+            qCInfo(lcKube).noquote() << "the Pod" << objectName << "is" << existing.phase << "- making it again";
+            m_pausing.insert(objectName);
+            co_await m_client->deletePod(objectName, m_options.deleteGracePeriodSeconds);
+            if (m_closing)
+                co_return fail(Http::HttpClient::closedError());
+            if (auto gone = co_await waitForPodGone(objectName, terminatingLimit(existing)); !gone)
+                co_return fail(gone.error());
+            continue;
+        }
+        auto made = co_await m_client->createPod(podManifest(workspaceId, m_options.cluster.ns, m_options.pod, owner));
+        if (made)
+            co_return *made;
+        if (made.error().kind != Error::Kind::Conflict)
+            co_return fail(made.error());
+        // AlreadyExists: made meanwhile, or the old one is still terminating. Look again.
+    }
+    co_return fail(Error::conflict(Tr::tr("the Pod %1 keeps changing; try again").arg(objectName)));
+}
+
+QCoro::Task<Result<PodView>> KubernetesBackend::waitForRunning(QString name)
+{
+    const QDeadlineTimer deadline(m_options.runningTimeout);
+    auto delay = m_options.pollFirst;
+    QDateTime unschedulableSeen;
+    for (;;) {
+        auto got = co_await m_client->getPod(name);
+        if (!got)
+            co_return fail(got.error());
+        if (!*got)
+            co_return fail(Error::notFound(Tr::tr("the Pod %1 was deleted while it was starting").arg(name)));
+        const PodView pod = **got;
+        if (pod.phase == QLatin1String("Running") && !pod.terminating())
+            co_return pod;
+        if (pod.phase == QLatin1String("Failed") || pod.phase == QLatin1String("Unknown")
+            || pod.phase == QLatin1String("Succeeded"))
+            co_return fail(Error::backend(Tr::tr("the Pod %1 entered the %2 state").arg(name, pod.phase)));
+        if (const auto stuck = stuckMessage(pod))
+            co_return fail(Error::backend(Tr::tr("the container of the Pod %1 is stuck: %2").arg(name, *stuck)));
+        if (pod.hasUnschedulable) {
+            const QDateTime now = QDateTime::currentDateTimeUtc();
+            if (!unschedulableSeen.isValid())
+                unschedulableSeen = pod.unschedulableSince.isValid() ? std::min(pod.unschedulableSince, now) : now;
+            if (unschedulableSeen.secsTo(now) >= qint64(m_options.unschedulableGrace.count())) {
+                QString message = Tr::tr("the Pod %1 cannot be scheduled: %2").arg(name, pod.unschedulableMessage);
+                // A PVC that no volume was bound to is the usual cause: say so.
+                auto pvc = co_await m_client->getPvc(name);
+                if (pvc && *pvc && (*pvc)->phase == QLatin1String("Pending")) {
+                    message += u' ';
+                    if ((*pvc)->storageClass.isEmpty())
+                        message += Tr::tr("Its PVC %1 is still Pending (no volume is bound to it): check the "
+                                          "cluster's default storage class.")
+                                       .arg(name);
+                    else
+                        message += Tr::tr("Its PVC %1 is still Pending (no volume is bound to it): check the storage "
+                                          "class %2.")
+                                       .arg(name, (*pvc)->storageClass);
+                }
+                co_return fail(Error::backend(message));
+            }
+        } else {
+            unschedulableSeen = {};
+        }
+        if (deadline.hasExpired())
+            co_return fail(Error::timeout(Tr::tr("the Pod %1 did not become Running within %2 s (it is %3)")
+                                              .arg(name)
+                                              .arg(double(m_options.runningTimeout.count()) / 1000.0)
+                                              .arg(pod.waitingReason.isEmpty() ? pod.phase : pod.waitingReason)));
+        if (!co_await sleep(delay))
+            co_return fail(Http::HttpClient::closedError());
+        delay = std::min(m_options.pollMax,
+                         std::chrono::milliseconds(qint64(double(delay.count()) * m_options.pollFactor)));
+    }
+}
+
+QCoro::Task<Result<SandboxInfo>> KubernetesBackend::openWorkspace(QString workspaceId, Owner owner)
+{
+    const QString objectName = safeName(workspaceId);
+    bool pvcCreated = false;
+    auto pvc = co_await ensurePvc(workspaceId, owner, &pvcCreated);
+    if (!pvc)
+        co_return fail(pvc.error());
+    // Owners that only the Pod knew (AgentScope records none): the PVC's annotations, if any.
+    if (owner.userId.isEmpty())
+        owner.userId = pvc->annotations.value(UserIdKey);
+    if (owner.agentId.isEmpty())
+        owner.agentId = pvc->annotations.value(AgentIdKey);
+    auto pod = co_await ensurePod(workspaceId, owner);
+    Result<PodView> running = pod;
+    if (pod && !(pod->phase == QLatin1String("Running") && !pod->terminating()))
+        running = co_await waitForRunning(objectName);
+    if (!running) {
+        if (m_closing)
+            co_return fail(running.error());
+        // Nothing stays that the user did not ask for: the Pod goes; a PVC made just now (empty)
+        // goes too; one that was there holds the workspace's files and stays, and the message
+        // says so.
+        Error error = running.error();
+        if (pod) {
+            m_pausing.insert(objectName);
+            co_await m_client->deletePod(objectName, m_options.deleteGracePeriodSeconds);
+        }
+        if (m_closing)
+            co_return fail(error);
+        if (pvcCreated) {
+            auto removed = co_await m_client->deletePvc(objectName);
+            if (!removed)
+                error.message += u' '
+                    + Tr::tr("The PVC %1 made for it could not be deleted: %2")
+                          .arg(objectName, removed.error().message);
+        } else {
+            error.message += u' ' + Tr::tr("The PVC %1 was kept: it holds the workspace's files.").arg(objectName);
+        }
+        co_return fail(std::move(error));
+    }
+    noteRunning(*running);
+    m_held.insert(objectName);
+    m_pausing.remove(objectName);
+    co_return stateOf(*running, *pvc);
+}
+
+QCoro::Task<Result<>> KubernetesBackend::pause(QString sandboxId)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
+    // AgentScope's close: the Pod goes, the PVC (the files) stays.
+    m_pausing.insert(sandboxId);
+    forget(sandboxId);
+    auto pod = co_await m_client->getPod(sandboxId);
+    if (!pod)
+        co_return fail(pod.error());
+    if (!*pod)
+        co_return Result<>{};
+    auto deleted = co_await m_client->deletePod(sandboxId, m_options.deleteGracePeriodSeconds);
+    if (!deleted)
+        co_return fail(deleted.error());
+    co_return co_await waitForPodGone(sandboxId, terminatingLimit(**pod));
+}
+
+QCoro::Task<Result<>> KubernetesBackend::kill(QString sandboxId, KillOptions)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
+    m_pausing.insert(sandboxId);
+    forget(sandboxId);
+    auto pod = co_await m_client->deletePod(sandboxId, m_options.deleteGracePeriodSeconds);
+    if (!pod)
+        co_return fail(pod.error());
+    // The PVC stays (its finalizer) until the Pod is gone, then goes on its own.
+    auto pvc = co_await m_client->deletePvc(sandboxId);
+    if (!pvc)
+        co_return fail(pvc.error());
+    if (!*pod && !*pvc)
+        co_return fail(Error::notFound(
+            Tr::tr("there is no workspace Pod or PVC %1 in the namespace %2").arg(sandboxId, m_options.cluster.ns)));
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<SandboxInfo>> KubernetesBackend::renew(QString sandboxId, std::chrono::seconds)
+{
+    co_return fail(Error::unsupported(
+        Tr::tr("workspace %1 does not expire on Kubernetes, so it cannot be renewed").arg(sandboxId)));
+}
+
+QCoro::Task<Result<bool>> KubernetesBackend::isReady(QString sandboxId)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
+    const QDateTime seen = m_running.value(sandboxId);
+    if (seen.isValid() && seen.msecsTo(QDateTime::currentDateTimeUtc()) < RunningFreshMs)
+        co_return true;
+    auto pod = co_await m_client->getPod(sandboxId);
+    if (!pod)
+        co_return fail(pod.error());
+    const bool ready = *pod && (*pod)->phase == QLatin1String("Running") && !(*pod)->terminating();
+    if (ready)
+        noteRunning(**pod);
+    co_return ready;
+}
+
+QCoro::Task<Result<ExecResult>> KubernetesBackend::exec(QString sandboxId, ExecRequest request)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
+    const QStringList argv = cwdCommand(request.argv, request.cwd);
+    auto result = co_await execRaw(sandboxId, argv, {}, request.timeout, request.onLine);
+    if (!result && result.error().kind == Error::Kind::NotFound && m_held.contains(sandboxId) && !m_closing) {
+        const QString workspaceId = m_pods.value(sandboxId).workspaceId();
+        forget(sandboxId);
+        Q_EMIT sandboxLost(sandboxId, workspaceId);
+    }
+    co_return result;
+}
+
+QCoro::Task<Result<ExecResult>>
+KubernetesBackend::execRaw(QString podName, QStringList argv, QByteArray stdinData, std::chrono::milliseconds timeout,
+                           std::function<void(OutputChannel, const QByteArray &)> onLine)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
+    auto request = co_await m_client->execRequest(podName);
+    if (!request)
+        co_return fail(request.error());
+    if (m_closing)
+        co_return fail(Http::HttpClient::closedError());
+    PodExecCommand command;
+    command.argv = argv;
+    command.container = ContainerName;
+    command.withStdin = !stdinData.isEmpty();
+    command.stdinData = std::move(stdinData);
+    command.timeout = timeout;
+    command.onLine = std::move(onLine);
+    auto ran = co_await m_exec->run(*request, std::move(command));
+    if (!ran)
+        co_return fail(ran.error());
+    co_return ran->exec;
+}
+
+QCoro::Task<Result<std::optional<QDateTime>>> KubernetesBackend::sessionsActivity(QString sandboxId)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
+    // The newest change time, two levels deep, as the other backends read it (seconds: stat's
+    // %Y is the one form GNU and busybox share).
+    const QString sessions = PodWorkdir + QStringLiteral("/sessions");
+    const QStringList argv{
+        QStringLiteral("sh"), QStringLiteral("-c"),
+        QStringLiteral("[ -d \"$1\" ] || exit 3; find \"$1\" -maxdepth 2 -exec stat -c %Y {} + 2>/dev/null | sort -n | "
+                       "tail -n 1"),
+        QStringLiteral("sh"), sessions};
+    auto result = co_await execRaw(sandboxId, argv, {}, std::chrono::milliseconds(30'000), {});
+    if (!result)
+        co_return fail(result.error());
+    if (result->exitCode == 3)
+        co_return std::optional<QDateTime>();
+    bool ok = false;
+    const qint64 seconds = result->stdOut.trimmed().toLongLong(&ok);
+    if (result->exitCode != 0 || !ok)
+        co_return fail(Error::backend(
+            Tr::tr("cannot read when %1 last changed: %2").arg(sessions, QString::fromUtf8(result->stdErr).trimmed())));
+    co_return std::optional<QDateTime>(QDateTime::fromSecsSinceEpoch(seconds, Qt::UTC));
+}
+
+QCoro::Task<Result<QByteArray>> KubernetesBackend::containerLogs(QString sandboxId, int tail)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
+    co_return co_await m_client->podLog(sandboxId, tail);
+}
+
+QCoro::Task<Result<>> KubernetesBackend::followContainerLog(QString sandboxId, int tail,
+                                                            std::function<void(QByteArrayView)> onData,
+                                                            std::shared_ptr<CancelToken> cancel)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
+    co_return co_await m_client->followPodLog(sandboxId, tail, std::move(onData), std::move(cancel));
+}
+
+// Watching ----------------------------------------------------------------------------------
+
+void KubernetesBackend::setWatching(bool watching)
+{
+    if (watching == m_watching || m_closing)
+        return;
+    m_watching = watching;
+    if (!watching) {
+        if (m_watchCancel)
+            m_watchCancel->cancel();
+        m_watchCancel.reset();
+        m_pods.clear();
+        m_pvcs.clear();
+        return;
+    }
+    m_watchCancel = std::make_shared<CancelToken>();
+    QCoro::connect(watchLoop(Resource::Pods, m_watchCancel), this, [] {});
+    QCoro::connect(watchLoop(Resource::PersistentVolumeClaims, m_watchCancel), this, [] {});
+}
+
+QCoro::Task<> KubernetesBackend::watchLoop(Resource resource, std::shared_ptr<CancelToken> cancel)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return;
+    QString resourceVersion;
+    auto delay = m_options.pollFirst;
+    while (!cancel->isCancelled() && !m_closing) {
+        if (resourceVersion.isEmpty()) {
+            // List first: the watch goes on from the list's resourceVersion.
+            if (resource == Resource::Pods) {
+                auto pods = co_await m_client->listPods(managedSelector());
+                if (cancel->isCancelled() || m_closing)
+                    co_return;
+                if (pods) {
+                    applyListing(pods->items, {}, true, false);
+                    resourceVersion = pods->resourceVersion;
+                }
+            } else {
+                auto pvcs = co_await m_client->listPvcs(managedSelector());
+                if (cancel->isCancelled() || m_closing)
+                    co_return;
+                if (pvcs) {
+                    applyListing({}, pvcs->items, false, true);
+                    resourceVersion = pvcs->resourceVersion;
+                }
+            }
+            if (resourceVersion.isEmpty()) {
+                if (!co_await sleep(delay))
+                    co_return;
+                delay = std::min(m_options.pollMax * 10, delay * 2);
+                continue;
+            }
+        }
+        auto outcome = co_await m_client->watch(
+            resource, managedSelector(), resourceVersion, m_options.watchTimeout,
+            [this](const WatchEvent &event) { applyEvent(event); }, cancel);
+        if (cancel->isCancelled() || m_closing)
+            co_return;
+        if (!outcome) {
+            qCInfo(lcKube).noquote() << "watch ended:" << outcome.error().message;
+            if (!co_await sleep(delay))
+                co_return;
+            delay = std::min(m_options.pollMax * 10, delay * 2);
+            continue;
+        }
+        delay = m_options.pollFirst;
+        // 410: too old; list again. Otherwise the server ended the stream: go on from where it was.
+        resourceVersion = outcome->expired ? QString() : outcome->resourceVersion;
+    }
+}
+
+void KubernetesBackend::applyListing(const QList<PodView> &pods, const QList<PvcView> &pvcs, bool podsKnown,
+                                     bool pvcsKnown)
+{
+    QSet<QString> touched;
+    if (podsKnown) {
+        QHash<QString, PodView> fresh;
+        for (const PodView &pod : pods)
+            fresh.insert(pod.name, pod);
+        for (auto it = m_pods.cbegin(); it != m_pods.cend(); ++it) {
+            if (!fresh.contains(it.key()))
+                touched.insert(it.key());
+        }
+        for (auto it = fresh.cbegin(); it != fresh.cend(); ++it) {
+            const auto old = m_pods.constFind(it.key());
+            if (old == m_pods.cend() || old->resourceVersion != it->resourceVersion)
+                touched.insert(it.key());
+        }
+        m_pods = std::move(fresh);
+    }
+    if (pvcsKnown) {
+        QHash<QString, PvcView> fresh;
+        for (const PvcView &pvc : pvcs)
+            fresh.insert(pvc.name, pvc);
+        for (auto it = m_pvcs.cbegin(); it != m_pvcs.cend(); ++it) {
+            if (!fresh.contains(it.key()))
+                touched.insert(it.key());
+        }
+        for (auto it = fresh.cbegin(); it != fresh.cend(); ++it) {
+            const auto old = m_pvcs.constFind(it.key());
+            if (old == m_pvcs.cend() || old->resourceVersion != it->resourceVersion)
+                touched.insert(it.key());
+        }
+        m_pvcs = std::move(fresh);
+    }
+    for (const QString &name : std::as_const(touched))
+        publish(name);
+}
+
+void KubernetesBackend::applyEvent(const WatchEvent &event)
+{
+    QString objectName;
+    if (event.pod) {
+        objectName = event.pod->name;
+        if (event.type == WatchEvent::Type::Deleted) {
+            m_pods.remove(objectName);
+            m_running.remove(objectName);
+            // A Pod we hold, deleted by someone else: the workspace lost its sandbox.
+            if (m_held.contains(objectName) && !m_pausing.contains(objectName)) {
+                m_held.remove(objectName);
+                Q_EMIT sandboxLost(objectName, event.pod->workspaceId());
+            }
+            m_pausing.remove(objectName);
+        } else {
+            m_pods.insert(objectName, *event.pod);
+        }
+    } else if (event.pvc) {
+        objectName = event.pvc->name;
+        if (event.type == WatchEvent::Type::Deleted)
+            m_pvcs.remove(objectName);
+        else
+            m_pvcs.insert(objectName, *event.pvc);
+    }
+    if (!objectName.isEmpty())
+        publish(objectName);
+}
+
+void KubernetesBackend::publish(const QString &objectName)
+{
+    const auto pod = m_pods.constFind(objectName);
+    const auto pvc = m_pvcs.constFind(objectName);
+    const std::optional<PodView> podView = pod == m_pods.cend() ? std::nullopt : std::optional<PodView>(*pod);
+    const std::optional<PvcView> pvcView = pvc == m_pvcs.cend() ? std::nullopt : std::optional<PvcView>(*pvc);
+    auto state = workspaceState(podView, pvcView, m_options.cluster.ns, m_options.unschedulableGrace,
+                                QDateTime::currentDateTimeUtc());
+    if (state)
+        Q_EMIT sandboxChanged(*state);
+    else
+        Q_EMIT sandboxRemoved(objectName);
+}
+
+} // namespace Paddock::Kubernetes

@@ -1,0 +1,137 @@
+#pragma once
+
+#include "../../backend.h"
+#include "../../bulk.h"
+#include "../../tasktracker.h"
+#include "kubeclient.h"
+#include "kubeobjects.h"
+
+#include <QCoroFwd>
+
+#include <QDateTime>
+#include <QHash>
+#include <QSet>
+#include <QTimer>
+
+#include <chrono>
+#include <memory>
+
+namespace Paddock::Kubernetes {
+
+class PodExecClient;
+
+struct BackendOptions
+{
+    ClusterTarget cluster;
+    // The profile cannot be connected with (a kubeconfig that does not parse, an unknown context):
+    // every call fails with this, and checkConfiguration() says it.
+    std::optional<Error> configurationError;
+    PodSettings pod;
+    // Make the namespace when it is missing, as AgentScope does (GET, then POST on 404); a role
+    // that may not read namespaces (403) goes on without.
+    bool ensureNamespace = true;
+    Http::RetryPolicy retry;
+    // AgentScope's waits (§1.4), and the margins Paddock adds (§1.7).
+    std::chrono::milliseconds pvcDeletingTimeout{60'000};
+    // A terminating Pod is waited for at least this long, and at least its grace period plus
+    // terminatingMargin (`sleep infinity` ignores SIGTERM, so the grace period is spent whole).
+    std::chrono::milliseconds podTerminatingTimeout{30'000};
+    std::chrono::milliseconds terminatingMargin{15'000};
+    std::chrono::milliseconds runningTimeout{120'000};
+    // How long Unschedulable is only the scheduler waiting (a PVC that is being bound).
+    std::chrono::seconds unschedulableGrace{30};
+    std::chrono::milliseconds pollFirst{500};
+    double pollFactor = 1.5;
+    std::chrono::milliseconds pollMax{3'000};
+    // Pause and kill delete the Pod with this grace period: `sleep infinity` as PID 1 ignores
+    // SIGTERM, so a longer one only makes the next open wait (§1.7, defect 4).
+    int deleteGracePeriodSeconds = 1;
+    // How long the server may keep one watch request open.
+    std::chrono::seconds watchTimeout{300};
+};
+
+// Workspaces as a Pod plus a PVC of the same name, exactly as AgentScope's K8sWorkspaceManager
+// keeps them (kubernetes-protocol.md): opening makes the namespace, the PVC and the Pod, waits
+// for Running and fails early on the kubelet's and the scheduler's verdicts; close (pause)
+// deletes the Pod and keeps the PVC; resume makes the Pod again on it; kill deletes both.
+// Commands run through the exec websocket (PodExec). With watching on, changes come from a
+// watch of Pods and PVCs (sandboxChanged, sandboxRemoved) instead of polling.
+class KubernetesBackend final : public Backend
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(KubernetesBackend)
+
+public:
+    explicit KubernetesBackend(BackendOptions options, QObject *parent = nullptr);
+    ~KubernetesBackend() override;
+
+    const BackendOptions &options() const { return m_options; }
+    KubeClient *client() const { return m_client.get(); }
+
+    QString name() const override;
+    QString instanceKey() const override;
+    WorkspaceLayout layout(const SandboxInfo &sandbox) const override;
+    Capabilities capabilities() const override;
+    Result<> checkConfiguration() const override;
+
+    QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter) override;
+    QCoro::Task<Result<SandboxInfo>> get(QString sandboxId) override;
+    QCoro::Task<Result<SandboxInfo>> create(CreateSpec spec) override;
+    QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) override;
+    QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) override;
+    QCoro::Task<Result<>> pause(QString sandboxId) override;
+    QCoro::Task<Result<>> kill(QString sandboxId, KillOptions options) override;
+    QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
+    QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
+    QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;
+    QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId) override;
+    QCoro::Task<Result<QByteArray>> containerLogs(QString sandboxId, int tail) override;
+    QCoro::Task<Result<>> followContainerLog(QString sandboxId, int tail, std::function<void(QByteArrayView)> onData,
+                                             std::shared_ptr<CancelToken> cancel) override;
+    QString killWarning(const SandboxInfo &sandbox) const override;
+
+    void setWatching(bool watching) override;
+    bool isWatching() const { return m_watching; }
+
+    // Runs argv in the workspace container (no cwd wrapper), stdin given whole.
+    QCoro::Task<Result<ExecResult>> execRaw(QString podName, QStringList argv, QByteArray stdinData,
+                                            std::chrono::milliseconds timeout,
+                                            std::function<void(OutputChannel, const QByteArray &)> onLine);
+
+private:
+    QCoro::Task<Result<SandboxInfo>> openWorkspace(QString workspaceId, Owner owner);
+    QCoro::Task<Result<>> ensureNamespace();
+    QCoro::Task<Result<PvcView>> ensurePvc(QString workspaceId, Owner owner, bool *created);
+    QCoro::Task<Result<PodView>> ensurePod(QString workspaceId, Owner owner);
+    QCoro::Task<Result<PodView>> waitForRunning(QString name);
+    QCoro::Task<Result<>> waitForPodGone(QString name, std::chrono::milliseconds limit);
+    QCoro::Task<Result<>> waitForPvcGone(QString name, std::chrono::milliseconds limit);
+    std::chrono::milliseconds terminatingLimit(const PodView &pod) const;
+    QCoro::Task<bool> sleep(std::chrono::milliseconds delay);
+    SandboxInfo stateOf(const std::optional<PodView> &pod, const std::optional<PvcView> &pvc) const;
+    void noteRunning(const PodView &pod);
+    void forget(const QString &name);
+
+    QCoro::Task<> watchLoop(Resource resource, std::shared_ptr<CancelToken> cancel);
+    void applyEvent(const WatchEvent &event);
+    void applyListing(const QList<PodView> &pods, const QList<PvcView> &pvcs, bool podsKnown, bool pvcsKnown);
+    void publish(const QString &name);
+
+    BackendOptions m_options;
+    std::unique_ptr<KubeClient> m_client;
+    std::unique_ptr<PodExecClient> m_exec;
+    TaskTracker m_tasks;
+    bool m_namespaceReady = false;
+    // Pods this backend saw Running lately (isReady answers from it) and holds.
+    QHash<QString, QDateTime> m_running;
+    QSet<QString> m_held;
+    QSet<QString> m_pausing; // deleted by us: their DELETED event is not a loss
+    bool m_watching = false;
+    std::shared_ptr<CancelToken> m_watchCancel;
+    // What the watches know (name → object).
+    QHash<QString, PodView> m_pods;
+    QHash<QString, PvcView> m_pvcs;
+    bool m_closing = false;
+};
+
+} // namespace Paddock::Kubernetes

@@ -1,0 +1,1013 @@
+#include "conformance.h"
+
+#include "bootstraplog.h"
+#include "profilesession.h"
+#include "provisioner.h"
+#include "shellquote.h"
+#include "testsession.h"
+
+#ifndef Q_MOC_RUN
+#include <QCoroTask>
+#endif
+
+#include <QCoreApplication>
+#include <QScopeGuard>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <algorithm>
+
+using namespace Paddock;
+using namespace std::chrono_literals;
+
+namespace PaddockTest {
+
+namespace {
+
+// A QVERIFY2 message that lives as long as the statement.
+struct Said
+{
+    QByteArray text;
+    operator const char *() const { return text.constData(); }
+};
+
+template<typename T> Said why(const Result<T> &result)
+{
+    return {result ? QByteArray() : result.error().message.toUtf8()};
+}
+
+QString kindName(Error::Kind kind)
+{
+    switch (kind) {
+    case Error::Kind::InvalidArgument:
+        return QStringLiteral("InvalidArgument");
+    case Error::Kind::NotFound:
+        return QStringLiteral("NotFound");
+    case Error::Kind::Conflict:
+        return QStringLiteral("Conflict");
+    case Error::Kind::Io:
+        return QStringLiteral("Io");
+    case Error::Kind::Backend:
+        return QStringLiteral("Backend");
+    case Error::Kind::Timeout:
+        return QStringLiteral("Timeout");
+    case Error::Kind::Bootstrap:
+        return QStringLiteral("Bootstrap");
+    case Error::Kind::Unsupported:
+        return QStringLiteral("Unsupported");
+    case Error::Kind::Unreachable:
+        return QStringLiteral("Unreachable");
+    case Error::Kind::Cancelled:
+        return QStringLiteral("Cancelled");
+    }
+    return QStringLiteral("?");
+}
+
+// "NotFound: <message>", or what came instead of an error.
+template<typename T> Said describe(const Result<T> &result)
+{
+    if (result)
+        return {QByteArrayLiteral("no error")};
+    return {(kindName(result.error().kind) + QStringLiteral(": ") + result.error().message).toUtf8()};
+}
+
+QList<SandboxState> states(std::initializer_list<SandboxState> list)
+{
+    return QList<SandboxState>(list);
+}
+
+bool containsSandbox(const QList<SandboxInfo> &list, const QString &sandboxId)
+{
+    return std::any_of(list.cbegin(), list.cend(),
+                       [&](const SandboxInfo &info) { return info.sandboxId == sandboxId; });
+}
+
+QStringList statusLines(const BootstrapLogStore &logs, const QString &instanceKey, const QString &workspaceId)
+{
+    QStringList lines;
+    const auto read = logs.read(instanceKey, workspaceId);
+    if (!read)
+        return lines;
+    for (const LogLine &line : *read) {
+        if (line.kind == LogLine::Kind::Status)
+            lines.append(QString::fromUtf8(line.text));
+    }
+    return lines;
+}
+
+// An error names the sandbox it is about: the whole id, or the first 12 characters (Docker's
+// short container id).
+bool namesSandbox(const Error &error, const QString &sandboxId)
+{
+    return error.message.contains(sandboxId) || error.message.contains(sandboxId.left(12));
+}
+
+// Whole seconds, well before any sandbox of this run: every backend reports it exactly.
+QDateTime longAgo()
+{
+    return QDateTime(QDate(2020, 1, 2), QTime(3, 4, 5), Qt::UTC);
+}
+
+} // namespace
+
+bool ConformanceTarget::touchInSessions(Backend &backend, const SandboxInfo &sandbox, const QString &path,
+                                        const QDateTime &time, QString *why)
+{
+    const QString sessions = backend.layout(sandbox).workdir + QStringLiteral("/sessions");
+    const QString target = path.isEmpty() ? sessions : sessions + u'/' + path;
+    const QString folder = path.isEmpty() ? sessions : target.section(u'/', 0, -2);
+    ExecRequest request;
+    request.argv =
+        QStringList{QStringLiteral("sh"), QStringLiteral("-c"),
+                    QStringLiteral("mkdir -p %1 && touch -d @%2 %3")
+                        .arg(shellQuote(folder), QString::number(time.toSecsSinceEpoch()), shellQuote(target))};
+    const auto ran = QCoro::waitFor(backend.exec(sandbox.sandboxId, request));
+    if (!ran) {
+        *why = ran.error().message;
+        return false;
+    }
+    if (ran->exitCode != 0) {
+        *why = QStringLiteral("touch %1 exited with %2: %3")
+                   .arg(target)
+                   .arg(ran->exitCode)
+                   .arg(QString::fromUtf8(ran->stdErr));
+        return false;
+    }
+    return true;
+}
+
+BackendConformance::BackendConformance(ConformanceTarget *target, QObject *parent)
+    : QObject(parent)
+    , m_target(target)
+{
+}
+
+BackendConformance::~BackendConformance() = default;
+
+QString BackendConformance::nextWorkspaceId(const char *what)
+{
+    // Fits every backend's rules: Docker's container names, label values, Kubernetes names.
+    return QStringLiteral("cf-%1-%2").arg(++m_counter).arg(QLatin1String(what));
+}
+
+void BackendConformance::remember(const QString &sandboxId)
+{
+    if (!m_made.contains(sandboxId))
+        m_made.append(sandboxId);
+}
+
+Result<SandboxInfo> BackendConformance::make(Backend &backend, const QString &workspaceId)
+{
+    const CreateSpec spec{workspaceId, QStringLiteral("conformance-user"), QStringLiteral("conformance-agent"), {}};
+    auto made = QCoro::waitFor(backend.create(spec));
+    if (made)
+        remember(made->sandboxId);
+    return made;
+}
+
+Result<SandboxInfo> BackendConformance::commandSandbox()
+{
+    if (m_commandSandbox)
+        return *m_commandSandbox;
+    const CreateSpec spec{
+        QStringLiteral("cf-commands"), QStringLiteral("conformance-user"), QStringLiteral("conformance-agent"), {}};
+    auto made = QCoro::waitFor(m_backend->create(spec));
+    if (made)
+        m_commandSandbox = *made;
+    return made;
+}
+
+Result<ExecResult> BackendConformance::shell(Backend &backend, const SandboxInfo &sandbox, const QString &script,
+                                             std::chrono::milliseconds timeout)
+{
+    ExecRequest request;
+    request.argv = QStringList{QStringLiteral("sh"), QStringLiteral("-c"), script};
+    request.timeout = timeout;
+    return QCoro::waitFor(backend.exec(sandbox.sandboxId, request));
+}
+
+Result<bool> BackendConformance::exists(Backend &backend, const SandboxInfo &sandbox, const QString &relativePath)
+{
+    auto ran = shell(backend, sandbox, QStringLiteral("test -e ") + shellQuote(relativePath));
+    if (!ran)
+        return fail(ran.error());
+    return ran->exitCode == 0;
+}
+
+Profile BackendConformance::sessionProfile() const
+{
+    Profile profile = Profile::local();
+    profile.id = QStringLiteral("conformance");
+    profile.name = QStringLiteral("Conformance");
+    profile.kind = m_expect.profileKind;
+    return profile;
+}
+
+WorkspaceRequest BackendConformance::requestFor(const QString &workspaceId) const
+{
+    return WorkspaceRequest{QStringLiteral("conformance-user"), QStringLiteral("conformance-agent"), {}, workspaceId};
+}
+
+void BackendConformance::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    m_logs = std::make_unique<BootstrapLogStore>(m_dir.filePath(QStringLiteral("logs")));
+    QString why;
+    if (!m_target->setUp(&why)) {
+        if (m_target->mustRun())
+            QFAIL(qPrintable(QStringLiteral("this backend must be tested here: ") + why));
+        QSKIP(qPrintable(why));
+    }
+    m_expect = m_target->expectations();
+    m_ready = true;
+}
+
+void BackendConformance::init()
+{
+    m_backend = m_target->makeBackend();
+    QVERIFY(m_backend);
+}
+
+void BackendConformance::cleanup()
+{
+    // What a check made goes, so that the next one starts from an empty backend (and a Docker
+    // engine does not fill up); the files too, where the backend keeps them on kill.
+    if (m_backend) {
+        KillOptions everything;
+        everything.deleteFiles = m_expect.capabilities.testFlag(Capability::DeleteFilesOnKill);
+        for (const QString &sandboxId : std::as_const(m_made)) {
+            const auto killed = QCoro::waitFor(m_backend->kill(sandboxId, everything));
+            if (!killed && killed.error().kind != Error::Kind::NotFound)
+                qWarning().noquote() << "cleanup: cannot kill" << sandboxId << killed.error().message;
+        }
+    }
+    m_made.clear();
+    m_backend.reset();
+}
+
+void BackendConformance::cleanupTestCase()
+{
+    if (m_ready) {
+        if (m_commandSandbox) {
+            auto backend = m_target->makeBackend();
+            KillOptions everything;
+            everything.deleteFiles = m_expect.capabilities.testFlag(Capability::DeleteFilesOnKill);
+            QCoro::waitFor(backend->kill(m_commandSandbox->sandboxId, everything));
+        }
+        m_target->tearDown();
+    }
+    m_logs.reset();
+}
+
+// The capabilities are how callers learn what differs; they must be what the target says, and
+// two instances on the same storage are the same backend instance to the bootstrap logs.
+void BackendConformance::capabilitiesAreWhatTheTargetExpects()
+{
+    QCOMPARE(m_backend->name(), m_expect.name);
+    for (const QString &variant : m_target->variants()) {
+        const auto backend = m_target->makeBackend(variant);
+        QVERIFY(backend);
+        QCOMPARE(backend->capabilities(), m_target->expectations(variant).capabilities);
+    }
+    QVERIFY(!m_backend->instanceKey().isEmpty());
+    QCOMPARE(m_target->makeBackend()->instanceKey(), m_backend->instanceKey());
+    QVERIFY(m_backend->checkConfiguration());
+}
+
+void BackendConformance::createKeepsTheIdsAndListFindsThem()
+{
+    const QString id = nextWorkspaceId("create");
+    // Ids that are not label values (an e-mail address, Chinese) and profile metadata that tries
+    // to override the workspace id: the id keys are the backend's, set last.
+    CreateSpec spec{id, QStringLiteral("alice@example.com"), QStringLiteral("运维"), {}};
+    spec.metadata.insert(QStringLiteral("paddock.conformance"), QStringLiteral("yes"));
+    spec.metadata.insert(WorkspaceIdKey, QStringLiteral("not-this-one"));
+    const QDateTime before = QDateTime::currentDateTimeUtc();
+    auto made = QCoro::waitFor(m_backend->create(spec));
+    QVERIFY2(made, why(made));
+    remember(made->sandboxId);
+
+    const auto checkIds = [&](const SandboxInfo &info) {
+        QCOMPARE(info.sandboxId, made->sandboxId);
+        QCOMPARE(info.workspaceId, id);
+        QCOMPARE(info.userId, spec.userId);
+        QCOMPARE(info.agentId, spec.agentId);
+        QCOMPARE(info.backend, m_expect.name);
+        QCOMPARE(info.metadata.value(WorkspaceIdKey), id);
+        QCOMPARE(info.metadata.value(QStringLiteral("paddock.conformance")), QStringLiteral("yes"));
+        QVERIFY(info.createdAt.isValid());
+        // Clocks on one machine: made within this check, give or take a minute.
+        QVERIFY2(info.createdAt >= before.addSecs(-60) && info.createdAt <= QDateTime::currentDateTimeUtc().addSecs(60),
+                 qPrintable(info.createdAt.toString(Qt::ISODateWithMs)));
+    };
+    QVERIFY(!made->sandboxId.isEmpty());
+    QCOMPARE(made->state, SandboxState::Running);
+    checkIds(*made);
+    if (QTest::currentTestFailed())
+        return;
+
+    auto got = QCoro::waitFor(m_backend->get(made->sandboxId));
+    QVERIFY2(got, why(got));
+    QCOMPARE(got->state, SandboxState::Running);
+    checkIds(*got);
+    if (QTest::currentTestFailed())
+        return;
+
+    auto byId = QCoro::waitFor(m_backend->list(ListFilter{id, {}}));
+    QVERIFY2(byId, why(byId));
+    QCOMPARE(byId->size(), 1);
+    checkIds(byId->constFirst());
+    if (QTest::currentTestFailed())
+        return;
+    auto running = QCoro::waitFor(m_backend->list(ListFilter{id, states({SandboxState::Running})}));
+    QVERIFY2(running, why(running));
+    QCOMPARE(running->size(), 1);
+    auto paused = QCoro::waitFor(m_backend->list(ListFilter{id, states({SandboxState::Paused})}));
+    QVERIFY2(paused, why(paused));
+    QVERIFY(paused->isEmpty());
+    auto everything = QCoro::waitFor(m_backend->list({}));
+    QVERIFY2(everything, why(everything));
+    QVERIFY(containsSandbox(*everything, made->sandboxId));
+    auto other = QCoro::waitFor(m_backend->list(ListFilter{QStringLiteral("cf-no-such-workspace"), {}}));
+    QVERIFY2(other, why(other));
+    QVERIFY(!containsSandbox(*other, made->sandboxId));
+}
+
+// A second process (another instance on the same storage or server) finds the sandbox by its
+// workspace id, connects to it, and sees the files the first one wrote.
+void BackendConformance::anotherInstanceFindsAndConnectsTheSandbox()
+{
+    auto made = make(*m_backend, nextWorkspaceId("reattach"));
+    QVERIFY2(made, why(made));
+    auto wrote = shell(*m_backend, *made, QStringLiteral("mkdir -p data && echo kept > data/kept.txt"));
+    QVERIFY2(wrote && wrote->exitCode == 0, why(wrote));
+
+    const auto second = m_target->makeBackend();
+    auto found = QCoro::waitFor(second->list(ListFilter{made->workspaceId, {}}));
+    QVERIFY2(found, why(found));
+    QCOMPARE(found->size(), 1);
+    QCOMPARE(found->constFirst().sandboxId, made->sandboxId);
+    QCOMPARE(found->constFirst().state, SandboxState::Running);
+    auto connected = QCoro::waitFor(second->connect(made->sandboxId));
+    QVERIFY2(connected, why(connected));
+    QCOMPARE(connected->sandboxId, made->sandboxId);
+    QCOMPARE(connected->workspaceId, made->workspaceId);
+    QCOMPARE(connected->state, SandboxState::Running);
+    auto ready = QCoro::waitFor(second->isReady(made->sandboxId));
+    QVERIFY2(ready && *ready, why(ready));
+    auto read = shell(*second, *made, QStringLiteral("cat data/kept.txt"));
+    QVERIFY2(read, why(read));
+    QCOMPARE(read->exitCode, 0);
+    QCOMPARE(read->stdOut, QByteArray("kept\n"));
+
+    // Paused by the first, resumed by the second: the same sandbox, the same files.
+    QVERIFY2(QCoro::waitFor(m_backend->pause(made->sandboxId)), "pause");
+    auto seen = QCoro::waitFor(second->get(made->sandboxId));
+    QVERIFY2(seen, why(seen));
+    QCOMPARE(seen->state, SandboxState::Paused);
+    auto resumed = QCoro::waitFor(second->resume(made->sandboxId));
+    QVERIFY2(resumed, why(resumed));
+    QCOMPARE(resumed->sandboxId, made->sandboxId);
+    QCOMPARE(resumed->state, SandboxState::Running);
+    read = shell(*second, *made, QStringLiteral("cat data/kept.txt"));
+    QVERIFY2(read, why(read));
+    QCOMPARE(read->stdOut, QByteArray("kept\n"));
+}
+
+void BackendConformance::pauseAndResume_data()
+{
+    QTest::addColumn<QString>("variant");
+    for (const QString &variant : m_target->variants()) {
+        const QByteArray name = variant.isEmpty() ? QByteArrayLiteral("default") : variant.toUtf8();
+        QTest::newRow(name.constData()) << variant;
+    }
+}
+
+void BackendConformance::pauseAndResume()
+{
+    QFETCH(QString, variant);
+    const auto backend = m_target->makeBackend(variant);
+    const ConformanceExpectations expect = m_target->expectations(variant);
+    auto made = make(*backend, nextWorkspaceId("pause"));
+    QVERIFY2(made, why(made));
+    auto wrote = shell(*backend, *made, QStringLiteral("mkdir -p data && echo kept > data/kept.txt"));
+    QVERIFY2(wrote && wrote->exitCode == 0, why(wrote));
+    if (expect.commandsCanLeaveProcesses) {
+        // A process of the workspace's own, left running by a command.
+        auto started =
+            shell(*backend, *made, QStringLiteral("sleep 120 </dev/null >/dev/null 2>&1 & echo $! > .conformance-pid"));
+        QVERIFY2(started && started->exitCode == 0, why(started));
+    }
+
+    QVERIFY2(QCoro::waitFor(backend->pause(made->sandboxId)), "pause");
+    auto paused = QCoro::waitFor(backend->get(made->sandboxId));
+    QVERIFY2(paused, why(paused));
+    QCOMPARE(paused->state, SandboxState::Paused);
+    QVERIFY(!paused->rawState.isEmpty()); // the backend's own word (Docker: "paused" or "exited")
+    auto listedPaused = QCoro::waitFor(backend->list(ListFilter{made->workspaceId, states({SandboxState::Paused})}));
+    QVERIFY2(listedPaused, why(listedPaused));
+    QCOMPARE(listedPaused->size(), 1);
+    QCOMPARE(listedPaused->constFirst().sandboxId, made->sandboxId);
+    auto listedRunning = QCoro::waitFor(backend->list(ListFilter{made->workspaceId, states({SandboxState::Running})}));
+    QVERIFY2(listedRunning, why(listedRunning));
+    QVERIFY(listedRunning->isEmpty());
+    // connect() attaches to running sandboxes only; a paused one is resumed.
+    auto connected = QCoro::waitFor(backend->connect(made->sandboxId));
+    QVERIFY2(!connected, "connected to a paused sandbox");
+    QCOMPARE(connected.error().kind, Error::Kind::Conflict);
+    // Pausing what is paused is what the caller wanted (a Close after a Pause, bulk jobs).
+    auto again = QCoro::waitFor(backend->pause(made->sandboxId));
+    QVERIFY2(again, describe(again));
+
+    auto resumed = QCoro::waitFor(backend->resume(made->sandboxId));
+    QVERIFY2(resumed, why(resumed));
+    QCOMPARE(resumed->sandboxId, made->sandboxId);
+    QCOMPARE(resumed->state, SandboxState::Running);
+    auto got = QCoro::waitFor(backend->get(made->sandboxId));
+    QVERIFY2(got, why(got));
+    QCOMPARE(got->state, SandboxState::Running);
+    auto ready = QCoro::waitFor(backend->isReady(made->sandboxId));
+    QVERIFY2(ready && *ready, why(ready));
+    auto read = shell(*backend, *made, QStringLiteral("cat data/kept.txt"));
+    QVERIFY2(read, why(read));
+    QCOMPARE(read->stdOut, QByteArray("kept\n"));
+    // Resuming what runs is what the caller wanted too.
+    auto resumedAgain = QCoro::waitFor(backend->resume(made->sandboxId));
+    QVERIFY2(resumedAgain, describe(resumedAgain));
+    QCOMPARE(resumedAgain->state, SandboxState::Running);
+
+    if (expect.commandsCanLeaveProcesses) {
+        // StopInsteadOfPause: the pause ended the workspace's processes. A freeze (or a backend
+        // whose pause leaves processes alone, as the local one) keeps them.
+        auto alive = shell(*backend, *made, QStringLiteral("kill -0 \"$(cat .conformance-pid)\""));
+        QVERIFY2(alive, why(alive));
+        if (expect.capabilities.testFlag(Capability::StopInsteadOfPause))
+            QVERIFY2(alive->exitCode != 0, "a process outlived a pause that stops the sandbox");
+        else
+            QVERIFY2(alive->exitCode == 0, "a process did not outlive a pause that freezes the sandbox");
+        shell(*backend, *made, QStringLiteral("kill \"$(cat .conformance-pid)\" 2>/dev/null; rm -f .conformance-pid"));
+    }
+}
+
+void BackendConformance::execExitCodes()
+{
+    auto sandbox = commandSandbox();
+    QVERIFY2(sandbox, why(sandbox));
+    const auto run = [&](const QStringList &argv) {
+        ExecRequest request;
+        request.argv = argv;
+        return QCoro::waitFor(m_backend->exec(sandbox->sandboxId, request));
+    };
+    auto ok = run({QStringLiteral("true")});
+    QVERIFY2(ok, why(ok));
+    QCOMPARE(ok->exitCode, 0);
+    QVERIFY(!ok->timedOut);
+    auto three = run({QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("exit 3")});
+    QVERIFY2(three, why(three)); // a non-zero exit is a result, not an error
+    QCOMPARE(three->exitCode, 3);
+    QVERIFY(!three->timedOut);
+    // A command the shell cannot find: 127, and the shell says why on stderr.
+    auto missing = run({QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("no-such-command-conformance")});
+    QVERIFY2(missing, why(missing));
+    QCOMPARE(missing->exitCode, 127);
+    QVERIFY(!missing->stdErr.isEmpty());
+    // A program that is not there, run without a shell: what the sandbox says, 127 (a shell,
+    // the local backend) or 126 (runc's exec), with the reason in the output (on stderr; the
+    // Docker engine puts runc's message on stdout). Never an error value: only the transport
+    // fails that way.
+    auto absent = run({QStringLiteral("no-such-program-conformance"), QStringLiteral("x")});
+    QVERIFY2(absent, describe(absent));
+    QVERIFY2(absent->exitCode == 127 || absent->exitCode == 126, qPrintable(QString::number(absent->exitCode)));
+    const QByteArray said = absent->stdOut + absent->stdErr;
+    QVERIFY2(said.contains("no-such-program-conformance"), said.constData());
+    // Nothing to run is the caller's mistake.
+    auto nothing = run({});
+    QVERIFY(!nothing);
+    QCOMPARE(nothing.error().kind, Error::Kind::InvalidArgument);
+}
+
+void BackendConformance::execKeepsStdoutAndStderrApartInOrder()
+{
+    auto sandbox = commandSandbox();
+    QVERIFY2(sandbox, why(sandbox));
+    QList<std::pair<OutputChannel, QByteArray>> lines;
+    ExecRequest request;
+    request.argv = QStringList{
+        QStringLiteral("sh"), QStringLiteral("-c"),
+        QStringLiteral("echo one; echo two >&2; echo 三; echo four >&2; printf '\\n'; printf 'five\\nsix'")};
+    request.onLine = [&lines](OutputChannel channel, const QByteArray &line) { lines.append({channel, line}); };
+    auto ran = QCoro::waitFor(m_backend->exec(sandbox->sandboxId, request));
+    QVERIFY2(ran, why(ran));
+    QCOMPARE(ran->exitCode, 0);
+    // The bytes as the command wrote them, the last line without its newline.
+    QCOMPARE(ran->stdOut, QByteArray("one\n三\n\nfive\nsix"));
+    QCOMPARE(ran->stdErr, QByteArray("two\nfour\n"));
+    // onLine once per line, without the newline (an empty line too, and the unfinished last
+    // one), in order within each channel; the two channels interleave as they arrive.
+    QList<QByteArray> out;
+    QList<QByteArray> err;
+    for (const auto &[channel, line] : std::as_const(lines))
+        (channel == OutputChannel::Stdout ? out : err).append(line);
+    QCOMPARE(out, (QList<QByteArray>{"one", "三", "", "five", "six"}));
+    QCOMPARE(err, (QList<QByteArray>{"two", "four"}));
+}
+
+// A line reaches onLine while the command still runs: the command prints, then waits for a
+// file that only this check makes, so batching the output until the end could never pass.
+void BackendConformance::execStreamsLinesAsTheyArrive()
+{
+    auto sandbox = commandSandbox();
+    QVERIFY2(sandbox, why(sandbox));
+    auto cleared = shell(*m_backend, *sandbox, QStringLiteral("rm -f .conformance-release"));
+    QVERIFY2(cleared && cleared->exitCode == 0, why(cleared));
+    QList<std::pair<OutputChannel, QByteArray>> lines;
+    ExecRequest request;
+    request.argv = QStringList{
+        QStringLiteral("sh"), QStringLiteral("-c"),
+        QStringLiteral("echo first; echo early >&2; while [ ! -e .conformance-release ]; do sleep 0.1; done; "
+                       "echo second; echo late >&2")};
+    request.onLine = [&lines](OutputChannel channel, const QByteArray &line) { lines.append({channel, line}); };
+    std::optional<QCoro::Task<Result<ExecResult>>> running = m_backend->exec(sandbox->sandboxId, request);
+    // However this check ends, the command is released and awaited: onLine refers to `lines`.
+    const auto release = [&]() -> Result<ExecResult> {
+        auto released = shell(*m_backend, *sandbox, QStringLiteral("touch .conformance-release"));
+        Result<ExecResult> ran = QCoro::waitFor(std::move(*running));
+        running.reset();
+        if (!released)
+            return fail(released.error());
+        return ran;
+    };
+    const auto releaseAnyway = qScopeGuard([&] {
+        if (running)
+            release();
+    });
+    const std::pair<OutputChannel, QByteArray> first{OutputChannel::Stdout, "first"};
+    const std::pair<OutputChannel, QByteArray> early{OutputChannel::Stderr, "early"};
+    QTRY_VERIFY_WITH_TIMEOUT(lines.contains(first) && lines.contains(early), 30'000);
+    QCOMPARE(lines.size(), 2); // nothing of what comes after the wait
+
+    auto ran = release();
+    QVERIFY2(ran, why(ran));
+    QCOMPARE(ran->exitCode, 0);
+    QCOMPARE(lines.size(), 4);
+    QCOMPARE(lines.indexOf({OutputChannel::Stdout, "second"}) > lines.indexOf(first), true);
+    QCOMPARE(lines.indexOf({OutputChannel::Stderr, "late"}) > lines.indexOf(early), true);
+    QCOMPARE(ran->stdOut, QByteArray("first\nsecond\n"));
+    QCOMPARE(ran->stdErr, QByteArray("early\nlate\n"));
+}
+
+void BackendConformance::execPassesArgumentsAsGiven()
+{
+    auto sandbox = commandSandbox();
+    QVERIFY2(sandbox, why(sandbox));
+    ExecRequest request;
+    // No shell in between: spaces, quotes, $ and non-ASCII arrive as they are.
+    request.argv = QStringList{
+        QStringLiteral("printf"), QStringLiteral("%s\\n"),     QStringLiteral("a b"),  QStringLiteral("it's"),
+        QStringLiteral("$HOME"),  QStringLiteral("\"q\" ; *"), QStringLiteral("中文"), QString()};
+    auto ran = QCoro::waitFor(m_backend->exec(sandbox->sandboxId, request));
+    QVERIFY2(ran, why(ran));
+    QCOMPARE(ran->exitCode, 0);
+    QCOMPARE(ran->stdOut, QByteArray("a b\nit's\n$HOME\n\"q\" ; *\n中文\n\n"));
+}
+
+void BackendConformance::execRunsInTheWorkdirOrTheGivenFolder()
+{
+    auto sandbox = commandSandbox();
+    QVERIFY2(sandbox, why(sandbox));
+    const QString workdir = m_backend->layout(*sandbox).workdir;
+    ExecRequest request;
+    request.argv = QStringList{QStringLiteral("pwd")};
+    auto here = QCoro::waitFor(m_backend->exec(sandbox->sandboxId, request));
+    QVERIFY2(here, why(here));
+    QCOMPARE(QString::fromUtf8(here->stdOut.trimmed()), workdir);
+
+    auto made = shell(*m_backend, *sandbox, QStringLiteral("mkdir -p 'sub dir/deeper'"));
+    QVERIFY2(made && made->exitCode == 0, why(made));
+    request.cwd = workdir + QStringLiteral("/sub dir/deeper");
+    auto there = QCoro::waitFor(m_backend->exec(sandbox->sandboxId, request));
+    QVERIFY2(there, why(there));
+    QCOMPARE(QString::fromUtf8(there->stdOut.trimmed()), request.cwd);
+}
+
+// A time limit ends the command and says so (timedOut, a non-zero exit code); what it printed
+// before is kept, in the result and through onLine. A command that ends in time is untouched.
+void BackendConformance::execTimeoutKeepsTheOutputSoFar()
+{
+    auto sandbox = commandSandbox();
+    QVERIFY2(sandbox, why(sandbox));
+    QList<QByteArray> lines;
+    ExecRequest slow;
+    slow.argv = QStringList{QStringLiteral("sh"), QStringLiteral("-c"),
+                            QStringLiteral("echo before; echo also >&2; sleep 60; echo after")};
+    slow.timeout = 1s; // whole seconds: Docker's watchdog counts in seconds
+    slow.onLine = [&lines](OutputChannel, const QByteArray &line) { lines.append(line); };
+    auto timed = QCoro::waitFor(m_backend->exec(sandbox->sandboxId, slow));
+    QVERIFY2(timed, why(timed));
+    QVERIFY(timed->timedOut);
+    QVERIFY2(timed->exitCode != 0, qPrintable(QString::number(timed->exitCode)));
+    QCOMPARE(timed->stdOut, QByteArray("before\n"));
+    QCOMPARE(timed->stdErr, QByteArray("also\n"));
+    QVERIFY(lines.contains("before") && lines.contains("also") && !lines.contains("after"));
+
+    ExecRequest quick;
+    quick.argv = QStringList{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo out; exit 4")};
+    quick.timeout = 30s;
+    auto done = QCoro::waitFor(m_backend->exec(sandbox->sandboxId, quick));
+    QVERIFY2(done, why(done));
+    QVERIFY(!done->timedOut);
+    QCOMPARE(done->exitCode, 4);
+    QCOMPARE(done->stdOut, QByteArray("out\n"));
+}
+
+// The newest change under sessions/ (the folder, and two levels of what is in it) is the
+// agents' own activity; no folder, no answer.
+void BackendConformance::sessionsActivityIsTheNewestChangeUnderSessions()
+{
+    auto made = make(*m_backend, nextWorkspaceId("activity"));
+    QVERIFY2(made, why(made));
+    const auto activity = [&] { return QCoro::waitFor(m_backend->sessionsActivity(made->sandboxId)); };
+    QString problem;
+
+    // The empty folder: its own time.
+    QVERIFY2(m_target->touchInSessions(*m_backend, *made, {}, longAgo(), &problem), qPrintable(problem));
+    auto empty = activity();
+    QVERIFY2(empty, why(empty));
+    if (!m_expect.reportsSessionsActivity) {
+        QCOMPARE(*empty, std::nullopt);
+        return;
+    }
+    QCOMPARE(*empty, std::optional(longAgo()));
+
+    // A session's file two levels down, newer than the folders above it.
+    const QDateTime later = longAgo().addDays(3);
+    QVERIFY2(m_target->touchInSessions(*m_backend, *made, QStringLiteral("s1/context.jsonl"), later, &problem),
+             qPrintable(problem));
+    QVERIFY2(m_target->touchInSessions(*m_backend, *made, QStringLiteral("s1"), longAgo(), &problem),
+             qPrintable(problem));
+    QVERIFY2(m_target->touchInSessions(*m_backend, *made, {}, longAgo(), &problem), qPrintable(problem));
+    auto deep = activity();
+    QVERIFY2(deep, why(deep));
+    QCOMPARE(*deep, std::optional(later));
+
+    // An agent writes now: the activity moves to now.
+    const QDateTime beforeWrite = QDateTime::currentDateTimeUtc();
+    auto wrote = shell(*m_backend, *made, QStringLiteral("echo '{}' >> sessions/s1/context.jsonl"));
+    QVERIFY2(wrote && wrote->exitCode == 0, why(wrote));
+    auto moved = activity();
+    QVERIFY2(moved, why(moved));
+    QVERIFY(moved->has_value());
+    QVERIFY2(**moved >= beforeWrite.addSecs(-60) && **moved <= QDateTime::currentDateTimeUtc().addSecs(60),
+             qPrintable((*moved)->toString(Qt::ISODateWithMs)));
+
+    // No sessions/ folder: nothing to tell.
+    auto removed = shell(*m_backend, *made, QStringLiteral("rm -r sessions"));
+    QVERIFY2(removed && removed->exitCode == 0, why(removed));
+    auto none = activity();
+    QVERIFY2(none, why(none));
+    QCOMPARE(*none, std::nullopt);
+}
+
+// Kill removes the sandbox for good. Its files go with it, unless the backend keeps them
+// (DeleteFilesOnKill) and the caller did not ask for them: then a new sandbox of the same
+// workspace finds them.
+void BackendConformance::killRemovesTheSandboxAndItsFilesAsTheCapabilitySays()
+{
+    const QString id = nextWorkspaceId("kill");
+    auto made = make(*m_backend, id);
+    QVERIFY2(made, why(made));
+    auto wrote = shell(*m_backend, *made, QStringLiteral("mkdir -p data && echo kept > data/kept.txt"));
+    QVERIFY2(wrote && wrote->exitCode == 0, why(wrote));
+
+    auto killed = QCoro::waitFor(m_backend->kill(made->sandboxId, {}));
+    QVERIFY2(killed, why(killed));
+    auto gone = QCoro::waitFor(m_backend->get(made->sandboxId));
+    QVERIFY2(!gone, "get found a killed sandbox");
+    QCOMPARE(gone.error().kind, Error::Kind::NotFound);
+    auto byId = QCoro::waitFor(m_backend->list(ListFilter{id, {}}));
+    QVERIFY2(byId, why(byId));
+    QVERIFY(byId->isEmpty());
+    auto everything = QCoro::waitFor(m_backend->list({}));
+    QVERIFY2(everything, why(everything));
+    QVERIFY(!containsSandbox(*everything, made->sandboxId));
+
+    const bool keepsFiles = m_expect.capabilities.testFlag(Capability::DeleteFilesOnKill);
+    auto again = make(*m_backend, id);
+    QVERIFY2(again, why(again));
+    auto kept = exists(*m_backend, *again, QStringLiteral("data/kept.txt"));
+    QVERIFY2(kept, why(kept));
+    QCOMPARE(*kept, keepsFiles);
+    if (!keepsFiles)
+        return;
+
+    KillOptions withFiles;
+    withFiles.deleteFiles = true;
+    killed = QCoro::waitFor(m_backend->kill(again->sandboxId, withFiles));
+    QVERIFY2(killed, why(killed));
+    auto fresh = make(*m_backend, id);
+    QVERIFY2(fresh, why(fresh));
+    kept = exists(*m_backend, *fresh, QStringLiteral("data/kept.txt"));
+    QVERIFY2(kept, why(kept));
+    QVERIFY2(!*kept, "kill with deleteFiles kept the files");
+}
+
+void BackendConformance::renewAsTheCapabilitySays()
+{
+    auto made = make(*m_backend, nextWorkspaceId("renew"));
+    QVERIFY2(made, why(made));
+    auto renewed = QCoro::waitFor(m_backend->renew(made->sandboxId, 7200s));
+    if (!m_expect.capabilities.testFlag(Capability::Renew)) {
+        // Nothing expires: a renewal is refused, and says why.
+        QVERIFY2(!renewed, "renewed without Capability::Renew");
+        QCOMPARE(renewed.error().kind, Error::Kind::Unsupported);
+        QVERIFY(!renewed.error().message.isEmpty());
+        QVERIFY(!made->expiresAt);
+        return;
+    }
+    QVERIFY2(renewed, why(renewed));
+    QVERIFY(renewed->expiresAt);
+    QVERIFY2(*renewed->expiresAt >= QDateTime::currentDateTimeUtc().addSecs(7000),
+             qPrintable(renewed->expiresAt->toString(Qt::ISODateWithMs)));
+    auto got = QCoro::waitFor(m_backend->get(made->sandboxId));
+    QVERIFY2(got, why(got));
+    QVERIFY(got->expiresAt);
+    QVERIFY(qAbs(got->expiresAt->secsTo(*renewed->expiresAt)) <= 1);
+}
+
+void BackendConformance::containerLogsAsTheCapabilitySays()
+{
+    auto sandbox = commandSandbox();
+    QVERIFY2(sandbox, why(sandbox));
+    auto logs = QCoro::waitFor(m_backend->containerLogs(sandbox->sandboxId, 10));
+    if (m_expect.capabilities.testFlag(Capability::ContainerLog)) {
+        QVERIFY2(logs, why(logs)); // what it holds is the backend's own (tested there)
+        return;
+    }
+    QVERIFY2(!logs, "container logs without Capability::ContainerLog");
+    QCOMPARE(logs.error().kind, Error::Kind::Unsupported);
+    QVERIFY(!logs.error().message.isEmpty());
+}
+
+// Every call about a sandbox that does not exist says NotFound, and names it. Reads that can
+// answer "nothing" may do that instead; kill may be idempotent.
+void BackendConformance::unknownIdsAreNotFound()
+{
+    const QString id = m_target->unknownSandboxId();
+    const auto notFound = [&id](const auto &result, const char *call) {
+        QVERIFY2(!result, qPrintable(QStringLiteral("%1 of an unknown sandbox succeeded").arg(QLatin1String(call))));
+        QVERIFY2(result.error().kind == Error::Kind::NotFound,
+                 qPrintable(QLatin1String(call) + QStringLiteral(": ") + QString::fromUtf8(describe(result).text)));
+        QVERIFY2(namesSandbox(result.error(), id), qPrintable(result.error().message));
+    };
+    notFound(QCoro::waitFor(m_backend->get(id)), "get");
+    if (QTest::currentTestFailed())
+        return;
+    notFound(QCoro::waitFor(m_backend->connect(id)), "connect");
+    if (QTest::currentTestFailed())
+        return;
+    notFound(QCoro::waitFor(m_backend->resume(id)), "resume");
+    if (QTest::currentTestFailed())
+        return;
+    notFound(QCoro::waitFor(m_backend->pause(id)), "pause");
+    if (QTest::currentTestFailed())
+        return;
+    ExecRequest echo;
+    echo.argv = QStringList{QStringLiteral("echo"), QStringLiteral("hello")};
+    notFound(QCoro::waitFor(m_backend->exec(id, echo)), "exec");
+    if (QTest::currentTestFailed())
+        return;
+
+    auto killed = QCoro::waitFor(m_backend->kill(id, {}));
+    if (m_expect.killIsIdempotent)
+        QVERIFY2(killed, why(killed));
+    else
+        notFound(killed, "kill");
+    if (QTest::currentTestFailed())
+        return;
+    auto renewed = QCoro::waitFor(m_backend->renew(id, 3600s));
+    if (m_expect.capabilities.testFlag(Capability::Renew))
+        notFound(renewed, "renew");
+    else
+        QVERIFY2(!renewed && renewed.error().kind == Error::Kind::Unsupported, describe(renewed));
+    if (QTest::currentTestFailed())
+        return;
+    if (m_expect.capabilities.testFlag(Capability::ContainerLog))
+        notFound(QCoro::waitFor(m_backend->containerLogs(id, 10)), "containerLogs");
+    if (QTest::currentTestFailed())
+        return;
+
+    auto ready = QCoro::waitFor(m_backend->isReady(id));
+    QVERIFY2(!ready ? ready.error().kind == Error::Kind::NotFound : !*ready, describe(ready));
+    auto activity = QCoro::waitFor(m_backend->sessionsActivity(id));
+    QVERIFY2(!activity ? activity.error().kind == Error::Kind::NotFound : !activity->has_value(), describe(activity));
+    // Nothing is listed for a workspace no sandbox has.
+    auto listed = QCoro::waitFor(m_backend->list(ListFilter{QStringLiteral("cf-no-such-workspace"), {}}));
+    QVERIFY2(listed, why(listed));
+    QVERIFY(listed->isEmpty());
+}
+
+// Provisioning lays the workspace out as AgentScope's initialize() does: workdir, data/,
+// skills/, sessions/ and the gateway home, Paddock's marker written last; no .mcp (its absence
+// means "every session inherits the default MCPs") and no gateway script (only AgentScope's own
+// bootstrap may leave that: AgentScope would start it).
+void BackendConformance::openLaysTheWorkspaceOutAsAgentScopeDoes()
+{
+    TestSession<Backend> session(m_target->makeBackend(), sessionProfile(), m_logs.get(), ProvisionOptions{});
+    const QString id = nextWorkspaceId("layout");
+    auto opened = QCoro::waitFor(session->open(requestFor(id)));
+    QVERIFY2(opened, why(opened));
+    auto sandbox = QCoro::waitFor(session->find(id));
+    QVERIFY2(sandbox, why(sandbox));
+    remember(sandbox->sandboxId);
+    QCOMPARE(sandbox->state, SandboxState::Running);
+
+    const WorkspaceLayout layout = session->layout(*sandbox);
+    const WorkspaceLayout expected = m_target->expectedLayout(*sandbox);
+    QCOMPARE(layout.workdir, expected.workdir);
+    QCOMPARE(layout.gatewayHome, expected.gatewayHome);
+    QCOMPARE(layout.markerFile, expected.markerFile);
+    QCOMPARE(layout.agentscopeMarker, expected.agentscopeMarker);
+    QVERIFY(layout.agentscopeMarker.isEmpty()
+            || layout.agentscopeMarker == layout.gatewayHome + QStringLiteral("/_mcp_gateway_app.py"));
+    QCOMPARE(layout.directories(),
+             (QStringList{layout.workdir, layout.workdir + QStringLiteral("/data"),
+                          layout.workdir + QStringLiteral("/skills"), layout.workdir + QStringLiteral("/sessions"),
+                          layout.gatewayHome}));
+
+    Backend &backend = session.backend;
+    QString script;
+    for (const QString &folder : layout.directories())
+        script += QStringLiteral("test -d %1 || echo missing: %1; ").arg(shellQuote(folder));
+    script += QStringLiteral("test -f %1 || echo missing: %1; ").arg(shellQuote(layout.markerFile));
+    // AgentScope's gateway script, whether or not it is this backend's marker.
+    script += QStringLiteral("test ! -e %1 || echo unexpected: %1; ")
+                  .arg(shellQuote(layout.gatewayHome + QStringLiteral("/_mcp_gateway_app.py")));
+    script +=
+        QStringLiteral("test ! -e %1 || echo unexpected: %1").arg(shellQuote(layout.workdir + QStringLiteral("/.mcp")));
+    auto checked = shell(backend, *sandbox, script);
+    QVERIFY2(checked, why(checked));
+    QVERIFY2(checked->stdOut.isEmpty(), checked->stdOut.constData());
+
+    // Where the files are on this computer too, that folder is the workdir.
+    const QString host = session->hostFolder(*sandbox);
+    if (!host.isEmpty()) {
+        auto wrote = shell(backend, *sandbox, QStringLiteral("echo here > data/host.txt"));
+        QVERIFY2(wrote && wrote->exitCode == 0, why(wrote));
+        QFile file(host + QStringLiteral("/data/host.txt"));
+        QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(file.fileName()));
+        QCOMPARE(file.readAll(), QByteArray("here\n"));
+    }
+}
+
+// A second process opens the workspace the first holds open (connect), and a third opens it once
+// both let go (resume): the same sandbox every time, its files kept, its bootstrap run once.
+void BackendConformance::anotherProcessReattachesWithoutBootstrapping()
+{
+    ProvisionOptions provision;
+    provision.bootstrap = {{QStringLiteral("mkdir -p data && echo run >> data/runs.txt"), 60s}};
+    const QString id = nextWorkspaceId("reopen");
+    QString sandboxId;
+    TestSession<Backend> first(m_target->makeBackend(), sessionProfile(), m_logs.get(), provision);
+    auto opened = QCoro::waitFor(first->open(requestFor(id)));
+    QVERIFY2(opened, why(opened));
+    auto sandbox = QCoro::waitFor(first->find(id));
+    QVERIFY2(sandbox, why(sandbox));
+    sandboxId = sandbox->sandboxId;
+    remember(sandboxId);
+    const QString key = first->instanceKey();
+
+    {
+        TestSession<Backend> second(m_target->makeBackend(), sessionProfile(), m_logs.get(), provision);
+        auto attached = QCoro::waitFor(second->open(requestFor(id)));
+        QVERIFY2(attached, why(attached));
+        auto found = QCoro::waitFor(second->find(id));
+        QVERIFY2(found, why(found));
+        QCOMPARE(found->sandboxId, sandboxId);
+        QVERIFY2(statusLines(*m_logs, key, id).contains(QStringLiteral("connecting to running sandbox ") + sandboxId),
+                 qPrintable(statusLines(*m_logs, key, id).join(u'\n')));
+        // The first still holds it: this one leaves it running.
+        QCoro::waitFor(second->shutdown(WorkspaceManager::StopMode::LeaveRunning));
+    }
+    first.shutdown(); // closes it: paused
+    auto pausedNow = QCoro::waitFor(m_backend->get(sandboxId));
+    QVERIFY2(pausedNow, why(pausedNow));
+    QCOMPARE(pausedNow->state, SandboxState::Paused);
+
+    TestSession<Backend> third(m_target->makeBackend(), sessionProfile(), m_logs.get(), provision);
+    auto reopened = QCoro::waitFor(third->open(requestFor(id)));
+    QVERIFY2(reopened, why(reopened));
+    auto found = QCoro::waitFor(third->find(id));
+    QVERIFY2(found, why(found));
+    QCOMPARE(found->sandboxId, sandboxId);
+    QCOMPARE(found->state, SandboxState::Running);
+    const QStringList said = statusLines(*m_logs, key, id);
+    QVERIFY2(said.contains(QStringLiteral("resuming paused sandbox ") + sandboxId), qPrintable(said.join(u'\n')));
+    QCOMPARE(said.filter(QStringLiteral("bootstrap already complete")).size(), 2);
+    auto runs = shell(third.backend, *found, QStringLiteral("cat data/runs.txt"));
+    QVERIFY2(runs, why(runs));
+    QCOMPARE(runs->stdOut, QByteArray("run\n"));
+}
+
+// A sandbox removed behind the backend's back is gone to every read. A backend that watches
+// says so (sandboxLost) and the manager drops the workspace at once; elsewhere nothing tells the
+// manager, and a Close lets go of it whatever the pause said. Either way the next open makes a
+// new sandbox, which finds the files only where they outlive sandboxes (DeleteFilesOnKill).
+void BackendConformance::aLostSandboxIsLetGo()
+{
+    TestSession<Backend> session(m_target->makeBackend(), sessionProfile(), m_logs.get(), ProvisionOptions{});
+    QSignalSpy events(session.get(), &ProfileSession::event);
+    QSignalSpy lost(&session.backend, &Backend::sandboxLost);
+    const QString id = nextWorkspaceId("lost");
+    auto opened = QCoro::waitFor(session->open(requestFor(id)));
+    QVERIFY2(opened, why(opened));
+    auto sandbox = QCoro::waitFor(session->find(id));
+    QVERIFY2(sandbox, why(sandbox));
+    remember(sandbox->sandboxId);
+    auto wrote = shell(session.backend, *sandbox, QStringLiteral("echo before > data/lost.txt"));
+    QVERIFY2(wrote && wrote->exitCode == 0, why(wrote));
+
+    QString problem;
+    QVERIFY2(m_target->removeBehindTheBackendsBack(*sandbox, &problem), qPrintable(problem));
+    auto gone = QCoro::waitFor(session->get(sandbox->sandboxId));
+    QVERIFY2(!gone, "get found a sandbox removed behind the backend's back");
+    QCOMPARE(gone.error().kind, Error::Kind::NotFound);
+    auto listed = QCoro::waitFor(session->list(ListFilter{id, {}}));
+    QVERIFY2(listed, why(listed));
+    QVERIFY(listed->isEmpty());
+
+    if (m_expect.watchesLostSandboxes) {
+        QTRY_VERIFY_WITH_TIMEOUT(!lost.isEmpty(), int(m_expect.lostWithin.count()));
+        QCOMPARE(lost.constFirst().at(0).toString(), sandbox->sandboxId);
+        QCOMPARE(lost.constFirst().at(1).toString(), id);
+        QVERIFY(!session->cached(id));
+        const bool said = std::any_of(events.cbegin(), events.cend(), [&](const QList<QVariant> &arguments) {
+            const auto event = arguments.constFirst().value<WorkspaceEvent>();
+            return event.kind == WorkspaceEvent::Kind::Lost && event.workspaceId == id
+                && event.sandboxId == sandbox->sandboxId;
+        });
+        QVERIFY(said);
+    } else {
+        QVERIFY2(lost.isEmpty(), "sandboxLost from a backend the target says does not watch");
+        QVERIFY(session->cached(id)); // nothing told the manager
+        auto closed = QCoro::waitFor(session->close(*sandbox));
+        QVERIFY2(!closed, "the close of a lost sandbox succeeded");
+        QCOMPARE(closed.error().kind, Error::Kind::NotFound);
+        QVERIFY(!session->cached(id));
+    }
+
+    auto again = QCoro::waitFor(session->open(requestFor(id)));
+    QVERIFY2(again, why(again));
+    QVERIFY(again->get() != opened->get());
+    auto fresh = QCoro::waitFor(session->find(id));
+    QVERIFY2(fresh, why(fresh));
+    remember(fresh->sandboxId);
+    QCOMPARE(fresh->state, SandboxState::Running);
+    QCOMPARE(statusLines(*m_logs, session->instanceKey(), id).filter(QStringLiteral("creating a new sandbox")).size(),
+             2);
+    auto kept = exists(session.backend, *fresh, QStringLiteral("data/lost.txt"));
+    QVERIFY2(kept, why(kept));
+    QCOMPARE(*kept, m_expect.capabilities.testFlag(Capability::DeleteFilesOnKill));
+}
+
+// Kill is the manager's: the workspace leaves its cache before the sandbox goes, so nothing
+// hands out a killed sandbox, and the next open makes a new one.
+void BackendConformance::killThroughTheSessionDropsTheWorkspace()
+{
+    TestSession<Backend> session(m_target->makeBackend(), sessionProfile(), m_logs.get(), ProvisionOptions{});
+    const QString id = nextWorkspaceId("sessionkill");
+    auto opened = QCoro::waitFor(session->open(requestFor(id)));
+    QVERIFY2(opened, why(opened));
+    auto sandbox = QCoro::waitFor(session->find(id));
+    QVERIFY2(sandbox, why(sandbox));
+    remember(sandbox->sandboxId);
+    QSignalSpy events(session.get(), &ProfileSession::event);
+    auto killed = QCoro::waitFor(session->kill(*sandbox));
+    QVERIFY2(killed, why(killed));
+    QVERIFY(!session->cached(id));
+    QCOMPARE(events.size(), 1);
+    QCOMPARE(events.constFirst().constFirst().value<WorkspaceEvent>().kind, WorkspaceEvent::Kind::Killed);
+    auto gone = QCoro::waitFor(session->find(id));
+    QVERIFY(!gone);
+    QCOMPARE(gone.error().kind, Error::Kind::NotFound);
+    auto again = QCoro::waitFor(session->open(requestFor(id)));
+    QVERIFY2(again, why(again));
+    auto fresh = QCoro::waitFor(session->find(id));
+    QVERIFY2(fresh, why(fresh));
+    remember(fresh->sandboxId);
+    QCOMPARE(fresh->state, SandboxState::Running);
+}
+
+int runConformance(int argc, char **argv, const std::function<std::unique_ptr<ConformanceTarget>()> &makeTarget)
+{
+    QCoreApplication app(argc, argv);
+    QTEST_SET_MAIN_SOURCE_PATH
+    int status = 0;
+    {
+        const std::unique_ptr<ConformanceTarget> target = makeTarget();
+        BackendConformance suite(target.get());
+        status = QTest::qExec(&suite, argc, argv);
+    }
+    return status;
+}
+
+} // namespace PaddockTest

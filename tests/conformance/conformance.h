@@ -1,0 +1,95 @@
+#pragma once
+
+// The backend contract, written once against Paddock::Backend (and, where the contract is the
+// manager's, a ProfileSession over that backend), run over every backend by its target
+// (conformancetarget.h). README.md in this folder says what each check asks and why.
+
+#include "conformancetarget.h"
+#include "workspacemanager.h"
+
+#include <QObject>
+#include <QTemporaryDir>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+namespace Paddock {
+class BootstrapLogStore;
+}
+
+namespace PaddockTest {
+
+class BackendConformance final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(BackendConformance)
+
+public:
+    explicit BackendConformance(ConformanceTarget *target, QObject *parent = nullptr);
+    ~BackendConformance() override;
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void cleanupTestCase();
+
+    // What the backend is.
+    void capabilitiesAreWhatTheTargetExpects();
+    // Create and find.
+    void createKeepsTheIdsAndListFindsThem();
+    void anotherInstanceFindsAndConnectsTheSandbox();
+    // Pause and resume.
+    void pauseAndResume_data();
+    void pauseAndResume();
+    // Commands.
+    void execExitCodes();
+    void execKeepsStdoutAndStderrApartInOrder();
+    void execStreamsLinesAsTheyArrive();
+    void execPassesArgumentsAsGiven();
+    void execRunsInTheWorkdirOrTheGivenFolder();
+    void execTimeoutKeepsTheOutputSoFar();
+    // Last activity.
+    void sessionsActivityIsTheNewestChangeUnderSessions();
+    // Kill.
+    void killRemovesTheSandboxAndItsFilesAsTheCapabilitySays();
+    // What capabilities promise, or refuse.
+    void renewAsTheCapabilitySays();
+    void containerLogsAsTheCapabilitySays();
+    // Bad input.
+    void unknownIdsAreNotFound();
+    // The manager's contract over this backend (a ProfileSession).
+    void openLaysTheWorkspaceOutAsAgentScopeDoes();
+    void anotherProcessReattachesWithoutBootstrapping();
+    void aLostSandboxIsLetGo();
+    void killThroughTheSessionDropsTheWorkspace();
+
+private:
+    QString nextWorkspaceId(const char *what);
+    // Made with m_backend and killed by cleanup().
+    Paddock::Result<Paddock::SandboxInfo> make(Paddock::Backend &backend, const QString &workspaceId);
+    void remember(const QString &sandboxId);
+    // One sandbox the command checks share (made once, killed by cleanupTestCase()).
+    Paddock::Result<Paddock::SandboxInfo> commandSandbox();
+    Paddock::Result<Paddock::ExecResult> shell(Paddock::Backend &backend, const Paddock::SandboxInfo &sandbox,
+                                               const QString &script,
+                                               std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
+    // Whether a file under the workdir exists, through the backend's exec.
+    Paddock::Result<bool> exists(Paddock::Backend &backend, const Paddock::SandboxInfo &sandbox,
+                                 const QString &relativePath);
+    Paddock::Profile sessionProfile() const;
+    Paddock::WorkspaceRequest requestFor(const QString &workspaceId) const;
+
+    ConformanceTarget *m_target;
+    ConformanceExpectations m_expect; // the default variant's
+    QTemporaryDir m_dir;
+    std::unique_ptr<Paddock::BootstrapLogStore> m_logs;
+    std::unique_ptr<Paddock::Backend> m_backend; // a fresh one for every check
+    QStringList m_made; // sandboxes the current check made
+    std::optional<Paddock::SandboxInfo> m_commandSandbox;
+    int m_counter = 0;
+    bool m_ready = false;
+};
+
+} // namespace PaddockTest
