@@ -14,7 +14,6 @@
 #include "validation.h"
 #include "websocketacceptor.h"
 
-#include <QElapsedTimer>
 #include <QHash>
 #include <QJsonObject>
 #include <QObject>
@@ -317,7 +316,6 @@ private:
     std::shared_ptr<const std::vector<VersionPtr>> m_latestSnapshot[3];
     quint64 m_latestSnapshotGeneration[3] = {~0ULL, ~0ULL, ~0ULL};
 
-    QJsonObject m_openApi;
     QByteArray m_openApiBytes;
     QByteArray m_openApiHash;
     SchemaIndex m_schemas;
