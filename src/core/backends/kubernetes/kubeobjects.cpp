@@ -176,8 +176,12 @@ Error notJson(const char *what)
 template<typename View, typename From>
 Result<ListPage<View>> parseList(const QByteArray &json, From from, const char *what)
 {
+    // In place: a page is a megabyte or two, and RapidJSON then copies none of its strings.
+    QByteArray buffer = json;
+    buffer.detach();
     rapidjson::Document document;
-    if (!parse(document, json.constData(), json.size()))
+    document.ParseInsitu(buffer.data());
+    if (document.HasParseError() || !document.IsObject())
         return fail(notJson(what));
     ListPage<View> page;
     if (const rapidjson::Value *meta = member(document, "metadata")) {

@@ -168,10 +168,12 @@ QCoro::Task<Result<QList<SandboxInfo>>> KubernetesBackend::list(ListFilter filte
     }
 
     const QString selector = managedSelector();
+    // Both listings at once (a task runs as soon as it is made); each is always waited for.
+    QCoro::Task<Result<ListPage<PvcView>>> claims = m_client->listPvcs(selector);
     auto pods = co_await m_client->listPods(selector);
+    auto pvcs = co_await std::move(claims);
     if (!pods)
         co_return fail(pods.error());
-    auto pvcs = co_await m_client->listPvcs(selector);
     if (!pvcs)
         co_return fail(pvcs.error());
     QHash<QString, const PvcView *> pvcByName;
