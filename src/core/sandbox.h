@@ -3,9 +3,9 @@
 #include <QByteArray>
 #include <QDateTime>
 #include <QMap>
+#include <QMetaType>
 #include <QString>
 #include <QStringList>
-#include <QMetaType>
 
 #include <chrono>
 #include <functional>
