@@ -16,6 +16,7 @@
 #include <QCoroTask>
 #endif
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -260,6 +261,42 @@ private Q_SLOTS:
                  qPrintable(made.error().message));
         QVERIFY2(made.error().message.contains(safeName(id)), qPrintable(made.error().message));
         QTRY_COMPARE_WITH_TIMEOUT(pod(safeName(id)).status, 404, 10'000);
+        QTRY_COMPARE_WITH_TIMEOUT(pvc(safeName(id)).status, 404, 10'000);
+    }
+
+    // Defect 3: Unschedulable is the scheduler waiting for a while (here 1 s), then a failure
+    // with its message; and the open leaves nothing.
+    void unschedulableFailsAfterItsGracePeriodWithTheSchedulersMessage()
+    {
+        BackendOptions given = options();
+        given.pod.nodeSelector = {{u"paddock.test/pool"_qs, u"none"_qs}};
+        auto k8s = backend(given);
+        const QString id = newId();
+        QElapsedTimer timer;
+        timer.start();
+        auto made = QCoro::waitFor(k8s->create(CreateSpec{id, {}, {}, {}}));
+        QVERIFY(!made);
+        QVERIFY2(made.error().message.contains(u"cannot be scheduled"_qs)
+                     && made.error().message.contains(u"didn't match"_qs),
+                 qPrintable(made.error().message));
+        QVERIFY(timer.elapsed() >= 1000); // not at the first sight of Unschedulable
+        QTRY_COMPARE_WITH_TIMEOUT(pod(safeName(id)).status, 404, 10'000);
+        QTRY_COMPARE_WITH_TIMEOUT(pvc(safeName(id)).status, 404, 10'000);
+    }
+
+    // A PVC that no volume is bound to (a storage class without a provisioner): the message says
+    // so and names the class.
+    void aPvcStuckPendingIsSaid()
+    {
+        BackendOptions given = options();
+        given.pod.storageClass = u"no-provisioner"_qs;
+        auto k8s = backend(given);
+        const QString id = newId();
+        auto made = QCoro::waitFor(k8s->create(CreateSpec{id, {}, {}, {}}));
+        QVERIFY(!made);
+        QVERIFY2(made.error().message.contains(u"is still Pending"_qs)
+                     && made.error().message.contains(u"no-provisioner"_qs),
+                 qPrintable(made.error().message));
         QTRY_COMPARE_WITH_TIMEOUT(pvc(safeName(id)).status, 404, 10'000);
     }
 

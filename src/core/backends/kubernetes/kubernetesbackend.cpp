@@ -476,9 +476,10 @@ QCoro::Task<Result<PodView>> KubernetesBackend::waitForRunning(QString name)
             co_return fail(Error::backend(Tr::tr("the container of the Pod %1 is stuck: %2").arg(name, *stuck)));
         if (pod.hasUnschedulable) {
             const QDateTime now = QDateTime::currentDateTimeUtc();
+            // From when this wait first saw it (lastTransitionTime has whole seconds only).
             if (!unschedulableSeen.isValid())
-                unschedulableSeen = pod.unschedulableSince.isValid() ? std::min(pod.unschedulableSince, now) : now;
-            if (unschedulableSeen.secsTo(now) >= qint64(m_options.unschedulableGrace.count())) {
+                unschedulableSeen = now;
+            if (unschedulableSeen.msecsTo(now) >= qint64(m_options.unschedulableGrace.count()) * 1000) {
                 QString message = Tr::tr("the Pod %1 cannot be scheduled: %2").arg(name, pod.unschedulableMessage);
                 // A PVC that no volume was bound to is the usual cause: say so.
                 auto pvc = co_await m_client->getPvc(name);
