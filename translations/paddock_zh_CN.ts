@@ -2131,6 +2131,14 @@
         <source>Its PVC %1 is still Pending (no volume is bound to it): check the storage class %2.</source>
         <translation>其 PVC %1 仍处于 Pending 状态（没有绑定卷）：请检查存储类 %2。</translation>
     </message>
+    <message>
+        <source>workspace %1 is stopped (its Pod was deleted, its PVC kept): resume it</source>
+        <translation>工作区 %1 已停止（其 Pod 已删除，PVC 保留）：请恢复它</translation>
+    </message>
+    <message>
+        <source>there is no command to run</source>
+        <translation>没有要运行的命令</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>

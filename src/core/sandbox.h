@@ -3,6 +3,7 @@
 #include <QByteArray>
 #include <QDateTime>
 #include <QMap>
+#include <QMetaType>
 #include <QString>
 #include <QStringList>
 
@@ -112,3 +113,5 @@ struct ListFilter
 };
 
 } // namespace Paddock
+
+Q_DECLARE_METATYPE(Paddock::SandboxInfo)

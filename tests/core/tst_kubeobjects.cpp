@@ -144,7 +144,7 @@ private Q_SLOTS:
         settings.imagePullSecrets = {u"regcred"_qs};
         settings.nodeSelector = {{u"pool"_qs, u"agents"_qs}};
         settings.env = {{u"A"_qs, u"1"_qs}};
-        const Owner owner{u"alice"_qs, u"helper"_qs};
+        const Owner owner{u"alice"_qs, u"helper"_qs, {}};
         const QJsonObject pvc = pvcManifest(u"w1"_qs, u"ns1"_qs, settings, owner);
         QCOMPARE(pvc[u"spec"_qs][u"storageClassName"_qs].toString(), u"fast"_qs);
         QCOMPARE(pvc[u"spec"_qs][u"resources"_qs][u"requests"_qs][u"storage"_qs].toString(), u"5Gi"_qs);

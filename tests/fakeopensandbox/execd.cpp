@@ -4,6 +4,7 @@
 // bubblewrap.
 
 #include "fakeopensandbox.h"
+#include "sandbox.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -14,7 +15,6 @@
 
 #include <csignal>
 #include <limits>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 using namespace Qt::StringLiterals;
@@ -274,24 +274,20 @@ void FakeOpenSandbox::runCommand(Sandbox &sandbox, HttpConnection *connection, c
     const QStringList shellArgs = commandSet ? QStringList{m_shell, u"-c"_s, command} : argv;
 
     QProcessEnvironment environment;
-    environment.insert(u"PATH"_s, u"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"_s);
+    environment.insert(u"PATH"_s, SandboxSearchPath);
     environment.insert(u"LANG"_s, u"C.UTF-8"_s);
     QList<QPair<QString, QString>> variables;
     for (auto it = sandbox.env.begin(); it != sandbox.env.end(); ++it)
         variables.append({it.key(), it.value()});
     variables += envs;
     if (m_options.bubblewrap) {
-        QStringList args{u"--die-with-parent"_s, u"--unshare-all"_s, u"--ro-bind"_s, u"/usr"_s, u"/usr"_s};
-        for (const char *hostDir : {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc"})
-            args << u"--ro-bind-try"_s << QLatin1StringView(hostDir) << QLatin1StringView(hostDir);
-        args << u"--proc"_s << u"/proc"_s << u"--dev"_s << u"/dev"_s;
-        args << u"--bind"_s << dir + u"/workspace"_s << u"/workspace"_s;
-        args << u"--bind"_s << dir + u"/root"_s << u"/root"_s;
-        args << u"--bind"_s << dir + u"/tmp"_s << u"/tmp"_s;
-        args << u"--setenv"_s << u"HOME"_s << u"/root"_s;
-        for (const auto &[name, value] : variables)
-            args << u"--setenv"_s << name << value;
-        args << u"--chdir"_s << where->sandboxPath << u"--"_s;
+        SandboxSpec spec;
+        spec.binds = {
+            {dir + u"/workspace"_s, u"/workspace"_s}, {dir + u"/root"_s, u"/root"_s}, {dir + u"/tmp"_s, u"/tmp"_s}};
+        spec.env = {{u"HOME"_s, u"/root"_s}};
+        spec.env += variables;
+        spec.cwd = where->sandboxPath;
+        const QStringList args = bubblewrapArguments(spec);
         process->setProgram(m_options.bubblewrapPath);
         process->setArguments(args + shellArgs);
         process->setWorkingDirectory(dir);
@@ -307,10 +303,7 @@ void FakeOpenSandbox::runCommand(Sandbox &sandbox, HttpConnection *connection, c
     }
     process->setProcessEnvironment(environment);
     process->setStandardInputFile(QProcess::nullDevice());
-    process->setChildProcessModifier([] {
-        ::setsid(); // its own process group: pause, timeout, interrupt and delete reach all of it
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    });
+    runInOwnProcessGroup(*process); // pause, timeout, interrupt and delete reach all of it
     if (background) {
         cmd->outputPath = dir + u"/execd/"_s + cmd->id + u".log"_s;
         process->setProcessChannelMode(QProcess::MergedChannels);

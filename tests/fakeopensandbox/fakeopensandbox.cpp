@@ -2,6 +2,7 @@
 // persisted to state.json), expiry, seeding, failure injection, and the lifecycle routes.
 
 #include "fakeopensandbox.h"
+#include "sandbox.h"
 
 #include <QDir>
 #include <QFile>
@@ -10,7 +11,6 @@
 #include <QJsonObject>
 #include <QRandomGenerator>
 #include <QSaveFile>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 
 #include <algorithm>
@@ -251,39 +251,11 @@ QString FakeOpenSandbox::baseUrl() const
 bool FakeOpenSandbox::start(QString *error)
 {
     if (m_options.bubblewrap && m_options.bubblewrapPath.isEmpty()) {
-        m_options.bubblewrapPath = QStandardPaths::findExecutable(u"bwrap"_s);
+        QString why;
+        m_options.bubblewrapPath = findBubblewrap(&why);
         if (m_options.bubblewrapPath.isEmpty()) {
-            *error = u"bwrap (bubblewrap) is not installed; install it, or pass --no-bwrap to run commands "
-                     "unconfined on this machine (unsafe)"_s;
-            return false;
-        }
-        // bwrap needs user namespaces; say so now rather than fail every command later.
-        QProcess probe;
-        probe.setProcessChannelMode(QProcess::MergedChannels);
-        probe.start(m_options.bubblewrapPath,
-                    {u"--die-with-parent"_s,
-                     u"--unshare-all"_s,
-                     u"--ro-bind"_s,
-                     u"/usr"_s,
-                     u"/usr"_s,
-                     u"--ro-bind-try"_s,
-                     u"/bin"_s,
-                     u"/bin"_s,
-                     u"--ro-bind-try"_s,
-                     u"/lib"_s,
-                     u"/lib"_s,
-                     u"--ro-bind-try"_s,
-                     u"/lib64"_s,
-                     u"/lib64"_s,
-                     u"--proc"_s,
-                     u"/proc"_s,
-                     u"--dev"_s,
-                     u"/dev"_s,
-                     u"--"_s,
-                     u"true"_s});
-        if (!probe.waitForFinished(30'000) || probe.exitStatus() != QProcess::NormalExit || probe.exitCode() != 0) {
-            *error = u"bwrap cannot sandbox commands on this machine (%1); pass --no-bwrap to run them unconfined "
-                     "(unsafe)"_s.arg(QString::fromLocal8Bit(probe.readAll()).trimmed());
+            *error =
+                why + u"; install bubblewrap, or pass --no-bwrap to run commands unconfined on this machine (unsafe)"_s;
             return false;
         }
     }
@@ -392,10 +364,8 @@ void FakeOpenSandbox::resumed(Sandbox *sandbox)
 
 void FakeOpenSandbox::killCommand(Command *command)
 {
-    if (command->running && command->pgid > 0) {
-        ::kill(static_cast<pid_t>(-command->pgid), SIGKILL);
-        ::kill(static_cast<pid_t>(-command->pgid), SIGCONT);
-    }
+    if (command->running)
+        killProcessGroup(command->pgid);
 }
 
 void FakeOpenSandbox::destroySandbox(Sandbox *sandbox)

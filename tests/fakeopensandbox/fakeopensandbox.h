@@ -6,6 +6,7 @@
 // and /tmp. See README.md in this folder for the options, routes and deviations.
 
 #include "http.h"
+#include "wire.h"
 
 #include <QElapsedTimer>
 #include <QMap>

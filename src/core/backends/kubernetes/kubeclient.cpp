@@ -154,7 +154,8 @@ Error KubeClient::explain(const Error &error, const QString &verb, const QString
     return explained;
 }
 
-QCoro::Task<Result<Http::HttpResponse>> KubeClient::send(Http::HttpRequest request, QString verb, QString resource)
+QCoro::Task<Result<Http::HttpResponse>> KubeClient::send(Http::HttpRequest request, const char *verb,
+                                                         const char *resource)
 {
     const Http::HttpRequest unsigned_ = request;
     if (auto authorized = co_await authorize(request); !authorized)
@@ -169,7 +170,7 @@ QCoro::Task<Result<Http::HttpResponse>> KubeClient::send(Http::HttpRequest reque
         response = co_await m_http->send(request);
     }
     if (!response)
-        co_return fail(explain(response.error(), verb, resource));
+        co_return fail(explain(response.error(), QLatin1String(verb), QLatin1String(resource)));
     co_return response;
 }
 
@@ -180,7 +181,7 @@ QCoro::Task<Result<bool>> KubeClient::namespaceExists()
     Http::HttpRequest request;
     request.url = url;
     request.retrySafe = true;
-    auto response = co_await send(request, QStringLiteral("get"), QStringLiteral("namespaces"));
+    auto response = co_await send(request, "get", "namespaces");
     if (!response) {
         if (response.error().kind == Error::Kind::NotFound)
             co_return false;
@@ -201,7 +202,7 @@ QCoro::Task<Result<>> KubeClient::createNamespace()
                                   {QStringLiteral("kind"), QStringLiteral("Namespace")},
                                   {QStringLiteral("metadata"), QJsonObject{{QStringLiteral("name"), m_target.ns}}}})
             .toJson(QJsonDocument::Compact);
-    auto response = co_await send(request, QStringLiteral("create"), QStringLiteral("namespaces"));
+    auto response = co_await send(request, "create", "namespaces");
     // Someone else made it meanwhile: as good.
     if (!response && response.error().kind != Error::Kind::Conflict)
         co_return fail(response.error());
@@ -213,7 +214,7 @@ QCoro::Task<Result<std::optional<PodView>>> KubeClient::getPod(QString name)
     Http::HttpRequest request;
     request.url = namespacedUrl(QStringLiteral("pods/") + name);
     request.retrySafe = true;
-    auto response = co_await send(request, QStringLiteral("get"), QStringLiteral("pods"));
+    auto response = co_await send(request, "get", "pods");
     if (!response) {
         if (response.error().kind == Error::Kind::NotFound)
             co_return std::optional<PodView>{};
@@ -230,7 +231,7 @@ QCoro::Task<Result<std::optional<PvcView>>> KubeClient::getPvc(QString name)
     Http::HttpRequest request;
     request.url = namespacedUrl(QStringLiteral("persistentvolumeclaims/") + name);
     request.retrySafe = true;
-    auto response = co_await send(request, QStringLiteral("get"), QStringLiteral("persistentvolumeclaims"));
+    auto response = co_await send(request, "get", "persistentvolumeclaims");
     if (!response) {
         if (response.error().kind == Error::Kind::NotFound)
             co_return std::optional<PvcView>{};
@@ -250,7 +251,7 @@ QCoro::Task<Result<PodView>> KubeClient::createPod(QJsonObject manifest)
     url.setQuery(QStringLiteral("fieldManager=paddock"));
     request.url = url;
     request.body = QJsonDocument(manifest).toJson(QJsonDocument::Compact);
-    auto response = co_await send(request, QStringLiteral("create"), QStringLiteral("pods"));
+    auto response = co_await send(request, "create", "pods");
     if (!response)
         co_return fail(response.error());
     co_return parsePod(response->body);
@@ -264,7 +265,7 @@ QCoro::Task<Result<PvcView>> KubeClient::createPvc(QJsonObject manifest)
     url.setQuery(QStringLiteral("fieldManager=paddock"));
     request.url = url;
     request.body = QJsonDocument(manifest).toJson(QJsonDocument::Compact);
-    auto response = co_await send(request, QStringLiteral("create"), QStringLiteral("persistentvolumeclaims"));
+    auto response = co_await send(request, "create", "persistentvolumeclaims");
     if (!response)
         co_return fail(response.error());
     co_return parsePvc(response->body);
@@ -282,7 +283,7 @@ QCoro::Task<Result<bool>> KubeClient::deletePod(QString name, std::optional<int>
     if (gracePeriodSeconds)
         options.insert(QStringLiteral("gracePeriodSeconds"), *gracePeriodSeconds);
     request.body = QJsonDocument(options).toJson(QJsonDocument::Compact);
-    auto response = co_await send(request, QStringLiteral("delete"), QStringLiteral("pods"));
+    auto response = co_await send(request, "delete", "pods");
     if (!response) {
         if (response.error().kind == Error::Kind::NotFound)
             co_return false;
@@ -301,7 +302,7 @@ QCoro::Task<Result<bool>> KubeClient::deletePvc(QString name)
                                              {QStringLiteral("apiVersion"), QStringLiteral("v1")},
                                              {QStringLiteral("propagationPolicy"), QStringLiteral("Background")}})
                        .toJson(QJsonDocument::Compact);
-    auto response = co_await send(request, QStringLiteral("delete"), QStringLiteral("persistentvolumeclaims"));
+    auto response = co_await send(request, "delete", "persistentvolumeclaims");
     if (!response) {
         if (response.error().kind == Error::Kind::NotFound)
             co_return false;
@@ -310,25 +311,53 @@ QCoro::Task<Result<bool>> KubeClient::deletePvc(QString name)
     co_return true;
 }
 
+namespace {
+
+// A list's continue token, read from its metadata before the items without parsing the page, so
+// that the next page can be asked for while this one is parsed. nullopt: not found there (the
+// parse tells); an empty token: the last page.
+std::optional<QString> peekContinue(const QByteArray &body)
+{
+    const qsizetype items = body.indexOf("\"items\"");
+    const QByteArrayView head = QByteArrayView(body).first(items < 0 ? body.size() : items);
+    const qsizetype key = head.indexOf(QByteArrayView("\"continue\":\""));
+    if (key < 0)
+        return items < 0 ? std::nullopt : std::optional<QString>(QString());
+    const qsizetype start = key + 12;
+    const qsizetype end = head.indexOf('"', start);
+    if (end < 0)
+        return std::nullopt;
+    const QByteArrayView token = head.sliced(start, end - start);
+    if (token.contains('\\'))
+        return std::nullopt; // escaped: left to the parser
+    return QString::fromLatin1(token);
+}
+
+} // namespace
+
 template<typename View>
-QCoro::Task<Result<ListPage<View>>> KubeClient::listAll(QString resource, QString labelSelector, int pageSize,
+QCoro::Task<Result<ListPage<View>>> KubeClient::listAll(const char *resource, QString labelSelector, int pageSize,
                                                         Result<ListPage<View>> (*parse)(const QByteArray &))
 {
-    ListPage<View> all;
-    QString token;
-    bool restarted = false;
-    for (;;) {
+    const auto pageRequest = [&](const QString &token) {
         QString query = QStringLiteral("limit=%1").arg(pageSize);
         if (!labelSelector.isEmpty())
             query += QStringLiteral("&labelSelector=") + percentEncoded(labelSelector);
         if (!token.isEmpty())
             query += QStringLiteral("&continue=") + percentEncoded(token);
         Http::HttpRequest request;
-        QUrl url = namespacedUrl(resource);
+        QUrl url = namespacedUrl(QLatin1String(resource));
         url.setQuery(query, QUrl::StrictMode);
         request.url = url;
         request.retrySafe = true;
-        auto response = co_await send(request, QStringLiteral("list"), resource);
+        return request;
+    };
+    ListPage<View> all;
+    QString token;
+    bool restarted = false;
+    Http::HttpRequest request = pageRequest(token);
+    auto response = co_await send(request, "list", resource);
+    for (;;) {
         if (!response) {
             // The continue token expired (the list took longer than the server keeps it): the
             // pages so far may be stale, so start again, once.
@@ -336,14 +365,28 @@ QCoro::Task<Result<ListPage<View>>> KubeClient::listAll(QString resource, QStrin
                 restarted = true;
                 token.clear();
                 all = {};
+                request = pageRequest(token);
+                response = co_await send(request, "list", resource);
                 continue;
             }
             co_return fail(response.error());
         }
-        // Parsing 500 objects takes milliseconds: off the thread that draws the window.
+        // Parsing 500 objects takes milliseconds: on a worker thread, while the next page is
+        // on its way.
         auto parsed = std::make_shared<Result<ListPage<View>>>(fail(Error::backend(QString())));
         const QByteArray body = response->body;
-        if (!co_await m_http->waitFor(QtConcurrent::run([parsed, body, parse] { *parsed = parse(body); })))
+        QFuture<void> parsing = QtConcurrent::run([parsed, body, parse] { *parsed = parse(body); });
+        const std::optional<QString> next = peekContinue(body);
+        std::optional<QCoro::Task<Result<Http::HttpResponse>>> fetching;
+        if (next && !next->isEmpty()) {
+            request = pageRequest(*next);
+            fetching.emplace(send(request, "list", resource));
+        }
+        const bool open = co_await m_http->waitFor(std::move(parsing));
+        // A request that was started is always waited for.
+        if (fetching)
+            response = co_await std::move(*fetching);
+        if (!open)
             co_return fail(Http::HttpClient::closedError());
         if (!*parsed)
             co_return fail(parsed->error());
@@ -353,19 +396,22 @@ QCoro::Task<Result<ListPage<View>>> KubeClient::listAll(QString resource, QStrin
         token = page.continueToken;
         if (token.isEmpty())
             break;
+        if (!fetching) {
+            request = pageRequest(token);
+            response = co_await send(request, "list", resource);
+        }
     }
     co_return all;
 }
 
 QCoro::Task<Result<ListPage<PodView>>> KubeClient::listPods(QString labelSelector, int pageSize)
 {
-    co_return co_await listAll<PodView>(QStringLiteral("pods"), labelSelector, pageSize, parsePodList);
+    co_return co_await listAll<PodView>("pods", labelSelector, pageSize, parsePodList);
 }
 
 QCoro::Task<Result<ListPage<PvcView>>> KubeClient::listPvcs(QString labelSelector, int pageSize)
 {
-    co_return co_await listAll<PvcView>(QStringLiteral("persistentvolumeclaims"), labelSelector, pageSize,
-                                        parsePvcList);
+    co_return co_await listAll<PvcView>("persistentvolumeclaims", labelSelector, pageSize, parsePvcList);
 }
 
 QCoro::Task<Result<WatchOutcome>> KubeClient::watch(Resource resource, QString labelSelector, QString resourceVersion,
@@ -391,7 +437,7 @@ QCoro::Task<Result<WatchOutcome>> KubeClient::watch(Resource resource, QString l
     outcome.resourceVersion = resourceVersion;
     QByteArray pending;
     const ObjectKind kind = resource == Resource::Pods ? ObjectKind::Pod : ObjectKind::Pvc;
-    const auto onData = [&](QByteArrayView data) {
+    const std::function<void(QByteArrayView)> onData = [&](QByteArrayView data) {
         pending.append(data.data(), data.size());
         qsizetype start = 0;
         for (;;) {
@@ -440,7 +486,7 @@ QCoro::Task<Result<QByteArray>> KubeClient::podLog(QString name, int tail)
     request.url = url;
     request.accept = "text/plain, application/json";
     request.retrySafe = true;
-    auto response = co_await send(request, QStringLiteral("get"), QStringLiteral("pods/log"));
+    auto response = co_await send(request, "get", "pods/log");
     if (!response)
         co_return fail(response.error());
     co_return response->body;

@@ -108,14 +108,16 @@ public:
     QUrl namespacedUrl(const QString &path) const;
 
 private:
-    QCoro::Task<Result<Http::HttpResponse>> send(Http::HttpRequest request, QString verb, QString resource);
+    // verb and resource name what RBAC would refuse (plain strings: GCC 12 destroys class
+    // temporaries in a co_await expression twice, README.md).
+    QCoro::Task<Result<Http::HttpResponse>> send(Http::HttpRequest request, const char *verb, const char *resource);
     // Puts the current credentials on a request; the ones used are kept for a 401.
     QCoro::Task<Result<>> authorize(Http::HttpRequest &request);
     void useIdentity(const Authorization &authorization);
     // 401 and 403 said in words: whose credentials, which verb on which resource.
     Error explain(const Error &error, const QString &verb, const QString &resource);
     template<typename View>
-    QCoro::Task<Result<ListPage<View>>> listAll(QString resource, QString labelSelector, int pageSize,
+    QCoro::Task<Result<ListPage<View>>> listAll(const char *resource, QString labelSelector, int pageSize,
                                                 Result<ListPage<View>> (*parse)(const QByteArray &));
 
     ClusterTarget m_target;

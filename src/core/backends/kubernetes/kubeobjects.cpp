@@ -176,8 +176,12 @@ Error notJson(const char *what)
 template<typename View, typename From>
 Result<ListPage<View>> parseList(const QByteArray &json, From from, const char *what)
 {
+    // In place: a page is a megabyte or two, and RapidJSON then copies none of its strings.
+    QByteArray buffer = json;
+    buffer.detach();
     rapidjson::Document document;
-    if (!parse(document, json.constData(), json.size()))
+    document.ParseInsitu(buffer.data());
+    if (document.HasParseError() || !document.IsObject())
         return fail(notJson(what));
     ListPage<View> page;
     if (const rapidjson::Value *meta = member(document, "metadata")) {
@@ -245,6 +249,8 @@ QJsonObject metadataFor(const QString &name, const QString &ns, const QJsonObjec
     QJsonObject metadata{
         {QStringLiteral("name"), name}, {QStringLiteral("namespace"), ns}, {QStringLiteral("labels"), labels}};
     QJsonObject annotations;
+    for (auto it = owner.metadata.cbegin(); it != owner.metadata.cend(); ++it)
+        annotations.insert(it.key(), it.value());
     if (!owner.userId.isEmpty())
         annotations.insert(UserIdKey, owner.userId);
     if (!owner.agentId.isEmpty())
@@ -333,9 +339,19 @@ QJsonObject podManifest(const QString &workspaceId, const QString &ns, const Pod
     return QJsonObject{
         {QStringLiteral("apiVersion"), QStringLiteral("v1")},
         {QStringLiteral("kind"), QStringLiteral("Pod")},
-        {QStringLiteral("metadata"), metadataFor(name, ns, labels, Owner{owner.userId, owner.agentId})},
+        {QStringLiteral("metadata"), metadataFor(name, ns, labels, owner)},
         {QStringLiteral("spec"), spec},
     };
+}
+
+QMap<QString, QString> workspaceAnnotations(const QMap<QString, QString> &annotations)
+{
+    QMap<QString, QString> own;
+    for (auto it = annotations.cbegin(); it != annotations.cend(); ++it) {
+        if (!it.key().contains(QLatin1String("kubernetes.io/")) && !it.key().contains(QLatin1String("k8s.io/")))
+            own.insert(it.key(), it.value());
+    }
+    return own;
 }
 
 QString PodView::workspaceId() const
@@ -449,6 +465,17 @@ std::optional<SandboxInfo> workspaceState(const std::optional<PodView> &pod, con
     // The workspace is as old as its volume; a Pod made again later does not make it new.
     info.createdAt = pvc && pvc->createdAt.isValid() ? pvc->createdAt : (pod ? pod->createdAt : QDateTime());
     info.metadata.insert(QStringLiteral("kubernetes.namespace"), ns);
+    // The workspace's own annotations (owners, a profile's metadata): the PVC's, then the Pod's.
+    if (pvc) {
+        const QMap<QString, QString> own = workspaceAnnotations(pvc->annotations);
+        for (auto it = own.cbegin(); it != own.cend(); ++it)
+            info.metadata.insert(it.key(), it.value());
+    }
+    if (pod) {
+        const QMap<QString, QString> own = workspaceAnnotations(pod->annotations);
+        for (auto it = own.cbegin(); it != own.cend(); ++it)
+            info.metadata.insert(it.key(), it.value());
+    }
     if (pod) {
         for (auto it = pod->labels.cbegin(); it != pod->labels.cend(); ++it)
             info.metadata.insert(it.key(), it.value());

@@ -75,7 +75,12 @@ struct Owner
 {
     QString userId;
     QString agentId;
+    // A profile's extra metadata, kept as annotations too.
+    QMap<QString, QString> metadata;
 };
+// The annotations of an object that are the workspace's own (Owner::metadata and the ids), not
+// the cluster's (keys under kubernetes.io/ or k8s.io/).
+QMap<QString, QString> workspaceAnnotations(const QMap<QString, QString> &annotations);
 
 // The manifests of §1.3, with Owner's annotations added when known.
 QJsonObject pvcManifest(const QString &workspaceId, const QString &ns, const PodSettings &settings, const Owner &owner);

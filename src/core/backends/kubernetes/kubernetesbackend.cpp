@@ -26,6 +26,8 @@ QString managedSelector()
 
 // A Pod seen Running this recently is still taken as Running without asking again.
 constexpr qint64 RunningFreshMs = 5'000;
+// How long a Pod that list() read is what connect() takes (an open's next step).
+constexpr qint64 RecentMs = 2'000;
 
 } // namespace
 
@@ -121,6 +123,7 @@ void KubernetesBackend::noteRunning(const PodView &pod)
 
 void KubernetesBackend::forget(const QString &name)
 {
+    m_recent.remove(name);
     m_running.remove(name);
     m_held.remove(name);
 }
@@ -151,6 +154,9 @@ QCoro::Task<Result<QList<SandboxInfo>>> KubernetesBackend::list(ListFilter filte
         // Another id with the same name ("A-B" and "a_b") is not this workspace.
         if (*pod && (*pod)->workspaceId() != workspaceId)
             *pod = std::nullopt;
+        // An open asks connect() next: it takes this answer instead of asking again.
+        if (*pod)
+            m_recent.insert(objectName, Seen{**pod, QDateTime::currentDateTimeUtc()});
         if (pvc && pvc->workspaceId() != workspaceId)
             pvc = std::nullopt;
         if (!*pod && !pvc)
@@ -161,10 +167,13 @@ QCoro::Task<Result<QList<SandboxInfo>>> KubernetesBackend::list(ListFilter filte
         co_return found;
     }
 
-    auto pods = co_await m_client->listPods(managedSelector());
+    const QString selector = managedSelector();
+    // Both listings at once (a task runs as soon as it is made); each is always waited for.
+    QCoro::Task<Result<ListPage<PvcView>>> claims = m_client->listPvcs(selector);
+    auto pods = co_await m_client->listPods(selector);
+    auto pvcs = co_await std::move(claims);
     if (!pods)
         co_return fail(pods.error());
-    auto pvcs = co_await m_client->listPvcs(managedSelector());
     if (!pvcs)
         co_return fail(pvcs.error());
     QHash<QString, const PvcView *> pvcByName;
@@ -217,7 +226,10 @@ QCoro::Task<Result<SandboxInfo>> KubernetesBackend::create(CreateSpec spec)
         co_return fail(*m_options.configurationError);
     if (auto valid = checkWorkspaceId(spec.workspaceId); !valid)
         co_return fail(valid.error());
-    co_return co_await openWorkspace(spec.workspaceId, Owner{spec.userId, spec.agentId});
+    QMap<QString, QString> extra = spec.metadata;
+    extra.remove(WorkspaceIdKey);
+    const Owner owner{spec.userId, spec.agentId, extra};
+    co_return co_await openWorkspace(spec.workspaceId, owner);
 }
 
 QCoro::Task<Result<SandboxInfo>> KubernetesBackend::resume(QString sandboxId)
@@ -233,7 +245,8 @@ QCoro::Task<Result<SandboxInfo>> KubernetesBackend::resume(QString sandboxId)
     Owner owner;
     if (*pvc) {
         workspaceId = (*pvc)->workspaceId();
-        owner = Owner{(*pvc)->annotations.value(UserIdKey), (*pvc)->annotations.value(AgentIdKey)};
+        owner = Owner{(*pvc)->annotations.value(UserIdKey), (*pvc)->annotations.value(AgentIdKey),
+                      workspaceAnnotations((*pvc)->annotations)};
     } else {
         auto pod = co_await m_client->getPod(sandboxId);
         if (!pod)
@@ -242,7 +255,8 @@ QCoro::Task<Result<SandboxInfo>> KubernetesBackend::resume(QString sandboxId)
             co_return fail(Error::notFound(Tr::tr("there is no workspace Pod or PVC %1 in the namespace %2")
                                                .arg(sandboxId, m_options.cluster.ns)));
         workspaceId = (*pod)->workspaceId();
-        owner = Owner{(*pod)->annotations.value(UserIdKey), (*pod)->annotations.value(AgentIdKey)};
+        owner = Owner{(*pod)->annotations.value(UserIdKey), (*pod)->annotations.value(AgentIdKey),
+                      workspaceAnnotations((*pod)->annotations)};
     }
     if (workspaceId.isEmpty())
         co_return fail(Error::conflict(
@@ -255,10 +269,28 @@ QCoro::Task<Result<SandboxInfo>> KubernetesBackend::connect(QString sandboxId)
     auto hold = m_tasks.hold();
     if (m_options.configurationError)
         co_return fail(*m_options.configurationError);
-    auto pod = co_await m_client->getPod(sandboxId);
+    Result<std::optional<PodView>> pod = std::optional<PodView>();
+    const Seen recent = m_recent.take(sandboxId);
+    if (recent.at.isValid() && recent.at.msecsTo(QDateTime::currentDateTimeUtc()) < RecentMs
+        && recent.pod.phase == QLatin1String("Running") && !recent.pod.terminating())
+        pod = std::optional<PodView>(recent.pod);
+    else
+        pod = co_await m_client->getPod(sandboxId);
     if (!pod)
         co_return fail(pod.error());
-    if (!*pod || (*pod)->terminating())
+    if (!*pod) {
+        // Stopped (its PVC kept) is a state to resume from; nothing at all is not found.
+        auto pvc = co_await m_client->getPvc(sandboxId);
+        if (!pvc)
+            co_return fail(pvc.error());
+        if (*pvc && !(*pvc)->terminating())
+            co_return fail(Error::conflict(Tr::tr("workspace %1 is stopped (its Pod was deleted, its PVC kept): "
+                                                  "resume it")
+                                               .arg(sandboxId)));
+        co_return fail(Error::notFound(
+            Tr::tr("there is no workspace Pod or PVC %1 in the namespace %2").arg(sandboxId, m_options.cluster.ns)));
+    }
+    if ((*pod)->terminating())
         co_return fail(Error::conflict(Tr::tr("the Pod of workspace %1 is not running").arg(sandboxId)));
     PodView running = **pod;
     if (running.phase != QLatin1String("Running")) {
@@ -368,7 +400,8 @@ QCoro::Task<Result<PvcView>> KubernetesBackend::ensurePvc(QString workspaceId, O
             co_return **pvc; // kept as it is: its size, class and labels are not checked, as upstream
         if (auto ready = co_await ensureNamespace(); !ready)
             co_return fail(ready.error());
-        auto made = co_await m_client->createPvc(pvcManifest(workspaceId, m_options.cluster.ns, m_options.pod, owner));
+        const QJsonObject manifest = pvcManifest(workspaceId, m_options.cluster.ns, m_options.pod, owner);
+        auto made = co_await m_client->createPvc(manifest);
         if (made) {
             *created = true;
             co_return *made;
@@ -411,7 +444,8 @@ QCoro::Task<Result<PodView>> KubernetesBackend::ensurePod(QString workspaceId, O
                 co_return fail(gone.error());
             continue;
         }
-        auto made = co_await m_client->createPod(podManifest(workspaceId, m_options.cluster.ns, m_options.pod, owner));
+        const QJsonObject manifest = podManifest(workspaceId, m_options.cluster.ns, m_options.pod, owner);
+        auto made = co_await m_client->createPod(manifest);
         if (made)
             co_return *made;
         if (made.error().kind != Error::Kind::Conflict)
@@ -442,9 +476,10 @@ QCoro::Task<Result<PodView>> KubernetesBackend::waitForRunning(QString name)
             co_return fail(Error::backend(Tr::tr("the container of the Pod %1 is stuck: %2").arg(name, *stuck)));
         if (pod.hasUnschedulable) {
             const QDateTime now = QDateTime::currentDateTimeUtc();
+            // From when this wait first saw it (lastTransitionTime has whole seconds only).
             if (!unschedulableSeen.isValid())
-                unschedulableSeen = pod.unschedulableSince.isValid() ? std::min(pod.unschedulableSince, now) : now;
-            if (unschedulableSeen.secsTo(now) >= qint64(m_options.unschedulableGrace.count())) {
+                unschedulableSeen = now;
+            if (unschedulableSeen.msecsTo(now) >= qint64(m_options.unschedulableGrace.count()) * 1000) {
                 QString message = Tr::tr("the Pod %1 cannot be scheduled: %2").arg(name, pod.unschedulableMessage);
                 // A PVC that no volume was bound to is the usual cause: say so.
                 auto pvc = co_await m_client->getPvc(name);
@@ -488,6 +523,8 @@ QCoro::Task<Result<SandboxInfo>> KubernetesBackend::openWorkspace(QString worksp
         owner.userId = pvc->annotations.value(UserIdKey);
     if (owner.agentId.isEmpty())
         owner.agentId = pvc->annotations.value(AgentIdKey);
+    if (owner.metadata.isEmpty())
+        owner.metadata = workspaceAnnotations(pvc->annotations);
     auto pod = co_await ensurePod(workspaceId, owner);
     Result<PodView> running = pod;
     if (pod && !(pod->phase == QLatin1String("Running") && !pod->terminating()))
@@ -533,8 +570,16 @@ QCoro::Task<Result<>> KubernetesBackend::pause(QString sandboxId)
     auto pod = co_await m_client->getPod(sandboxId);
     if (!pod)
         co_return fail(pod.error());
-    if (!*pod)
-        co_return Result<>{};
+    if (!*pod) {
+        // Stopped already, or not there at all.
+        auto pvc = co_await m_client->getPvc(sandboxId);
+        if (!pvc)
+            co_return fail(pvc.error());
+        if (*pvc && !(*pvc)->terminating())
+            co_return Result<>{};
+        co_return fail(Error::notFound(
+            Tr::tr("there is no workspace Pod or PVC %1 in the namespace %2").arg(sandboxId, m_options.cluster.ns)));
+    }
     auto deleted = co_await m_client->deletePod(sandboxId, m_options.deleteGracePeriodSeconds);
     if (!deleted)
         co_return fail(deleted.error());
@@ -558,6 +603,12 @@ QCoro::Task<Result<>> KubernetesBackend::kill(QString sandboxId, KillOptions)
     if (!*pod && !*pvc)
         co_return fail(Error::notFound(
             Tr::tr("there is no workspace Pod or PVC %1 in the namespace %2").arg(sandboxId, m_options.cluster.ns)));
+    // Done when the Pod is gone: the PVC then only waits for its finalizer, and the workspace is
+    // gone for every reader (§3).
+    if (*pod) {
+        const std::chrono::milliseconds limit = m_options.podTerminatingTimeout + m_options.terminatingMargin;
+        co_return co_await waitForPodGone(sandboxId, limit);
+    }
     co_return Result<>{};
 }
 
@@ -589,8 +640,11 @@ QCoro::Task<Result<ExecResult>> KubernetesBackend::exec(QString sandboxId, ExecR
     auto hold = m_tasks.hold();
     if (m_options.configurationError)
         co_return fail(*m_options.configurationError);
+    if (request.argv.isEmpty())
+        co_return fail(Error::invalidArgument(Tr::tr("there is no command to run")));
     const QStringList argv = cwdCommand(request.argv, request.cwd);
-    auto result = co_await execRaw(sandboxId, argv, {}, request.timeout, request.onLine);
+    const QByteArray noInput;
+    auto result = co_await execRaw(sandboxId, argv, noInput, request.timeout, request.onLine);
     if (!result && result.error().kind == Error::Kind::NotFound && m_held.contains(sandboxId) && !m_closing) {
         const QString workspaceId = m_pods.value(sandboxId).workspaceId();
         forget(sandboxId);
@@ -637,7 +691,9 @@ QCoro::Task<Result<std::optional<QDateTime>>> KubernetesBackend::sessionsActivit
         QStringLiteral("[ -d \"$1\" ] || exit 3; find \"$1\" -maxdepth 2 -exec stat -c %Y {} + 2>/dev/null | sort -n | "
                        "tail -n 1"),
         QStringLiteral("sh"), sessions};
-    auto result = co_await execRaw(sandboxId, argv, {}, std::chrono::milliseconds(30'000), {});
+    const QByteArray noInput;
+    const std::function<void(OutputChannel, const QByteArray &)> noLines;
+    auto result = co_await execRaw(sandboxId, argv, noInput, std::chrono::milliseconds(30'000), noLines);
     if (!result)
         co_return fail(result.error());
     if (result->exitCode == 3)
@@ -695,11 +751,13 @@ QCoro::Task<> KubernetesBackend::watchLoop(Resource resource, std::shared_ptr<Ca
         co_return;
     QString resourceVersion;
     auto delay = m_options.pollFirst;
+    const QString selector = managedSelector();
+    const std::function<void(const WatchEvent &)> onEvent = [this](const WatchEvent &event) { applyEvent(event); };
     while (!cancel->isCancelled() && !m_closing) {
         if (resourceVersion.isEmpty()) {
             // List first: the watch goes on from the list's resourceVersion.
             if (resource == Resource::Pods) {
-                auto pods = co_await m_client->listPods(managedSelector());
+                auto pods = co_await m_client->listPods(selector);
                 if (cancel->isCancelled() || m_closing)
                     co_return;
                 if (pods) {
@@ -707,7 +765,7 @@ QCoro::Task<> KubernetesBackend::watchLoop(Resource resource, std::shared_ptr<Ca
                     resourceVersion = pods->resourceVersion;
                 }
             } else {
-                auto pvcs = co_await m_client->listPvcs(managedSelector());
+                auto pvcs = co_await m_client->listPvcs(selector);
                 if (cancel->isCancelled() || m_closing)
                     co_return;
                 if (pvcs) {
@@ -722,9 +780,8 @@ QCoro::Task<> KubernetesBackend::watchLoop(Resource resource, std::shared_ptr<Ca
                 continue;
             }
         }
-        auto outcome = co_await m_client->watch(
-            resource, managedSelector(), resourceVersion, m_options.watchTimeout,
-            [this](const WatchEvent &event) { applyEvent(event); }, cancel);
+        auto outcome =
+            co_await m_client->watch(resource, selector, resourceVersion, m_options.watchTimeout, onEvent, cancel);
         if (cancel->isCancelled() || m_closing)
             co_return;
         if (!outcome) {

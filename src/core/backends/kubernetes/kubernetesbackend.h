@@ -124,6 +124,12 @@ private:
     bool m_namespaceReady = false;
     // Pods this backend saw Running lately (isReady answers from it) and holds.
     QHash<QString, QDateTime> m_running;
+    struct Seen
+    {
+        PodView pod;
+        QDateTime at;
+    };
+    QHash<QString, Seen> m_recent; // Pods list() read for a workspace id, for connect()
     QSet<QString> m_held;
     QSet<QString> m_pausing; // deleted by us: their DELETED event is not a loss
     bool m_watching = false;

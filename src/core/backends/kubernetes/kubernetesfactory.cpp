@@ -197,8 +197,10 @@ BackendFactory kubernetesBackendFactory()
         if (connection) {
             options.cluster.connection = *connection;
         } else {
-            // Every call says so; paddockctl reports it as a usage error (checkConfiguration).
-            options.configurationError = connection.error();
+            // Every call says so, as a usage error (paddockctl exits with 2), as checkConfiguration() does.
+            Error error = connection.error();
+            error.kind = Error::Kind::InvalidArgument;
+            options.configurationError = error;
         }
         if (!profile.kubeNamespace.trimmed().isEmpty())
             options.cluster.ns = profile.kubeNamespace.trimmed();

@@ -1,11 +1,16 @@
 #pragma once
 
-// A small HTTP/1.1 server on QTcpServer, for the fake OpenSandbox server: request line,
-// headers, Content-Length bodies (chunked request bodies are refused with 411), keep-alive,
-// `Expect: 100-continue`, plain and chunked (streamed) responses. It listens on 127.0.0.1 only.
-// Every response carries X-Request-ID: the request's own, or a new uuid.
+// A small HTTP/1.1 server on QTcpServer (or QSslServer, for TLS), shared by the fake servers:
+// request line, headers, Content-Length bodies (chunked request bodies are refused with 411),
+// keep-alive, `Expect: 100-continue`, plain and chunked (streamed) responses. It listens on
+// 127.0.0.1 only. Every response carries a request-id header (X-Request-ID unless set
+// otherwise): the request's own, or a new uuid.
+//
+// A request stays unread in its socket until it is answered, so that a handler can take the
+// socket over with the request still in it (detachSocket(): a WebSocket upgrade handed to
+// QWebSocketServer, see websocketacceptor.h).
 
-#include "wire.h"
+#include "httpwire.h"
 
 #include <QByteArray>
 #include <QList>
@@ -13,8 +18,11 @@
 #include <QPair>
 #include <QPointer>
 #include <QSet>
+#include <QSslCertificate>
+#include <QSslConfiguration>
 
 #include <functional>
+#include <optional>
 
 class QTcpServer;
 class QTcpSocket;
@@ -33,7 +41,8 @@ struct HttpRequest
     HttpHeaders headers; // names in lower case
     QByteArray body;
 
-    QByteArray header(QByteArrayView lowerName) const;
+    QByteArray header(QByteArrayView lowerName) const; // the first one
+    QList<QByteArray> headerValues(QByteArrayView lowerName) const; // all of them, in order
     bool hasHeader(QByteArrayView lowerName) const;
     // Query items decoded the way Starlette does (parse_qsl, keep_blank_values).
     QueryItems queryItems() const;
@@ -55,45 +64,72 @@ struct HttpResponse
     static HttpResponse json(int status, const QJsonArray &array);
     static HttpResponse empty(int status);
     static HttpResponse text(int status, const QByteArray &body, const QByteArray &contentType = "text/plain");
-    // The lifecycle server's error shape.
+    // The OpenSandbox lifecycle server's error shape.
     static HttpResponse error(int status, const QString &code, const QString &message);
     void setHeader(const QByteArray &name, const QByteArray &value);
 };
 
 QByteArray reasonPhrase(int status);
 
+// How a server answers what cannot be parsed as a request (before any handler sees it).
+using HttpRefusal = std::function<HttpResponse(int status, const QByteArray &message)>;
+
+struct HttpServerSettings
+{
+    QByteArray requestIdHeader = "X-Request-ID"; // empty: none
+    HttpHeaders commonHeaders; // added to every response
+    HttpRefusal refusal; // unset: uvicorn's {"detail": message}
+};
+
 class HttpConnection final : public QObject
 {
     Q_OBJECT
 
 public:
-    HttpConnection(QTcpSocket *socket, QObject *parent);
+    HttpConnection(QTcpSocket *socket, const HttpServerSettings *settings, QObject *parent);
     ~HttpConnection() override;
 
     // Answers the request being handled and goes on with the next one (or closes).
     void send(const HttpResponse &response);
-    // A streamed answer: Transfer-Encoding: chunked.
+    // A streamed answer: Transfer-Encoding: chunked. The head is written at once.
     void startStream(int status, const HttpHeaders &headers);
     void writeChunk(const QByteArray &data);
     void endStream();
     // Drops the connection without (any more of) an answer.
     void abort();
+    // Gives up the socket with the request being handled still unread in it (head and body),
+    // for a handler that speaks another protocol on it (a WebSocket). The socket has no parent
+    // and no connections to this object, which deletes itself later. Null when the request was
+    // already (partly) answered or the connection is gone.
+    QTcpSocket *detachSocket();
 
     bool isStreaming() const { return m_streaming; }
+    bool isGone() const { return m_gone; }
     quint16 localPort() const;
+    quint16 peerPort() const;
+    bool isEncrypted() const;
+    // The client's certificate on a TLS connection where it presented one.
+    QSslCertificate peerCertificate() const;
+    // Bytes written but not yet sent (a slow reader of a stream).
+    qint64 bytesToWrite() const;
 
 Q_SIGNALS:
     void requestReceived(PaddockFake::HttpConnection *connection, const PaddockFake::HttpRequest &request);
 
 private:
-    void onReadyRead();
     void parse();
+    void consumeRequest();
     void finishExchange();
     void refuse(int status, const QByteArray &message);
     QByteArray statusAndCommonHeaders(int status, const HttpHeaders &headers) const;
 
     QTcpSocket *m_socket;
-    QByteArray m_buffer;
+    const HttpServerSettings *m_settings;
+    // The request being received or handled: parsed head, and the bytes it takes in the socket.
+    std::optional<HttpRequest> m_head;
+    qint64 m_headBytes = 0;
+    qint64 m_bodyBytes = 0;
+    bool m_unread = false; // the handled request is still in the socket
     bool m_busy = false;
     bool m_streaming = false;
     bool m_closeAfter = false;
@@ -113,14 +149,23 @@ public:
     explicit HttpServer(QObject *parent = nullptr);
     ~HttpServer() override;
 
+    // Before listen(): serve HTTPS with this configuration (its local certificate and private
+    // key; ALPN offers http/1.1 only, so clients never switch to HTTP/2).
+    void setTls(const QSslConfiguration &configuration);
+    void setSettings(HttpServerSettings settings) { m_settings = std::move(settings); }
     bool listen(quint16 port, QString *error);
     quint16 port() const;
+    bool isTls() const { return m_tls.has_value(); }
     void setHandler(Handler handler) { m_handler = std::move(handler); }
     // Stops listening and drops every open connection.
     void close();
 
 private:
-    QTcpServer *m_server;
+    void acceptPending();
+
+    QTcpServer *m_server = nullptr;
+    std::optional<QSslConfiguration> m_tls;
+    HttpServerSettings m_settings;
     Handler m_handler;
     QSet<HttpConnection *> m_connections;
 };

@@ -1,0 +1,555 @@
+// The Kubernetes backend against paddock-fake-kubernetes (TLS, a bearer token, a simulated kubelet,
+// exec under bubblewrap): AgentScope's objects exactly, reattaching to what AgentScope made and
+// AgentScope's reattach rules, early failures that leave nothing behind, the upstream defects of
+// the reference fixed, Stopped and Resume without a second bootstrap, kill, the watch, the
+// followed log, RBAC and credential errors, and the round trips an open costs. What every
+// backend must do is the conformance suite's (tests/conformance).
+
+#include "backends/kubernetes/kubeconfig.h"
+#include "backends/kubernetes/kubernetesbackend.h"
+#include "bootstraplog.h"
+#include "bulk.h"
+#include "fakekubernetesprocess.h"
+#include "provisioner.h"
+
+#ifndef Q_MOC_RUN
+#include <QCoroTask>
+#endif
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+using namespace Paddock;
+using namespace Paddock::Kubernetes;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Answer
+{
+    int status = 0;
+    QJsonObject json;
+};
+
+QJsonObject agentscopePvc(const QString &id)
+{
+    return QJsonDocument::fromJson(QStringLiteral(R"({"apiVersion":"v1","kind":"PersistentVolumeClaim",)"
+                                                  R"("metadata":{"name":"%1","namespace":"agentscope",)"
+                                                  R"("labels":{"app.kubernetes.io/managed-by":"agentscope",)"
+                                                  R"("agentscope.workspace.id":"%2"}},)"
+                                                  R"("spec":{"accessModes":["ReadWriteOnce"],)"
+                                                  R"("resources":{"requests":{"storage":"1Gi"}}}})")
+                                       .arg(safeName(id), id)
+                                       .toUtf8())
+        .object();
+}
+
+// The Pod exactly as AgentScope's K8sWorkspaceManager makes it (no owner, no gateway mount).
+QJsonObject agentscopePod(const QString &id)
+{
+    return QJsonDocument::fromJson(
+               QStringLiteral(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"%1","namespace":"agentscope",)"
+                              R"("labels":{"app.kubernetes.io/managed-by":"agentscope","agentscope.workspace":"true",)"
+                              R"("agentscope.workspace.id":"%2"}},"spec":{"restartPolicy":"OnFailure",)"
+                              R"("containers":[{"name":"workspace","image":"python:3.11-slim",)"
+                              R"("imagePullPolicy":"IfNotPresent","command":["sleep","infinity"],)"
+                              R"("workingDir":"/workspace","ports":[{"containerPort":5600}],)"
+                              R"("volumeMounts":[{"name":"workspace-data","mountPath":"/workspace"}]}],)"
+                              R"("volumes":[{"name":"workspace-data","persistentVolumeClaim":{"claimName":"%1"}}]}})")
+                   .arg(safeName(id), id)
+                   .toUtf8())
+        .object();
+}
+
+} // namespace
+
+class TestKubernetesBackend final : public QObject
+{
+    Q_OBJECT
+
+private:
+    PaddockTest::FakeKubernetesProcess m_fake;
+    QTemporaryDir m_logs;
+    int m_serial = 0;
+
+    QString newId() { return QStringLiteral("k8s%1%2").arg(QCoreApplication::applicationPid()).arg(++m_serial); }
+
+    BackendOptions options(const ResolveOptions &resolve = {}) const
+    {
+        BackendOptions options;
+        auto connection = lookupConnection(m_fake.kubeconfigPath(), QStringLiteral("paddock-fake"), resolve);
+        if (!connection)
+            qFatal("cannot use the fake's kubeconfig: %s", qPrintable(connection.error().message));
+        options.cluster.connection = *connection;
+        options.cluster.ns = QStringLiteral("agentscope");
+        options.retry = {3, 20ms, 2.0, 100ms};
+        options.pollFirst = 50ms;
+        options.pollMax = 200ms;
+        options.runningTimeout = 20s;
+        options.unschedulableGrace = 1s;
+        return options;
+    }
+
+    std::unique_ptr<KubernetesBackend> backend(const BackendOptions &given) const
+    {
+        return std::make_unique<KubernetesBackend>(given);
+    }
+    std::unique_ptr<KubernetesBackend> backend() const { return backend(options()); }
+
+    Answer rest(const QByteArray &method, const QString &path, const QJsonObject &body = {}) const
+    {
+        QNetworkAccessManager network;
+        QNetworkRequest request = m_fake.request(path);
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+        const QByteArray data = body.isEmpty() ? QByteArray() : QJsonDocument(body).toJson(QJsonDocument::Compact);
+        std::unique_ptr<QNetworkReply> reply(network.sendCustomRequest(request, method, data));
+        QSignalSpy finished(reply.get(), &QNetworkReply::finished);
+        if (!reply->isFinished())
+            finished.wait(30'000);
+        return {reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(),
+                QJsonDocument::fromJson(reply->readAll()).object()};
+    }
+    Answer pod(const QString &name) const
+    {
+        return rest("GET", QStringLiteral("/api/v1/namespaces/agentscope/pods/") + name);
+    }
+    Answer pvc(const QString &name) const
+    {
+        return rest("GET", QStringLiteral("/api/v1/namespaces/agentscope/persistentvolumeclaims/") + name);
+    }
+    // API requests since the last reset (the test-only /_fake routes are not among them).
+    int requests() const
+    {
+        int count = 0;
+        const QJsonObject byVerb = m_fake.stats().value(QLatin1String("byVerb")).toObject();
+        for (auto it = byVerb.constBegin(); it != byVerb.constEnd(); ++it)
+            count += it->toInt();
+        return count;
+    }
+    void resetStats() const { m_fake.control("POST", QStringLiteral("/_fake/reset-stats")); }
+
+    // Makes the workspace as AgentScope does, straight through the API.
+    void makeAsAgentScope(const QString &id)
+    {
+        QCOMPARE(rest("POST", QStringLiteral("/api/v1/namespaces/agentscope/persistentvolumeclaims"), agentscopePvc(id))
+                     .status,
+                 201);
+        QCOMPARE(rest("POST", QStringLiteral("/api/v1/namespaces/agentscope/pods"), agentscopePod(id)).status, 201);
+        QTRY_COMPARE_WITH_TIMEOUT(pod(safeName(id)).json[u"status"_qs][u"phase"_qs].toString(), u"Running"_qs, 20'000);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_logs.isValid());
+        QVERIFY2(m_fake.start({u"--pod-start-ms"_qs, u"100"_qs, u"--grace-ms"_qs, u"200"_qs}),
+                 qPrintable(m_fake.error()));
+    }
+
+    // §1.3 exactly: the three labels, the container, the command, the /workspace mount; owners only
+    // in annotations; Paddock's one addition the gateway home on the PVC (defect 2).
+    void theObjectsAreAgentScopes()
+    {
+        auto k8s = backend();
+        const QString id = newId();
+        auto made = QCoro::waitFor(k8s->create(CreateSpec{id, u"alice"_qs, u"helper"_qs, {}}));
+        QVERIFY2(made, qPrintable(made ? QString() : made.error().message));
+        QCOMPARE(made->sandboxId, safeName(id));
+        QCOMPARE(made->state, SandboxState::Running);
+        QCOMPARE(made->userId, u"alice"_qs);
+
+        const QJsonObject p = pod(safeName(id)).json;
+        QCOMPARE(p[u"metadata"_qs][u"labels"_qs].toObject(),
+                 (QJsonObject{{u"app.kubernetes.io/managed-by"_qs, u"agentscope"_qs},
+                              {u"agentscope.workspace"_qs, u"true"_qs},
+                              {u"agentscope.workspace.id"_qs, id}}));
+        QCOMPARE(p[u"metadata"_qs][u"annotations"_qs][u"agentscope.user.id"_qs].toString(), u"alice"_qs);
+        QCOMPARE(p[u"metadata"_qs][u"annotations"_qs][u"agentscope.agent.id"_qs].toString(), u"helper"_qs);
+        const QJsonObject container = p[u"spec"_qs][u"containers"_qs].toArray().first().toObject();
+        QCOMPARE(container[u"name"_qs].toString(), u"workspace"_qs);
+        QCOMPARE(container[u"command"_qs].toArray(), (QJsonArray{u"sleep"_qs, u"infinity"_qs}));
+        QCOMPARE(container[u"workingDir"_qs].toString(), u"/workspace"_qs);
+        QCOMPARE(container[u"volumeMounts"_qs].toArray().first()[u"mountPath"_qs].toString(), u"/workspace"_qs);
+        QCOMPARE(
+            p[u"spec"_qs][u"volumes"_qs].toArray().first()[u"persistentVolumeClaim"_qs][u"claimName"_qs].toString(),
+            safeName(id));
+        QCOMPARE(p[u"spec"_qs][u"restartPolicy"_qs].toString(), u"OnFailure"_qs);
+        const QJsonObject v = pvc(safeName(id)).json;
+        QCOMPARE(
+            v[u"metadata"_qs][u"labels"_qs].toObject(),
+            (QJsonObject{{u"app.kubernetes.io/managed-by"_qs, u"agentscope"_qs}, {u"agentscope.workspace.id"_qs, id}}));
+        QCOMPARE(v[u"spec"_qs][u"accessModes"_qs].toArray(), QJsonArray{u"ReadWriteOnce"_qs});
+        QCOMPARE(v[u"spec"_qs][u"resources"_qs][u"requests"_qs][u"storage"_qs].toString(), u"1Gi"_qs);
+        QVERIFY(QCoro::waitFor(k8s->kill(made->sandboxId, {})));
+    }
+
+    // What AgentScope made is found, shown without an owner, and attached to as it is.
+    void aWorkspaceAgentScopeMadeIsReattached()
+    {
+        const QString id = newId();
+        makeAsAgentScope(id);
+        const QString uid = pod(safeName(id)).json[u"metadata"_qs][u"uid"_qs].toString();
+        auto k8s = backend();
+        auto found = QCoro::waitFor(k8s->list(ListFilter{id, {}}));
+        QVERIFY(found);
+        QCOMPARE(found->size(), 1);
+        QCOMPARE(found->first().state, SandboxState::Running);
+        QVERIFY(found->first().userId.isEmpty()); // the console groups it under "unknown"
+        auto all = QCoro::waitFor(k8s->list(ListFilter{}));
+        QVERIFY(all);
+        QVERIFY(std::any_of(all->cbegin(), all->cend(), [&](const SandboxInfo &s) { return s.workspaceId == id; }));
+        auto attached = QCoro::waitFor(k8s->connect(safeName(id)));
+        QVERIFY2(attached, qPrintable(attached ? QString() : attached.error().message));
+        auto ran =
+            QCoro::waitFor(k8s->exec(safeName(id), ExecRequest{{u"sh"_qs, u"-c"_qs, u"pwd; echo hi"_qs}, {}, 10s, {}}));
+        QVERIFY2(ran, qPrintable(ran ? QString() : ran.error().message));
+        QCOMPARE(ran->stdOut, QByteArray("/workspace\nhi\n"));
+        // An open (create) keeps the Running Pod: same uid.
+        QVERIFY(QCoro::waitFor(k8s->create(CreateSpec{id, {}, {}, {}})));
+        QCOMPARE(pod(safeName(id)).json[u"metadata"_qs][u"uid"_qs].toString(), uid);
+        QVERIFY(QCoro::waitFor(k8s->kill(safeName(id), {})));
+    }
+
+    // A Failed Pod is deleted and made again; a terminating one is waited out.
+    void failedPodsAreMadeAgainAndTerminatingOnesWaitedOut()
+    {
+        const QString id = newId();
+        auto k8s = backend();
+        QVERIFY(QCoro::waitFor(k8s->create(CreateSpec{id, {}, {}, {}})));
+        const QString name = safeName(id);
+        const QString first = pod(name).json[u"metadata"_qs][u"uid"_qs].toString();
+        m_fake.control("POST", QStringLiteral("/_fake/pods/agentscope/%1/status").arg(name), R"({"phase":"Failed"})");
+        auto states = QCoro::waitFor(k8s->list(ListFilter{id, {}}));
+        QCOMPARE(states->first().state, SandboxState::Failed);
+        auto again = QCoro::waitFor(k8s->create(CreateSpec{id, {}, {}, {}}));
+        QVERIFY2(again, qPrintable(again ? QString() : again.error().message));
+        const QString second = pod(name).json[u"metadata"_qs][u"uid"_qs].toString();
+        QVERIFY(second != first);
+
+        // Deleted by someone else with a grace period: the open waits until it is gone.
+        QCOMPARE(rest("DELETE", QStringLiteral("/api/v1/namespaces/agentscope/pods/") + name,
+                      QJsonObject{{u"gracePeriodSeconds"_qs, 30}})
+                     .status,
+                 200);
+        auto third = QCoro::waitFor(k8s->create(CreateSpec{id, {}, {}, {}}));
+        QVERIFY2(third, qPrintable(third ? QString() : third.error().message));
+        QVERIFY(pod(name).json[u"metadata"_qs][u"uid"_qs].toString() != second);
+        QVERIFY(QCoro::waitFor(k8s->kill(name, {})));
+    }
+
+    // The kubelet's verdict ends the wait at once, with its message, and the open leaves nothing:
+    // its Pod goes, and the PVC it made for the workspace (empty) goes too.
+    void anImageThatCannotBePulledFailsEarlyAndLeavesNothing()
+    {
+        BackendOptions given = options();
+        given.pod.image = u"registry.invalid/nothing:missing"_qs;
+        auto k8s = backend(given);
+        const QString id = newId();
+        auto made = QCoro::waitFor(k8s->create(CreateSpec{id, {}, {}, {}}));
+        QVERIFY(!made);
+        QVERIFY2(made.error().message.contains(u"ErrImagePull"_qs)
+                     || made.error().message.contains(u"ImagePullBackOff"_qs),
+                 qPrintable(made.error().message));
+        QVERIFY2(made.error().message.contains(safeName(id)), qPrintable(made.error().message));
+        QTRY_COMPARE_WITH_TIMEOUT(pod(safeName(id)).status, 404, 10'000);
+        QTRY_COMPARE_WITH_TIMEOUT(pvc(safeName(id)).status, 404, 10'000);
+    }
+
+    // Defect 3: Unschedulable is the scheduler waiting for a while (here 1 s), then a failure
+    // with its message; and the open leaves nothing.
+    void unschedulableFailsAfterItsGracePeriodWithTheSchedulersMessage()
+    {
+        BackendOptions given = options();
+        given.pod.nodeSelector = {{u"paddock.test/pool"_qs, u"none"_qs}};
+        auto k8s = backend(given);
+        const QString id = newId();
+        QElapsedTimer timer;
+        timer.start();
+        auto made = QCoro::waitFor(k8s->create(CreateSpec{id, {}, {}, {}}));
+        QVERIFY(!made);
+        QVERIFY2(made.error().message.contains(u"cannot be scheduled"_qs)
+                     && made.error().message.contains(u"didn't match"_qs),
+                 qPrintable(made.error().message));
+        QVERIFY(timer.elapsed() >= 1000); // not at the first sight of Unschedulable
+        QTRY_COMPARE_WITH_TIMEOUT(pod(safeName(id)).status, 404, 10'000);
+        QTRY_COMPARE_WITH_TIMEOUT(pvc(safeName(id)).status, 404, 10'000);
+    }
+
+    // A PVC that no volume is bound to (a storage class without a provisioner): the message says
+    // so and names the class.
+    void aPvcStuckPendingIsSaid()
+    {
+        BackendOptions given = options();
+        given.pod.storageClass = u"no-provisioner"_qs;
+        auto k8s = backend(given);
+        const QString id = newId();
+        auto made = QCoro::waitFor(k8s->create(CreateSpec{id, {}, {}, {}}));
+        QVERIFY(!made);
+        QVERIFY2(made.error().message.contains(u"is still Pending"_qs)
+                     && made.error().message.contains(u"no-provisioner"_qs),
+                 qPrintable(made.error().message));
+        QTRY_COMPARE_WITH_TIMEOUT(pvc(safeName(id)).status, 404, 10'000);
+    }
+
+    // A PVC that was there holds files: a failed open keeps it, and says so.
+    void aFailedOpenKeepsAPvcThatHoldsFiles()
+    {
+        const QString id = newId();
+        auto good = backend();
+        QVERIFY(QCoro::waitFor(good->create(CreateSpec{id, {}, {}, {}})));
+        QVERIFY(QCoro::waitFor(good->pause(safeName(id))));
+        BackendOptions given = options();
+        given.pod.image = u"registry.invalid/nothing:missing"_qs;
+        auto bad = backend(given);
+        auto resumed = QCoro::waitFor(bad->resume(safeName(id)));
+        QVERIFY(!resumed);
+        QVERIFY2(resumed.error().message.contains(u"was kept"_qs), qPrintable(resumed.error().message));
+        QCOMPARE(pvc(safeName(id)).status, 200);
+        QVERIFY(QCoro::waitFor(good->kill(safeName(id), {})));
+    }
+
+    // Defect 1: an id that cannot be a label value is refused before any request.
+    void anIdThatBreaksTheLabelRulesIsRefusedBeforeAnyRequest()
+    {
+        auto k8s = backend();
+        resetStats();
+        auto made = QCoro::waitFor(k8s->create(CreateSpec{u"team/alice"_qs, {}, {}, {}}));
+        QVERIFY(!made);
+        QCOMPARE(made.error().kind, Error::Kind::InvalidArgument);
+        QVERIFY(made.error().message.contains(u"team/alice"_qs));
+        QCOMPARE(requests(), 0);
+    }
+
+    // "A-B" and "a_b" share the name as-ws-a-b: the second is refused, not attached to the first.
+    void idsThatShareANameAreToldApart()
+    {
+        auto k8s = backend();
+        const QString stem = newId();
+        const QString upper = stem.toUpper() + u"-X"_qs;
+        const QString under = stem + u"_x"_qs;
+        QCOMPARE(safeName(upper), safeName(under));
+        QVERIFY(QCoro::waitFor(k8s->create(CreateSpec{upper, {}, {}, {}})));
+        auto other = QCoro::waitFor(k8s->create(CreateSpec{under, {}, {}, {}}));
+        QVERIFY(!other);
+        QCOMPARE(other.error().kind, Error::Kind::Conflict);
+        QVERIFY2(other.error().message.contains(upper), qPrintable(other.error().message));
+        auto found = QCoro::waitFor(k8s->list(ListFilter{under, {}}));
+        QVERIFY(found && found->isEmpty());
+        QVERIFY(QCoro::waitFor(k8s->kill(safeName(upper), {})));
+    }
+
+    // Closed (the Pod deleted, the PVC kept) shows as Stopped; Resume makes the Pod again on the
+    // same PVC, and the bootstrap does not run again: its marker is on the PVC (defect 2).
+    void aStoppedWorkspaceResumesWithoutBootstrappingAgain()
+    {
+        auto k8s = backend();
+        BootstrapLogStore logs(m_logs.path());
+        ProvisionOptions provision;
+        provision.bootstrap = {BootstrapCommand{u"echo booted >> /workspace/boots"_qs, 60s}};
+        provision.readyTimeout = 20s;
+        Provisioner provisioner(k8s.get(), &logs, provision);
+        const QString id = newId();
+        auto first = QCoro::waitFor(provisioner.provision(ProvisionRequest{id, u"u"_qs, u"a"_qs, {}}));
+        QVERIFY2(first, qPrintable(first ? QString() : first.error().message));
+        QVERIFY(QCoro::waitFor(k8s->pause(safeName(id))));
+        QCOMPARE(pod(safeName(id)).status, 404);
+        QCOMPARE(pvc(safeName(id)).status, 200);
+        auto listed = QCoro::waitFor(k8s->list(ListFilter{id, {}}));
+        QCOMPARE(listed->first().state, SandboxState::Paused);
+        QCOMPARE(listed->first().rawState, u"Stopped"_qs);
+        QCOMPARE(listed->first().userId, u"u"_qs); // from the PVC's annotation
+
+        auto second = QCoro::waitFor(provisioner.provision(ProvisionRequest{id, u"u"_qs, u"a"_qs, {}}));
+        QVERIFY2(second, qPrintable(second ? QString() : second.error().message));
+        auto boots =
+            QCoro::waitFor(k8s->exec(safeName(id), ExecRequest{{u"cat"_qs, u"/workspace/boots"_qs}, {}, 10s, {}}));
+        QVERIFY(boots);
+        QCOMPARE(boots->stdOut, QByteArray("booted\n")); // once
+        QVERIFY(QCoro::waitFor(k8s->kill(safeName(id), {})));
+    }
+
+    // What AgentScope's own Pods keep outside /workspace goes with the Pod (its gateway home is
+    // not on its PVC); Paddock's Pods keep the gateway home in the PVC's .agentscope folder.
+    void theGatewayHomeLivesOnThePvcOnlyInPaddocksPods()
+    {
+        const QString id = newId();
+        makeAsAgentScope(id);
+        auto k8s = backend();
+        const QString name = safeName(id);
+        const ExecRequest write{
+            {u"sh"_qs, u"-c"_qs, u"mkdir -p /root/.agentscope && echo x > /root/.agentscope/mark"_qs}, {}, 10s, {}};
+        QVERIFY(QCoro::waitFor(k8s->exec(name, write))->exitCode == 0);
+        QVERIFY(QCoro::waitFor(k8s->pause(name)));
+        QVERIFY(QCoro::waitFor(k8s->resume(name))); // made again by Paddock: with the mount
+        const ExecRequest read{{u"sh"_qs, u"-c"_qs, u"ls /root/.agentscope; ls -a /workspace"_qs}, {}, 10s, {}};
+        auto listed = QCoro::waitFor(k8s->exec(name, read));
+        QVERIFY(listed);
+        QVERIFY2(!listed->stdOut.contains("mark"), listed->stdOut.constData()); // AgentScope's Pod lost it
+        QVERIFY2(listed->stdOut.contains(".agentscope"), listed->stdOut.constData()); // on the PVC now
+        QVERIFY(QCoro::waitFor(k8s->exec(name, write))->exitCode == 0);
+        QVERIFY(QCoro::waitFor(k8s->pause(name)));
+        QVERIFY(QCoro::waitFor(k8s->resume(name)));
+        listed = QCoro::waitFor(k8s->exec(name, read));
+        QVERIFY2(listed->stdOut.contains("mark"), listed->stdOut.constData()); // kept across Pods
+        QVERIFY(QCoro::waitFor(k8s->kill(name, {})));
+    }
+
+    void killDeletesThePodAndThePvc()
+    {
+        auto k8s = backend();
+        const QString id = newId();
+        QVERIFY(QCoro::waitFor(k8s->create(CreateSpec{id, {}, {}, {}})));
+        SandboxInfo sandbox;
+        sandbox.sandboxId = safeName(id);
+        const QString warning = k8s->killWarning(sandbox);
+        QVERIFY(warning.contains(u"Pod "_qs + safeName(id)));
+        QVERIFY(warning.contains(u"PersistentVolumeClaim "_qs + safeName(id)));
+        QVERIFY(QCoro::waitFor(k8s->kill(safeName(id), {})));
+        QTRY_COMPARE_WITH_TIMEOUT(pod(safeName(id)).status, 404, 10'000);
+        QTRY_COMPARE_WITH_TIMEOUT(pvc(safeName(id)).status, 404, 10'000);
+        auto again = QCoro::waitFor(k8s->kill(safeName(id), {}));
+        QCOMPARE(again.error().kind, Error::Kind::NotFound);
+    }
+
+    // Live: a change on the cluster arrives as an event, also after the watch's resourceVersion
+    // became too old (410: list again).
+    void theWatchReportsChangesAndListsAgainWhenTooOld()
+    {
+        auto k8s = backend();
+        QSignalSpy changed(k8s.get(), &Backend::sandboxChanged);
+        QSignalSpy removed(k8s.get(), &Backend::sandboxRemoved);
+        k8s->setWatching(true);
+        QTRY_VERIFY_WITH_TIMEOUT(m_fake.stats().value(QLatin1String("watches")).toInt() >= 2, 10'000);
+        const QString id = newId();
+        makeAsAgentScope(id);
+        const auto sawState = [&](SandboxState state) {
+            for (const QList<QVariant> &arguments : std::as_const(changed)) {
+                const auto info = arguments.first().value<SandboxInfo>();
+                if (info.workspaceId == id && info.state == state)
+                    return true;
+            }
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(sawState(SandboxState::Running), 10'000);
+
+        m_fake.control("POST", QStringLiteral("/_fake/compact"));
+        changed.clear();
+        QCOMPARE(rest("DELETE", QStringLiteral("/api/v1/namespaces/agentscope/pods/") + safeName(id),
+                      QJsonObject{{u"gracePeriodSeconds"_qs, 0}})
+                     .status,
+                 200);
+        QTRY_VERIFY_WITH_TIMEOUT(sawState(SandboxState::Paused), 15'000); // the PVC stays: Stopped
+        QVERIFY(QCoro::waitFor(k8s->kill(safeName(id), {})));
+        QTRY_VERIFY_WITH_TIMEOUT(removed.contains(QVariantList{safeName(id)}), 15'000);
+        k8s->setWatching(false);
+    }
+
+    // The container log as a stream: lines arrive as they are written, and cancel ends it.
+    void theContainerLogIsFollowed()
+    {
+        auto k8s = backend();
+        const QString id = newId();
+        QVERIFY(QCoro::waitFor(k8s->create(CreateSpec{id, {}, {}, {}})));
+        QByteArray received;
+        auto cancel = std::make_shared<CancelToken>();
+        auto following = k8s->followContainerLog(
+            safeName(id), 10, [&received](QByteArrayView data) { received += data.toByteArray(); }, cancel);
+        m_fake.control("POST", QStringLiteral("/_fake/pods/agentscope/%1/log").arg(safeName(id)), "first line\n");
+        QTRY_VERIFY_WITH_TIMEOUT(received.contains("first line"), 10'000);
+        m_fake.control("POST", QStringLiteral("/_fake/pods/agentscope/%1/log").arg(safeName(id)), "second line\n");
+        QTRY_VERIFY_WITH_TIMEOUT(received.contains("second line"), 10'000);
+        cancel->cancel();
+        auto ended = QCoro::waitFor(std::move(following));
+        QCOMPARE(ended.error().kind, Error::Kind::Cancelled);
+        auto tail = QCoro::waitFor(k8s->containerLogs(safeName(id), 1));
+        QVERIFY(tail);
+        QVERIFY2(tail->contains("second line") && !tail->contains("first line"), tail->constData());
+        QVERIFY(QCoro::waitFor(k8s->kill(safeName(id), {})));
+    }
+
+    // 403 names the verb and the resource RBAC refused; 401 the credentials that were refused.
+    void refusalsSayWhatWasRefused()
+    {
+        auto k8s = backend();
+        m_fake.control("POST", QStringLiteral("/_fake/forbid"), R"({"rules":["list pods"]})");
+        auto listed = QCoro::waitFor(k8s->list(ListFilter{}));
+        m_fake.control("POST", QStringLiteral("/_fake/forbid"), R"({"rules":[]})");
+        QVERIFY(!listed);
+        QCOMPARE(listed.error().httpStatus, 403);
+        QVERIFY2(listed.error().message.contains(u"\"list\" on \"pods\""_qs), qPrintable(listed.error().message));
+
+        ResolveOptions wrong;
+        wrong.token = "not-the-token";
+        auto refused = backend(options(wrong));
+        listed = QCoro::waitFor(refused->list(ListFilter{}));
+        QVERIFY(!listed);
+        QCOMPARE(listed.error().httpStatus, 401);
+        QVERIFY2(listed.error().message.contains(u"did not accept the credentials"_qs),
+                 qPrintable(listed.error().message));
+    }
+
+    // A missing namespace is made, as AgentScope does.
+    void aMissingNamespaceIsMade()
+    {
+        BackendOptions given = options();
+        given.cluster.ns = QStringLiteral("made-by-paddock-%1").arg(QCoreApplication::applicationPid());
+        auto k8s = backend(given);
+        const QString id = newId();
+        auto made = QCoro::waitFor(k8s->create(CreateSpec{id, {}, {}, {}}));
+        QVERIFY2(made, qPrintable(made ? QString() : made.error().message));
+        QCOMPARE(rest("GET", QStringLiteral("/api/v1/namespaces/") + given.cluster.ns).status, 200);
+        QVERIFY(QCoro::waitFor(k8s->kill(made->sandboxId, {})));
+    }
+
+    // An open of a workspace whose Pod runs costs at most three round trips before its bootstrap:
+    // the Pod by name, the layout, the marker (the performance target of issue 16).
+    void openingARunningWorkspaceCostsThreeRoundTrips()
+    {
+        const QString id = newId();
+        BootstrapLogStore logs(m_logs.path());
+        {
+            // Made and bootstrapped once (its marker written), by another "process".
+            auto maker = backend();
+            Provisioner first(maker.get(), &logs, ProvisionOptions{});
+            QVERIFY(QCoro::waitFor(first.provision(ProvisionRequest{id, {}, {}, {}})));
+        }
+        auto k8s = backend();
+        Provisioner provisioner(k8s.get(), &logs, ProvisionOptions{});
+        resetStats();
+        auto opened = QCoro::waitFor(provisioner.provision(ProvisionRequest{id, {}, {}, {}}));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        const QJsonObject byVerb = m_fake.stats().value(QLatin1String("byVerb")).toObject();
+        qInfo().noquote() << "round trips to open a Running workspace:" << requests()
+                          << QJsonDocument(byVerb).toJson(QJsonDocument::Compact);
+        // The Pod by name, the layout's mkdir, the marker's test.
+        QVERIFY2(requests() <= 3, QJsonDocument(byVerb).toJson(QJsonDocument::Compact).constData());
+        QVERIFY(QCoro::waitFor(k8s->kill(safeName(id), {})));
+    }
+
+    // Destroyed while an open waits for Running: the wait ends inside the destructor.
+    void aBackendDestroyedMidOpenEndsItsTasks()
+    {
+        auto k8s = backend();
+        const QString id = newId();
+        auto opening = k8s->create(CreateSpec{id, {}, {}, {}});
+        QTRY_VERIFY_WITH_TIMEOUT(pod(safeName(id)).status == 200, 10'000);
+        k8s.reset();
+        auto ended = QCoro::waitFor(std::move(opening));
+        QVERIFY(!ended);
+        QCOMPARE(ended.error().kind, Error::Kind::Cancelled);
+        auto cleanup = backend();
+        QVERIFY(QCoro::waitFor(cleanup->kill(safeName(id), {})));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKubernetesBackend)
+#include "tst_kubernetesbackend.moc"
