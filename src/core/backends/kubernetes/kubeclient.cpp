@@ -209,73 +209,47 @@ QCoro::Task<Result<>> KubeClient::createNamespace()
     co_return Result<>{};
 }
 
-QCoro::Task<Result<std::optional<PodView>>> KubeClient::getPod(QString name)
+template<typename View>
+QCoro::Task<Result<std::optional<View>>> KubeClient::getObject(const char *resource, QString name,
+                                                               Result<View> (*parse)(const QByteArray &))
 {
     Http::HttpRequest request;
-    request.url = namespacedUrl(QStringLiteral("pods/") + name);
+    request.url = namespacedUrl(QLatin1String(resource) + u'/' + name);
     request.retrySafe = true;
-    auto response = co_await send(request, "get", "pods");
+    auto response = co_await send(request, "get", resource);
     if (!response) {
         if (response.error().kind == Error::Kind::NotFound)
-            co_return std::optional<PodView>{};
+            co_return std::optional<View>{};
         co_return fail(response.error());
     }
-    auto pod = parsePod(response->body);
-    if (!pod)
-        co_return fail(pod.error());
-    co_return std::optional<PodView>(std::move(*pod));
+    auto object = parse(response->body);
+    if (!object)
+        co_return fail(object.error());
+    co_return std::optional<View>(std::move(*object));
 }
 
-QCoro::Task<Result<std::optional<PvcView>>> KubeClient::getPvc(QString name)
-{
-    Http::HttpRequest request;
-    request.url = namespacedUrl(QStringLiteral("persistentvolumeclaims/") + name);
-    request.retrySafe = true;
-    auto response = co_await send(request, "get", "persistentvolumeclaims");
-    if (!response) {
-        if (response.error().kind == Error::Kind::NotFound)
-            co_return std::optional<PvcView>{};
-        co_return fail(response.error());
-    }
-    auto pvc = parsePvc(response->body);
-    if (!pvc)
-        co_return fail(pvc.error());
-    co_return std::optional<PvcView>(std::move(*pvc));
-}
-
-QCoro::Task<Result<PodView>> KubeClient::createPod(QJsonObject manifest)
+template<typename View>
+QCoro::Task<Result<View>> KubeClient::createObject(const char *resource, QJsonObject manifest,
+                                                   Result<View> (*parse)(const QByteArray &))
 {
     Http::HttpRequest request;
     request.method = "POST";
-    QUrl url = namespacedUrl(QStringLiteral("pods"));
+    QUrl url = namespacedUrl(QLatin1String(resource));
     url.setQuery(QStringLiteral("fieldManager=paddock"));
     request.url = url;
     request.body = QJsonDocument(manifest).toJson(QJsonDocument::Compact);
-    auto response = co_await send(request, "create", "pods");
+    auto response = co_await send(request, "create", resource);
     if (!response)
         co_return fail(response.error());
-    co_return parsePod(response->body);
+    co_return parse(response->body);
 }
 
-QCoro::Task<Result<PvcView>> KubeClient::createPvc(QJsonObject manifest)
-{
-    Http::HttpRequest request;
-    request.method = "POST";
-    QUrl url = namespacedUrl(QStringLiteral("persistentvolumeclaims"));
-    url.setQuery(QStringLiteral("fieldManager=paddock"));
-    request.url = url;
-    request.body = QJsonDocument(manifest).toJson(QJsonDocument::Compact);
-    auto response = co_await send(request, "create", "persistentvolumeclaims");
-    if (!response)
-        co_return fail(response.error());
-    co_return parsePvc(response->body);
-}
-
-QCoro::Task<Result<bool>> KubeClient::deletePod(QString name, std::optional<int> gracePeriodSeconds)
+QCoro::Task<Result<bool>> KubeClient::deleteObject(const char *resource, QString name,
+                                                   std::optional<int> gracePeriodSeconds)
 {
     Http::HttpRequest request;
     request.method = "DELETE";
-    request.url = namespacedUrl(QStringLiteral("pods/") + name);
+    request.url = namespacedUrl(QLatin1String(resource) + u'/' + name);
     request.retrySafe = true; // deleting twice is deleting once (a 404 the second time)
     QJsonObject options{{QStringLiteral("kind"), QStringLiteral("DeleteOptions")},
                         {QStringLiteral("apiVersion"), QStringLiteral("v1")},
@@ -283,7 +257,7 @@ QCoro::Task<Result<bool>> KubeClient::deletePod(QString name, std::optional<int>
     if (gracePeriodSeconds)
         options.insert(QStringLiteral("gracePeriodSeconds"), *gracePeriodSeconds);
     request.body = QJsonDocument(options).toJson(QJsonDocument::Compact);
-    auto response = co_await send(request, "delete", "pods");
+    auto response = co_await send(request, "delete", resource);
     if (!response) {
         if (response.error().kind == Error::Kind::NotFound)
             co_return false;
@@ -292,23 +266,34 @@ QCoro::Task<Result<bool>> KubeClient::deletePod(QString name, std::optional<int>
     co_return true;
 }
 
+QCoro::Task<Result<std::optional<PodView>>> KubeClient::getPod(QString name)
+{
+    co_return co_await getObject<PodView>("pods", name, parsePod);
+}
+
+QCoro::Task<Result<std::optional<PvcView>>> KubeClient::getPvc(QString name)
+{
+    co_return co_await getObject<PvcView>("persistentvolumeclaims", name, parsePvc);
+}
+
+QCoro::Task<Result<PodView>> KubeClient::createPod(QJsonObject manifest)
+{
+    co_return co_await createObject<PodView>("pods", manifest, parsePod);
+}
+
+QCoro::Task<Result<PvcView>> KubeClient::createPvc(QJsonObject manifest)
+{
+    co_return co_await createObject<PvcView>("persistentvolumeclaims", manifest, parsePvc);
+}
+
+QCoro::Task<Result<bool>> KubeClient::deletePod(QString name, std::optional<int> gracePeriodSeconds)
+{
+    co_return co_await deleteObject("pods", name, gracePeriodSeconds);
+}
+
 QCoro::Task<Result<bool>> KubeClient::deletePvc(QString name)
 {
-    Http::HttpRequest request;
-    request.method = "DELETE";
-    request.url = namespacedUrl(QStringLiteral("persistentvolumeclaims/") + name);
-    request.retrySafe = true;
-    request.body = QJsonDocument(QJsonObject{{QStringLiteral("kind"), QStringLiteral("DeleteOptions")},
-                                             {QStringLiteral("apiVersion"), QStringLiteral("v1")},
-                                             {QStringLiteral("propagationPolicy"), QStringLiteral("Background")}})
-                       .toJson(QJsonDocument::Compact);
-    auto response = co_await send(request, "delete", "persistentvolumeclaims");
-    if (!response) {
-        if (response.error().kind == Error::Kind::NotFound)
-            co_return false;
-        co_return fail(response.error());
-    }
-    co_return true;
+    co_return co_await deleteObject("persistentvolumeclaims", name, std::nullopt);
 }
 
 namespace {

@@ -116,6 +116,15 @@ private:
     void useIdentity(const Authorization &authorization);
     // 401 and 403 said in words: whose credentials, which verb on which resource.
     Error explain(const Error &error, const QString &verb, const QString &resource);
+    // One object by name (nullopt on 404), a create, a delete (false on 404): the same for every
+    // resource. `resource` is a plain string (GCC 12 and class temporaries in co_await, README.md).
+    template<typename View>
+    QCoro::Task<Result<std::optional<View>>> getObject(const char *resource, QString name,
+                                                       Result<View> (*parse)(const QByteArray &));
+    template<typename View>
+    QCoro::Task<Result<View>> createObject(const char *resource, QJsonObject manifest,
+                                           Result<View> (*parse)(const QByteArray &));
+    QCoro::Task<Result<bool>> deleteObject(const char *resource, QString name, std::optional<int> gracePeriodSeconds);
     template<typename View>
     QCoro::Task<Result<ListPage<View>>> listAll(const char *resource, QString labelSelector, int pageSize,
                                                 Result<ListPage<View>> (*parse)(const QByteArray &));

@@ -797,40 +797,38 @@ QCoro::Task<> KubernetesBackend::watchLoop(Resource resource, std::shared_ptr<Ca
     }
 }
 
+namespace {
+
+// Replaces what a watch knows of one kind with a listing, and notes every name that appeared,
+// changed (another resourceVersion) or went.
+template<typename View>
+void replaceKnown(QHash<QString, View> &known, const QList<View> &listed, QSet<QString> &touched)
+{
+    QHash<QString, View> fresh;
+    for (const View &view : listed)
+        fresh.insert(view.name, view);
+    for (auto it = known.cbegin(); it != known.cend(); ++it) {
+        if (!fresh.contains(it.key()))
+            touched.insert(it.key());
+    }
+    for (auto it = fresh.cbegin(); it != fresh.cend(); ++it) {
+        const auto old = known.constFind(it.key());
+        if (old == known.cend() || old->resourceVersion != it->resourceVersion)
+            touched.insert(it.key());
+    }
+    known = std::move(fresh);
+}
+
+} // namespace
+
 void KubernetesBackend::applyListing(const QList<PodView> &pods, const QList<PvcView> &pvcs, bool podsKnown,
                                      bool pvcsKnown)
 {
     QSet<QString> touched;
-    if (podsKnown) {
-        QHash<QString, PodView> fresh;
-        for (const PodView &pod : pods)
-            fresh.insert(pod.name, pod);
-        for (auto it = m_pods.cbegin(); it != m_pods.cend(); ++it) {
-            if (!fresh.contains(it.key()))
-                touched.insert(it.key());
-        }
-        for (auto it = fresh.cbegin(); it != fresh.cend(); ++it) {
-            const auto old = m_pods.constFind(it.key());
-            if (old == m_pods.cend() || old->resourceVersion != it->resourceVersion)
-                touched.insert(it.key());
-        }
-        m_pods = std::move(fresh);
-    }
-    if (pvcsKnown) {
-        QHash<QString, PvcView> fresh;
-        for (const PvcView &pvc : pvcs)
-            fresh.insert(pvc.name, pvc);
-        for (auto it = m_pvcs.cbegin(); it != m_pvcs.cend(); ++it) {
-            if (!fresh.contains(it.key()))
-                touched.insert(it.key());
-        }
-        for (auto it = fresh.cbegin(); it != fresh.cend(); ++it) {
-            const auto old = m_pvcs.constFind(it.key());
-            if (old == m_pvcs.cend() || old->resourceVersion != it->resourceVersion)
-                touched.insert(it.key());
-        }
-        m_pvcs = std::move(fresh);
-    }
+    if (podsKnown)
+        replaceKnown(m_pods, pods, touched);
+    if (pvcsKnown)
+        replaceKnown(m_pvcs, pvcs, touched);
     for (const QString &name : std::as_const(touched))
         publish(name);
 }
