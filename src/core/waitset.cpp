@@ -2,11 +2,16 @@
 
 #include <QCoroTask>
 
+#include <QCoreApplication>
 #include <QFutureWatcher>
+#include <QProcess>
 #include <QScopeGuard>
 #include <QTimer>
 
+#include <memory>
 #include <utility>
+
+#include <csignal>
 
 namespace Paddock {
 
@@ -95,6 +100,76 @@ QCoro::Task<bool> WaitSet::finished(QFuture<void> work, OnClose onClose)
     watcher->setFuture(work);
     co_await wait;
     co_return work.isFinished();
+}
+
+namespace {
+
+// The process's whole group (its child modifier made it a group leader).
+void killGroup(QProcess &process)
+{
+    if (const qint64 pid = process.processId(); pid > 0)
+        ::kill(static_cast<pid_t>(-pid), SIGKILL);
+}
+
+} // namespace
+
+QCoro::Task<WaitSet::ProcessEnd> WaitSet::run(QProcess &process, std::chrono::milliseconds timeout)
+{
+    if (m_closed)
+        co_return ProcessEnd::Closed;
+    Wait done(*this, [&process] {
+        killGroup(process);
+        process.waitForFinished(5'000);
+    });
+    // Rung from the event loop: the QProcess's signal has returned by then. `wait` is null once
+    // this frame is gone, so a late call rings nothing.
+    struct Outcome
+    {
+        Wait *wait = nullptr;
+        bool started = false;
+    };
+    const auto outcome = std::make_shared<Outcome>(Outcome{&done, false});
+    const auto forget = qScopeGuard([outcome] { outcome->wait = nullptr; });
+    const auto settle = [outcome](bool started) {
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [outcome, started] {
+                if (Wait *wait = std::exchange(outcome->wait, nullptr)) {
+                    outcome->started = started;
+                    wait->ring();
+                }
+            },
+            Qt::QueuedConnection);
+    };
+    const QMetaObject::Connection finishedConnection =
+        QObject::connect(&process, &QProcess::finished, &process, [settle] { settle(true); });
+    const QMetaObject::Connection errorConnection =
+        QObject::connect(&process, &QProcess::errorOccurred, &process, [settle](QProcess::ProcessError error) {
+            if (error == QProcess::FailedToStart)
+                settle(false);
+        });
+    const auto disconnect = qScopeGuard([&] {
+        QObject::disconnect(finishedConnection);
+        QObject::disconnect(errorConnection);
+    });
+    bool timedOut = false;
+    QTimer timer;
+    timer.setSingleShot(true);
+    QObject::connect(&timer, &QTimer::timeout, &process, [&timedOut, &process] {
+        timedOut = true;
+        killGroup(process);
+    });
+
+    process.start();
+    if (timeout.count() > 0)
+        timer.start(timeout);
+    co_await done;
+    timer.stop();
+    if (done.wasClosed())
+        co_return ProcessEnd::Closed;
+    if (!outcome->started)
+        co_return ProcessEnd::FailedToStart;
+    co_return timedOut ? ProcessEnd::TimedOut : ProcessEnd::Finished;
 }
 
 } // namespace Paddock

@@ -6,6 +6,10 @@
 #include <QSet>
 #include <QtGlobal>
 
+QT_BEGIN_NAMESPACE
+class QProcess;
+QT_END_NAMESPACE
+
 #include <chrono>
 #include <coroutine>
 #include <functional>
@@ -71,6 +75,20 @@ public:
     // Waits until `work` has finished; false when the set closed first and dropped it. With
     // Finish always true: close() waited for the work.
     QCoro::Task<bool> finished(QFuture<void> work, OnClose onClose);
+
+    // How a child process run by run() ended.
+    enum class ProcessEnd {
+        Finished, // it exited (whatever its status: see the QProcess)
+        FailedToStart, // process.errorString() says why
+        TimedOut, // it ran past the time limit: its process group was killed and it exited
+        Closed, // the set closed first (or was closed already): its process group was killed
+    };
+    // Starts `process`, set up by the caller (program, arguments, channels, readers), and waits
+    // until it ends. Its child modifier should call setsid(), so that killing it on a time limit
+    // (`timeout`, zero: none) or a close ends its children too; a close then reaps it (up to
+    // 5 s). Resumed from the event loop, never inside QProcess's own signal, since resuming may
+    // end the caller's frame and the QProcess with it.
+    QCoro::Task<ProcessEnd> run(QProcess &process, std::chrono::milliseconds timeout);
 
     void close();
     bool isClosed() const { return m_closed; }

@@ -5,7 +5,6 @@
 
 #include <QCoroTask>
 
-#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -19,7 +18,6 @@
 #include <QRegularExpression>
 #include <QScopeGuard>
 #include <QSet>
-#include <QTimer>
 
 #include <yaml-cpp/yaml.h>
 
@@ -825,55 +823,12 @@ QCoro::Task<Result<Authorization>> Credentials::runPlugin()
         ::setsid(); // its own process group, so that a timeout or a close stops its children too
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     });
-    const auto stop = [&process] {
-        if (const qint64 pid = process.processId(); pid > 0)
-            ::kill(static_cast<pid_t>(-pid), SIGKILL);
-    };
 
-    // As in LocalBackend::exec: resumed from the event loop, never from inside QProcess's own
-    // signal (resuming ends this frame and the QProcess with it); close() stops the plugin and
-    // ends the wait at once.
-    Wait done(m_waits, [&process, stop] {
-        stop();
-        process.waitForFinished(5'000);
-    });
-    struct Outcome
-    {
-        Wait *wait = nullptr;
-        bool started = false;
-    };
-    const auto outcome = std::make_shared<Outcome>(Outcome{&done, false});
-    const auto forget = qScopeGuard([outcome] { outcome->wait = nullptr; });
-    const auto settle = [outcome](bool started) {
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [outcome, started] {
-                if (Wait *wait = std::exchange(outcome->wait, nullptr)) {
-                    outcome->started = started;
-                    wait->ring();
-                }
-            },
-            Qt::QueuedConnection);
-    };
-    QObject::connect(&process, &QProcess::finished, &process, [settle] { settle(true); });
-    QObject::connect(&process, &QProcess::errorOccurred, &process, [settle](QProcess::ProcessError error) {
-        if (error == QProcess::FailedToStart)
-            settle(false);
-    });
-    bool timedOut = false;
-    QTimer timeout;
-    timeout.setSingleShot(true);
-    QObject::connect(&timeout, &QTimer::timeout, &process, [&timedOut, stop] {
-        timedOut = true;
-        stop();
-    });
-
-    process.start();
-    timeout.start(m_pluginTimeout);
-    co_await done;
-    timeout.stop();
-    if (done.wasClosed())
+    // A close stops the plugin (its process group) and ends the wait at once.
+    const WaitSet::ProcessEnd end = co_await m_waits.run(process, m_pluginTimeout);
+    if (end == WaitSet::ProcessEnd::Closed)
         co_return fail(closedError(what));
+    const bool timedOut = end == WaitSet::ProcessEnd::TimedOut;
 
     const QString hint = plugin.installHint.trimmed();
     const auto withHint = [&hint](QString message) {
@@ -881,7 +836,7 @@ QCoro::Task<Result<Authorization>> Credentials::runPlugin()
             message += u'\n' + hint;
         return message;
     };
-    if (!outcome->started) {
+    if (end == WaitSet::ProcessEnd::FailedToStart) {
         co_return fail(Error::notFound(withHint(
             Tr::tr("cannot run the credential plugin %1 of %2: %3").arg(plugin.command, what, process.errorString()))));
     }

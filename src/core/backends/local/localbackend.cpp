@@ -8,7 +8,6 @@
 #include <QCoroFuture>
 #include <QCoroTask>
 
-#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -16,9 +15,7 @@
 #include <QMutex>
 #include <QProcess>
 #include <QSaveFile>
-#include <QScopeGuard>
 #include <QStandardPaths>
-#include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <csignal>
@@ -571,57 +568,14 @@ QCoro::Task<Result<ExecResult>> LocalBackend::exec(QString sandboxId, ExecReques
     QObject::connect(&process, &QProcess::readyReadStandardError, &process,
                      [&] { err.feed(process.readAllStandardError()); });
 
-    // Resumed from the event loop, never from inside QProcess's own signal, because resuming
-    // ends this frame and with it the QProcess. A closing backend stops the command (its whole
-    // process group) and ends the wait at once.
-    Wait done(m_waits, [&process] {
-        if (const qint64 pid = process.processId(); pid > 0)
-            ::kill(static_cast<pid_t>(-pid), SIGKILL);
-        process.waitForFinished(5'000);
-    });
-    struct Outcome
-    {
-        Wait *wait = nullptr; // null once this frame is gone
-        bool started = false;
-    };
-    const auto outcome = std::make_shared<Outcome>(Outcome{&done, false});
-    const auto forget = qScopeGuard([outcome] { outcome->wait = nullptr; });
-    const auto settle = [outcome](bool started) {
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [outcome, started] {
-                if (Wait *wait = std::exchange(outcome->wait, nullptr)) {
-                    outcome->started = started;
-                    wait->ring();
-                }
-            },
-            Qt::QueuedConnection);
-    };
-    QObject::connect(&process, &QProcess::finished, &process, [settle] { settle(true); });
-    QObject::connect(&process, &QProcess::errorOccurred, &process, [settle](QProcess::ProcessError error) {
-        if (error == QProcess::FailedToStart)
-            settle(false);
-    });
-
-    QTimer timeout;
-    timeout.setSingleShot(true);
-    QObject::connect(&timeout, &QTimer::timeout, &process, [&] {
-        result.timedOut = true;
-        if (const qint64 pid = process.processId(); pid > 0)
-            ::kill(static_cast<pid_t>(-pid), SIGKILL);
-    });
-
-    process.start();
-    if (request.timeout.count() > 0)
-        timeout.start(request.timeout);
-
-    co_await done;
-    timeout.stop();
-    if (done.wasClosed()) {
+    // A closing backend stops the command (its whole process group) and ends the wait at once.
+    const WaitSet::ProcessEnd end = co_await m_waits.run(process, request.timeout);
+    if (end == WaitSet::ProcessEnd::Closed) {
         co_return fail(Error{Error::Kind::Cancelled,
                              Tr::tr("cancelled: the local backend was closed, and the command was stopped")});
     }
-    if (!outcome->started) {
+    result.timedOut = end == WaitSet::ProcessEnd::TimedOut;
+    if (end == WaitSet::ProcessEnd::FailedToStart) {
         if (!QFileInfo(cwd).isDir())
             co_return fail(Error::backend(Tr::tr("cannot run %1: %2").arg(process.program(), process.errorString())));
         // A program that is not there (or cannot be run) is what the command did, as a shell and
