@@ -278,11 +278,12 @@ FakeKubernetes::Injection FakeKubernetes::drawInjection()
 
 void FakeKubernetes::onRequest(HttpConnection *connection, const HttpRequest &request)
 {
-    ++m_stats.requests;
+    // The test-only routes are not the API: a call of /_fake/stats does not count itself.
     if (request.path.startsWith("/_fake/")) {
         handleFake(connection, request);
         return;
     }
+    ++m_stats.requests;
     if (m_options.verbose) {
         QByteArray line = request.method + ' ' + request.target;
         for (const char *name : {"accept", "content-type", "user-agent", "sec-websocket-protocol", "upgrade"}) {

@@ -322,7 +322,7 @@ std::optional<QString> peekContinue(const QByteArray &body)
 
 template<typename View>
 QCoro::Task<Result<ListPage<View>>> KubeClient::listAll(const char *resource, QString labelSelector, int pageSize,
-                                                        Result<ListPage<View>> (*parse)(const QByteArray &))
+                                                        Result<ListPage<View>> (*parse)(QByteArray))
 {
     const auto pageRequest = [&](const QString &token) {
         QString query = QStringLiteral("limit=%1").arg(pageSize);
@@ -359,9 +359,10 @@ QCoro::Task<Result<ListPage<View>>> KubeClient::listAll(const char *resource, QS
         // Parsing 500 objects takes milliseconds: on a worker thread, while the next page is
         // on its way.
         auto parsed = std::make_shared<Result<ListPage<View>>>(fail(Error::backend(QString())));
-        const QByteArray body = response->body;
-        QFuture<void> parsing = QtConcurrent::run([parsed, body, parse] { *parsed = parse(body); });
-        const std::optional<QString> next = peekContinue(body);
+        const std::optional<QString> next = peekContinue(response->body);
+        // The page's only holder is the parse, so it parses the page in place without a copy.
+        QFuture<void> parsing = QtConcurrent::run(
+            [parsed, body = std::move(response->body), parse]() mutable { *parsed = parse(std::move(body)); });
         std::optional<QCoro::Task<Result<Http::HttpResponse>>> fetching;
         if (next && !next->isEmpty()) {
             request = pageRequest(*next);

@@ -127,7 +127,7 @@ private:
     QCoro::Task<Result<bool>> deleteObject(const char *resource, QString name, std::optional<int> gracePeriodSeconds);
     template<typename View>
     QCoro::Task<Result<ListPage<View>>> listAll(const char *resource, QString labelSelector, int pageSize,
-                                                Result<ListPage<View>> (*parse)(const QByteArray &));
+                                                Result<ListPage<View>> (*parse)(QByteArray));
 
     ClusterTarget m_target;
     std::unique_ptr<QNetworkAccessManager> m_network;

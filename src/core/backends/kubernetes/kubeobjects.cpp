@@ -173,11 +173,10 @@ Error notJson(const char *what)
         Tr::tr("the API server's answer is not a JSON %1 - is this a Kubernetes API server?").arg(QLatin1String(what)));
 }
 
-template<typename View, typename From>
-Result<ListPage<View>> parseList(const QByteArray &json, From from, const char *what)
+template<typename View, typename From> Result<ListPage<View>> parseList(QByteArray buffer, From from, const char *what)
 {
-    // In place: a page is a megabyte or two, and RapidJSON then copies none of its strings.
-    QByteArray buffer = json;
+    // In place: a page is a megabyte or two, and RapidJSON then copies none of its strings (nor
+    // the page, unless it is shared).
     buffer.detach();
     rapidjson::Document document;
     document.ParseInsitu(buffer.data());
@@ -380,14 +379,14 @@ Result<PvcView> parsePvc(const QByteArray &json)
     return pvcFrom(document);
 }
 
-Result<ListPage<PodView>> parsePodList(const QByteArray &json)
+Result<ListPage<PodView>> parsePodList(QByteArray json)
 {
-    return parseList<PodView>(json, podFrom, "PodList");
+    return parseList<PodView>(std::move(json), podFrom, "PodList");
 }
 
-Result<ListPage<PvcView>> parsePvcList(const QByteArray &json)
+Result<ListPage<PvcView>> parsePvcList(QByteArray json)
 {
-    return parseList<PvcView>(json, pvcFrom, "PersistentVolumeClaimList");
+    return parseList<PvcView>(std::move(json), pvcFrom, "PersistentVolumeClaimList");
 }
 
 Result<WatchEvent> parseWatchEvent(QByteArrayView line, ObjectKind kind)

@@ -142,8 +142,9 @@ template<typename T> struct ListPage
     QString resourceVersion;
     QString continueToken;
 };
-Result<ListPage<PodView>> parsePodList(const QByteArray &json);
-Result<ListPage<PvcView>> parsePvcList(const QByteArray &json);
+// A page is parsed in place: given a body no one else shares (moved in), it is not copied first.
+Result<ListPage<PodView>> parsePodList(QByteArray json);
+Result<ListPage<PvcView>> parsePvcList(QByteArray json);
 
 // One line of a watch stream.
 struct WatchEvent
