@@ -1,6 +1,7 @@
 #include "profilesdialog.h"
 
 #include "backendregistry.h"
+#include "backends/kubernetes/kubeconfig.h"
 #include "secretstore.h"
 #include "ui_profilesdialog.h"
 
@@ -10,12 +11,14 @@
 #include <QDir>
 #include <QEvent>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QKeyEvent>
 #include <QMessageBox>
 #include <QPointer>
 #include <QPushButton>
 #include <QSignalBlocker>
+#include <QTimer>
 #include <QToolButton>
 
 #include <algorithm>
@@ -25,6 +28,8 @@ using namespace Paddock;
 namespace {
 
 constexpr int IdRole = Qt::UserRole;
+// How long typing in the kubeconfig field pauses before the file is read for its contexts.
+constexpr std::chrono::milliseconds ContextsDelay{300};
 
 bool isLocalId(const QString &id)
 {
@@ -56,9 +61,13 @@ ProfilesDialog::ProfilesDialog(ProfileStore *store, SecretStore *secrets, Secret
     , m_store(store)
     , m_secrets(secrets)
     , m_sessionKeys(sessionKeys)
+    , m_contextsTimer(new QTimer(this))
 {
     m_ui->setupUi(this);
     setObjectName(QStringLiteral("profilesDialog"));
+    m_contextsTimer->setSingleShot(true);
+    m_contextsTimer->setInterval(ContextsDelay);
+    connect(m_contextsTimer, &QTimer::timeout, this, &ProfilesDialog::fillContexts);
     setupFields();
     styleErrorLabels();
     retranslate();
@@ -77,6 +86,7 @@ ProfilesDialog::ProfilesDialog(ProfileStore *store, SecretStore *secrets, Secret
     connect(m_ui->forgetKeyButton, &QPushButton::clicked, this, [this] { forgetKey(); });
     connect(m_ui->basedirBrowseButton, &QPushButton::clicked, this, &ProfilesDialog::browseBasedir);
     connect(m_ui->bootstrapFileBrowseButton, &QToolButton::clicked, this, &ProfilesDialog::browseBootstrapFile);
+    connect(m_ui->kubeconfigBrowseButton, &QToolButton::clicked, this, &ProfilesDialog::browseKubeconfig);
 
     const auto edited = [this](const char *field) { return [this, field] { fieldEdited(QLatin1String(field)); }; };
     connect(m_ui->nameEdit, &QLineEdit::textChanged, this, edited("name"));
@@ -85,9 +95,14 @@ ProfilesDialog::ProfilesDialog(ProfileStore *store, SecretStore *secrets, Secret
     connect(m_ui->domainEdit, &QLineEdit::textChanged, this, edited("domain"));
     connect(m_ui->protocolBox, &QComboBox::currentIndexChanged, this, edited("protocol"));
     connect(m_ui->useServerProxyBox, &QCheckBox::toggled, this, edited("useServerProxy"));
+    connect(m_ui->kubeconfigEdit, &QLineEdit::textChanged, this, edited("kubeconfig"));
+    connect(m_ui->kubeContextBox, &QComboBox::editTextChanged, this, edited("kubeContext"));
+    connect(m_ui->kubeNamespaceEdit, &QLineEdit::textChanged, this, edited("kubeNamespace"));
     connect(m_ui->apiKeyEdit, &QLineEdit::textChanged, this, edited("apiKey"));
     connect(m_ui->imageEdit, &QLineEdit::textChanged, this, edited("image"));
     connect(m_ui->sandboxTimeoutBox, &QSpinBox::valueChanged, this, edited("sandboxTimeout"));
+    connect(m_ui->storageSizeEdit, &QLineEdit::textChanged, this, edited("storageSize"));
+    connect(m_ui->storageClassEdit, &QLineEdit::textChanged, this, edited("storageClass"));
     connect(m_ui->basedirEdit, &QLineEdit::textChanged, this, edited("basedir"));
     connect(m_ui->stopInsteadOfPauseBox, &QCheckBox::toggled, this, edited("stopInsteadOfPause"));
     connect(m_ui->bootstrapFileEdit, &QLineEdit::textChanged, this, edited("bootstrapFile"));
@@ -115,8 +130,13 @@ void ProfilesDialog::setupFields()
         field("dockerHost", m_ui->dockerHostEdit, m_ui->dockerHostField, m_ui->dockerHostError),
         field("domain", m_ui->domainEdit, m_ui->domainField, m_ui->domainError),
         field("protocol", m_ui->protocolBox, m_ui->protocolField, m_ui->protocolError),
+        field("kubeconfig", m_ui->kubeconfigEdit, m_ui->kubeconfigField, m_ui->kubeconfigError),
+        field("kubeContext", m_ui->kubeContextBox, m_ui->kubeContextField, m_ui->kubeContextError),
+        field("kubeNamespace", m_ui->kubeNamespaceEdit, m_ui->kubeNamespaceField, m_ui->kubeNamespaceError),
         field("image", m_ui->imageEdit, m_ui->imageField, m_ui->imageError),
         field("sandboxTimeout", m_ui->sandboxTimeoutBox, m_ui->sandboxTimeoutField, m_ui->sandboxTimeoutError),
+        field("storageSize", m_ui->storageSizeEdit, m_ui->storageSizeField, m_ui->storageSizeError),
+        field("storageClass", m_ui->storageClassEdit, m_ui->storageClassField, m_ui->storageClassError),
         field("basedir", m_ui->basedirEdit, m_ui->basedirField, m_ui->basedirError),
         field("bootstrapFile", m_ui->bootstrapFileEdit, m_ui->bootstrapFileField, m_ui->bootstrapFileError),
         field("isolation", m_ui->isolationBox, m_ui->isolationField, m_ui->isolationError),
@@ -216,6 +236,7 @@ void ProfilesDialog::retranslate()
     }
 
     fillChoices(true);
+    fillContexts(); // "(current)" in the language of the moment
 }
 
 // The choices of the combo boxes, keeping what is chosen (or not: a profile being loaded drops
@@ -310,9 +331,14 @@ void ProfilesDialog::showProfile(const Profile &profile, bool isNew)
     m_ui->domainEdit->setText(profile.domain);
     setComboData(m_ui->protocolBox, profile.protocol, profile.protocol);
     m_ui->useServerProxyBox->setChecked(profile.useServerProxy);
+    m_ui->kubeconfigEdit->setText(QDir::toNativeSeparators(profile.kubeconfig));
+    setChosenContext(profile.kubeContext);
+    m_ui->kubeNamespaceEdit->setText(profile.kubeNamespace);
     m_ui->apiKeyEdit->clear();
     m_ui->imageEdit->setText(profile.image);
     m_ui->sandboxTimeoutBox->setValue(spinValue(m_ui->sandboxTimeoutBox, profile.sandboxTimeout));
+    m_ui->storageSizeEdit->setText(profile.storageSize);
+    m_ui->storageClassEdit->setText(profile.storageClass);
     m_ui->basedirEdit->setText(QDir::toNativeSeparators(profile.basedir));
     m_ui->bootstrapFileEdit->setText(QDir::toNativeSeparators(profile.bootstrapFile));
     m_ui->isolationBox->setCurrentIndex(std::max(0, m_ui->isolationBox->findData(int(profile.isolation))));
@@ -321,6 +347,7 @@ void ProfilesDialog::showProfile(const Profile &profile, bool isNew)
     const int refresh = int(profile.refreshInterval.count());
     setComboData(m_ui->refreshIntervalBox, refresh, tr("%n second(s)", nullptr, refresh));
     m_ui->readOnlyBox->setChecked(profile.readOnly);
+    fillContexts(); // for this kubeconfig, keeping the context just set
     m_loading = false;
 
     m_currentId = isNew ? QString() : profile.id;
@@ -350,8 +377,13 @@ Profile ProfilesDialog::formProfile() const
     profile.domain = m_ui->domainEdit->text().trimmed();
     profile.protocol = m_ui->protocolBox->currentData().toString();
     profile.useServerProxy = m_ui->useServerProxyBox->isChecked();
+    profile.kubeconfig = QDir::fromNativeSeparators(m_ui->kubeconfigEdit->text().trimmed());
+    profile.kubeContext = chosenContext();
+    profile.kubeNamespace = m_ui->kubeNamespaceEdit->text().trimmed();
     profile.image = m_ui->imageEdit->text().trimmed();
     profile.sandboxTimeout = std::chrono::seconds(m_ui->sandboxTimeoutBox->value());
+    profile.storageSize = m_ui->storageSizeEdit->text().trimmed();
+    profile.storageClass = m_ui->storageClassEdit->text().trimmed();
     profile.basedir = QDir::fromNativeSeparators(m_ui->basedirEdit->text().trimmed());
     profile.bootstrapFile = QDir::fromNativeSeparators(m_ui->bootstrapFileEdit->text().trimmed());
     profile.isolation = IsolationPolicy(m_ui->isolationBox->currentData().toInt());
@@ -387,7 +419,11 @@ void ProfilesDialog::fieldEdited(const QString &field)
     if (field == QLatin1String("kind")) {
         updateRows();
         updatePlaceholders();
+        fillContexts();
         refreshKeyStatus(); // keys belong to the profiles of backends that use one
+    } else if (field == QLatin1String("kubeconfig")) {
+        m_kubeconfigProblem.clear(); // it was about the file named before
+        m_contextsTimer->start(); // read once typing pauses, not at every key
     }
     updateState();
 }
@@ -404,7 +440,12 @@ void ProfilesDialog::updateRows()
         {m_ui->sandboxTimeoutField, "sandboxTimeout"},
         {m_ui->dockerHostField, "dockerHost"},
         {m_ui->stopInsteadOfPauseBox, "stopInsteadOfPause"},
+        {m_ui->kubeconfigField, "kubeconfig"},
+        {m_ui->kubeContextField, "kubeContext"},
+        {m_ui->kubeNamespaceField, "kubeNamespace"},
         {m_ui->imageField, "image"},
+        {m_ui->storageSizeField, "storageSize"},
+        {m_ui->storageClassField, "storageClass"},
         {m_ui->basedirField, "basedir"},
     };
     for (const auto &[row, field] : rows)
@@ -425,6 +466,11 @@ void ProfilesDialog::updatePlaceholders()
          std::initializer_list<std::pair<QLineEdit *, const char *>>{{m_ui->imageEdit, "image"},
                                                                      {m_ui->basedirEdit, "basedir"},
                                                                      {m_ui->dockerHostEdit, "dockerHost"},
+                                                                     {m_ui->kubeconfigEdit, "kubeconfig"},
+                                                                     {m_ui->kubeContextBox->lineEdit(), "kubeContext"},
+                                                                     {m_ui->kubeNamespaceEdit, "kubeNamespace"},
+                                                                     {m_ui->storageSizeEdit, "storageSize"},
+                                                                     {m_ui->storageClassEdit, "storageClass"},
                                                                      {m_ui->bootstrapFileEdit, "bootstrapFile"}}) {
         const FieldHint hint = backend && backend->hint ? backend->hint(QLatin1String(field)) : FieldHint{};
         edit->setPlaceholderText(hint.defaultValue.isEmpty() ? QString() : tr("Default: %1").arg(hint.defaultValue));
@@ -433,14 +479,30 @@ void ProfilesDialog::updatePlaceholders()
     }
 }
 
-// Leaving the key field empty keeps a stored key; without one, requests go without a key.
+// Leaving the key field empty keeps a stored key; without one, requests go without a key. A
+// backend may call its key otherwise (a Kubernetes token) and say what it does instead of one.
 void ProfilesDialog::updateKeyHints()
 {
-    m_ui->apiKeyEdit->setPlaceholderText(m_keyStored ? tr("Leave empty to keep the stored key")
-                                                     : tr("Paste the API key"));
-    m_ui->apiKeyEdit->setToolTip(
-        m_keyStored ? tr("Stored in the system keychain, never in a file. Leave empty to keep the stored key.")
-                    : tr("Stored in the system keychain, never in a file. No key: requests are sent without one."));
+    const BackendFactory *backend = chosenBackend();
+    const FieldHint hint =
+        backend && backend->usesKey && backend->hint ? backend->hint(QStringLiteral("apiKey")) : FieldHint{};
+    m_ui->apiKeyLabel->setText(
+        hint.label.isEmpty() ? tr("API &key:")
+                             : tr("&%1:", "the key field's label as its backend names it (Token)").arg(hint.label));
+    if (m_keyStored)
+        m_ui->apiKeyEdit->setPlaceholderText(tr("Leave empty to keep the stored key"));
+    else if (!hint.defaultValue.isEmpty())
+        m_ui->apiKeyEdit->setPlaceholderText(tr("Default: %1").arg(hint.defaultValue));
+    else
+        m_ui->apiKeyEdit->setPlaceholderText(tr("Paste the API key"));
+    if (!hint.toolTip.isEmpty()) {
+        m_ui->apiKeyEdit->setToolTip(m_keyStored ? hint.toolTip + u' ' + tr("Leave empty to keep the stored key.")
+                                                 : hint.toolTip);
+    } else {
+        m_ui->apiKeyEdit->setToolTip(
+            m_keyStored ? tr("Stored in the system keychain, never in a file. Leave empty to keep the stored key.")
+                        : tr("Stored in the system keychain, never in a file. No key: requests are sent without one."));
+    }
 }
 
 void ProfilesDialog::updateState()
@@ -464,6 +526,9 @@ void ProfilesDialog::showErrors(const QList<FieldError> &errors)
             elsewhere.append(error.message);
             continue;
         }
+        // The kubeconfig's problem may be there already (fillContexts() found it).
+        if (it->error->text().split(u'\n').contains(error.message))
+            continue;
         const QString text = it->error->text().isEmpty() ? error.message : it->error->text() + u'\n' + error.message;
         it->error->setText(text);
         it->editor->setAccessibleDescription(text);
@@ -480,6 +545,8 @@ void ProfilesDialog::showErrors(const QList<FieldError> &errors)
         f.editor->setFocus(Qt::OtherFocusReason);
         if (auto *edit = qobject_cast<QLineEdit *>(f.editor))
             edit->selectAll();
+        else if (auto *box = qobject_cast<QComboBox *>(f.editor); box && box->lineEdit())
+            box->lineEdit()->selectAll();
         break;
     }
 }
@@ -501,6 +568,7 @@ void ProfilesDialog::clearErrors()
         f.error->clear();
         f.editor->setAccessibleDescription(QString());
     }
+    showKubeconfigProblem(m_kubeconfigProblem); // not a problem of the last save: it stays
     updateRows();
 }
 
@@ -910,6 +978,92 @@ void ProfilesDialog::browseBootstrapFile()
         m_ui->bootstrapFileEdit->setFocus(Qt::OtherFocusReason);
     });
     dialog->open();
+}
+
+void ProfilesDialog::browseKubeconfig()
+{
+    auto *dialog = new QFileDialog(this, tr("Choose the kubeconfig file"));
+    dialog->setObjectName(QStringLiteral("kubeconfigDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setFileMode(QFileDialog::ExistingFile);
+    dialog->setFilter(dialog->filter() | QDir::Hidden); // ~/.kube is hidden
+    const QString current = QDir::fromNativeSeparators(m_ui->kubeconfigEdit->text().trimmed());
+    if (!current.isEmpty())
+        dialog->selectFile(current);
+    else if (const QDir kube(QDir::home().filePath(QStringLiteral(".kube"))); kube.exists())
+        dialog->setDirectory(kube);
+    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
+        m_ui->kubeconfigEdit->setText(QDir::toNativeSeparators(path));
+        fillContexts(); // chosen, not typed: no need to wait
+        m_ui->kubeconfigEdit->setFocus(Qt::OtherFocusReason);
+    });
+    dialog->open();
+}
+
+void ProfilesDialog::fillContexts()
+{
+    m_contextsTimer->stop();
+    const BackendFactory *backend = chosenBackend();
+    if (!backend || !backend->usesField(QStringLiteral("kubeContext"))) {
+        showKubeconfigProblem({});
+        return; // other backends' profiles never read a kubeconfig
+    }
+    const bool loading = m_loading;
+    m_loading = true; // the choices change, the value does not
+    const QString chosen = chosenContext();
+    QComboBox *box = m_ui->kubeContextBox;
+    box->clear();
+    QString problem;
+    const QString file = QDir::fromNativeSeparators(m_ui->kubeconfigEdit->text().trimmed());
+    // A path that is no file (yet: it may be being typed) offers nothing; Save says it is missing.
+    const auto contexts = !file.isEmpty() && !QFileInfo(file).isFile()
+        ? Result<Kubernetes::ContextList>(Kubernetes::ContextList{})
+        : Kubernetes::contextsIn(file.isEmpty() ? Kubernetes::KubeConfig::defaultFiles() : QStringList{file});
+    if (contexts) {
+        for (const Kubernetes::ContextSummary &context : std::as_const(contexts->contexts)) {
+            box->addItem(context.name == contexts->currentContext ? tr("%1 (current)").arg(context.name) : context.name,
+                         context.name);
+        }
+    } else if (contexts.error().kind != Error::Kind::NotFound) {
+        // A file that is there but cannot be used. No default file at all is no problem: the
+        // default lookup may find the cluster Paddock runs in.
+        problem = contexts.error().message;
+    }
+    setChosenContext(chosen);
+    m_loading = loading;
+    showKubeconfigProblem(problem);
+}
+
+QString ProfilesDialog::chosenContext() const
+{
+    // A choice shows "name (current)"; what is typed is the name itself.
+    const QComboBox *box = m_ui->kubeContextBox;
+    const QString text = box->currentText().trimmed();
+    const int index = text.isEmpty() ? -1 : box->findText(text);
+    return index >= 0 ? box->itemData(index).toString() : text;
+}
+
+void ProfilesDialog::setChosenContext(const QString &name)
+{
+    QComboBox *box = m_ui->kubeContextBox;
+    const int index = name.isEmpty() ? -1 : box->findData(name);
+    box->setCurrentIndex(index);
+    if (index < 0)
+        box->setEditText(name); // not among its contexts (yet): validation names the problem
+}
+
+void ProfilesDialog::showKubeconfigProblem(const QString &problem)
+{
+    const QString before = m_kubeconfigProblem;
+    m_kubeconfigProblem = problem;
+    const auto it = std::find_if(m_fields.cbegin(), m_fields.cend(),
+                                 [](const Field &f) { return f.name == QLatin1String("kubeconfig"); });
+    // The problems of a save stay until the field is edited (which clears them).
+    if (it == m_fields.cend() || (!it->error->text().isEmpty() && it->error->text() != before))
+        return;
+    it->error->setText(problem);
+    it->error->setVisible(!problem.isEmpty());
+    it->editor->setAccessibleDescription(problem);
 }
 
 void ProfilesDialog::reject()

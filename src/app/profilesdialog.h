@@ -19,13 +19,16 @@ class SecretStore;
 } // namespace Paddock
 class QLabel;
 class QListWidgetItem;
+class QTimer;
 
 // Where the user manages connection profiles: the list (Local first) and a form with every field
 // of the chosen one. Fields that do not apply to its backend are hidden. Save validates every
 // field first and shows each problem next to its field; nothing (neither the settings nor the
 // key) is written until all are right. API keys go to the system keychain only; when it is
 // unavailable the key is kept in `sessionKeys` for this run and the user is told. Switching to
-// another profile or closing with unsaved edits asks first.
+// another profile or closing with unsaved edits asks first. On Kubernetes the context field offers
+// the contexts of the kubeconfig named (or of the default ones), read again when it changes; a
+// kubeconfig that does not parse says so under its field at once.
 class ProfilesDialog final : public QDialog
 {
     Q_OBJECT
@@ -103,6 +106,14 @@ private:
     QListWidgetItem *itemFor(const QString &id) const;
     void browseBasedir();
     void browseBootstrapFile();
+    void browseKubeconfig();
+    // The context field's choices: the contexts of the kubeconfig field's file (else the default
+    // files), the current one marked; what is chosen stays. Only for backends with contexts.
+    void fillContexts();
+    QString chosenContext() const; // the bare context name; empty: the current context
+    void setChosenContext(const QString &name);
+    // What fillContexts() found wrong with the kubeconfig, shown under its field until it is edited.
+    void showKubeconfigProblem(const QString &problem);
 
     void onCurrentItemChanged(QListWidgetItem *current);
     QCoro::Task<void> switchTo(QString id);
@@ -136,4 +147,6 @@ private:
     bool m_keyStored = false;
     quint64 m_keyGeneration = 0; // drops key answers for a profile no longer shown
     QColor m_errorColor;
+    QTimer *m_contextsTimer; // reads the kubeconfig again once typing in its field pauses
+    QString m_kubeconfigProblem; // fillContexts()'s, shown under the kubeconfig field
 };

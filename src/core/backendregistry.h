@@ -39,11 +39,13 @@ struct CommandLineOption
 };
 
 // What the profiles dialog shows in an empty field of a backend's: its default (said as
-// "Default: …") and what the field means there.
+// "Default: …"), what the field means there, and the field's name on this backend when it is not
+// the usual one (the "apiKey" field is a "Token" on Kubernetes); empty: the dialog's own label.
 struct FieldHint
 {
     QString defaultValue;
     QString toolTip;
+    QString label{}; // translated, without a mnemonic or a colon
 };
 
 // One backend kind, as its folder registers it. Everything the console, the profiles dialog and
@@ -60,7 +62,7 @@ struct BackendFactory
     // "sandboxTimeout", "dockerHost", "stopInsteadOfPause", "basedir", "bubblewrap", "kubeconfig",
     // "kubeContext", "kubeNamespace", "storageSize", "storageClass".
     QStringList profileFields;
-    // The hint of one of its fields ("image", "basedir", "bootstrapFile"); empty: none.
+    // The hint of one of its fields ("image", "basedir", "bootstrapFile", "apiKey"); empty: none.
     std::function<FieldHint(const QString &field)> hint;
     // An API key is part of its configuration (kept in the SecretStore under the profile's id).
     bool usesKey = false;

@@ -1,8 +1,11 @@
 // The Profiles dialog, offscreen, driven through its widgets: adding an OpenSandbox profile, every
 // invalid field shown next to itself with nothing written, keys going to the keychain only (or to
 // the session store, with a warning, when the keychain is unavailable), removing a profile with
-// its key, the Local profile staying, the unsaved-changes question, and the keyboard.
+// its key, the Local profile staying, the unsaved-changes question, and the keyboard. Kubernetes
+// profiles: their rows, the contexts of the kubeconfig named (or of the default ones), a kubeconfig
+// that does not parse, and the token that replaces the kubeconfig's credentials.
 
+#include "backends/kubernetes/kubeconfig.h"
 #include "i18n.h"
 #include "profile.h"
 #include "profilesdialog.h"
@@ -30,6 +33,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 
 #include <random>
 
@@ -173,7 +177,8 @@ struct FormRow
     const char *field;
     QList<Profile::Kind> kinds;
 };
-const QList<Profile::Kind> AllKinds{Profile::Kind::Local, Profile::Kind::OpenSandbox, Profile::Kind::Docker};
+const QList<Profile::Kind> AllKinds{Profile::Kind::Local, Profile::Kind::OpenSandbox, Profile::Kind::Docker,
+                                    Profile::Kind::Kubernetes};
 const QList<FormRow> FormRows{
     {"nameLabel", "nameEdit", AllKinds},
     {"kindLabel", "kindBox", AllKinds},
@@ -181,10 +186,15 @@ const QList<FormRow> FormRows{
     {"domainLabel", "domainEdit", {Profile::Kind::OpenSandbox}},
     {"protocolLabel", "protocolBox", {Profile::Kind::OpenSandbox}},
     {nullptr, "useServerProxyBox", {Profile::Kind::OpenSandbox}},
-    {"apiKeyLabel", "apiKeyEdit", {Profile::Kind::OpenSandbox}},
-    {nullptr, "keyStatusLabel", {Profile::Kind::OpenSandbox}},
-    {"imageLabel", "imageEdit", {Profile::Kind::OpenSandbox, Profile::Kind::Docker}},
+    {"kubeconfigLabel", "kubeconfigEdit", {Profile::Kind::Kubernetes}},
+    {"kubeContextLabel", "kubeContextBox", {Profile::Kind::Kubernetes}},
+    {"kubeNamespaceLabel", "kubeNamespaceEdit", {Profile::Kind::Kubernetes}},
+    {"apiKeyLabel", "apiKeyEdit", {Profile::Kind::OpenSandbox, Profile::Kind::Kubernetes}},
+    {nullptr, "keyStatusLabel", {Profile::Kind::OpenSandbox, Profile::Kind::Kubernetes}},
+    {"imageLabel", "imageEdit", {Profile::Kind::OpenSandbox, Profile::Kind::Docker, Profile::Kind::Kubernetes}},
     {"sandboxTimeoutLabel", "sandboxTimeoutBox", {Profile::Kind::OpenSandbox}},
+    {"storageSizeLabel", "storageSizeEdit", {Profile::Kind::Kubernetes}},
+    {"storageClassLabel", "storageClassEdit", {Profile::Kind::Kubernetes}},
     {"basedirLabel", "basedirEdit", {Profile::Kind::Local, Profile::Kind::Docker}},
     {nullptr, "stopInsteadOfPauseBox", {Profile::Kind::Docker}},
     {"bootstrapFileLabel", "bootstrapFileEdit", AllKinds},
@@ -256,13 +266,61 @@ QString formProblem(QDialog &dialog)
     return {};
 }
 
+QString writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(bytes) != bytes.size())
+        qFatal("cannot write %s", qPrintable(path));
+    return path;
+}
+
+// A kubeconfig with the contexts named (over one cluster and one user), `current` its current one.
+QByteArray kubeconfig(const QStringList &contexts, const QString &current)
+{
+    QByteArray text = "apiVersion: v1\nkind: Config\ncurrent-context: " + current.toUtf8()
+        + "\nclusters:\n- name: c\n  cluster: {server: 'https://127.0.0.1:6443'}\n"
+          "users:\n- name: u\n  user: {token: from-the-kubeconfig}\ncontexts:\n";
+    for (const QString &name : contexts)
+        text += "- name: " + name.toUtf8() + "\n  context: {cluster: c, user: u}\n";
+    return text;
+}
+
+QStringList itemTexts(const QComboBox *box)
+{
+    QStringList texts;
+    for (int i = 0; i < box->count(); ++i)
+        texts.append(box->itemText(i));
+    return texts;
+}
+
+QStringList itemValues(const QComboBox *box)
+{
+    QStringList values;
+    for (int i = 0; i < box->count(); ++i)
+        values.append(box->itemData(i).toString());
+    return values;
+}
+
 } // namespace
 
 class TestProfilesDialog final : public QObject
 {
     Q_OBJECT
 
+    // $KUBECONFIG of every test: the default kubeconfig, which a test may write (none at first).
+    QTemporaryDir m_kube;
+    QString defaultKubeconfig() const { return m_kube.filePath(QStringLiteral("default-config")); }
+
 private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_kube.isValid());
+        qputenv("KUBECONFIG", QFile::encodeName(defaultKubeconfig()));
+        QCOMPARE(Kubernetes::KubeConfig::defaultFiles(), QStringList{defaultKubeconfig()});
+    }
+
+    void cleanup() { QFile::remove(defaultKubeconfig()); }
+
     void addOpenSandboxProfile()
     {
         Fixture f;
@@ -572,7 +630,7 @@ private Q_SLOTS:
         for (int i = 0; i < 300; ++i) {
             switch (random() % 6) {
             case 0:
-                setKind(AllKinds.at(int(random() % 3)));
+                setKind(AllKinds.at(int(random() % AllKinds.size())));
                 steps << kindBox->currentText();
                 break;
             case 1: {
@@ -1032,6 +1090,274 @@ private Q_SLOTS:
         QVERIFY(!forget->isEnabled());
         QCOMPARE(changed.count(), 1);
         QVERIFY(f.store.profile(QStringLiteral("staging"))); // the profile stays
+    }
+
+    void kubernetesRows()
+    {
+        Fixture f;
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QTest::mouseClick(find<QPushButton>(dialog, "addButton"), Qt::LeftButton);
+        auto *kindBox = find<QComboBox>(dialog, "kindBox");
+        kindBox->setCurrentIndex(kindBox->findData(int(Profile::Kind::Kubernetes)));
+        QCOMPARE(kindBox->currentText(), QStringLiteral("Kubernetes"));
+
+        // Exactly its rows (FormRows), each whole and in order, the read-only box among them.
+        const QString problem = formProblem(dialog);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        QVERIFY(find<QCheckBox>(dialog, "readOnlyBox")->isVisible());
+        QVERIFY(find<QToolButton>(dialog, "kubeconfigBrowseButton")->isVisible());
+        auto *contextBox = find<QComboBox>(dialog, "kubeContextBox");
+        QVERIFY(contextBox->isEditable());
+        QCOMPARE(contextBox->count(), 0); // no default kubeconfig: nothing to offer, and no problem
+        QVERIFY(!errorOf(dialog, "kubeconfig")->isVisible());
+
+        // Each field's default, as the backend's registration says it.
+        QVERIFY2(find<QLineEdit>(dialog, "kubeconfigEdit")
+                     ->placeholderText()
+                     .startsWith(QLatin1String("Default: KUBECONFIG")),
+                 qPrintable(find<QLineEdit>(dialog, "kubeconfigEdit")->placeholderText()));
+        QCOMPARE(contextBox->lineEdit()->placeholderText(),
+                 QStringLiteral("Default: the kubeconfig's current context"));
+        QVERIFY(find<QLineEdit>(dialog, "kubeNamespaceEdit")->placeholderText().contains(QLatin1String("agentscope")));
+        QCOMPARE(find<QLineEdit>(dialog, "imageEdit")->placeholderText(), QStringLiteral("Default: python:3.11-slim"));
+        QCOMPARE(find<QLineEdit>(dialog, "storageSizeEdit")->placeholderText(), QStringLiteral("Default: 1Gi"));
+        QCOMPARE(find<QLineEdit>(dialog, "storageClassEdit")->placeholderText(),
+                 QStringLiteral("Default: the cluster's default"));
+        QVERIFY(find<QLineEdit>(dialog, "storageSizeEdit")->toolTip().contains(QLatin1String("PersistentVolumeClaim")));
+
+        // The key is a token here, optional, and said to replace the kubeconfig's credentials.
+        auto *keyLabel = find<QLabel>(dialog, "apiKeyLabel");
+        auto *apiKeyEdit = find<QLineEdit>(dialog, "apiKeyEdit");
+        QCOMPARE(keyLabel->text(), QStringLiteral("&Token:"));
+        QCOMPARE(keyLabel->buddy(), apiKeyEdit);
+        QCOMPARE(apiKeyEdit->placeholderText(), QStringLiteral("Default: the kubeconfig's credentials"));
+        QVERIFY2(apiKeyEdit->toolTip().contains(QLatin1String("instead of the credentials"))
+                     && apiKeyEdit->toolTip().contains(QLatin1String("system keychain")),
+                 qPrintable(apiKeyEdit->toolTip()));
+
+        // The label follows the language (the form's own texts come back with it) and the backend.
+        const auto english = qScopeGuard([] { useLanguage(QLocale(QLocale::English, QLocale::UnitedStates)); });
+        QCOMPARE(useLanguage(QLocale(QStringLiteral("zh_CN"))), QStringLiteral("zh_CN"));
+        QTRY_COMPARE(find<QCheckBox>(dialog, "readOnlyBox")->text(), QStringLiteral("只读(&Y)"));
+        QCOMPARE(keyLabel->text(), QStringLiteral("&Token:")); // not the form's "API key" again
+        useLanguage(QLocale(QLocale::English, QLocale::UnitedStates));
+        QTRY_COMPARE(find<QCheckBox>(dialog, "readOnlyBox")->text(), QStringLiteral("Read-onl&y"));
+        QCOMPARE(keyLabel->text(), QStringLiteral("&Token:"));
+        kindBox->setCurrentIndex(kindBox->findData(int(Profile::Kind::OpenSandbox)));
+        QCOMPARE(keyLabel->text(), QStringLiteral("API &key:"));
+        QCOMPARE(apiKeyEdit->placeholderText(), QStringLiteral("Paste the API key"));
+        QVERIFY(!find<QLineEdit>(dialog, "kubeconfigEdit")->isVisible());
+        const QString back = formProblem(dialog);
+        QVERIFY2(back.isEmpty(), qPrintable(back));
+    }
+
+    void kubernetesContexts()
+    {
+        Fixture f;
+        writeFile(defaultKubeconfig(), kubeconfig({QStringLiteral("laptop")}, QStringLiteral("laptop")));
+        const QString first =
+            writeFile(f.dir.filePath(QStringLiteral("first.yaml")),
+                      kubeconfig({QStringLiteral("prod"), QStringLiteral("staging")}, QStringLiteral("staging")));
+        const QString second =
+            writeFile(f.dir.filePath(QStringLiteral("second.yaml")),
+                      kubeconfig({QStringLiteral("blue"), QStringLiteral("green")}, QStringLiteral("blue")));
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        QSignalSpy changed(&dialog, &ProfilesDialog::profilesChanged);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QTest::mouseClick(find<QPushButton>(dialog, "addButton"), Qt::LeftButton);
+        QTest::keyClicks(find<QLineEdit>(dialog, "nameEdit"), QStringLiteral("Cluster"));
+        auto *kindBox = find<QComboBox>(dialog, "kindBox");
+        kindBox->setCurrentIndex(kindBox->findData(int(Profile::Kind::Kubernetes)));
+        auto *contextBox = find<QComboBox>(dialog, "kubeContextBox");
+        auto *kubeconfigEdit = find<QLineEdit>(dialog, "kubeconfigEdit");
+
+        // No kubeconfig named: the default one's contexts; none chosen means its current one.
+        QCOMPARE(itemTexts(contextBox), QStringList{QStringLiteral("laptop (current)")});
+        QCOMPARE(itemValues(contextBox), QStringList{QStringLiteral("laptop")});
+        QVERIFY(contextBox->currentText().isEmpty());
+
+        // A kubeconfig named: its contexts, the current one marked, read again as the path changes.
+        QTest::keyClicks(kubeconfigEdit, first);
+        QTRY_COMPARE(itemTexts(contextBox), (QStringList{QStringLiteral("prod"), QStringLiteral("staging (current)")}));
+        QCOMPARE(itemValues(contextBox), (QStringList{QStringLiteral("prod"), QStringLiteral("staging")}));
+        QVERIFY(contextBox->currentText().isEmpty());
+        contextBox->setCurrentIndex(1);
+        QCOMPARE(contextBox->currentText(), QStringLiteral("staging (current)"));
+        retype(kubeconfigEdit, second);
+        QTRY_COMPARE(itemTexts(contextBox), (QStringList{QStringLiteral("blue (current)"), QStringLiteral("green")}));
+        QCOMPARE(contextBox->currentText(), QStringLiteral("staging")); // kept as the bare name
+        QVERIFY(!errorOf(dialog, "kubeconfig")->isVisible());
+
+        // A context the kubeconfig does not have and a namespace that cannot be one: each said under
+        // its field, and nothing saved.
+        auto *namespaceEdit = find<QLineEdit>(dialog, "kubeNamespaceEdit");
+        QTest::keyClicks(namespaceEdit, QStringLiteral("Team_A"));
+        const QByteArray before = f.fileBytes();
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QVERIFY(errorOf(dialog, "kubeContext")->isVisible());
+        QVERIFY2(errorOf(dialog, "kubeContext")->text().contains(QLatin1String("no context \"staging\"")),
+                 qPrintable(errorOf(dialog, "kubeContext")->text()));
+        QVERIFY(errorOf(dialog, "kubeContext")->text().contains(QLatin1String("blue, green")));
+        QCOMPARE(contextBox->accessibleDescription(), errorOf(dialog, "kubeContext")->text());
+        QVERIFY(errorOf(dialog, "kubeNamespace")->isVisible());
+        QVERIFY(errorOf(dialog, "kubeNamespace")->text().contains(QLatin1String("\"Team_A\"")));
+        QVERIFY(!errorOf(dialog, "kubeconfig")->isVisible());
+        QCOMPARE(dialog.focusWidget(), contextBox); // the first bad field, its text selected
+        QCOMPARE(contextBox->lineEdit()->selectedText(), QStringLiteral("staging"));
+        QString problem = formProblem(dialog);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        QCOMPARE(f.fileBytes(), before);
+        QCOMPARE(f.keychain.writes, 0);
+        QTest::qWait(0);
+        QVERIFY(changed.isEmpty());
+
+        // Bad storage fields too.
+        auto *sizeEdit = find<QLineEdit>(dialog, "storageSizeEdit");
+        auto *classEdit = find<QLineEdit>(dialog, "storageClassEdit");
+        QTest::keyClicks(sizeEdit, QStringLiteral("lots"));
+        QTest::keyClicks(classEdit, QStringLiteral("Fast SSD"));
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QVERIFY(errorOf(dialog, "storageSize")->text().contains(QLatin1String("\"lots\"")));
+        QVERIFY(errorOf(dialog, "storageClass")->text().contains(QLatin1String("\"Fast SSD\"")));
+        problem = formProblem(dialog);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        QCOMPARE(f.fileBytes(), before);
+
+        // Fixed, with a token: every field saved, the token in the keychain only.
+        contextBox->setCurrentIndex(contextBox->findData(QStringLiteral("green")));
+        QVERIFY(!errorOf(dialog, "kubeContext")->isVisible()); // choosing is editing
+        retype(namespaceEdit, QStringLiteral("team-a"));
+        retype(sizeEdit, QStringLiteral("5Gi"));
+        retype(classEdit, QStringLiteral("fast.ssd"));
+        QTest::keyClicks(find<QLineEdit>(dialog, "imageEdit"), QStringLiteral("python:3.12-slim"));
+        QTest::keyClicks(find<QLineEdit>(dialog, "apiKeyEdit"), QStringLiteral("k8s-token-0123"));
+        find<QCheckBox>(dialog, "readOnlyBox")->setChecked(true);
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QTRY_COMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).toStringList(), QStringList{QStringLiteral("cluster")});
+        for (const char *field : {"kubeconfig", "kubeContext", "kubeNamespace", "storageSize", "storageClass", "image"})
+            QVERIFY2(!errorOf(dialog, field)->isVisible(), field);
+        const auto saved = f.reread(QStringLiteral("cluster"));
+        QVERIFY(saved);
+        QCOMPARE(saved->kind, Profile::Kind::Kubernetes);
+        QCOMPARE(saved->kubeconfig, second);
+        QCOMPARE(saved->kubeContext, QStringLiteral("green"));
+        QCOMPARE(saved->kubeNamespace, QStringLiteral("team-a"));
+        QCOMPARE(saved->storageSize, QStringLiteral("5Gi"));
+        QCOMPARE(saved->storageClass, QStringLiteral("fast.ssd"));
+        QCOMPARE(saved->image, QStringLiteral("python:3.12-slim"));
+        QVERIFY(saved->readOnly);
+        QCOMPARE(f.keychain.secrets.value(QStringLiteral("cluster")), QByteArray("k8s-token-0123"));
+        QVERIFY(!f.sessionKey(QStringLiteral("cluster")));
+        QVERIFY(!f.fileBytes().contains("k8s-token-0123"));
+        QTRY_COMPARE(find<QLabel>(dialog, "keyStatusLabel")->text(),
+                     QStringLiteral("A key is stored in the system keychain."));
+        QCOMPARE(find<QLineEdit>(dialog, "apiKeyEdit")->placeholderText(),
+                 QStringLiteral("Leave empty to keep the stored key"));
+        QVERIFY(!dialog.hasUnsavedChanges());
+
+        // Shown again as saved: the context chosen among its kubeconfig's, the default one now.
+        ProfilesDialog again(&f.store, &f.keychain, &f.sessionKeys);
+        again.selectProfile(QStringLiteral("cluster"));
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        auto *againBox = find<QComboBox>(again, "kubeContextBox");
+        QCOMPARE(find<QLineEdit>(again, "kubeconfigEdit")->text(), second);
+        QCOMPARE(itemTexts(againBox), (QStringList{QStringLiteral("blue (current)"), QStringLiteral("green")}));
+        QCOMPARE(againBox->currentText(), QStringLiteral("green"));
+        QCOMPARE(find<QLabel>(again, "apiKeyLabel")->text(), QStringLiteral("&Token:"));
+        QVERIFY(!again.hasUnsavedChanges());
+        retype(find<QLineEdit>(again, "kubeconfigEdit"), QString());
+        QTRY_COMPARE(itemTexts(againBox), QStringList{QStringLiteral("laptop (current)")});
+        againBox->setCurrentIndex(-1);
+        againBox->clearEditText();
+        QTest::mouseClick(saveButton(again), Qt::LeftButton);
+        QTRY_COMPARE(f.reread(QStringLiteral("cluster"))->kubeContext, QString()); // empty: the current context
+        QCOMPARE(f.reread(QStringLiteral("cluster"))->kubeconfig, QString());
+    }
+
+    void kubeconfigThatDoesNotParse()
+    {
+        Fixture f;
+        const QByteArray broken("apiVersion: v1\nclusters:\n- name: a\n  cluster: {server: https://x\nusers: []\n");
+        const QString bad = writeFile(f.dir.filePath(QStringLiteral("bad.yaml")), broken);
+        const QString good = writeFile(f.dir.filePath(QStringLiteral("good.yaml")),
+                                       kubeconfig({QStringLiteral("prod")}, QStringLiteral("prod")));
+        const auto parsed = Kubernetes::contextsIn({bad});
+        QVERIFY(!parsed);
+        const QString expected = parsed.error().message;
+        QVERIFY2(expected.contains(QLatin1String("does not parse")), qPrintable(expected));
+
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        QSignalSpy changed(&dialog, &ProfilesDialog::profilesChanged);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QTest::mouseClick(find<QPushButton>(dialog, "addButton"), Qt::LeftButton);
+        QTest::keyClicks(find<QLineEdit>(dialog, "nameEdit"), QStringLiteral("Broken"));
+        auto *kindBox = find<QComboBox>(dialog, "kindBox");
+        kindBox->setCurrentIndex(kindBox->findData(int(Profile::Kind::Kubernetes)));
+        auto *kubeconfigEdit = find<QLineEdit>(dialog, "kubeconfigEdit");
+        auto *contextBox = find<QComboBox>(dialog, "kubeContextBox");
+
+        // Said at once under its field; the rest of the form goes on working.
+        QTest::keyClicks(kubeconfigEdit, bad);
+        QLabel *error = errorOf(dialog, "kubeconfig");
+        QTRY_VERIFY(error->isVisible());
+        QCOMPARE(error->text(), expected);
+        QCOMPARE(kubeconfigEdit->accessibleDescription(), expected);
+        QCOMPARE(contextBox->count(), 0);
+        QString problem = formProblem(dialog);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        auto *namespaceEdit = find<QLineEdit>(dialog, "kubeNamespaceEdit");
+        QTest::keyClicks(namespaceEdit, QStringLiteral("team"));
+        QCOMPARE(namespaceEdit->text(), QStringLiteral("team"));
+        QVERIFY(error->isVisible()); // other fields' edits leave it
+
+        // Save names it once, and saves nothing.
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QCOMPARE(error->text(), expected);
+        QVERIFY(!errorOf(dialog, "kubeNamespace")->isVisible());
+        QCOMPARE(dialog.focusWidget(), kubeconfigEdit);
+        QVERIFY(!f.reread(QStringLiteral("broken")));
+        QTest::qWait(0);
+        QVERIFY(changed.isEmpty());
+
+        // Another kind and back: still said.
+        kindBox->setCurrentIndex(kindBox->findData(int(Profile::Kind::Docker)));
+        kindBox->setCurrentIndex(kindBox->findData(int(Profile::Kind::Kubernetes)));
+        QCOMPARE(error->text(), expected);
+        problem = formProblem(dialog);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+
+        // Fixed: the problem goes, its contexts come.
+        retype(kubeconfigEdit, good);
+        QTRY_COMPARE(itemTexts(contextBox), QStringList{QStringLiteral("prod (current)")});
+        QVERIFY(!error->isVisible());
+
+        // A file that is not there offers no context, and is said by Save, not while it is typed.
+        retype(kubeconfigEdit, f.dir.filePath(QStringLiteral("missing.yaml")));
+        QTRY_COMPARE(contextBox->count(), 0);
+        QVERIFY(!error->isVisible());
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QVERIFY2(error->text().contains(QLatin1String("There is no kubeconfig file")), qPrintable(error->text()));
+        QVERIFY(error->isVisible());
+
+        retype(kubeconfigEdit, good);
+        QTRY_COMPARE(contextBox->count(), 1);
+        QVERIFY(!error->isVisible());
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QTRY_COMPARE(changed.count(), 1);
+        QCOMPARE(f.reread(QStringLiteral("broken"))->kubeconfig, good);
+        QVERIFY(f.keychain.secrets.isEmpty()); // no token typed: none stored, none needed
+
+        // The default kubeconfig that does not parse is said too.
+        writeFile(defaultKubeconfig(), broken);
+        retype(kubeconfigEdit, QString());
+        QTRY_VERIFY(error->isVisible());
+        QVERIFY2(error->text().contains(defaultKubeconfig()), qPrintable(error->text()));
     }
 };
 

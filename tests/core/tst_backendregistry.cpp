@@ -101,6 +101,25 @@ private Q_SLOTS:
         QVERIFY(std::any_of(dockerErrors.cbegin(), dockerErrors.cend(),
                             [](const FieldError &error) { return error.field == QLatin1String("dockerHost"); }));
     }
+
+    void keyFieldAsEachBackendNamesIt()
+    {
+        // Kubernetes calls its key a token, optional: without one the kubeconfig's credentials go.
+        const BackendFactory *kubernetes = BackendRegistry::instance().find(Profile::Kind::Kubernetes);
+        QVERIFY(kubernetes->usesKey);
+        const FieldHint token = kubernetes->hint(QStringLiteral("apiKey"));
+        QCOMPARE(token.label, QStringLiteral("Token"));
+        QCOMPARE(token.defaultValue, QStringLiteral("the kubeconfig's credentials"));
+        QVERIFY2(token.toolTip.contains(QLatin1String("keychain")), qPrintable(token.toolTip));
+        // The others keep the dialog's own name for it; no field but the key is renamed.
+        const BackendFactory *openSandbox = BackendRegistry::instance().find(Profile::Kind::OpenSandbox);
+        QVERIFY(openSandbox->usesKey);
+        QVERIFY(openSandbox->hint(QStringLiteral("apiKey")).label.isEmpty());
+        for (const BackendFactory &factory : BackendRegistry::instance().factories()) {
+            for (const QString &field : factory.profileFields)
+                QVERIFY2(factory.hint(field).label.isEmpty(), qPrintable(factory.id + u' ' + field));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestBackendRegistry)

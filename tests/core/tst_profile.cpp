@@ -175,6 +175,55 @@ private Q_SLOTS:
         QCOMPARE(Profile::parseKind(QStringLiteral("docker")), Profile::Kind::Docker);
     }
 
+    void kubernetesProfile()
+    {
+        QTemporaryDir dir;
+        Profile kube;
+        kube.id = QStringLiteral("cluster");
+        kube.name = QStringLiteral("Cluster");
+        kube.kind = Profile::Kind::Kubernetes;
+        QVERIFY(validateProfile(kube).isEmpty()); // every Kubernetes field has a default
+        const QString config = dir.filePath(QStringLiteral("kubeconfig"));
+        {
+            QFile file(config);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write("apiVersion: v1\nkind: Config\ncurrent-context: prod\nclusters:\n- name: c\n"
+                       "  cluster: {server: 'https://127.0.0.1:6443'}\ncontexts:\n- name: prod\n"
+                       "  context: {cluster: c}\n");
+        }
+        kube.kubeconfig = config;
+        kube.kubeContext = QStringLiteral("prod");
+        kube.kubeNamespace = QStringLiteral("team-a");
+        kube.image = QStringLiteral("python:3.12-slim");
+        kube.storageSize = QStringLiteral("5Gi");
+        kube.storageClass = QStringLiteral("fast.ssd");
+        kube.readOnly = true;
+        QVERIFY(validateProfile(kube).isEmpty());
+        const QString path = dir.filePath(QStringLiteral("paddock.ini"));
+        {
+            QSettings settings(path, QSettings::IniFormat);
+            ProfileStore store(&settings);
+            QVERIFY(store.save(kube));
+        }
+        QSettings settings(path, QSettings::IniFormat);
+        ProfileStore store(&settings);
+        QCOMPARE(store.profile(QStringLiteral("cluster")), kube);
+        QCOMPARE(Profile::parseKind(QStringLiteral("kubernetes")), Profile::Kind::Kubernetes);
+
+        // Each bad field named, and nothing saved.
+        Profile bad = kube;
+        bad.kubeContext = QStringLiteral("staging");
+        bad.kubeNamespace = QStringLiteral("Team_A");
+        bad.storageSize = QStringLiteral("lots");
+        bad.storageClass = QStringLiteral("Fast SSD");
+        QList<FieldError> errors;
+        QVERIFY(!store.save(bad, &errors));
+        QCOMPARE(fields(errors),
+                 (QStringList{QStringLiteral("kubeContext"), QStringLiteral("kubeNamespace"),
+                              QStringLiteral("storageSize"), QStringLiteral("storageClass")}));
+        QCOMPARE(store.profile(QStringLiteral("cluster")), kube);
+    }
+
     void localNameIsShownNotStored()
     {
         QCOMPARE(Profile::local().name, QString());

@@ -117,9 +117,16 @@ BackendFactory kubernetesBackendFactory()
             return {Tr::tr("the cluster's default"), Tr::tr("The storage class of new workspaces' PVCs")};
         if (field == QLatin1String("bootstrapFile"))
             return {Tr::tr("AgentScope's bootstrap (installs AgentScope and its gateway)"), {}};
+        if (field == QLatin1String("apiKey"))
+            return {Tr::tr("the kubeconfig's credentials"),
+                    Tr::tr("Optional. A bearer token sent instead of the credentials of the kubeconfig's user (its "
+                           "token, client certificate or credential plugin). Kept only in the system keychain, never "
+                           "in a file."),
+                    Tr::tr("Token")};
         return {};
     };
-    // A token typed into the profile (kept in the keychain) replaces the kubeconfig's credentials.
+    // A token typed into the profile (kept in the keychain) replaces the kubeconfig's credentials;
+    // without one the kubeconfig's own are used, so it is optional (as every key is in the dialog).
     factory.usesKey = true;
     factory.bootstrapTimeout = std::chrono::seconds(1800);
     factory.commandLineOptions = {{QStringLiteral("kubeconfig"), QStringLiteral("file")},
