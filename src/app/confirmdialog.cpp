@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QColor>
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -37,6 +38,7 @@ ConfirmDialog::ConfirmDialog(QMessageBox::Icon icon, const QString &title, const
     : QDialog(parent)
     , m_text(new QLabel(text, this))
     , m_informative(new QLabel(this))
+    , m_warning(new QLabel(this))
     , m_list(new QTreeWidget(this))
 {
     setWindowTitle(title);
@@ -53,6 +55,12 @@ ConfirmDialog::ConfirmDialog(QMessageBox::Icon icon, const QString &title, const
     m_informative->setWordWrap(true);
     m_informative->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_informative->setVisible(false);
+    m_warning->setObjectName(QStringLiteral("confirmWarning"));
+    m_warning->setWordWrap(true);
+    m_warning->setTextFormat(Qt::PlainText);
+    m_warning->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_warning->setStyleSheet(QStringLiteral("color: #b91c1c;"));
+    m_warning->setVisible(false);
     m_list->setObjectName(QStringLiteral("confirmList"));
     m_list->setRootIsDecorated(false);
     m_list->setUniformRowHeights(true);
@@ -74,6 +82,7 @@ ConfirmDialog::ConfirmDialog(QMessageBox::Icon icon, const QString &title, const
     auto *texts = new QVBoxLayout;
     texts->addWidget(m_text);
     texts->addWidget(m_informative);
+    texts->addWidget(m_warning);
     auto *top = new QHBoxLayout;
     top->addWidget(iconLabel);
     top->addLayout(texts, 1);
@@ -103,23 +112,47 @@ QString ConfirmDialog::informativeText() const
     return m_informative->text();
 }
 
+QString ConfirmDialog::warningText() const
+{
+    return m_warning->text();
+}
+
 void ConfirmDialog::setRows(const QList<Row> &rows)
 {
     m_list->clear();
     const bool sandboxes = std::any_of(rows.cbegin(), rows.cend(), [](const Row &row) {
         return !row.sandbox.isEmpty() && row.sandbox != row.workspace;
     });
+    // One warning for every row (one row: its own) is said once, in full, under the text; rows
+    // with warnings of their own (each names its Pod and PVC) say them beside their ids.
+    const bool warnings =
+        std::any_of(rows.cbegin(), rows.cend(), [](const Row &row) { return !row.warning.isEmpty(); });
+    const bool oneWarning = warnings && std::all_of(rows.cbegin(), rows.cend(), [&rows](const Row &row) {
+                                return row.warning == rows.constFirst().warning;
+                            });
+    m_warning->setText(oneWarning ? rows.constFirst().warning : QString());
+    m_warning->setVisible(oneWarning);
+    const bool warningColumn = warnings && !oneWarning;
     QStringList headers{tr("Workspace")};
     if (sandboxes)
         headers << tr("Sandbox ID");
     headers << tr("User") << tr("Agent") << tr("State");
+    if (warningColumn)
+        headers << tr("Warning");
     m_list->setHeaderLabels(headers);
     for (const Row &row : rows) {
         QStringList texts{row.workspace};
         if (sandboxes)
             texts << row.sandbox;
         texts << row.user << row.agent << row.state;
-        new QTreeWidgetItem(m_list, texts);
+        if (warningColumn)
+            texts << row.warning;
+        auto *item = new QTreeWidgetItem(m_list, texts);
+        if (warningColumn) {
+            const int column = int(texts.size()) - 1;
+            item->setToolTip(column, row.warning);
+            item->setForeground(column, QColor(0xb9, 0x1c, 0x1c));
+        }
     }
     m_list->setVisible(!rows.isEmpty());
     fitToContents();

@@ -3,6 +3,7 @@
 #include "activitytracker.h"
 #include "backendregistry.h"
 #include "bootstraplog.h"
+#include "dialogwait.h"
 #include "elidedlabel.h"
 #include "i18n.h"
 #include "logdock.h"
@@ -287,6 +288,10 @@ void MainWindow::setSession(ProfileSession *session, const QString &profileId, c
         m_windowState->fitNextRows(); // its ids may be longer
     }
     m_profile = profile;
+    // Its backend's capabilities name its states: a paused workspace of one that stops instead of
+    // pausing reads Stopped.
+    m_model->setCapabilities(profile, session ? session->capabilities() : Capabilities{});
+    nameStates();
     updateLogSource();
     m_lastRefresh = QDateTime();
     m_unreachable = false;
@@ -346,10 +351,7 @@ void MainWindow::retranslate()
     m_freshness->setAccessibleName(tr("Last refresh"));
     m_languages->actions().constFirst()->setText(tr("System language"));
     m_ui->stateFilterBox->setItemText(0, tr("All states"));
-    for (int i = 1; i < m_ui->stateFilterBox->count(); ++i) {
-        m_ui->stateFilterBox->setItemText(
-            i, WorkspaceTreeModel::stateText(SandboxState(m_ui->stateFilterBox->itemData(i).toInt())));
-    }
+    nameStates();
     m_ui->backendFilterBox->setItemText(0, tr("All backends"));
     for (int i = 1; i < m_ui->backendFilterBox->count(); ++i) {
         if (const BackendFactory *factory =
@@ -361,7 +363,18 @@ void MainWindow::retranslate()
         m_ui->refreshIntervalBox->setItemText(i, seconds == 0 ? tr("Off") : tr("%n second(s)", nullptr, seconds));
     }
     m_model->retranslate();
+    updateActions(); // the forms' texts came back: Pause may be called Stop here
     tick();
+}
+
+void MainWindow::nameStates()
+{
+    const Capabilities capabilities = m_model->capabilities(m_profile);
+    for (int i = 1; i < m_ui->stateFilterBox->count(); ++i) {
+        m_ui->stateFilterBox->setItemText(
+            i,
+            WorkspaceTreeModel::stateText(SandboxState(m_ui->stateFilterBox->itemData(i).toInt()), {}, capabilities));
+    }
 }
 
 LogViewer *MainWindow::showLog(const WorkspaceRecord &record, bool container)
@@ -761,6 +774,7 @@ void MainWindow::updateActions()
     }
     // Offer an action only when it fits some selected workspace, and none while one runs.
     const auto records = selectedRecords();
+    WorkspaceActionController::namePauseAction(m_ui->actionPause, m_actions->stopsInsteadOfPausing(records));
     const auto any = [this, &records](WorkspaceAction action) {
         return std::any_of(records.cbegin(), records.cend(),
                            [this, action](const WorkspaceRecord *record) { return m_actions->fits(action, *record); });
@@ -889,8 +903,7 @@ OpenDialog *MainWindow::openDialog(const OpenDialog::Request &prefill)
         const WorkspaceRecord *record = m_model->recordOfWorkspace(profile, workspaceId);
         if (!record)
             return std::nullopt;
-        return OpenDialog::Existing{record->info.userId, record->info.agentId,
-                                    WorkspaceTreeModel::stateText(record->info.state, record->info.rawState)};
+        return OpenDialog::Existing{record->info.userId, record->info.agentId, m_model->stateText(*record)};
     });
     connect(dialog, &OpenDialog::opened, this,
             [this, profile](const QString &workspaceId, const QString &, const QString &agentId) {
@@ -921,7 +934,7 @@ QCoro::Task<void> MainWindow::selectIdle(bool thenPause)
     dialog->setIntValue(m_idleMinutes);
     dialog->open();
     const QPointer<MainWindow> self(this);
-    const int answer = co_await qCoro(dialog.data(), &QDialog::finished);
+    const int answer = co_await untilFinished(dialog.data()); // Rejected if the window took it along
     if (!self || !dialog)
         co_return;
     const int minutes = dialog->intValue();

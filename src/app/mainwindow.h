@@ -146,6 +146,8 @@ private:
     // Asks for the sessions/ activity of the running workspaces in view.
     void requestVisibleActivity();
     void updateActions();
+    // The state filter's entries, as the shown profile names its states (Paused or Stopped).
+    void nameStates();
     void setProfileProblem(const QString &problem);
     // Every text of the window again, in the language now installed.
     void retranslate();

@@ -2,16 +2,19 @@
 
 #include "activitytracker.h"
 #include "confirmdialog.h"
+#include "dialogwait.h"
 #include "renewdialog.h"
 #include "workspacetreemodel.h"
 
-#include <QCoroSignal>
 #include <QCoroTask>
 
+#include <QAction>
 #include <QCheckBox>
 #include <QMessageBox>
 #include <QProgressDialog>
 #include <QWidget>
+
+#include <algorithm>
 
 using namespace Paddock;
 
@@ -55,6 +58,22 @@ bool WorkspaceActionController::fits(WorkspaceAction action, const WorkspaceReco
     return m_session && fits(action, record, m_session->capabilities());
 }
 
+bool WorkspaceActionController::stopsInsteadOfPausing(const QList<const WorkspaceRecord *> &records) const
+{
+    if (records.isEmpty())
+        return m_session && m_session->can(Capability::StopInsteadOfPause);
+    return std::all_of(records.cbegin(), records.cend(), [this](const WorkspaceRecord *record) {
+        return m_model->stopsInsteadOfPausing(record->profile);
+    });
+}
+
+void WorkspaceActionController::namePauseAction(QAction *pause, bool stops)
+{
+    pause->setText(stops ? tr("&Stop") : tr("&Pause"));
+    pause->setToolTip(stops ? tr("Stop the selected running workspaces: their processes end, their files are kept")
+                            : tr("Pause the selected running workspaces"));
+}
+
 QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<WorkspaceRecord> selected,
                                                  bool alwaysAsk)
 {
@@ -80,7 +99,8 @@ QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<W
     if (action == WorkspaceAction::Renew) {
         QPointer<RenewDialog> dialog = new RenewDialog(targets, skipped, m_window);
         dialog->open();
-        const int answer = co_await qCoro(dialog.data(), &QDialog::finished);
+        // (The window may close meanwhile and take the dialog along: that is an answer too.)
+        const int answer = co_await untilFinished(dialog.data());
         if (!self || !dialog)
             co_return;
         options.renew.mode = dialog->mode();
@@ -95,17 +115,28 @@ QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<W
     // loss, and Cancel as the default). A kill that keeps files (Docker's host folders) keeps
     // them unless the user ticks the box.
     const bool keepsFiles = action == WorkspaceAction::Kill && session && session->can(Capability::DeleteFilesOnKill);
+    // Pause (and Close, which pauses) stops these workspaces: their processes end, their files stay.
+    QList<const WorkspaceRecord *> targeted;
+    for (const WorkspaceRecord &record : std::as_const(targets))
+        targeted.append(&record);
+    const bool stops = stopsInsteadOfPausing(targeted);
     if (action == WorkspaceAction::Kill || (action != WorkspaceAction::Renew && (count > 1 || alwaysAsk))) {
         QString text;
         QString confirm;
         switch (action) {
         case WorkspaceAction::Close:
-            text = tr("Close %n workspace(s)? They are released and their sandboxes paused.", nullptr, count);
+            text = stops ? tr("Close %n workspace(s)? They are released and their sandboxes stopped: their processes "
+                              "end, their files are kept.",
+                              nullptr, count)
+                         : tr("Close %n workspace(s)? They are released and their sandboxes paused.", nullptr, count);
             confirm = tr("&Close");
             break;
         case WorkspaceAction::Pause:
-            text = tr("Pause %n workspace(s)?", nullptr, count);
-            confirm = tr("&Pause");
+            text = stops ? tr("Stop %n workspace(s)? Their processes end; their files are kept, and Resume starts them "
+                              "again on the same files.",
+                              nullptr, count)
+                         : tr("Pause %n workspace(s)?", nullptr, count);
+            confirm = stops ? tr("&Stop") : tr("&Pause");
             break;
         case WorkspaceAction::Resume:
             text = tr("Resume %n workspace(s)?", nullptr, count);
@@ -130,11 +161,14 @@ QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<W
         if (skipped > 0)
             box->setInformativeText(
                 tr("%n selected workspace(s) do not fit this action and are skipped.", nullptr, skipped));
+        // A kill says, for each workspace, what it deletes when that is more than its sandbox
+        // (Kubernetes: its Pod and its PVC, with the workspace's files).
         QList<ConfirmDialog::Row> rows;
         for (const WorkspaceRecord &record : std::as_const(targets)) {
+            const QString warning =
+                action == WorkspaceAction::Kill && session ? session->killWarning(record.info) : QString();
             rows.append({record.info.workspaceId, record.info.sandboxId, record.info.userId,
-                         WorkspaceTreeModel::agentText(record),
-                         WorkspaceTreeModel::stateText(record.info.state, record.info.rawState)});
+                         WorkspaceTreeModel::agentText(record), m_model->stateText(record), warning});
         }
         box->setRows(rows);
         box->setConfirmText(confirm);
@@ -143,7 +177,7 @@ QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<W
             ? box->addCheckBox(tr("Also &delete their folders on this computer"), QStringLiteral("deleteFoldersBox"))
             : nullptr;
         box->open();
-        const int answer = co_await qCoro(box.data(), &QDialog::finished);
+        const int answer = co_await untilFinished(box.data());
         if (!self)
             co_return;
         if (box) {
@@ -165,7 +199,8 @@ QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<W
         working = tr("Closing %n workspace(s)…", nullptr, count);
         break;
     case WorkspaceAction::Pause:
-        working = tr("Pausing %n workspace(s)…", nullptr, count);
+        working =
+            stops ? tr("Stopping %n workspace(s)…", nullptr, count) : tr("Pausing %n workspace(s)…", nullptr, count);
         break;
     case WorkspaceAction::Resume:
         working = tr("Resuming %n workspace(s)…", nullptr, count);

@@ -10,6 +10,7 @@
 #include <QString>
 
 class ActivityTracker;
+class QAction;
 class QWidget;
 struct WorkspaceRecord;
 class WorkspaceTreeModel;
@@ -18,7 +19,9 @@ class WorkspaceTreeModel;
 // action fits, the Renew dialog and the confirmation (counts, the rows, Cancel first for a kill),
 // the progress dialog with Cancel, each row's transition while its action runs, and the summary
 // and per-item failures at the end. What is done is the profile session's bulk job; this class
-// only asks, shows and reports.
+// only asks, shows and reports. Where every workspace's backend stops instead of pausing
+// (Capability::StopInsteadOfPause), Pause is called Stop, and its confirmation says what a stop
+// does; a kill's confirmation names what it deletes for each workspace (the backend's killWarning).
 class WorkspaceActionController final : public QObject
 {
     Q_OBJECT
@@ -39,6 +42,12 @@ public:
     static bool fits(Paddock::WorkspaceAction action, const WorkspaceRecord &record,
                      Paddock::Capabilities capabilities);
     bool fits(Paddock::WorkspaceAction action, const WorkspaceRecord &record) const;
+    // Whether Pause stops these workspaces rather than pausing them: every one's profile stops
+    // instead of pausing (none given: whether the session's profile does).
+    bool stopsInsteadOfPausing(const QList<const WorkspaceRecord *> &records) const;
+    // Names the Pause action (its menu entry, toolbar button and context menu entry): Stop where
+    // it stops.
+    static void namePauseAction(QAction *pause, bool stops);
     // A bulk action is under way (nothing else is offered until it ends).
     bool isBusy() const { return m_busy; }
 

@@ -132,17 +132,20 @@ WorkspaceTreeModel::WorkspaceTreeModel(QObject *parent)
 
 WorkspaceTreeModel::~WorkspaceTreeModel() = default;
 
-QString WorkspaceTreeModel::stateText(SandboxState state, const QString &raw)
+QString WorkspaceTreeModel::stateText(SandboxState state, const QString &raw, Capabilities capabilities)
 {
+    // A backend that stops instead of pausing (Kubernetes deletes the Pod and keeps its PVC): its
+    // processes end and its files stay, which is not what "paused" says.
+    const bool stops = capabilities.testFlag(Capability::StopInsteadOfPause);
     switch (state) {
     case SandboxState::Pending:
         return WorkspaceTreeModel::tr("Pending");
     case SandboxState::Running:
         return WorkspaceTreeModel::tr("Running");
     case SandboxState::Pausing:
-        return WorkspaceTreeModel::tr("Pausing");
+        return stops ? WorkspaceTreeModel::tr("Stopping") : WorkspaceTreeModel::tr("Pausing");
     case SandboxState::Paused:
-        return WorkspaceTreeModel::tr("Paused");
+        return stops ? WorkspaceTreeModel::tr("Stopped") : WorkspaceTreeModel::tr("Paused");
     case SandboxState::Resuming:
         return WorkspaceTreeModel::tr("Resuming");
     case SandboxState::Stopping:
@@ -156,6 +159,26 @@ QString WorkspaceTreeModel::stateText(SandboxState state, const QString &raw)
     }
     // A state this build does not know is shown as the server said it.
     return raw.isEmpty() ? WorkspaceTreeModel::tr("Unknown") : raw;
+}
+
+QString WorkspaceTreeModel::stateText(const WorkspaceRecord &record) const
+{
+    return stateText(record.info.state, record.info.rawState, capabilities(record.profile));
+}
+
+QString WorkspaceTreeModel::unknownText()
+{
+    return WorkspaceTreeModel::tr("unknown");
+}
+
+QString WorkspaceTreeModel::unknownToolTip(Kind kind)
+{
+    return kind == Kind::Agent ? WorkspaceTreeModel::tr("No agent is recorded for these workspaces: they were made "
+                                                        "outside Paddock (AgentScope, for one, records no agent on "
+                                                        "the cluster)")
+                               : WorkspaceTreeModel::tr("No user is recorded for these workspaces: they were made "
+                                                        "outside Paddock (AgentScope, for one, records no user on "
+                                                        "the cluster)");
 }
 
 // --- QAbstractItemModel ---------------------------------------------------------------------
@@ -242,9 +265,17 @@ QVariant WorkspaceTreeModel::groupData(const Node *node, int column, int role) c
             return node->name; // by name under the other columns
         }
     }
+    // Workspaces with no user or agent recorded (made outside Paddock) are grouped under
+    // "unknown", in grey, and the tooltip says why. (Sorted by name, the group still sorts by
+    // its empty name, and Open prefills no user from it.)
+    const bool unknown = node->name.isEmpty();
+    if (role == Qt::ForegroundRole && column == WorkspaceColumn && unknown)
+        return QColor(0x8a, 0x8a, 0x8a);
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
     if (column == WorkspaceColumn) {
+        if (unknown)
+            return role == Qt::ToolTipRole ? unknownToolTip(node->kind) : unknownText();
         if (role == Qt::ToolTipRole)
             return node->kind == Kind::User ? tr("User %1").arg(node->name) : tr("Agent %1").arg(node->name);
         return node->name;
@@ -267,7 +298,7 @@ WorkspaceTreeModel::GroupSummary WorkspaceTreeModel::summarize(const QModelIndex
             continue;
         ++summary.shown;
         const SandboxInfo &info = record->info;
-        ++summary.counts[size_t(info.state)];
+        ++summary.counts[countSlot(*record)];
         if (record->idleDeadline && info.state == SandboxState::Running) {
             const qint64 ms = record->idleDeadline->toMSecsSinceEpoch();
             summary.idleMs = summary.idleMs ? std::min(*summary.idleMs, ms) : ms;
@@ -287,12 +318,17 @@ WorkspaceTreeModel::GroupSummary WorkspaceTreeModel::summarize(const QModelIndex
 
 QString WorkspaceTreeModel::countsText(const GroupSummary &summary) const
 {
-    // "3 Running · 1 Paused", in the order of the states.
+    // "3 Running · 1 Paused", in the order of the states; the stopped ones after the paused.
     QStringList parts;
     const QLocale &locale = m_locale;
-    for (int state = 0; state < int(summary.counts.size()); ++state) {
+    for (int state = 0; state <= int(SandboxState::Unknown); ++state) {
         if (const int count = summary.counts.at(size_t(state)))
             parts.append(locale.toString(count) + u' ' + stateText(SandboxState(state), {}));
+        if (state != int(SandboxState::Paused))
+            continue;
+        if (const int count = summary.counts.at(StoppedSlot))
+            parts.append(locale.toString(count) + u' '
+                         + stateText(SandboxState::Paused, {}, Capability::StopInsteadOfPause));
     }
     QString text = parts.join(QStringLiteral(" · "));
     if (summary.shown != summary.total)
@@ -350,6 +386,9 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
             return QColor(0x8a, 0x8a, 0x8a);
         if (column == StateColumn && !record.bootstrapFailure.isEmpty())
             return QColor(0xb9, 0x1c, 0x1c);
+        // No user or agent recorded: "unknown", in grey.
+        if ((column == UserColumn && info.userId.isEmpty()) || (column == AgentColumn && agentLabel(record).isEmpty()))
+            return QColor(0x8a, 0x8a, 0x8a);
         [[fallthrough]];
     case Qt::AccessibleDescriptionRole: {
         // Countdowns turn amber under five minutes and red under one, and say in words when.
@@ -404,7 +443,7 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
             return info.workspaceId;
         return info.metadata.value(QStringLiteral("name"), info.workspaceId);
     case StateColumn: {
-        QString text = stateText(info.state, info.rawState);
+        QString text = stateText(record);
         if (!record.bootstrapFailure.isEmpty())
             text = tr("%1, bootstrap failed").arg(text);
         const auto unreachable = m_unreachable.constFind(record.profile);
@@ -415,14 +454,22 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
             return tr("%1 (last seen %2)").arg(text, seen);
         }
         if (role == Qt::ToolTipRole && !record.bootstrapFailure.isEmpty())
-            return tr("Its last bootstrap failed, so it was paused: %1\nWorkspace > Retry Bootstrap runs it again.")
+            return (stopsInsteadOfPausing(record.profile)
+                        ? tr("Its last bootstrap failed, so it was stopped: %1\nWorkspace > Retry Bootstrap runs it "
+                             "again.")
+                        : tr("Its last bootstrap failed, so it was paused: %1\nWorkspace > Retry Bootstrap runs it "
+                             "again."))
                 .arg(record.bootstrapFailure);
         return text;
     }
     case UserColumn:
-        return info.userId;
-    case AgentColumn:
-        return record.agents.isEmpty() ? info.agentId : record.agents.join(QStringLiteral(", "));
+    case AgentColumn: {
+        const QString name = column == UserColumn ? info.userId : agentLabel(record);
+        if (role == SortRole || !name.isEmpty())
+            return name;
+        return role == Qt::ToolTipRole ? unknownToolTip(column == UserColumn ? Kind::User : Kind::Agent)
+                                       : unknownText();
+    }
     case BackendColumn:
         return role == Qt::ToolTipRole ? tr("%1 (profile %2)").arg(info.backend, record.profile) : info.backend;
     case IdleColumn:
@@ -696,13 +743,42 @@ void WorkspaceTreeModel::removeNode(Node *node)
     endRemoveRows();
 }
 
+size_t WorkspaceTreeModel::countSlot(const WorkspaceRecord &record) const
+{
+    if (record.info.state == SandboxState::Paused && stopsInsteadOfPausing(record.profile))
+        return StoppedSlot;
+    return size_t(record.info.state);
+}
+
+void WorkspaceTreeModel::setCapabilities(const QString &profile, Capabilities capabilities)
+{
+    const bool stopped = stopsInsteadOfPausing(profile);
+    m_capabilities.insert(profile, capabilities);
+    // Only what the rows say matters here: Paused or Stopped.
+    if (stopped == stopsInsteadOfPausing(profile) || !m_byProfile.contains(profile))
+        return;
+    announceRowsOf(m_root.get(), profile);
+    recountGroups(m_root.get());
+}
+
+void WorkspaceTreeModel::recountGroups(Node *parent)
+{
+    for (const auto &child : parent->children) {
+        if (child->kind == Kind::Workspace)
+            continue;
+        recountGroups(child.get()); // agents before their user
+        recount(child.get());
+        Q_EMIT dataChanged(indexOf(child.get(), StateColumn), indexOf(child.get(), StateColumn));
+    }
+}
+
 void WorkspaceTreeModel::recount(Node *group)
 {
     group->counts.fill(0);
     group->total = 0;
     for (const auto &child : group->children) {
         if (child->kind == Kind::Workspace) {
-            ++group->counts[size_t(child->record.info.state)];
+            ++group->counts[countSlot(child->record)];
             ++group->total;
         } else {
             for (size_t i = 0; i < group->counts.size(); ++i)

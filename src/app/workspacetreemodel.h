@@ -1,5 +1,6 @@
 #pragma once
 
+#include "backend.h"
 #include "sandbox.h"
 
 #include <QAbstractItemModel>
@@ -37,7 +38,11 @@ struct WorkspaceRecord
 // appear and disappear with their rows. The model is never reset by a refresh, so selection,
 // the current row, expanded groups and the scroll position survive. (Filling an empty model is
 // announced as one reset: there is nothing to keep then, and views lay it out once.) Group rows show how many
-// workspaces they hold in each state.
+// workspaces they hold in each state. Workspaces with no user (or no agent) recorded, as those made
+// outside Paddock, are grouped under "unknown".
+//
+// A profile whose backend stops instead of pausing (setCapabilities(), StopInsteadOfPause) has its
+// paused workspaces called Stopped, in its rows and in the groups' counts.
 //
 // The two countdown columns (idle, expiry) are computed from stored deadlines at data() time;
 // tick() (once a second, from one timer) emits dataChanged for those two columns only, and only
@@ -79,7 +84,9 @@ public:
     Q_ENUM(Kind)
 
     using Clock = std::function<QDateTime()>; // UTC now
-    using StateCounts = std::array<int, int(Paddock::SandboxState::Unknown) + 1>;
+    // Per state, and one more slot: the paused workspaces of profiles that stop instead of pausing.
+    using StateCounts = std::array<int, int(Paddock::SandboxState::Unknown) + 2>;
+    static constexpr size_t StoppedSlot = size_t(Paddock::SandboxState::Unknown) + 1;
     using Accept = std::function<bool(const WorkspaceRecord &)>;
     // What a group holds, of the workspaces `accept` takes (all, without one): for its counts and
     // for sorting groups by the most urgent of their rows.
@@ -143,6 +150,13 @@ public:
     // greyed, their state saying when it was seen. An invalid time: reachable again.
     void setUnreachable(const QString &profile, const QDateTime &lastSeen);
     bool isUnreachable(const QString &profile) const { return m_unreachable.contains(profile); }
+    // What a profile's backend can do: with StopInsteadOfPause its paused workspaces read Stopped.
+    void setCapabilities(const QString &profile, Paddock::Capabilities capabilities);
+    Paddock::Capabilities capabilities(const QString &profile) const { return m_capabilities.value(profile); }
+    bool stopsInsteadOfPausing(const QString &profile) const
+    {
+        return capabilities(profile).testFlag(Paddock::Capability::StopInsteadOfPause);
+    }
 
     GroupSummary summarize(const QModelIndex &group, const Accept &accept = {}) const;
     // "3 Running · 1 Paused" (with " of N" when not every workspace is counted).
@@ -167,8 +181,15 @@ public:
     QList<const WorkspaceRecord *> recordsUnder(const QModelIndex &index) const;
     qsizetype workspaceCount() const { return m_workspaceCount; }
 
-    // A state as the console names it (translated); an unknown state as the server said it.
-    static QString stateText(Paddock::SandboxState state, const QString &raw = {});
+    // A state as the console names it (translated); an unknown state as the server said it. On a
+    // backend with StopInsteadOfPause, Paused reads Stopped (and Pausing, Stopping).
+    static QString stateText(Paddock::SandboxState state, const QString &raw = {},
+                             Paddock::Capabilities capabilities = {});
+    // A workspace's state as its row names it (its profile's capabilities say Paused or Stopped).
+    QString stateText(const WorkspaceRecord &record) const;
+    // The label of a group of workspaces with no user or agent recorded, and why there is none.
+    static QString unknownText();
+    static QString unknownToolTip(Kind kind);
     // The agent a row shows: its agent, or every agent seen sharing it (PER_USER).
     static QString agentText(const WorkspaceRecord &record) { return agentLabel(record); }
     // "1 h 05 min", "4 min 10 s", "35 s" in the current locale.
@@ -191,6 +212,8 @@ private:
     void removeNode(Node *node);
     void pruneEmptyGroups(Node *group);
     void recount(Node *group);
+    void recountGroups(Node *parent); // every group under parent, and dataChanged for their counts
+    size_t countSlot(const WorkspaceRecord &record) const; // its slot in StateCounts
     void rebuild();
     QVariant groupData(const Node *node, int column, int role) const;
     QVariant workspaceData(const Node *node, int column, int role) const;
@@ -210,4 +233,5 @@ private:
     Clock m_clock;
     QLocale m_locale; // the default locale when the model was made
     QHash<QString, QDateTime> m_unreachable; // profile -> when its rows were last listed
+    QHash<QString, Paddock::Capabilities> m_capabilities; // profile -> what its backend can do
 };

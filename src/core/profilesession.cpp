@@ -178,6 +178,11 @@ QString ProfileSession::hostFolder(const SandboxInfo &sandbox) const
     return m_backend ? m_backend->hostFolder(sandbox) : QString();
 }
 
+QString ProfileSession::killWarning(const SandboxInfo &sandbox) const
+{
+    return m_backend ? m_backend->killWarning(sandbox) : QString();
+}
+
 Result<> ProfileSession::checkConfiguration() const
 {
     if (!m_backend)

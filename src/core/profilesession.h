@@ -137,6 +137,10 @@ public:
     QString instanceKey() const;
     WorkspaceLayout layout(const SandboxInfo &sandbox) const;
     QString hostFolder(const SandboxInfo &sandbox) const;
+    // What killing this sandbox deletes, for a confirmation, when that is more than its name says
+    // (Kubernetes: its Pod and its PVC, with the workspace's files); empty when nothing is to be
+    // added, and after shutdown.
+    QString killWarning(const SandboxInfo &sandbox) const;
     Result<> checkConfiguration() const;
     BootstrapLogStore *logs() const { return m_logs; }
 

@@ -21,6 +21,7 @@
 #include "workspacetreemodel.h"
 
 #ifndef Q_MOC_RUN
+#include "dialogwait.h"
 #include <QCoroTask>
 #endif
 
@@ -39,6 +40,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QRadioButton>
 #include <QRegularExpression>
@@ -50,6 +52,9 @@
 #include <QTest>
 #include <QTreeView>
 #include <QTreeWidget>
+
+#include <optional>
+#include <tuple>
 
 using namespace Paddock;
 using namespace std::chrono_literals;
@@ -1054,6 +1059,174 @@ private Q_SLOTS:
         box->setCurrentIndex(box->findData(QStringLiteral("docker")));
         QVERIFY(find(view->model(), QStringLiteral("c1")).isValid());
         QVERIFY(find(view->model(), QStringLiteral("c2")).isValid());
+    }
+
+    void aProfileThatStopsSaysStopAndKillNamesWhatItDeletes()
+    {
+        // A cluster's workspaces, as a backend that stops instead of pausing lists them: two of
+        // Paddock's, and one AgentScope made (no user, no agent recorded), stopped.
+        auto scripted = std::make_unique<PaddockTest::ScriptedBackend>();
+        scripted->reportedCapabilities = Capability::StopInsteadOfPause | Capability::ContainerLog;
+        scripted->killWarningOf = [](const SandboxInfo &sandbox) {
+            return QStringLiteral("Deletes Pod %1 and PVC %1, with the workspace's files").arg(sandbox.sandboxId);
+        };
+        for (const auto &[id, user, state] :
+             {std::tuple{"k1", "u", SandboxState::Running}, std::tuple{"k2", "u", SandboxState::Running},
+              std::tuple{"k3", "", SandboxState::Paused}}) {
+            SandboxInfo info;
+            info.sandboxId = QStringLiteral("as-ws-") + QLatin1String(id);
+            info.workspaceId = QLatin1String(id);
+            info.userId = QLatin1String(user);
+            info.agentId = info.userId.isEmpty() ? QString() : QStringLiteral("a");
+            info.state = state;
+            info.rawState = state == SandboxState::Paused ? QStringLiteral("Stopped") : QStringLiteral("Running");
+            info.backend = QStringLiteral("kubernetes");
+            info.createdAt = QDateTime::currentDateTimeUtc();
+            info.metadata.insert(WorkspaceIdKey, info.workspaceId);
+            scripted->sandboxes.append(info);
+        }
+        PaddockTest::TestSession cluster(std::move(scripted),
+                                         PaddockTest::testProfile(QStringLiteral("k8s"), Profile::Kind::Kubernetes));
+        PaddockTest::ScriptedBackend &backend = cluster.backend;
+        MainWindow window(cluster.get());
+        window.show();
+        QTRY_COMPARE(window.model()->workspaceCount(), 3);
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        QAbstractItemModel *shown = view->model();
+        const auto stateOf = [&window](const char *id) {
+            return window.model()
+                ->indexOfKey(QStringLiteral("k8s\x1f"
+                                            "as-ws-")
+                                 + QLatin1String(id),
+                             WorkspaceTreeModel::StateColumn)
+                .data()
+                .toString();
+        };
+        const auto select = [view](const QModelIndex &index) {
+            QVERIFY(index.isValid());
+            view->selectionModel()->select(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        };
+        const auto confirmation = [&window](QPointer<ConfirmDialog> &previous) -> ConfirmDialog * {
+            // The last one goes (deleteLater) before the next is looked for.
+            if (!QTest::qWaitFor([&previous] { return previous.isNull(); }, 5000))
+                return nullptr;
+            ConfirmDialog *found = nullptr;
+            const bool shown = QTest::qWaitFor(
+                [&window, &found] {
+                    found = window.findChild<ConfirmDialog *>(QStringLiteral("confirmAction"));
+                    return found && found->isVisible();
+                },
+                5000);
+            previous = shown ? found : nullptr;
+            return shown ? found : nullptr;
+        };
+        QPointer<ConfirmDialog> confirm;
+
+        // Stopped, not Paused: in the row, and in the state filter's entry.
+        QCOMPARE(stateOf("k3"), QStringLiteral("Stopped"));
+        auto *stateBox = window.findChild<QComboBox *>(QStringLiteral("stateFilterBox"));
+        QVERIFY(stateBox->findText(QStringLiteral("Stopped")) > 0);
+        QCOMPARE(stateBox->findText(QStringLiteral("Paused")), -1);
+        stateBox->setCurrentIndex(stateBox->findText(QStringLiteral("Stopped")));
+        QVERIFY(find(shown, QStringLiteral("k3")).isValid());
+        QVERIFY(!find(shown, QStringLiteral("k1")).isValid());
+        stateBox->setCurrentIndex(0);
+        // The workspace with no user is under "unknown", not hidden.
+        const QModelIndex unknown = find(shown, QStringLiteral("unknown"));
+        QVERIFY(unknown.isValid());
+        QVERIFY(find(shown, QStringLiteral("k3")).parent().parent() == unknown);
+
+        // Pause is Stop here, and its confirmation says what a stop does.
+        auto *pause = window.findChild<QAction *>(QStringLiteral("actionPause"));
+        auto *resume = window.findChild<QAction *>(QStringLiteral("actionResume"));
+        auto *kill = window.findChild<QAction *>(QStringLiteral("actionKill"));
+        select(find(shown, QStringLiteral("k1")));
+        QCOMPARE(pause->text(), QStringLiteral("&Stop"));
+        QVERIFY2(pause->toolTip().contains(QLatin1String("processes end")), qPrintable(pause->toolTip()));
+        QVERIFY(pause->isEnabled());
+        select(find(shown, QStringLiteral("a"))); // k1 and k2
+        pause->trigger();
+        ConfirmDialog *box = confirmation(confirm);
+        QVERIFY(box);
+        QCOMPARE(box->text(),
+                 QStringLiteral("Stop 2 workspace(s)? Their processes end; their files are kept, and "
+                                "Resume starts them again on the same files."));
+        QCOMPARE(box->confirmButton()->text(), QStringLiteral("&Stop"));
+        QVERIFY(box->warningText().isEmpty()); // a stop deletes nothing
+        box->confirmButton()->click();
+        QTRY_COMPARE(stateOf("k1"), QStringLiteral("Stopped"));
+        QTRY_COMPARE(stateOf("k2"), QStringLiteral("Stopped"));
+        QVERIFY(backend.calls.contains(QStringLiteral("pause as-ws-k1")));
+        QTRY_COMPARE(shown->index(1, WorkspaceTreeModel::StateColumn).data().toString(), QStringLiteral("2 Stopped"));
+
+        // Resume on a stopped workspace works as on a paused one.
+        select(find(shown, QStringLiteral("k3")));
+        QTRY_VERIFY(resume->isEnabled());
+        QVERIFY(!pause->isEnabled());
+        resume->trigger();
+        QTRY_COMPARE(stateOf("k3"), QStringLiteral("Running"));
+        QVERIFY(backend.calls.contains(QStringLiteral("resume as-ws-k3")));
+
+        // Kill of one: what it deletes, in full, under the text.
+        select(find(shown, QStringLiteral("k1")));
+        QTRY_VERIFY(kill->isEnabled());
+        kill->trigger();
+        box = confirmation(confirm);
+        QVERIFY(box);
+        QCOMPARE(box->warningText(),
+                 QStringLiteral("Deletes Pod as-ws-k1 and PVC as-ws-k1, with the workspace's files"));
+        QVERIFY(box->findChild<QLabel *>(QStringLiteral("confirmWarning"))->isVisible());
+        QCOMPARE(box->list()->columnCount(), 5); // Workspace, Sandbox ID, User, Agent, State
+        box->cancelButton()->click();
+
+        // Kill of several: each row says what it deletes.
+        select(find(shown, QStringLiteral("a")));
+        QTRY_VERIFY(kill->isEnabled());
+        kill->trigger();
+        box = confirmation(confirm);
+        QVERIFY(box);
+        QVERIFY(box->warningText().isEmpty());
+        QVERIFY(!box->findChild<QLabel *>(QStringLiteral("confirmWarning"))->isVisible());
+        QCOMPARE(box->list()->columnCount(), 6);
+        QCOMPARE(box->list()->headerItem()->text(5), QStringLiteral("Warning"));
+        const QString listed = box->listText();
+        QVERIFY2(listed.contains(QLatin1String("k1\tas-ws-k1\tu\ta\tStopped\tDeletes Pod as-ws-k1 and PVC as-ws-k1")),
+                 qPrintable(listed));
+        QVERIFY2(listed.contains(QLatin1String("Deletes Pod as-ws-k2 and PVC as-ws-k2")), qPrintable(listed));
+        box->cancelButton()->click();
+        QTRY_VERIFY(!confirm);
+        QVERIFY(!backend.calls.join(u' ').contains(QLatin1String("kill")));
+    }
+
+    void aDialogGoneBeforeItsAnswerEndsTheWait()
+    {
+        // A window that closes takes its dialogs along: whoever waits for the answer is told
+        // Rejected, not left waiting for good.
+        std::optional<int> answer;
+        QObject context;
+        auto *dialog = new QDialog;
+        dialog->open();
+        QCoro::connect(untilFinished(dialog), &context, [&answer](int result) { answer = result; });
+        QVERIFY(!answer);
+        dialog->setResult(QDialog::Accepted);
+        delete dialog;
+        QTRY_VERIFY(answer.has_value());
+        QCOMPARE(*answer, int(QDialog::Rejected));
+
+        // Answered: its result.
+        answer.reset();
+        QDialog answered;
+        answered.open();
+        QCoro::connect(untilFinished(&answered), &context, [&answer](int result) { answer = result; });
+        answered.done(7);
+        QVERIFY(!answer); // from the event loop, not inside done()
+        QTRY_VERIFY(answer.has_value());
+        QCOMPARE(*answer, 7);
+        // Already gone: at once.
+        answer.reset();
+        QCoro::connect(untilFinished(nullptr), &context, [&answer](int result) { answer = result; });
+        QTRY_VERIFY(answer.has_value());
+        QCOMPARE(*answer, int(QDialog::Rejected));
     }
 
     void refreshIntervalFreshnessAndVisibility()

@@ -266,6 +266,155 @@ private Q_SLOTS:
         QCOMPARE(model.workspaceCount(), 5);
     }
 
+    void aProfileThatStopsInsteadOfPausingSaysStopped()
+    {
+        WorkspaceTreeModel model;
+        WorkspaceFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const QString k8s = QStringLiteral("k8s");
+        const QString local = QStringLiteral("local");
+        model.setCapabilities(k8s, Capability::StopInsteadOfPause | Capability::ContainerLog);
+        model.setCapabilities(local, Capability::Files);
+        QVERIFY(model.stopsInsteadOfPausing(k8s));
+        QVERIFY(!model.stopsInsteadOfPausing(local));
+        // One user with a paused workspace on each profile, and a running one.
+        model.update(
+            k8s,
+            {record(QStringLiteral("k1"), QStringLiteral("u"), QStringLiteral("a"), SandboxState::Paused, k8s),
+             record(QStringLiteral("k2"), QStringLiteral("u"), QStringLiteral("a"), SandboxState::Running, k8s)});
+        model.update(
+            local,
+            {record(QStringLiteral("l1"), QStringLiteral("u"), QStringLiteral("a"), SandboxState::Paused, local)});
+        const QModelIndex k1 = model.indexOfKey(QStringLiteral("k8s\x1f"
+                                                               "k1"),
+                                                WorkspaceTreeModel::StateColumn);
+        const QModelIndex l1 = model.indexOfKey(QStringLiteral("local\x1f"
+                                                               "l1"),
+                                                WorkspaceTreeModel::StateColumn);
+        QCOMPARE(k1.data().toString(), QStringLiteral("Stopped"));
+        QCOMPARE(k1.data(Qt::ToolTipRole).toString(), QStringLiteral("Stopped"));
+        QCOMPARE(l1.data().toString(), QStringLiteral("Paused"));
+        QCOMPARE(model.stateText(*model.record(k1)), QStringLiteral("Stopped"));
+        // The groups count them apart, the stopped after the paused.
+        QCOMPARE(model.index(0, WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("1 Running · 1 Paused · 1 Stopped"));
+        // Filtered by state Paused (the filter box says Stopped for such a profile): both, counted
+        // as what they are.
+        proxy.setState(SandboxState::Paused);
+        QCOMPARE(proxy.index(0, WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("1 Paused · 1 Stopped (of 3)"));
+        proxy.setState(std::nullopt);
+        // A pause under way reads Stopping there; the names in themselves.
+        QVERIFY(model.setState(model.record(k1)->key(), SandboxState::Pausing));
+        QCOMPARE(k1.data().toString(), QStringLiteral("Stopping"));
+        QCOMPARE(WorkspaceTreeModel::stateText(SandboxState::Paused, {}, Capability::StopInsteadOfPause),
+                 QStringLiteral("Stopped"));
+        QCOMPARE(WorkspaceTreeModel::stateText(SandboxState::Paused), QStringLiteral("Paused"));
+        QCOMPARE(WorkspaceTreeModel::stateText(SandboxState::Running, {}, Capability::StopInsteadOfPause),
+                 QStringLiteral("Running"));
+
+        // The profile's backend changes (the profile was edited): its rows and groups say so in
+        // place, with no reset.
+        QVERIFY(model.setState(model.record(k1)->key(), SandboxState::Paused));
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setCapabilities(k8s, Capability::ContainerLog);
+        QCOMPARE(reset.count(), 0);
+        QVERIFY(!changed.isEmpty());
+        QCOMPARE(k1.data().toString(), QStringLiteral("Paused"));
+        QCOMPARE(model.index(0, WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("1 Running · 2 Paused"));
+        changed.clear();
+        model.setCapabilities(k8s, Capability::ContainerLog | Capability::Exec); // Paused still: nothing to say
+        QCOMPARE(changed.count(), 0);
+        model.setCapabilities(k8s, Capability::StopInsteadOfPause);
+        QCOMPARE(model.index(0, WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("1 Running · 1 Paused · 1 Stopped"));
+
+        // A failed bootstrap says it stopped it.
+        WorkspaceRecord failed =
+            record(QStringLiteral("k1"), QStringLiteral("u"), QStringLiteral("a"), SandboxState::Paused, k8s);
+        failed.bootstrapFailure = QStringLiteral("exit 3");
+        model.update(
+            k8s,
+            {failed,
+             record(QStringLiteral("k2"), QStringLiteral("u"), QStringLiteral("a"), SandboxState::Running, k8s)});
+        QCOMPARE(k1.data().toString(), QStringLiteral("Stopped, bootstrap failed"));
+        QVERIFY2(k1.data(Qt::ToolTipRole)
+                     .toString()
+                     .startsWith(QLatin1String("Its last bootstrap failed, so it was "
+                                               "stopped: exit 3")),
+                 qPrintable(k1.data(Qt::ToolTipRole).toString()));
+    }
+
+    void workspacesWithNoUserOrAgentGoUnderUnknown()
+    {
+        WorkspaceTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        // As AgentScope leaves them on a cluster: no user, no agent; and one with a user only.
+        model.update(
+            QStringLiteral("p"),
+            {record(QStringLiteral("theirs"), QString(), QString(), SandboxState::Running, QStringLiteral("p")),
+             record(QStringLiteral("half"), QStringLiteral("alice"), QString(), SandboxState::Paused,
+                    QStringLiteral("p")),
+             record(QStringLiteral("ours"), QStringLiteral("alice"), QStringLiteral("coder"), SandboxState::Running,
+                    QStringLiteral("p"))});
+        QCOMPARE(model.workspaceCount(), 3);
+        QCOMPARE(model.rowCount(), 2); // never hidden: the unknown user, then alice
+        const QModelIndex unknownUser = model.index(0, 0);
+        QCOMPARE(unknownUser.data().toString(), QStringLiteral("unknown"));
+        QCOMPARE(unknownUser.data(WorkspaceTreeModel::KindRole).value<WorkspaceTreeModel::Kind>(),
+                 WorkspaceTreeModel::Kind::User);
+        QVERIFY2(unknownUser.data(Qt::ToolTipRole).toString().contains(QLatin1String("outside Paddock")),
+                 qPrintable(unknownUser.data(Qt::ToolTipRole).toString()));
+        QVERIFY(unknownUser.data(Qt::ToolTipRole).toString().contains(QLatin1String("no user")));
+        QCOMPARE(unknownUser.data(Qt::ForegroundRole).value<QColor>(), QColor(0x8a, 0x8a, 0x8a));
+        // Its sort value and what Open prefills from it stay empty: no user is "unknown".
+        QCOMPARE(unknownUser.data(WorkspaceTreeModel::SortRole).toString(), QString());
+        QCOMPARE(unknownUser.siblingAtColumn(WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("1 Running"));
+        const QModelIndex unknownAgent = model.index(0, 0, unknownUser);
+        QCOMPARE(unknownAgent.data().toString(), QStringLiteral("unknown"));
+        QVERIFY(unknownAgent.data(Qt::ToolTipRole).toString().contains(QLatin1String("no agent")));
+        QCOMPARE(unknownAgent.data(Qt::ForegroundRole).value<QColor>(), QColor(0x8a, 0x8a, 0x8a));
+        QCOMPARE(childNames(model, unknownAgent), QStringList{QStringLiteral("theirs")});
+
+        const QModelIndex alice = model.index(1, 0);
+        QCOMPARE(alice.data().toString(), QStringLiteral("alice"));
+        QVERIFY(!alice.data(Qt::ForegroundRole).isValid()); // a user of its own is not greyed
+        QCOMPARE(childNames(model, alice), (QStringList{QStringLiteral("unknown"), QStringLiteral("coder")}));
+        QCOMPARE(childNames(model, model.index(0, 0, alice)), QStringList{QStringLiteral("half")});
+
+        // The rows' own cells say it too; a known one is as it was.
+        const QModelIndex theirsUser = model.indexOfKey(QStringLiteral("p\x1f"
+                                                                       "theirs"),
+                                                        WorkspaceTreeModel::UserColumn);
+        QCOMPARE(theirsUser.data().toString(), QStringLiteral("unknown"));
+        QCOMPARE(theirsUser.data(Qt::ForegroundRole).value<QColor>(), QColor(0x8a, 0x8a, 0x8a));
+        QCOMPARE(theirsUser.data(WorkspaceTreeModel::SortRole).toString(), QString());
+        QCOMPARE(theirsUser.siblingAtColumn(WorkspaceTreeModel::AgentColumn).data().toString(),
+                 QStringLiteral("unknown"));
+        const QModelIndex oursAgent = model.indexOfKey(QStringLiteral("p\x1f"
+                                                                      "ours"),
+                                                       WorkspaceTreeModel::AgentColumn);
+        QCOMPARE(oursAgent.data().toString(), QStringLiteral("coder"));
+        QVERIFY(!oursAgent.data(Qt::ForegroundRole).isValid());
+
+        // Once a user is recorded the row moves to that user, and the empty unknown groups go.
+        model.update(QStringLiteral("p"),
+                     {record(QStringLiteral("theirs"), QStringLiteral("bob"), QStringLiteral("x"),
+                             SandboxState::Running, QStringLiteral("p")),
+                      record(QStringLiteral("half"), QStringLiteral("alice"), QString(), SandboxState::Paused,
+                             QStringLiteral("p")),
+                      record(QStringLiteral("ours"), QStringLiteral("alice"), QStringLiteral("coder"),
+                             SandboxState::Running, QStringLiteral("p"))});
+        QCOMPARE(childNames(model), (QStringList{QStringLiteral("alice"), QStringLiteral("bob")}));
+        // The flat list shows the rows and no groups at all.
+        model.setGrouped(false);
+        QCOMPARE(model.rowCount(), 3);
+    }
+
     void fillingAnEmptyModelIsOneReset()
     {
         WorkspaceTreeModel model;

@@ -6,6 +6,7 @@
 #include "bootstraplog.h"
 #include "fakeopensandboxprocess.h"
 #include "isolation.h"
+#include "scriptedbackend.h"
 #include <QCoroTask>
 #endif
 
@@ -270,6 +271,25 @@ private Q_SLOTS:
         ProfileSession check(serverProfile(server, emptyFile(dir)), QByteArray(), &logs);
         QTRY_COMPARE(QCoro::waitFor(check.get(sandbox->sandboxId))->state, SandboxState::Paused);
         QCoro::waitFor(check.shutdown());
+    }
+
+    void killWarningIsTheBackendsUntilShutdown()
+    {
+        auto scripted = std::make_unique<ScriptedBackend>();
+        scripted->killWarningOf = [](const SandboxInfo &sandbox) {
+            return QStringLiteral("Deletes the Pod %1 and the PVC %1").arg(sandbox.sandboxId);
+        };
+        ProfileSession session(Profile::local(), std::move(scripted), {}, nullptr);
+        SandboxInfo sandbox;
+        sandbox.sandboxId = QStringLiteral("as-ws-a");
+        QCOMPARE(session.killWarning(sandbox), QStringLiteral("Deletes the Pod as-ws-a and the PVC as-ws-a"));
+        QCoro::waitFor(session.shutdown());
+        QCOMPARE(session.killWarning(sandbox), QString()); // nothing to ask once the backend is gone
+
+        // A backend with nothing to add says nothing.
+        ProfileSession plain(Profile::local(), std::make_unique<ScriptedBackend>(), {}, nullptr);
+        QCOMPARE(plain.killWarning(sandbox), QString());
+        QCoro::waitFor(plain.shutdown());
     }
 
     void aBootstrapFileThatCannotBeReadForbidsOpening()

@@ -14,6 +14,7 @@
 
 #include <QMap>
 
+#include <functional>
 #include <optional>
 
 namespace PaddockTest {
@@ -25,6 +26,11 @@ class ScriptedBackend final : public Backend
 public:
     QString name() const override { return QStringLiteral("scripted"); }
     QString instanceKey() const override { return QStringLiteral("scripted-test"); }
+    Capabilities capabilities() const override { return reportedCapabilities; }
+    QString killWarning(const SandboxInfo &sandbox) const override
+    {
+        return killWarningOf ? killWarningOf(sandbox) : QString();
+    }
     // As OpenSandbox's: Paddock's marker and AgentScope's gateway script.
     static constexpr QLatin1String Marker{"/root/.agentscope/.bootstrap-complete"};
     static constexpr QLatin1String Gateway{"/root/.agentscope/_mcp_gateway_app.py"};
@@ -43,7 +49,13 @@ public:
         }
         co_return found;
     }
-    QCoro::Task<Result<SandboxInfo>> get(QString sandboxId) override { co_return *find(sandboxId); }
+    // A copy is returned, never *find(): GCC 12 moves from a non-local lvalue given to co_return,
+    // which would empty the stored sandbox.
+    QCoro::Task<Result<SandboxInfo>> get(QString sandboxId) override
+    {
+        const SandboxInfo info = *find(sandboxId);
+        co_return info;
+    }
     QCoro::Task<Result<SandboxInfo>> create(CreateSpec spec) override
     {
         SandboxInfo info;
@@ -60,13 +72,15 @@ public:
     QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) override
     {
         calls.append(QStringLiteral("connect ") + sandboxId);
-        co_return *find(sandboxId);
+        const SandboxInfo info = *find(sandboxId);
+        co_return info;
     }
     QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) override
     {
         calls.append(QStringLiteral("resume ") + sandboxId);
         find(sandboxId)->state = SandboxState::Running;
-        co_return *find(sandboxId);
+        const SandboxInfo info = *find(sandboxId);
+        co_return info;
     }
     QCoro::Task<Result<>> pause(QString sandboxId) override
     {
@@ -83,7 +97,8 @@ public:
     }
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds) override
     {
-        co_return *find(sandboxId);
+        const SandboxInfo info = *find(sandboxId);
+        co_return info;
     }
     QCoro::Task<Result<bool>> isReady(QString sandboxId) override
     {
@@ -173,6 +188,8 @@ public:
     QMap<QString, QMap<QString, QByteArray>> writes; // command: the files it writes
     int notReadyPolls = 0;
     std::optional<Error> pauseError; // what every pause fails with
+    Capabilities reportedCapabilities; // what capabilities() says (none by default)
+    std::function<QString(const SandboxInfo &)> killWarningOf;
 };
 
 } // namespace PaddockTest
