@@ -5,7 +5,8 @@
 // with shlex quoting, as a remote backend sends them), and answers the provisioner's own
 // commands (`test -e`, `test -s`, `: > file`, the removal of an empty gateway script, `mkdir -p`)
 // against an in-memory file set. Other commands succeed unless listed in failing; a command in
-// writes puts its files in place.
+// writes puts its files in place. With Capability::Watch in caps, report() and reportRemoved()
+// change a sandbox as the server would and, while watching, say so as a watch does.
 
 #include "backend.h"
 #include "shellquote.h"
@@ -33,8 +34,36 @@ public:
         return {QStringLiteral("/workspace"), QStringLiteral("/root/.agentscope"), Marker, Gateway};
     }
 
+    Capabilities capabilities() const override { return caps; }
+    void setWatching(bool on) override { watching = on; }
+
+    // The sandbox as it is now (a new one, or a change of the one with its id), reported while
+    // watching.
+    void report(const SandboxInfo &info)
+    {
+        bool known = false;
+        for (SandboxInfo &sandbox : sandboxes) {
+            if (sandbox.sandboxId == info.sandboxId) {
+                sandbox = info;
+                known = true;
+            }
+        }
+        if (!known)
+            sandboxes.append(info);
+        if (watching)
+            Q_EMIT sandboxChanged(info);
+    }
+    // The sandbox is gone, reported while watching.
+    void reportRemoved(const QString &sandboxId)
+    {
+        sandboxes.removeIf([&sandboxId](const SandboxInfo &info) { return info.sandboxId == sandboxId; });
+        if (watching)
+            Q_EMIT sandboxRemoved(sandboxId);
+    }
+
     QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter) override
     {
+        ++lists;
         QList<SandboxInfo> found;
         for (const SandboxInfo &info : std::as_const(sandboxes)) {
             if ((!filter.workspaceId || info.metadata.value(WorkspaceIdKey) == *filter.workspaceId)
@@ -173,6 +202,9 @@ public:
     QMap<QString, QMap<QString, QByteArray>> writes; // command: the files it writes
     int notReadyPolls = 0;
     std::optional<Error> pauseError; // what every pause fails with
+    Capabilities caps;
+    bool watching = false; // what setWatching() said last
+    int lists = 0; // list() calls so far
 };
 
 } // namespace PaddockTest
