@@ -30,7 +30,7 @@ class LiveUpdates final : public QObject
 public:
     // At most this many rows are applied per pass; the rest follow on the next turn of the
     // event loop, so that no burst keeps the GUI thread for long.
-    static constexpr qsizetype MaxRowsPerPass = 2000;
+    static constexpr qsizetype MaxRowsPerPass = 1000;
 
     explicit LiveUpdates(WorkspaceTreeModel *model, QObject *parent = nullptr);
     ~LiveUpdates() override;
