@@ -6,6 +6,7 @@
 #include "dialogwait.h"
 #include "elidedlabel.h"
 #include "i18n.h"
+#include "liveupdates.h"
 #include "logdock.h"
 #include "opendialog.h"
 #include "profilesession.h"
@@ -49,6 +50,7 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     , m_ui(std::make_unique<Ui::MainWindow>())
     , m_activity(new ActivityTracker(this))
     , m_actions(nullptr)
+    , m_live(nullptr)
     , m_model(new WorkspaceTreeModel(this))
     , m_proxy(new WorkspaceFilterProxy(this))
     , m_freshness(new ElidedLabel(this))
@@ -66,6 +68,10 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
             m_lastSummary = summary;
         });
     });
+    // Where the backend watches, the shown profile's changes reach the tree as they happen;
+    // the listings at the refresh interval reconcile.
+    m_live = new LiveUpdates(m_model, this);
+    m_live->setDecorator([this] { return decorator(QDateTime::currentDateTimeUtc()); });
     m_proxy->setSourceModel(m_model);
     m_ui->workspaceView->setModel(m_proxy);
     m_ui->workspaceView->sortByColumn(WorkspaceTreeModel::WorkspaceColumn, Qt::AscendingOrder);
@@ -292,6 +298,7 @@ void MainWindow::setSession(ProfileSession *session, const QString &profileId, c
     // pausing reads Stopped.
     m_model->setCapabilities(profile, session ? session->capabilities() : Capabilities{});
     nameStates();
+    m_live->setSession(session);
     updateLogSource();
     m_lastRefresh = QDateTime();
     m_unreachable = false;
@@ -419,6 +426,8 @@ void MainWindow::updateTimers()
         m_tickTimer.start();
     else
         m_tickTimer.stop();
+    // Watched only while seen, as the refreshes.
+    m_live->setActive(visible);
 }
 
 bool MainWindow::eventFilter(QObject *watched, QEvent *event)
@@ -513,6 +522,8 @@ QCoro::Task<void> MainWindow::refresh()
         const QString folder = m_logs->folder(m_session->instanceKey());
         failing = QtConcurrent::run(&BootstrapLogStore::readFailures, folder);
     }
+    // What a watch reports while the listing runs is newer than it may be: applied again after it.
+    m_live->listingStarted();
     auto listed = co_await session->list(everything);
     if (!self)
         co_return;
@@ -524,6 +535,7 @@ QCoro::Task<void> MainWindow::refresh()
     }
     m_refreshing = false;
     if (profile != m_profile || session != m_session) {
+        m_live->listingDone();
         refresh();
         co_return;
     }
@@ -539,6 +551,7 @@ QCoro::Task<void> MainWindow::refresh()
         if (m_lastRefresh.isValid())
             m_model->setUnreachable(m_profile, m_lastRefresh);
         m_refreshAgain = false;
+        m_live->listingDone();
         tick();
         co_return;
     }
@@ -562,12 +575,50 @@ QCoro::Task<void> MainWindow::refresh()
     m_model->markStale(m_profile, std::exchange(m_stale, {}));
     // The rows that are new or changed (or marked) get what only the console knows; the others
     // keep theirs (a lookup per row, no allocation, for 10,000 rows).
-    const bool perUser = m_session && m_session->isolation() == IsolationPolicy::PerUser;
     bool settling = false;
     const qsizetype count = listed->size();
-    const WorkspaceTreeModel::Decorate decorate = [this, &now, perUser,
-                                                   &failures](const QString &profile, const SandboxInfo &info,
-                                                              WorkspaceTreeModel::Decoration &decoration) {
+    const WorkspaceTreeModel::Decorate decorate = decorator(now);
+    // Whether some row is between states, from the listing itself (every row, cheaply).
+    for (const SandboxInfo &info : std::as_const(*listed)) {
+        switch (info.state) {
+        case SandboxState::Pending:
+        case SandboxState::Pausing:
+        case SandboxState::Resuming:
+        case SandboxState::Stopping:
+            settling = true;
+            break;
+        default:
+            break;
+        }
+    }
+    // The listing moves into the model row by row; no second list of records is made.
+    m_model->update(m_profile, std::move(*listed), decorate);
+    m_live->listingDone();
+    m_lastRefresh = now;
+    setProfileProblem({});
+    statusBar()->showMessage(tr("%n workspace(s)", nullptr, int(count)));
+    tick();
+    m_visibleTimer.start();
+    // A pause on OpenSandbox is asynchronous: the row shows "Pausing" and is looked at again
+    // every second until it settles (however long the chosen interval is), unless a watch
+    // reports each change as it happens.
+    if (settling && isVisible() && !m_live->isLive())
+        m_settleTimer.start();
+    if (m_refreshAgain) {
+        m_refreshAgain = false;
+        refresh();
+    }
+}
+
+WorkspaceTreeModel::Decorate MainWindow::decorator(const QDateTime &now)
+{
+    // What only the console knows joins each row: the manager's idle deadline for the workspaces
+    // it holds, the agents seen sharing it, the newest activity the tracker has seen, and a
+    // bootstrap failure as the last refresh read them.
+    const bool perUser = m_session && m_session->isolation() == IsolationPolicy::PerUser;
+    return [this, now, perUser](const QString &profile, const SandboxInfo &info,
+                                WorkspaceTreeModel::Decoration &decoration) {
+        const QHash<QString, BootstrapLogStore::Failure> &failures = m_failures;
         decoration.bootstrapFailure.clear();
         if (!failures.isEmpty()) {
             // Only a failure of this sandbox: one made after it (AgentScope made the workspace
@@ -598,34 +649,6 @@ QCoro::Task<void> MainWindow::refresh()
             seen.isValid() && (!decoration.lastActivityAt.isValid() || seen > decoration.lastActivityAt))
             decoration.lastActivityAt = seen;
     };
-    // Whether some row is between states, from the listing itself (every row, cheaply).
-    for (const SandboxInfo &info : std::as_const(*listed)) {
-        switch (info.state) {
-        case SandboxState::Pending:
-        case SandboxState::Pausing:
-        case SandboxState::Resuming:
-        case SandboxState::Stopping:
-            settling = true;
-            break;
-        default:
-            break;
-        }
-    }
-    // The listing moves into the model row by row; no second list of records is made.
-    m_model->update(m_profile, std::move(*listed), decorate);
-    m_lastRefresh = now;
-    setProfileProblem({});
-    statusBar()->showMessage(tr("%n workspace(s)", nullptr, int(count)));
-    tick();
-    m_visibleTimer.start();
-    // A pause on OpenSandbox is asynchronous: the row shows "Pausing" and is looked at again
-    // every second until it settles (however long the chosen interval is).
-    if (settling && isVisible())
-        m_settleTimer.start();
-    if (m_refreshAgain) {
-        m_refreshAgain = false;
-        refresh();
-    }
 }
 
 void MainWindow::requestVisibleActivity()

@@ -6,6 +6,7 @@
 #include "profilesession.h"
 #include "renewal.h"
 #include "result.h"
+#include "workspacetreemodel.h"
 
 #include <QCoroFwd>
 
@@ -28,6 +29,7 @@ class BootstrapLogStore;
 } // namespace Paddock
 class ActivityTracker;
 class ElidedLabel;
+class LiveUpdates;
 class LogViewer;
 class QActionGroup;
 class QLabel;
@@ -37,8 +39,6 @@ class WindowState;
 class QTabWidget;
 class WorkspaceActionController;
 class WorkspaceFilterProxy;
-struct WorkspaceRecord;
-class WorkspaceTreeModel;
 
 // The console's window: one profile's workspaces as a tree grouped by user and agent (or a flat
 // list), refreshed in place at the interval the user picks while the window is visible, with
@@ -64,6 +64,8 @@ public:
     void setSession(Paddock::ProfileSession *session, const QString &profile = {}, const QString &problem = {});
     Paddock::ProfileSession *session() const { return m_session; }
     WorkspaceActionController *actions() const { return m_actions; }
+    // What keeps the tree live between listings where the backend watches.
+    LiveUpdates *liveUpdates() const { return m_live; }
     ActivityTracker *activity() const { return m_activity; }
     QString profile() const { return m_profile; }
     QCoro::Task<void> refresh();
@@ -152,6 +154,10 @@ private:
     // Every text of the window again, in the language now installed.
     void retranslate();
     void updateTimers();
+    // What completes a row of the shown profile (listed or reported by a watch) with what only
+    // the console knows: the manager's idle deadline, the agents sharing it, the activity seen,
+    // a failed bootstrap (as the last refresh read them).
+    WorkspaceTreeModel::Decorate decorator(const QDateTime &now);
     void tick();
     void expandGroups(const QModelIndex &parent, int first, int last);
 
@@ -160,6 +166,7 @@ private:
     QPointer<Paddock::BootstrapLogStore> m_logs; // the session's
     ActivityTracker *m_activity;
     WorkspaceActionController *m_actions;
+    LiveUpdates *m_live;
     QString m_profile;
     WorkspaceTreeModel *m_model;
     WorkspaceFilterProxy *m_proxy;

@@ -810,6 +810,50 @@ void WorkspaceTreeModel::update(const QString &profile, const QList<WorkspaceRec
 
 void WorkspaceTreeModel::update(const QString &profile, QList<SandboxInfo> listing, const Decorate &decorate)
 {
+    applyListing(profile, std::move(listing), decorate, nullptr);
+}
+
+void WorkspaceTreeModel::applyChanges(const QString &profile, QList<SandboxInfo> changed, const QSet<QString> &removed,
+                                      const Decorate &decorate)
+{
+    if (changed.size() > 1) {
+        // One row per sandbox: the last report of each wins.
+        QHash<QString, qsizetype> last;
+        last.reserve(changed.size());
+        for (qsizetype i = 0; i < changed.size(); ++i)
+            last.insert(changed.at(i).sandboxId, i);
+        if (last.size() != changed.size()) {
+            QList<SandboxInfo> unique;
+            unique.reserve(last.size());
+            for (qsizetype i = 0; i < changed.size(); ++i) {
+                if (last.value(changed.at(i).sandboxId) == i)
+                    unique.append(std::move(changed[i]));
+            }
+            changed = std::move(unique);
+        }
+    }
+    if (changed.isEmpty() && removed.isEmpty())
+        return;
+    applyListing(profile, std::move(changed), decorate, &removed);
+}
+
+void WorkspaceTreeModel::upsertSandbox(const QString &profile, SandboxInfo sandbox, const Decorate &decorate)
+{
+    QList<SandboxInfo> one;
+    one.append(std::move(sandbox));
+    const QSet<QString> none;
+    applyListing(profile, std::move(one), decorate, &none);
+}
+
+void WorkspaceTreeModel::removeSandbox(const QString &profile, const QString &sandboxId)
+{
+    const QSet<QString> gone{sandboxId};
+    applyListing(profile, {}, {}, &gone);
+}
+
+void WorkspaceTreeModel::applyListing(const QString &profile, QList<SandboxInfo> listing, const Decorate &decorate,
+                                      const QSet<QString> *removed)
+{
     // A row that is new, or whose listing changed, is made from the listing and decorated with
     // what only the console knows, starting from what its row had. An unchanged row (the same
     // fingerprint and the same listed activity, both on the node's first cache line) is left as
@@ -869,7 +913,7 @@ void WorkspaceTreeModel::update(const QString &profile, QList<SandboxInfo> listi
     };
     apply(
         profile, listing.size(), [&listing](qsizetype i) -> const QString & { return listing.at(i).sandboxId; }, same,
-        record);
+        record, removed);
     // The listing's records the model did not keep (an unchanged row's fresh copy; some 100,000
     // strings with 10,000 rows) are freed on a worker thread, not this one.
     if (listing.size() > 512)
@@ -879,7 +923,8 @@ void WorkspaceTreeModel::update(const QString &profile, QList<SandboxInfo> listi
 void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
                                const std::function<const QString &(qsizetype)> &idOf,
                                const std::function<bool(qsizetype, Node &)> &same,
-                               const std::function<void(qsizetype, WorkspaceRecord &, const Node *)> &make)
+                               const std::function<void(qsizetype, WorkspaceRecord &, const Node *)> &make,
+                               const QSet<QString> *removed)
 {
     // One pass, one lookup per listed row (by sandbox id within the profile: no key strings to
     // build, no copy of the profile's index), one record at a time (no list of 10,000 to
@@ -942,12 +987,20 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
         added[group].push_back(std::move(made));
     }
 
-    // Vanished rows go.
+    // Vanished rows go: those of a full listing that it did not list, or those named.
     std::vector<Node *> gone;
     if (const auto rows = m_byProfile.constFind(profile); rows != m_byProfile.cend()) {
-        for (Node *node : *rows) {
-            if (node->pass != pass)
-                gone.push_back(node);
+        if (removed) {
+            for (const QString &sandboxId : *removed) {
+                Node *node = rows->value(sandboxId);
+                if (node && node->pass != pass)
+                    gone.push_back(node);
+            }
+        } else {
+            for (Node *node : *rows) {
+                if (node->pass != pass)
+                    gone.push_back(node);
+            }
         }
     }
     for (Node *node : gone) {

@@ -139,6 +139,16 @@ public:
     void markStale(const QString &profile, const QSet<QString> &workspaceIds);
     using Decorate = std::function<void(const QString &profile, const Paddock::SandboxInfo &, Decoration &)>;
     void update(const QString &profile, QList<Paddock::SandboxInfo> listing, const Decorate &decorate);
+    // Some rows of `profile` as a watch reports them, in place and in one pass, the other rows
+    // left alone: each of `changed` (as list() would report it now) is compared, decorated and
+    // inserted (into its group), updated (the columns that changed) or moved (its user or agent
+    // changed) exactly as a listing's row is; each of `removed` (sandbox ids) goes. Groups come
+    // and go as with a listing. A sandbox id in both: the one in `changed` wins.
+    void applyChanges(const QString &profile, QList<Paddock::SandboxInfo> changed, const QSet<QString> &removed,
+                      const Decorate &decorate);
+    // One row of the above.
+    void upsertSandbox(const QString &profile, Paddock::SandboxInfo sandbox, const Decorate &decorate = {});
+    void removeSandbox(const QString &profile, const QString &sandboxId);
     // Changes one workspace row in place, until the next listing says otherwise: an action's
     // outcome (a pause that is under way), a late read of its activity (kept only when newer).
     // Return false when there is no such row.
@@ -205,9 +215,15 @@ private:
     // One pass over `count` listed rows: idOf(i) is row i's sandbox id; same(i, node) says
     // whether row i holds exactly what node shows (and may complete it, e.g. its fingerprint),
     // without making a record; make(i, record) makes row i's record for rows that changed or are new.
+    // `removed` null: the rows are all of the profile's, and the others vanished; else only the
+    // rows listed change, and those of `removed` go.
     void apply(const QString &profile, qsizetype count, const std::function<const QString &(qsizetype)> &idOf,
                const std::function<bool(qsizetype, Node &)> &same,
-               const std::function<void(qsizetype, WorkspaceRecord &, const Node *)> &make);
+               const std::function<void(qsizetype, WorkspaceRecord &, const Node *)> &make,
+               const QSet<QString> *removed = nullptr);
+    // A backend's listing (removed null) or some of its rows (see apply()).
+    void applyListing(const QString &profile, QList<Paddock::SandboxInfo> listing, const Decorate &decorate,
+                      const QSet<QString> *removed);
     void insertWorkspaces(Node *parent, std::vector<std::unique_ptr<Node>> nodes);
     void removeNode(Node *node);
     void pruneEmptyGroups(Node *group);

@@ -94,6 +94,10 @@ void ProfileSession::setUp(ProvisionOptions provision)
             });
     connect(m_manager.get(), &WorkspaceManager::workspaceLost, this,
             [this](const QString &id, const QString &sandboxId) { emitEvent(Kind::Lost, id, sandboxId); });
+    // What the backend's watch reports (only while watched), passed on with the profile's id.
+    connect(m_backend.get(), &Backend::sandboxChanged, this,
+            [this](const SandboxInfo &sandbox) { Q_EMIT sandboxChanged(m_profile.id, sandbox); });
+    connect(m_backend.get(), &Backend::sandboxRemoved, this, &ProfileSession::onSandboxRemoved);
     if (m_canOpen)
         m_manager->start();
 }
@@ -215,6 +219,35 @@ bool ProfileSession::isProvisioning(const QString &workspaceId) const
 int ProfileSession::openCount() const
 {
     return m_manager ? int(m_manager->cachedCount() + m_manager->provisioningCount()) : 0;
+}
+
+void ProfileSession::setWatched(bool watched)
+{
+    if (watched && (m_shuttingDown || !can(Capability::Watch)))
+        return;
+    if (watched == m_watched)
+        return;
+    m_watched = watched;
+    qCDebug(lcSession).noquote() << "profile" << m_profile.id << (watched ? "watched" : "no longer watched");
+    m_backend->setWatching(watched);
+}
+
+void ProfileSession::onSandboxRemoved(const QString &sandboxId)
+{
+    // A sandbox the manager still holds is lost: the backend says so first when it knows it held
+    // it (then the cache no longer has it). If it did not, its loss takes the manager's one way,
+    // as if the backend had said so (the manager drops it, the session reports Lost).
+    if (m_manager) {
+        const QStringList held = m_manager->cachedIds();
+        for (const QString &workspaceId : held) {
+            const auto *workspace = dynamic_cast<const SandboxWorkspace *>(m_manager->cached(workspaceId).get());
+            if (workspace && workspace->sandbox().sandboxId == sandboxId) {
+                Q_EMIT m_backend->sandboxLost(sandboxId, workspaceId);
+                break;
+            }
+        }
+    }
+    Q_EMIT sandboxRemoved(m_profile.id, sandboxId);
 }
 
 bool ProfileSession::holds(const SandboxInfo &sandbox) const
@@ -482,6 +515,7 @@ QCoro::Task<void> ProfileSession::shutdown(WorkspaceManager::StopMode mode)
         co_await done->wait();
         co_return;
     }
+    setWatched(false); // nothing more is reported
     m_shuttingDown = true;
     const auto done = m_shutdownDone;
     qCInfo(lcSession).noquote() << "closing profile" << m_profile.id;

@@ -163,6 +163,12 @@ public:
     // Where a ContainerLogTail reads through this session (while it exists and is not shut down).
     ContainerLogSource containerLogSource();
 
+    // Capability::Watch: while watched, the backend reports changes as they happen and the
+    // session passes them on (sandboxChanged, sandboxRemoved). Does nothing for a backend
+    // without the capability, or once shutdown() began (which turns it off).
+    void setWatched(bool watched);
+    bool isWatched() const { return m_watched; }
+
     // Actions; each emits its event.
     QCoro::Task<Result<WorkspacePtr>> open(WorkspaceRequest request);
     QCoro::Task<Result<>> close(SandboxInfo sandbox);
@@ -189,6 +195,11 @@ public:
 
 Q_SIGNALS:
     void event(const Paddock::WorkspaceEvent &event);
+    // While watched: a sandbox of the profile appeared or changed (as list() would report it
+    // now), or is gone. A removed sandbox the manager held is also a Lost event (the manager's
+    // own handling of a lost sandbox).
+    void sandboxChanged(const QString &profileId, const Paddock::SandboxInfo &sandbox);
+    void sandboxRemoved(const QString &profileId, const QString &sandboxId);
 
 private:
     void setUp(ProvisionOptions provision);
@@ -198,6 +209,7 @@ private:
     void report(WorkspaceAction action, const SandboxInfo &sandbox, const Result<> &result);
     QCoro::Task<Result<>> release(WorkspaceAction action, SandboxInfo sandbox);
     bool holds(const SandboxInfo &sandbox) const;
+    void onSandboxRemoved(const QString &sandboxId);
 
     Profile m_profile;
     QByteArray m_key;
@@ -210,6 +222,7 @@ private:
     bool m_canOpen = true;
     bool m_shuttingDown = false;
     bool m_shutDown = false;
+    bool m_watched = false;
     QSet<QString> m_releasing; // workspace ids this session is closing through the manager
     TaskTracker m_tasks;
     std::shared_ptr<Broadcast<bool>> m_shutdownDone = std::make_shared<Broadcast<bool>>();

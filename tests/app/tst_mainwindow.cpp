@@ -9,6 +9,7 @@
 #include "bootstraplog.h"
 #include "confirmdialog.h"
 #include "i18n.h"
+#include "liveupdates.h"
 #include "logmodel.h"
 #include "logviewer.h"
 #include "mainwindow.h"
@@ -85,6 +86,23 @@ QModelIndex find(QAbstractItemModel *model, const QString &text, const QModelInd
             return inner;
     }
     return {};
+}
+
+SandboxInfo sandboxOf(const QString &id, const QString &user, const QString &agent,
+                      SandboxState state = SandboxState::Running)
+{
+    SandboxInfo info;
+    info.sandboxId = QStringLiteral("sbx-") + id;
+    info.workspaceId = id;
+    info.userId = user;
+    info.agentId = agent;
+    info.state = state;
+    info.rawState = sandboxStateName(state);
+    info.backend = QStringLiteral("scripted");
+    info.createdAt = QDateTime(QDate(2026, 11, 30), QTime(1, 0), Qt::UTC);
+    info.metadata.insert(WorkspaceIdKey, id);
+    info.fingerprint = fingerprintOf(info);
+    return info;
 }
 
 // One running sandbox whose container log can be made to fail, as when its server is down.
@@ -1227,6 +1245,103 @@ private Q_SLOTS:
         QCoro::connect(untilFinished(nullptr), &context, [&answer](int result) { answer = result; });
         QTRY_VERIFY(answer.has_value());
         QCOMPARE(*answer, int(QDialog::Rejected));
+    }
+
+    void watchReportsReachTheTreeWithoutARefresh()
+    {
+        auto owned = std::make_unique<PaddockTest::ScriptedBackend>();
+        owned->reportedCapabilities = Capability::Watch;
+        owned->sandboxes = {sandboxOf(QStringLiteral("ws-a"), QStringLiteral("u"), QStringLiteral("x")),
+                            sandboxOf(QStringLiteral("ws-b"), QStringLiteral("u"), QStringLiteral("x"))};
+        PaddockTest::TestSession watched(std::move(owned), PaddockTest::testProfile(QStringLiteral("cluster")));
+        PaddockTest::ScriptedBackend &backend = watched.backend;
+        MainWindow window(watched.get());
+        window.setRefreshInterval(0s); // only the first listing: what follows comes from the watch
+        QVERIFY(!backend.watching); // nobody sees it yet
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_COMPARE(window.model()->workspaceCount(), 2);
+        QVERIFY(backend.watching);
+        QVERIFY(window.liveUpdates()->isLive());
+        const int lists = backend.lists;
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        QAbstractItemModel *shown = view->model();
+        view->selectionModel()->select(find(shown, QStringLiteral("ws-b")),
+                                       QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        const QString a = QStringLiteral("cluster\x1fsbx-ws-a");
+        const QString b = QStringLiteral("cluster\x1fsbx-ws-b");
+        const QString c = QStringLiteral("cluster\x1fsbx-ws-c");
+
+        // A new sandbox, in a group of its own.
+        backend.report(sandboxOf(QStringLiteral("ws-c"), QStringLiteral("v"), QStringLiteral("y")));
+        QTRY_VERIFY(window.model()->indexOfKey(c).isValid());
+        QVERIFY(find(shown, QStringLiteral("v")).isValid());
+        QVERIFY(view->isExpanded(find(shown, QStringLiteral("y"))));
+        // A changed state, shown in place: the selection stays, and the actions follow it.
+        auto *pause = window.findChild<QAction *>(QStringLiteral("actionPause"));
+        auto *resume = window.findChild<QAction *>(QStringLiteral("actionResume"));
+        QVERIFY(pause->isEnabled());
+        backend.report(
+            sandboxOf(QStringLiteral("ws-b"), QStringLiteral("u"), QStringLiteral("x"), SandboxState::Paused));
+        QTRY_COMPARE(window.model()->indexOfKey(b, WorkspaceTreeModel::StateColumn).data().toString(),
+                     QStringLiteral("Paused"));
+        QVERIFY(view->selectionModel()->isSelected(find(shown, QStringLiteral("ws-b"))));
+        QTRY_VERIFY(resume->isEnabled());
+        QVERIFY(!pause->isEnabled());
+        // Gone.
+        backend.reportRemoved(QStringLiteral("sbx-ws-a"));
+        QTRY_VERIFY(!window.model()->indexOfKey(a).isValid());
+        QCOMPARE(window.model()->workspaceCount(), 2);
+        QVERIFY(view->selectionModel()->isSelected(find(shown, QStringLiteral("ws-b"))));
+        QCOMPARE(backend.lists, lists); // no listing did any of it
+
+        // A burst in one turn of the event loop is one pass.
+        QSignalSpy passes(window.liveUpdates(), &LiveUpdates::applied);
+        for (int i = 0; i < 50; ++i)
+            backend.report(sandboxOf(QStringLiteral("burst-%1").arg(i), QStringLiteral("w"), QStringLiteral("z")));
+        QTRY_COMPARE(window.model()->workspaceCount(), 52);
+        QCOMPARE(passes.size(), 1);
+        QCOMPARE(passes.at(0).at(0).value<qsizetype>(), qsizetype(50));
+
+        // Hidden, nothing is watched; shown again, it is.
+        window.hide();
+        QVERIFY(!backend.watching);
+        window.show();
+        QVERIFY(backend.watching);
+        // Another profile (none): the old one is no longer watched.
+        window.setSession(nullptr, QStringLiteral("other"));
+        QVERIFY(!backend.watching);
+    }
+
+    void aListingOlderThanTheWatchDoesNotUndoIt()
+    {
+        // The refresh's listing may have been read before a change the watch reported while it
+        // ran: the change is applied again after it.
+        auto owned = std::make_unique<PaddockTest::ScriptedBackend>();
+        owned->reportedCapabilities = Capability::Watch;
+        PaddockTest::TestSession watched(std::move(owned), PaddockTest::testProfile(QStringLiteral("cluster")));
+        WorkspaceTreeModel model;
+        LiveUpdates live(&model);
+        live.setCoalesceInterval(0ms);
+        live.setSession(watched.get());
+        live.setActive(true);
+        QVERIFY(watched.backend.watching);
+        const SandboxInfo before = sandboxOf(QStringLiteral("ws-a"), QStringLiteral("u"), QStringLiteral("x"));
+        model.update(QStringLiteral("cluster"), {before}, {});
+        const QString a = QStringLiteral("cluster\x1fsbx-ws-a");
+
+        live.listingStarted();
+        watched.backend.report(
+            sandboxOf(QStringLiteral("ws-a"), QStringLiteral("u"), QStringLiteral("x"), SandboxState::Paused));
+        QTRY_COMPARE(model.record(model.indexOfKey(a))->info.state, SandboxState::Paused);
+        model.update(QStringLiteral("cluster"), {before}, {}); // read before the pause
+        QCOMPARE(model.record(model.indexOfKey(a))->info.state, SandboxState::Running);
+        live.listingDone();
+        QTRY_COMPARE(model.record(model.indexOfKey(a))->info.state, SandboxState::Paused);
+
+        // Inactive: not watched.
+        live.setActive(false);
+        QVERIFY(!watched.backend.watching);
     }
 
     void refreshIntervalFreshnessAndVisibility()

@@ -138,6 +138,169 @@ private Q_SLOTS:
                  QStringLiteral("1 Running · 1 Paused"));
     }
 
+    void aWatchReportChangesOneRowInPlace()
+    {
+        // A watch's reports: one sandbox at a time, through the listing's own path, the other
+        // rows left alone.
+        WorkspaceTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto info = [](const QString &id, const QString &user, const QString &agent,
+                             SandboxState state = SandboxState::Running) {
+            SandboxInfo i = record(id, user, agent, state, QStringLiteral("p")).info;
+            i.fingerprint = fingerprintOf(i);
+            return i;
+        };
+        QHash<QString, QString> failures{{QStringLiteral("b"), QStringLiteral("exit 3")}};
+        int decorated = 0;
+        const WorkspaceTreeModel::Decorate decorate = [&](const QString &, const SandboxInfo &sandbox,
+                                                          WorkspaceTreeModel::Decoration &decoration) {
+            ++decorated;
+            decoration.bootstrapFailure = failures.value(sandbox.sandboxId);
+        };
+        model.update(QStringLiteral("p"),
+                     {info(QStringLiteral("a"), QStringLiteral("u"), QStringLiteral("x")),
+                      info(QStringLiteral("b"), QStringLiteral("u"), QStringLiteral("x")),
+                      info(QStringLiteral("c"), QStringLiteral("v"), QStringLiteral("y"))},
+                     decorate);
+        model.update(QStringLiteral("q"),
+                     {record(QStringLiteral("a"), QStringLiteral("zed"), QStringLiteral("x"), SandboxState::Running,
+                             QStringLiteral("q"))});
+        const QString a = QStringLiteral("p\x1f"
+                                         "a");
+        const QString b = QStringLiteral("p\x1f"
+                                         "b");
+        const QString c = QStringLiteral("p\x1f"
+                                         "c");
+        const QString d = QStringLiteral("p\x1f"
+                                         "d");
+        QItemSelectionModel selection(&model);
+        selection.select(model.indexOfKey(b), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+
+        // The same as shown: nothing happens, nothing is decorated.
+        decorated = 0;
+        model.upsertSandbox(QStringLiteral("p"), info(QStringLiteral("b"), QStringLiteral("u"), QStringLiteral("x")),
+                            decorate);
+        QCOMPARE(decorated, 0);
+        QCOMPARE(changed.count(), 0);
+
+        // A changed state: its state column (and its groups' counts), decorated as a listing
+        // decorates it (the failed bootstrap stays); the selection stays.
+        model.upsertSandbox(QStringLiteral("p"),
+                            info(QStringLiteral("b"), QStringLiteral("u"), QStringLiteral("x"), SandboxState::Paused),
+                            decorate);
+        QCOMPARE(decorated, 1);
+        QCOMPARE(model.indexOfKey(b, WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("Paused, bootstrap failed"));
+        QCOMPARE(changed.first().at(0).toModelIndex(), model.indexOfKey(b, WorkspaceTreeModel::StateColumn));
+        QCOMPARE(model.index(0, WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("1 Running · 1 Paused"));
+        QCOMPARE(inserted.count(), 0);
+        QCOMPARE(removed.count(), 0);
+        QVERIFY(selection.isRowSelected(model.indexOfKey(b).row(), model.indexOfKey(b).parent()));
+
+        // A new sandbox of a new user: its groups appear with it.
+        model.upsertSandbox(QStringLiteral("p"), info(QStringLiteral("d"), QStringLiteral("w"), QStringLiteral("z")),
+                            decorate);
+        QCOMPARE(childNames(model),
+                 (QStringList{QStringLiteral("u"), QStringLiteral("v"), QStringLiteral("w"), QStringLiteral("zed")}));
+        QCOMPARE(model.indexOfKey(d).parent().data().toString(), QStringLiteral("z"));
+        QCOMPARE(model.workspaceCount(), 5);
+
+        // Another owner: the row moves, and the group it left stays while b is in it.
+        model.upsertSandbox(QStringLiteral("p"), info(QStringLiteral("a"), QStringLiteral("v"), QStringLiteral("y")),
+                            decorate);
+        QCOMPARE(model.indexOfKey(a).parent().data().toString(), QStringLiteral("y"));
+        QCOMPARE(model.indexOfKey(a).parent().parent().data().toString(), QStringLiteral("v"));
+        QCOMPARE(model.rowCount(model.indexOfKey(b).parent()), 1);
+
+        // Gone: the row, then its empty groups; an unknown id and another profile's rows are left.
+        inserted.clear();
+        model.removeSandbox(QStringLiteral("p"), QStringLiteral("d"));
+        QVERIFY(!model.indexOfKey(d).isValid());
+        QCOMPARE(childNames(model), (QStringList{QStringLiteral("u"), QStringLiteral("v"), QStringLiteral("zed")}));
+        model.removeSandbox(QStringLiteral("p"), QStringLiteral("nothing"));
+        model.removeSandbox(QStringLiteral("p"), QStringLiteral("c"));
+        QVERIFY(!model.indexOfKey(c).isValid());
+        QCOMPARE(model.workspaceCount(), 3);
+        QVERIFY(model
+                    .indexOfKey(QStringLiteral("q\x1f"
+                                               "a"))
+                    .isValid());
+        QCOMPARE(inserted.count(), 0);
+        QCOMPARE(reset.count(), 0);
+        QVERIFY(selection.isRowSelected(model.indexOfKey(b).row(), model.indexOfKey(b).parent()));
+        QCOMPARE(model.record(model.indexOfKey(b))->bootstrapFailure, QStringLiteral("exit 3"));
+
+        // The next listing (reconciliation) finds them as reported: nothing to do.
+        changed.clear();
+        removed.clear();
+        decorated = 0;
+        model.update(QStringLiteral("p"),
+                     {info(QStringLiteral("a"), QStringLiteral("v"), QStringLiteral("y")),
+                      info(QStringLiteral("b"), QStringLiteral("u"), QStringLiteral("x"), SandboxState::Paused)},
+                     decorate);
+        QCOMPARE(decorated, 0);
+        QCOMPARE(changed.count(), 0);
+        QCOMPARE(removed.count(), 0);
+    }
+
+    void aBurstOfReportsIsOnePass()
+    {
+        WorkspaceTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QList<SandboxInfo> first;
+        for (const WorkspaceRecord &r : many(1000)) {
+            SandboxInfo i = r.info;
+            i.fingerprint = fingerprintOf(i);
+            first.append(i);
+        }
+        model.update(QStringLiteral("local"), first, {});
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+
+        // 200 state changes, 100 new rows in one new group, 50 removals, and one sandbox reported
+        // twice (the last report wins) and also removed (the report wins).
+        QList<SandboxInfo> reports;
+        for (int i = 0; i < 200; ++i) {
+            SandboxInfo flipped = first.at(i * 5);
+            flipped.state = flipped.state == SandboxState::Paused ? SandboxState::Running : SandboxState::Paused;
+            flipped.fingerprint = fingerprintOf(flipped);
+            reports.append(flipped);
+        }
+        for (int i = 0; i < 100; ++i) {
+            SandboxInfo fresh =
+                record(QStringLiteral("new-%1").arg(i), QStringLiteral("newcomer"), QStringLiteral("agent-0")).info;
+            fresh.fingerprint = fingerprintOf(fresh);
+            reports.append(fresh);
+        }
+        SandboxInfo twice = first.at(1);
+        twice.state = SandboxState::Failed;
+        twice.fingerprint = fingerprintOf(twice);
+        reports.append(first.at(1));
+        reports.append(twice);
+        QSet<QString> gone;
+        for (int i = 0; i < 50; ++i)
+            gone.insert(first.at(i * 5 + 3).sandboxId);
+        gone.insert(twice.sandboxId);
+        model.applyChanges(QStringLiteral("local"), reports, gone, {});
+
+        QCOMPARE(model.workspaceCount(), 1000 + 100 - 50);
+        // The new rows arrive together: their groups, then one insertion of all 100.
+        QCOMPARE(inserted.count(), 3);
+        QCOMPARE(removed.count(), 50);
+        QCOMPARE(model.record(model.indexOfKey(QStringLiteral("local\x1f") + twice.sandboxId))->info.state,
+                 SandboxState::Failed);
+        QCOMPARE(model.record(model.indexOfKey(QStringLiteral("local\x1f") + first.at(0).sandboxId))->info.state,
+                 first.at(0).state == SandboxState::Paused ? SandboxState::Running : SandboxState::Paused);
+        QVERIFY(!model.indexOfKey(QStringLiteral("local\x1f") + first.at(3).sandboxId).isValid());
+        QVERIFY(changed.count() >= 201);
+    }
+
     void groupsCountWhatTheFilterShowsAndSortByTheirMostUrgentRow()
     {
         WorkspaceTreeModel model;

@@ -453,6 +453,39 @@ private Q_SLOTS:
         k8s->setWatching(false);
     }
 
+    // A watch that starts reports whole workspaces: a Pod and its PVC listed one after the other
+    // are never reported half known (a PVC alone would read Stopped).
+    void theWatchNeverReportsHalfAWorkspace()
+    {
+        const QString id = newId();
+        makeAsAgentScope(id);
+        auto k8s = backend();
+        QSignalSpy changed(k8s.get(), &Backend::sandboxChanged);
+        for (int round = 0; round < 2; ++round) {
+            changed.clear();
+            k8s->setWatching(true);
+            const auto reports = [&] {
+                QList<SandboxInfo> out;
+                for (const QList<QVariant> &arguments : std::as_const(changed)) {
+                    const auto info = arguments.first().value<SandboxInfo>();
+                    if (info.workspaceId == id)
+                        out.append(info);
+                }
+                return out;
+            };
+            QTRY_VERIFY_WITH_TIMEOUT(!reports().isEmpty(), 10'000);
+            QTRY_COMPARE_WITH_TIMEOUT(m_fake.stats().value(QLatin1String("watches")).toInt(), 2, 10'000);
+            for (const SandboxInfo &info : reports()) {
+                QCOMPARE(info.state, SandboxState::Running);
+                QCOMPARE(info.metadata.value(u"kubernetes.pvc"_qs), safeName(id));
+                QCOMPARE(info.metadata.value(u"kubernetes.pod"_qs), safeName(id));
+            }
+            k8s->setWatching(false);
+            QTRY_COMPARE_WITH_TIMEOUT(m_fake.stats().value(QLatin1String("watches")).toInt(), 0, 10'000);
+        }
+        QVERIFY(QCoro::waitFor(k8s->kill(safeName(id), {})));
+    }
+
     // The container log as a stream: lines arrive as they are written, and cancel ends it.
     void theContainerLogIsFollowed()
     {

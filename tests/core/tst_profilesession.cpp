@@ -7,6 +7,7 @@
 #include "fakeopensandboxprocess.h"
 #include "isolation.h"
 #include "scriptedbackend.h"
+#include "testsession.h"
 #include <QCoroTask>
 #endif
 
@@ -60,6 +61,20 @@ QString emptyFile(const QTemporaryDir &dir)
     if (!file.open(QIODevice::WriteOnly))
         return {};
     return path;
+}
+
+SandboxInfo running(const QString &sandboxId, const QString &workspaceId)
+{
+    SandboxInfo info;
+    info.sandboxId = sandboxId;
+    info.workspaceId = workspaceId;
+    info.userId = QStringLiteral("u");
+    info.agentId = QStringLiteral("a");
+    info.state = SandboxState::Running;
+    info.rawState = QStringLiteral("Running");
+    info.createdAt = QDateTime::currentDateTimeUtc();
+    info.metadata.insert(WorkspaceIdKey, workspaceId);
+    return info;
 }
 
 QList<WorkspaceEvent::Kind> kinds(const QSignalSpy &spy)
@@ -308,6 +323,91 @@ private Q_SLOTS:
         // Listing still works.
         QVERIFY(QCoro::waitFor(session.list()));
         QCoro::waitFor(session.shutdown());
+    }
+    void aWatchedSessionPassesOnWhatItsBackendReports()
+    {
+        auto owned = std::make_unique<ScriptedBackend>();
+        owned->reportedCapabilities = Capability::Watch;
+        TestSession<ScriptedBackend> session(std::move(owned), testProfile(QStringLiteral("cluster")));
+        ScriptedBackend &backend = session.backend;
+        QSignalSpy changed(session.get(), &ProfileSession::sandboxChanged);
+        QSignalSpy removed(session.get(), &ProfileSession::sandboxRemoved);
+        QVERIFY(!session->isWatched());
+        QVERIFY(!backend.watching);
+
+        session->setWatched(true);
+        QVERIFY(session->isWatched());
+        QVERIFY(backend.watching);
+        backend.report(running(QStringLiteral("sbx-9"), QStringLiteral("ws9")));
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed.at(0).at(0).toString(), QStringLiteral("cluster"));
+        QCOMPARE(changed.at(0).at(1).value<SandboxInfo>().sandboxId, QStringLiteral("sbx-9"));
+        backend.reportRemoved(QStringLiteral("sbx-9"));
+        QCOMPARE(removed.size(), 1);
+        QCOMPARE(removed.at(0), (QList<QVariant>{QStringLiteral("cluster"), QStringLiteral("sbx-9")}));
+
+        // Off: the backend stops watching (and would report nothing).
+        session->setWatched(false);
+        QVERIFY(!backend.watching);
+        backend.report(running(QStringLiteral("sbx-10"), QStringLiteral("ws10")));
+        QCOMPARE(changed.size(), 1);
+
+        // Shutting down turns it off, and it cannot be turned on again.
+        session->setWatched(true);
+        QVERIFY(backend.watching);
+        session.shutdown();
+        QVERIFY(!session->isWatched());
+        session->setWatched(true);
+        QVERIFY(!session->isWatched());
+    }
+
+    void aBackendThatCannotWatchIsNeverAskedTo()
+    {
+        TestSession<ScriptedBackend> session(std::make_unique<ScriptedBackend>());
+        session->setWatched(true);
+        QVERIFY(!session->isWatched());
+        QVERIFY(!session.backend.watching);
+    }
+
+    void aRemovedSandboxTheManagerHoldsIsLostOnce()
+    {
+        QTemporaryDir dir;
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        auto owned = std::make_unique<ScriptedBackend>();
+        owned->reportedCapabilities = Capability::Watch;
+        TestSession<ScriptedBackend> session(std::move(owned), testProfile(QStringLiteral("cluster")), &logs);
+        ScriptedBackend &backend = session.backend;
+        session->setWatched(true);
+        QSignalSpy events(session.get(), &ProfileSession::event);
+        QSignalSpy removed(session.get(), &ProfileSession::sandboxRemoved);
+        WorkspaceRequest held;
+        held.userId = QStringLiteral("u");
+        held.agentId = QStringLiteral("a");
+        held.workspaceId = QStringLiteral("held");
+        auto opened = QCoro::waitFor(session->open(held));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        QVERIFY(session->cached(QStringLiteral("held")));
+        const QString sandboxId = backend.sandboxes.constLast().sandboxId;
+        events.clear();
+
+        // A watch that only says the sandbox went (it did not know it was held): the manager
+        // drops it as a lost sandbox, once, and the removal is passed on.
+        backend.reportRemoved(sandboxId);
+        QVERIFY(!session->cached(QStringLiteral("held")));
+        QCOMPARE(kinds(events), (QList<WorkspaceEvent::Kind>{WorkspaceEvent::Kind::Lost}));
+        QCOMPARE(events.at(0).at(0).value<WorkspaceEvent>().sandboxId, sandboxId);
+        QCOMPARE(removed.size(), 1);
+
+        // A backend that says it lost it first (as Kubernetes' watch does): still once.
+        auto again = QCoro::waitFor(session->open(held));
+        QVERIFY(again);
+        const QString second = backend.sandboxes.constLast().sandboxId;
+        events.clear();
+        Q_EMIT backend.sandboxLost(second, QStringLiteral("held"));
+        backend.reportRemoved(second);
+        QVERIFY(!session->cached(QStringLiteral("held")));
+        QCOMPARE(kinds(events), (QList<WorkspaceEvent::Kind>{WorkspaceEvent::Kind::Lost}));
+        QCOMPARE(removed.size(), 2);
     }
 };
 

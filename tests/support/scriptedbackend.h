@@ -5,7 +5,8 @@
 // with shlex quoting, as a remote backend sends them), and answers the provisioner's own
 // commands (`test -e`, `test -s`, `: > file`, the removal of an empty gateway script, `mkdir -p`)
 // against an in-memory file set. Other commands succeed unless listed in failing; a command in
-// writes puts its files in place.
+// writes puts its files in place. With Capability::Watch in reportedCapabilities, report() and reportRemoved()
+// change a sandbox as the server would and, while watching, say so as a watch does.
 
 #include "backend.h"
 #include "shellquote.h"
@@ -39,8 +40,35 @@ public:
         return {QStringLiteral("/workspace"), QStringLiteral("/root/.agentscope"), Marker, Gateway};
     }
 
+    void setWatching(bool on) override { watching = on; }
+
+    // The sandbox as it is now (a new one, or a change of the one with its id), reported while
+    // watching.
+    void report(const SandboxInfo &info)
+    {
+        bool known = false;
+        for (SandboxInfo &sandbox : sandboxes) {
+            if (sandbox.sandboxId == info.sandboxId) {
+                sandbox = info;
+                known = true;
+            }
+        }
+        if (!known)
+            sandboxes.append(info);
+        if (watching)
+            Q_EMIT sandboxChanged(info);
+    }
+    // The sandbox is gone, reported while watching.
+    void reportRemoved(const QString &sandboxId)
+    {
+        sandboxes.removeIf([&sandboxId](const SandboxInfo &info) { return info.sandboxId == sandboxId; });
+        if (watching)
+            Q_EMIT sandboxRemoved(sandboxId);
+    }
+
     QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter) override
     {
+        ++lists;
         QList<SandboxInfo> found;
         for (const SandboxInfo &info : std::as_const(sandboxes)) {
             if ((!filter.workspaceId || info.metadata.value(WorkspaceIdKey) == *filter.workspaceId)
@@ -190,6 +218,8 @@ public:
     std::optional<Error> pauseError; // what every pause fails with
     Capabilities reportedCapabilities; // what capabilities() says (none by default)
     std::function<QString(const SandboxInfo &)> killWarningOf;
+    bool watching = false; // what setWatching() said last
+    int lists = 0; // list() calls so far
 };
 
 } // namespace PaddockTest

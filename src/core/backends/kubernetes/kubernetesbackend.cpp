@@ -737,6 +737,9 @@ void KubernetesBackend::setWatching(bool watching)
         m_watchCancel.reset();
         m_pods.clear();
         m_pvcs.clear();
+        m_podsListed = false;
+        m_pvcsListed = false;
+        m_unreported.clear();
         return;
     }
     m_watchCancel = std::make_shared<CancelToken>();
@@ -825,10 +828,21 @@ void KubernetesBackend::applyListing(const QList<PodView> &pods, const QList<Pvc
                                      bool pvcsKnown)
 {
     QSet<QString> touched;
-    if (podsKnown)
+    if (podsKnown) {
         replaceKnown(m_pods, pods, touched);
-    if (pvcsKnown)
+        m_podsListed = true;
+    }
+    if (pvcsKnown) {
         replaceKnown(m_pvcs, pvcs, touched);
+        m_pvcsListed = true;
+    }
+    if (!m_podsListed || !m_pvcsListed) {
+        // Half a workspace is no state to report (every Running one would read Stopped until
+        // its Pods are listed): reported once the other kind is known.
+        m_unreported.unite(touched);
+        return;
+    }
+    touched.unite(std::exchange(m_unreported, {}));
     for (const QString &name : std::as_const(touched))
         publish(name);
 }
@@ -857,7 +871,11 @@ void KubernetesBackend::applyEvent(const WatchEvent &event)
         else
             m_pvcs.insert(objectName, *event.pvc);
     }
-    if (!objectName.isEmpty())
+    if (objectName.isEmpty())
+        return;
+    if (!m_podsListed || !m_pvcsListed)
+        m_unreported.insert(objectName); // reported with the first listing of the other kind
+    else
         publish(objectName);
 }
 

@@ -137,6 +137,11 @@ private:
     // What the watches know (name → object).
     QHash<QString, PodView> m_pods;
     QHash<QString, PvcView> m_pvcs;
+    // Until both kinds were listed once, a workspace is known only in part (a PVC without its
+    // Pod reads Stopped): what changed meanwhile is reported once both are known.
+    bool m_podsListed = false;
+    bool m_pvcsListed = false;
+    QSet<QString> m_unreported;
     bool m_closing = false;
 };
 
