@@ -273,5 +273,26 @@
             <numerusform>%n failed</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>Close %n workspace(s)? They are released and their sandboxes stopped: their processes end, their files are kept.</source>
+        <translation>
+            <numerusform>Close %n workspace? It is released and its sandbox stopped: its processes end, its files are kept.</numerusform>
+            <numerusform>Close %n workspaces? They are released and their sandboxes stopped: their processes end, their files are kept.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop %n workspace(s)? Their processes end; their files are kept, and Resume starts them again on the same files.</source>
+        <translation>
+            <numerusform>Stop %n workspace? Its processes end; its files are kept, and Resume starts it again on the same files.</numerusform>
+            <numerusform>Stop %n workspaces? Their processes end; their files are kept, and Resume starts them again on the same files.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Stopping %n workspace(s)…</source>
+        <translation>
+            <numerusform>Stopping %n workspace…</numerusform>
+            <numerusform>Stopping %n workspaces…</numerusform>
+        </translation>
+    </message>
 </context>
 </TS>

@@ -38,6 +38,10 @@
         <source>State</source>
         <translation>状态</translation>
     </message>
+    <message>
+        <source>Warning</source>
+        <translation>警告</translation>
+    </message>
 </context>
 <context>
     <name>KeychainSecretStore</name>
@@ -2139,6 +2143,18 @@
         <source>there is no command to run</source>
         <translation>没有要运行的命令</translation>
     </message>
+    <message>
+        <source>the kubeconfig&apos;s credentials</source>
+        <translation>kubeconfig 中的凭据</translation>
+    </message>
+    <message>
+        <source>Optional. A bearer token sent instead of the credentials of the kubeconfig&apos;s user (its token, client certificate or credential plugin). Kept only in the system keychain, never in a file.</source>
+        <translation>可选。代替 kubeconfig 用户凭据（其令牌、客户端证书或凭据插件）发送的持有者令牌。只保存在系统钥匙串中，从不写入文件。</translation>
+    </message>
+    <message>
+        <source>Token</source>
+        <translation>令牌</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
@@ -2491,6 +2507,63 @@
     <message>
         <source>Stored in the system keychain, never in a file. No key: requests are sent without one.</source>
         <translation>保存在系统钥匙串中，绝不写入文件。没有密钥时，请求不带密钥发送。</translation>
+    </message>
+    <message>
+        <source>K&amp;ubeconfig:</source>
+        <translation>Kubeconfig(&amp;U)：</translation>
+    </message>
+    <message>
+        <source>The kubeconfig file to connect with; empty for KUBECONFIG, else the cluster Paddock runs in, else ~/.kube/config</source>
+        <translation>用于连接的 kubeconfig 文件；留空则使用 KUBECONFIG，否则使用 Paddock 所在的集群，再否则使用 ~/.kube/config</translation>
+    </message>
+    <message>
+        <source>Choose the kubeconfig file</source>
+        <translation>选择 kubeconfig 文件</translation>
+    </message>
+    <message>
+        <source>C&amp;ontext:</source>
+        <translation>上下文(&amp;O)：</translation>
+    </message>
+    <message>
+        <source>The kubeconfig&apos;s context to connect with: one of its contexts, or a name typed; empty for its current context</source>
+        <translation>用于连接的 kubeconfig 上下文：从其上下文中选择，或输入名称；留空则使用其当前上下文</translation>
+    </message>
+    <message>
+        <source>Na&amp;mespace:</source>
+        <translation>命名空间(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>The namespace of the workspaces&apos; Pods and PVCs; empty for the context&apos;s</source>
+        <translation>工作区的 Pod 和 PVC 所在的命名空间；留空则使用上下文的命名空间</translation>
+    </message>
+    <message>
+        <source>Storage si&amp;ze:</source>
+        <translation>存储大小(&amp;Z)：</translation>
+    </message>
+    <message>
+        <source>The size of a new workspace&apos;s PersistentVolumeClaim; empty for the default</source>
+        <translation>新工作区的 PersistentVolumeClaim 大小；留空则使用默认值</translation>
+    </message>
+    <message>
+        <source>Sto&amp;rage class:</source>
+        <translation>存储类(&amp;R)：</translation>
+    </message>
+    <message>
+        <source>The storage class of new workspaces&apos; PVCs; empty for the cluster&apos;s default</source>
+        <translation>新工作区 PVC 的存储类；留空则使用集群的默认存储类</translation>
+    </message>
+    <message>
+        <source>&amp;%1:</source>
+        <comment>the key field&apos;s label as its backend names it (Token)</comment>
+        <translation>%1(&amp;K)：</translation>
+    </message>
+    <message>
+        <source>Leave empty to keep the stored key.</source>
+        <translation>留空则保留已存储的密钥。</translation>
+    </message>
+    <message>
+        <source>%1 (current)</source>
+        <translation>%1（当前）</translation>
     </message>
 </context>
 <context>
@@ -2898,6 +2971,36 @@
             <numerusform>%n 个失败</numerusform>
         </translation>
     </message>
+    <message>
+        <source>&amp;Stop</source>
+        <translation>停止(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Stop the selected running workspaces: their processes end, their files are kept</source>
+        <translation>停止选中的运行中工作区：其进程结束，其文件保留</translation>
+    </message>
+    <message>
+        <source>Pause the selected running workspaces</source>
+        <translation>暂停选中的运行中工作区</translation>
+    </message>
+    <message numerus="yes">
+        <source>Close %n workspace(s)? They are released and their sandboxes stopped: their processes end, their files are kept.</source>
+        <translation>
+            <numerusform>关闭 %n 个工作区？它们将被释放，其沙箱将停止：进程结束，文件保留。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop %n workspace(s)? Their processes end; their files are kept, and Resume starts them again on the same files.</source>
+        <translation>
+            <numerusform>停止 %n 个工作区？其进程结束；文件保留，“恢复”会在相同的文件上重新启动它们。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Stopping %n workspace(s)…</source>
+        <translation>
+            <numerusform>正在停止 %n 个工作区…</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>WorkspaceTreeModel</name>
@@ -3058,6 +3161,28 @@ Workspace &gt; Retry Bootstrap runs it again.</source>
     <message>
         <source>The server&apos;s last listing failed: this is the workspace as it was listed at %1.</source>
         <translation>服务器最近一次列表获取失败：这是该工作区在 %1 列出时的状态。</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>No agent is recorded for these workspaces: they were made outside Paddock (AgentScope, for one, records no agent on the cluster)</source>
+        <translation>这些工作区没有记录智能体：它们是在 Paddock 之外创建的（例如 AgentScope 不在集群上记录智能体）</translation>
+    </message>
+    <message>
+        <source>No user is recorded for these workspaces: they were made outside Paddock (AgentScope, for one, records no user on the cluster)</source>
+        <translation>这些工作区没有记录用户：它们是在 Paddock 之外创建的（例如 AgentScope 不在集群上记录用户）</translation>
+    </message>
+    <message>
+        <source>Its last bootstrap failed, so it was stopped: %1
+Workspace &gt; Retry Bootstrap runs it again.</source>
+        <translation>它上次的初始化失败，因此已被停止：%1
+“工作区 &gt; 重试初始化”会再次运行它。</translation>
     </message>
 </context>
 <context>
