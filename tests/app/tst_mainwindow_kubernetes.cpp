@@ -23,6 +23,8 @@
 #include <QTest>
 #include <QTreeView>
 
+#include <algorithm>
+
 using namespace Paddock;
 using namespace std::chrono_literals;
 
@@ -86,9 +88,15 @@ private Q_SLOTS:
         QList<const WorkspaceRecord *> rows = window.model()->recordsUnder({});
         QCOMPARE(rows.size(), 5);
         const QString failing = rows.at(0)->info.sandboxId;
-        const QString stopped = rows.at(1)->info.sandboxId;
         const QString failingKey = rows.at(0)->key();
-        const QString stoppedKey = rows.at(1)->key();
+        // The one to stop is one of Paddock's: its owner is on the PVC too, so it keeps it.
+        const auto owned = std::find_if(rows.cbegin() + 1, rows.cend(),
+                                        [](const WorkspaceRecord *row) { return !row->info.userId.isEmpty(); });
+        QVERIFY(owned != rows.cend());
+        const QString stopped = (*owned)->info.sandboxId;
+        const QString stoppedKey = (*owned)->key();
+        const QString owner = (*owned)->info.userId;
+        const QString agent = (*owned)->info.agentId;
         QCOMPARE(rows.at(0)->info.state, SandboxState::Running);
         auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
         auto *proxy = static_cast<QAbstractProxyModel *>(view->model());
@@ -112,6 +120,10 @@ private Q_SLOTS:
         QVERIFY2(podDeleted.isEmpty(), podDeleted.constData());
         QTRY_COMPARE_WITH_TIMEOUT(window.model()->record(window.model()->indexOfKey(stoppedKey))->info.state,
                                   SandboxState::Paused, 10'000);
+        QCOMPARE(window.model()->record(window.model()->indexOfKey(stoppedKey))->info.userId, owner);
+        QCOMPARE(window.model()->record(window.model()->indexOfKey(stoppedKey))->info.agentId, agent);
+        QCOMPARE(window.model()->stateText(*window.model()->record(window.model()->indexOfKey(stoppedKey))),
+                 QStringLiteral("Stopped"));
         const QByteArray pvcDeleted =
             deleteObject(fake, QStringLiteral("/api/v1/namespaces/agentscope/persistentvolumeclaims/") + stopped);
         QVERIFY2(pvcDeleted.isEmpty(), pvcDeleted.constData());

@@ -514,16 +514,16 @@ void FakeKubernetes::seed(int count)
             annotations.insert(u"agentscope.agent.id"_s, u"agent-%1"_s.arg(i % 5 + 1));
         }
         const QString pvcUid = newUid();
-        QJsonObject pvcMeta{{u"name"_s, name},
-                            {u"namespace"_s, ns},
-                            {u"uid"_s, pvcUid},
-                            {u"creationTimestamp"_s, formatTime(created)},
-                            {u"labels"_s, labels},
-                            {u"finalizers"_s, QJsonArray{PvcProtection}},
-                            {u"annotations"_s,
-                             QJsonObject{{u"pv.kubernetes.io/bind-completed"_s, u"yes"_s},
-                                         {u"pv.kubernetes.io/bound-by-controller"_s, u"yes"_s},
-                                         {u"volume.kubernetes.io/storage-provisioner"_s, u"paddock.invalid/fake"_s}}}};
+        QJsonObject pvcMeta{{u"name"_s, name},     {u"namespace"_s, ns},
+                            {u"uid"_s, pvcUid},    {u"creationTimestamp"_s, formatTime(created)},
+                            {u"labels"_s, labels}, {u"finalizers"_s, QJsonArray{PvcProtection}}};
+        // Paddock records the owner on both objects (the PVC outlives the Pod); the volume
+        // controller adds its own.
+        QJsonObject pvcAnnotations = annotations;
+        pvcAnnotations.insert(u"pv.kubernetes.io/bind-completed"_s, u"yes"_s);
+        pvcAnnotations.insert(u"pv.kubernetes.io/bound-by-controller"_s, u"yes"_s);
+        pvcAnnotations.insert(u"volume.kubernetes.io/storage-provisioner"_s, u"paddock.invalid/fake"_s);
+        pvcMeta.insert(u"annotations"_s, pvcAnnotations);
         const QJsonObject pvc{
             {u"metadata"_s, pvcMeta},
             {u"spec"_s,
