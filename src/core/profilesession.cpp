@@ -301,7 +301,10 @@ QCoro::Task<Result<>> sessionFollow(QPointer<ProfileSession> session, std::optio
                                     Backend *backend, Error closed, QString sandboxId, int tail,
                                     ContainerLogSource::OnData onData, std::shared_ptr<CancelToken> cancel)
 {
-    if (!hold || !backend)
+    // A local, not the parameter: parameters live as long as the task object, locals until the
+    // coroutine returns.
+    const std::optional<TaskTracker::Hold> held = std::move(hold);
+    if (!held || !backend)
         co_return fail(closed);
     const auto ours = std::make_shared<CancelToken>();
     const auto closing = [session] { return !session || session->isShuttingDown(); };
