@@ -76,9 +76,11 @@ struct ContainerLogSource
 // lines still arrive), then ends with stopped(); Running again cancels the drain.
 //
 // Streaming: the first connection asks for the first tail, a reconnection for the later one.
-// What a stream begins with (the server's last lines) is held until it is known where it meets
-// what was written: once it has `tail` lines, once a line later than every line written arrives,
-// or when the stream ends; from then on each line is written as it arrives. When the stream ends
+// What a stream begins with (the server's last lines) is a page, held until it is known where it
+// meets what was written: once it has `tail` lines, once a line later than every line written
+// arrives (log times only grow), or when the stream ends; from then on each line is written as it
+// arrives. (So the note about lost lines needs `tail` lines that do not meet: a stream whose very
+// first line is already later than everything written is taken as going on from there.) When the stream ends
 // (the container stopped, the connection dropped) the state is read, as after a poll: Running (or
 // on its way) connects again after the interval; otherwise the drain goes as above, each
 // connection then giving the last lines and ending, and a connection still open when the drain
