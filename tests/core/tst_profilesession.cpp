@@ -63,6 +63,14 @@ QString emptyFile(const QTemporaryDir &dir)
     return path;
 }
 
+QList<WorkspaceEvent::Kind> kinds(const QSignalSpy &spy)
+{
+    QList<WorkspaceEvent::Kind> out;
+    for (const QList<QVariant> &arguments : spy)
+        out.append(arguments.constFirst().value<WorkspaceEvent>().kind);
+    return out;
+}
+
 // A local backend whose container log streams: each follow gives one line, then stays open until
 // its token is cancelled (seen within 10 ms, as a server's stream would notice) and ends Cancelled.
 struct Streams
@@ -97,14 +105,6 @@ public:
 private:
     std::shared_ptr<Streams> m_streams;
 };
-
-QList<WorkspaceEvent::Kind> kinds(const QSignalSpy &spy)
-{
-    QList<WorkspaceEvent::Kind> out;
-    for (const QList<QVariant> &arguments : spy)
-        out.append(arguments.constFirst().value<WorkspaceEvent>().kind);
-    return out;
-}
 
 } // namespace
 
