@@ -10,6 +10,8 @@
 #include <QEvent>
 #include <QTabWidget>
 
+#include <functional>
+
 using namespace Paddock;
 
 namespace {
@@ -18,6 +20,14 @@ namespace {
 constexpr char WorkspaceProperty[] = "workspaceId";
 constexpr char InstanceProperty[] = "instanceKey";
 constexpr char ContainerProperty[] = "container";
+
+// What a container log's footer says while its tail reads: it follows a stream, or it polls.
+std::function<QString()> readingText(const ContainerLogTail *tail)
+{
+    if (tail->isStreaming())
+        return [] { return LogDock::tr("Following the container log as it is written."); };
+    return [] { return LogDock::tr("Polling the server for new lines."); };
+}
 
 } // namespace
 
@@ -89,7 +99,7 @@ LogViewer *LogDock::showLog(const WorkspaceRecord &record, bool container)
         auto *viewer = qobject_cast<LogViewer *>(m_tabs->widget(i));
         if (viewer && viewer->model()->path() == path) {
             if (auto *tail = viewer->findChild<ContainerLogTail *>(); tail && !tail->isRunning()) {
-                viewer->setSourceStateFrom([] { return tr("Polling the server for new lines."); });
+                viewer->setSourceStateFrom(readingText(tail));
                 tail->start();
             }
             m_tabs->setCurrentIndex(i);
@@ -103,23 +113,37 @@ LogViewer *LogDock::showLog(const WorkspaceRecord &record, bool container)
     viewer->setProperty(InstanceProperty, m_instanceKey);
     viewer->setProperty(WorkspaceProperty, workspace);
     if (container) {
-        // OpenSandbox gives a container's output only as "the last lines": a tail polls it into
-        // a file of its own next to the bootstrap log, and the viewer follows that file.
+        // A tail follows the container's output into a file of its own next to the bootstrap log
+        // (as a stream where the backend streams it, Kubernetes; otherwise by polling "the last
+        // lines", OpenSandbox), and the viewer follows that file.
         auto *tail = new ContainerLogTail(m_containerLogs, record.info.sandboxId, path, viewer);
+        const bool streaming = tail->isStreaming();
         connect(tail, &ContainerLogTail::linesAppended, viewer, &LogViewer::refresh);
-        // A failed poll is said as it happens (the tail goes on, backing off), and so is the
-        // first poll that works again.
-        connect(tail, &ContainerLogTail::problem, viewer, [viewer](const QString &problem) {
-            viewer->setSourceStateFrom([problem] { return tr("Polling failed; trying again: %1").arg(problem); });
+        // A failed poll or connection is said as it happens (the tail goes on, backing off), and
+        // so is the first one that works again.
+        connect(tail, &ContainerLogTail::problem, viewer, [viewer, streaming](const QString &problem) {
+            if (streaming) {
+                viewer->setSourceStateFrom(
+                    [problem] { return tr("Following the container log failed; trying again: %1").arg(problem); });
+            } else {
+                viewer->setSourceStateFrom([problem] { return tr("Polling failed; trying again: %1").arg(problem); });
+            }
         });
         connect(tail, &ContainerLogTail::recovered, viewer,
-                [viewer] { viewer->setSourceStateFrom([] { return tr("Polling the server for new lines."); }); });
-        connect(tail, &ContainerLogTail::stopped, viewer, [viewer] {
-            viewer->setSourceStateFrom([] {
-                return tr("No longer polled: the sandbox is not running. Show the container log again to poll it.");
-            });
+                [viewer, tail] { viewer->setSourceStateFrom(readingText(tail)); });
+        connect(tail, &ContainerLogTail::stopped, viewer, [viewer, streaming] {
+            if (streaming) {
+                viewer->setSourceStateFrom([] {
+                    return tr("No longer followed: the sandbox is not running. Show the container log again to follow "
+                              "it.");
+                });
+            } else {
+                viewer->setSourceStateFrom([] {
+                    return tr("No longer polled: the sandbox is not running. Show the container log again to poll it.");
+                });
+            }
         });
-        viewer->setSourceStateFrom([] { return tr("Polling the server for new lines."); });
+        viewer->setSourceStateFrom(readingText(tail));
         tail->start();
     } else {
         // The log of a workspace opened elsewhere (by AgentScope, or on another computer) is not

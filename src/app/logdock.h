@@ -15,9 +15,10 @@ struct WorkspaceRecord;
 
 // The window's Logs dock: one tab per log shown, a LogViewer each. A bootstrap log is read from
 // the profile's BootstrapLogStore and gets its new lines as they are written; a container log is
-// polled into a file of its own next to it by a ContainerLogTail that its tab owns. The same log
-// again is the same tab (a container log that is no longer polled is polled again). Closing the
-// last tab hides the dock. Its texts follow the language (LanguageChange).
+// followed into a file of its own next to it (as a stream where the source streams it, else by
+// polling) by a ContainerLogTail that its tab owns. The same log again is the same tab (a
+// container log that is no longer followed is followed again). Closing the last tab hides the
+// dock. Its texts follow the language (LanguageChange).
 //
 // Where logs come from is the profile's: the window sets it with setSource() whenever the
 // profile shown changes (or loses its session). Tabs already open stay: a bootstrap log gets its

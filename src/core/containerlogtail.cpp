@@ -2,6 +2,7 @@
 
 #include "backend.h"
 #include "bootstraplog.h"
+#include "bulk.h"
 #include "tr.h"
 
 #include <QCoroTask>
@@ -42,14 +43,15 @@ bool isDigit(char c)
 
 // The time that starts a line of `docker logs --timestamps`: RFC 3339 with up to nine fractional
 // digits and `Z` or a numeric offset ("2026-11-30T11:00:00.123456789Z"). UTC, cut to milliseconds
-// (what the log file keeps).
-std::optional<QDateTime> parseLogTime(const QByteArray &token)
+// (what the log file keeps); `nanoseconds`, if given, gets what is below the millisecond.
+std::optional<QDateTime> parseLogTime(const QByteArray &token, int *nanoseconds = nullptr)
 {
     if (token.size() < 20 || token[4] != '-' || token[7] != '-' || (token[10] != 'T' && token[10] != 't')
         || token[13] != ':' || token[16] != ':')
         return std::nullopt;
     QByteArray normal = token.left(10) + 'T' + token.mid(11, 8);
     qsizetype at = 19;
+    int below = 0;
     if (token[at] == '.') {
         qsizetype end = at + 1;
         while (end < token.size() && isDigit(token[end]))
@@ -58,6 +60,8 @@ std::optional<QDateTime> parseLogTime(const QByteArray &token)
         if (digits < 1 || digits > 9)
             return std::nullopt;
         normal += '.' + token.mid(at + 1, std::min<qsizetype>(digits, 3)).leftJustified(3, '0');
+        if (digits > 3)
+            below = token.mid(at + 4, digits - 3).leftJustified(6, '0').toInt();
         at = end;
     } else {
         normal += ".000";
@@ -74,7 +78,20 @@ std::optional<QDateTime> parseLogTime(const QByteArray &token)
     const QDateTime time = QDateTime::fromString(QString::fromLatin1(normal), Qt::ISODateWithMs);
     if (!time.isValid())
         return std::nullopt;
+    if (nanoseconds)
+        *nanoseconds = below;
     return time.toUTC();
+}
+
+// The time of a raw line of the server's log, in nanoseconds since the epoch; none without one.
+std::optional<qint64> rawLineTime(const QByteArray &raw)
+{
+    const qsizetype space = raw.indexOf(' ');
+    int nanoseconds = 0;
+    const std::optional<QDateTime> time = parseLogTime(space < 0 ? raw : raw.left(space), &nanoseconds);
+    if (!time)
+        return std::nullopt;
+    return time->toMSecsSinceEpoch() * 1'000'000 + nanoseconds;
 }
 
 struct Decoded
@@ -166,15 +183,30 @@ QCoro::Task<Result<SandboxInfo>> backendState(QPointer<Backend> backend, QString
     co_return co_await backend->get(std::move(sandboxId));
 }
 
+QCoro::Task<Result<>> backendFollow(QPointer<Backend> backend, QString sandboxId, int tail,
+                                    ContainerLogSource::OnData onData, std::shared_ptr<CancelToken> cancel)
+{
+    if (!backend)
+        co_return fail(backendGone());
+    co_return co_await backend->followContainerLog(std::move(sandboxId), tail, std::move(onData), std::move(cancel));
+}
+
 } // namespace
 
 ContainerLogSource ContainerLogSource::of(Backend *backend)
 {
     const QPointer<Backend> guarded(backend);
-    return ContainerLogSource{
+    ContainerLogSource source{
         [guarded](QString sandboxId, int tail) { return backendLogs(guarded, std::move(sandboxId), tail); },
         [guarded](QString sandboxId) { return backendState(guarded, std::move(sandboxId)); },
+        {},
     };
+    if (backend && backend->capabilities().testFlag(Capability::ContainerLogStream)) {
+        source.follow = [guarded](QString sandboxId, int tail, OnData onData, std::shared_ptr<CancelToken> cancel) {
+            return backendFollow(guarded, std::move(sandboxId), tail, std::move(onData), std::move(cancel));
+        };
+    }
+    return source;
 }
 
 ContainerLogTail::ContainerLogTail(ContainerLogSource source, QString sandboxId, QString filePath, QObject *parent)
@@ -194,7 +226,8 @@ ContainerLogTail::ContainerLogTail(Backend *backend, QString sandboxId, QString 
 
 ContainerLogTail::~ContainerLogTail()
 {
-    // A poll still in flight finds this object gone (its QPointer) and touches nothing.
+    // A poll or stream still in flight finds this object gone (its QPointer) and touches nothing;
+    // end() cancels the stream.
     if (m_running)
         end();
 }
@@ -316,12 +349,24 @@ void ContainerLogTail::rememberFileLines()
 
 void ContainerLogTail::pollNow()
 {
-    if (!m_running || m_polling)
+    if (!m_running)
         return;
+    if (m_polling) {
+        // The drain ended while a stream is still open: it is cancelled, and its end ends the tail.
+        if (m_connection && m_drainDeadline && m_drainDeadline->hasExpired() && !m_connection->cancelledHere) {
+            m_connection->cancelledHere = true;
+            m_connection->cancel->cancel();
+        }
+        return;
+    }
     if (m_fd < 0) {
         const QString message = m_openError;
         end();
         report(0, message, true);
+        return;
+    }
+    if (isStreaming()) {
+        QCoro::connect(follow(this), this, [] {});
         return;
     }
     if (!m_source.logs) {
@@ -371,6 +416,174 @@ QCoro::Task<void> ContainerLogTail::poll(QPointer<ContainerLogTail> self)
         self->scheduleNext();
 }
 
+QCoro::Task<void> ContainerLogTail::follow(QPointer<ContainerLogTail> self)
+{
+    // A copy of the source: what its functions capture lives until this connection ends.
+    const ContainerLogSource source = self->m_source;
+    const quint64 generation = self->m_generation;
+    const QString sandboxId = self->m_sandboxId;
+    const int tail = self->m_firstPoll ? self->m_firstTail : self->m_nextTail;
+    self->m_polling = true;
+    self->beginConnection(tail);
+    const std::shared_ptr<CancelToken> cancel = self->m_connection->cancel;
+    if (self->m_drainDeadline) {
+        // The drain's end cancels a connection still open then (pollNow).
+        self->m_timer.start(std::chrono::milliseconds(std::max<qint64>(0, self->m_drainDeadline->remainingTime())));
+    }
+    ContainerLogSource::OnData onData = [self, generation](QByteArrayView data) {
+        // (Pieces of a stream that this tail stopped, or of an earlier run, go nowhere.)
+        if (self && self->m_running && self->m_generation == generation && self->m_connection)
+            self->receive(data);
+    };
+
+    auto followed = co_await source.follow(sandboxId, tail, std::move(onData), cancel);
+    if (!self)
+        co_return;
+    const bool current = self->m_running && generation == self->m_generation;
+    const bool cancelledHere = current && self->m_connection && self->m_connection->cancelledHere;
+    const bool unsupported = !followed && !cancelledHere
+        && (followed.error().kind == Error::Kind::Unsupported || followed.error().kind == Error::Kind::Cancelled);
+    std::optional<Result<SandboxInfo>> state;
+    if (source.state && current && !unsupported) {
+        auto info = co_await source.state(sandboxId);
+        if (!self)
+            co_return;
+        if (info || info.error().kind != Error::Kind::Unsupported)
+            state = std::move(info);
+    }
+    self->m_polling = false;
+    if (!self->m_running)
+        co_return;
+    if (generation != self->m_generation) {
+        // Stopped and started again meanwhile: the new run's first connection waited for this one.
+        self->m_timer.start(0);
+        co_return;
+    }
+    if (self->handleEnd(followed, state))
+        self->scheduleNext();
+}
+
+void ContainerLogTail::beginConnection(int tail)
+{
+    m_connection.emplace();
+    Connection &connection = *m_connection;
+    connection.cancel = std::make_shared<CancelToken>();
+    connection.tail = tail;
+    // What the stream begins with includes a line the last one left incomplete.
+    m_partial.clear();
+    // Nothing written yet: there is nothing to meet, and every line is new.
+    connection.settled = m_seen.isEmpty();
+    for (const Seen &seen : std::as_const(m_seen)) {
+        if (seen.fromFile) {
+            const LogLine line = LogLine::parse(seen.key);
+            if (line.time.isValid())
+                connection.newestFromFile = std::max(connection.newestFromFile.value_or(line.time.toMSecsSinceEpoch()),
+                                                     line.time.toMSecsSinceEpoch());
+        } else if (const std::optional<qint64> time = rawLineTime(seen.key)) {
+            connection.newestRaw = std::max(connection.newestRaw.value_or(*time), *time);
+        }
+    }
+}
+
+bool ContainerLogTail::isNewer(const QByteArray &raw) const
+{
+    const Connection &connection = *m_connection;
+    if (!connection.newestRaw && !connection.newestFromFile)
+        return false; // nothing written has a time
+    const std::optional<qint64> time = rawLineTime(raw);
+    if (!time)
+        return false;
+    // A line read back from the file is known to the millisecond, and so compared.
+    if (connection.newestRaw && *time <= *connection.newestRaw)
+        return false;
+    if (connection.newestFromFile && *time / 1'000'000 <= *connection.newestFromFile)
+        return false;
+    return true;
+}
+
+void ContainerLogTail::receive(QByteArrayView data)
+{
+    Connection &connection = *m_connection;
+    if (!connection.failure.isEmpty())
+        return; // cancelled: what comes now comes again with the next connection
+    bool recovered = false;
+    if (!connection.gotData) {
+        connection.gotData = true;
+        m_firstPoll = false;
+        if (m_failures > 0) {
+            // Data comes only once the server answered well.
+            recovered = true;
+            m_failures = 0;
+            qCInfo(lcContainerLog).noquote() << "the container log of" << m_sandboxId << "can be read again";
+        }
+    }
+    m_partial.append(data);
+    int written = 0;
+    QString failure;
+    bool ok = true;
+    qsizetype from = 0;
+    for (qsizetype newline = m_partial.indexOf('\n'); ok && newline >= 0; newline = m_partial.indexOf('\n', from)) {
+        const QByteArray line = m_partial.mid(from, newline - from);
+        from = newline + 1;
+        // A line later than everything written: what the stream began with has all come.
+        if (!connection.settled && isNewer(line))
+            ok = settle(&written, &failure);
+        if (!ok)
+            break;
+        if (connection.settled) {
+            ok = writeRaw(line, &failure);
+            if (ok)
+                ++written;
+        } else {
+            connection.pending.append(line);
+            // As many lines as were asked for: the rest is new.
+            if (connection.pending.size() >= connection.tail)
+                ok = settle(&written, &failure);
+        }
+    }
+    if (ok) {
+        m_partial.remove(0, from);
+    } else {
+        // What was not written comes again with the next connection, which meets what was.
+        qCWarning(lcContainerLog).noquote() << "cancelling the container log stream of" << m_sandboxId;
+        connection.failure = failure;
+        connection.cancelledHere = true;
+        connection.cancel->cancel();
+        connection.pending.clear();
+        m_partial.clear();
+    }
+    report(written, {}, false, recovered);
+}
+
+bool ContainerLogTail::settle(int *written, QString *failure)
+{
+    Connection &connection = *m_connection;
+    connection.settled = true;
+    const QList<QByteArray> page = std::exchange(connection.pending, {});
+    return writeNew(connection.tail, page, page.size(), written, failure);
+}
+
+bool ContainerLogTail::handleEnd(const Result<> &followed, const std::optional<Result<SandboxInfo>> &state)
+{
+    Connection &connection = *m_connection;
+    int appended = 0;
+    QString writeFailure = connection.failure;
+    if (writeFailure.isEmpty() && !connection.settled)
+        settle(&appended, &writeFailure); // the stream ended before it was known where it met
+    const bool cancelledHere = connection.cancelledHere;
+    m_connection.reset();
+    if (!followed && !cancelledHere
+        && (followed.error().kind == Error::Kind::Unsupported || followed.error().kind == Error::Kind::Cancelled)) {
+        const QString message =
+            Tr::tr("cannot read the container log of sandbox %1: %2").arg(m_sandboxId, followed.error().message);
+        appended += end();
+        report(appended, message, true);
+        return false;
+    }
+    const Error *readError = followed || cancelledHere ? nullptr : &followed.error();
+    return conclude(readError, appended, writeFailure, state);
+}
+
 bool ContainerLogTail::handle(int tail, const Result<QByteArray> &logs, const std::optional<Result<SandboxInfo>> &state)
 {
     if (!logs && logs.error().kind == Error::Kind::Unsupported) {
@@ -380,7 +593,18 @@ bool ContainerLogTail::handle(int tail, const Result<QByteArray> &logs, const st
         report(flushed, message, true);
         return false;
     }
+    int appended = 0;
+    QString writeFailure;
+    if (logs) {
+        m_firstPoll = false;
+        appended = writePage(tail, *logs, &writeFailure);
+    }
+    return conclude(logs ? nullptr : &logs.error(), appended, writeFailure, state);
+}
 
+bool ContainerLogTail::conclude(const Error *readError, int appended, const QString &writeFailure,
+                                const std::optional<Result<SandboxInfo>> &state)
+{
     std::optional<bool> live; // unknown when the state could not be read
     bool gone = false;
     QString failure;
@@ -392,14 +616,11 @@ bool ContainerLogTail::handle(int tail, const Result<QByteArray> &logs, const st
     } else if (state) {
         failure = Tr::tr("cannot read the state of sandbox %1: %2").arg(m_sandboxId, state->error().message);
     }
-
-    int appended = 0;
-    if (logs) {
-        m_firstPoll = false;
-        appended = writePage(tail, *logs, &failure);
-    } else if (!(gone && logs.error().kind == Error::Kind::NotFound)) {
+    if (!writeFailure.isEmpty())
+        failure = writeFailure;
+    if (readError && !(gone && readError->kind == Error::Kind::NotFound)) {
         // (The log of a sandbox that is gone is 404 too: that is no news.)
-        failure = Tr::tr("cannot read the container log of sandbox %1: %2").arg(m_sandboxId, logs.error().message);
+        failure = Tr::tr("cannot read the container log of sandbox %1: %2").arg(m_sandboxId, readError->message);
     }
     const bool recovered = m_failures > 0 && failure.isEmpty();
     m_failures = failure.isEmpty() ? 0 : m_failures + 1;
@@ -427,27 +648,35 @@ int ContainerLogTail::writePage(int tail, const QByteArray &body, QString *failu
     QList<QByteArray> lines = body.split('\n');
     const QByteArray partial = lines.takeLast(); // empty when the body ends with a newline
     const qsizetype pageLines = lines.size() + (partial.isEmpty() ? 0 : 1);
-    const qsizetype known = overlapWith(lines);
     int written = 0;
+    if (writeNew(tail, lines, pageLines, &written, failure))
+        m_partial = partial;
+    return written; // after a failed write, the rest comes again with the next poll
+}
+
+bool ContainerLogTail::writeNew(int tail, const QList<QByteArray> &lines, qsizetype pageLines, int *written,
+                                QString *failure)
+{
+    const qsizetype known = overlapWith(lines);
     if (!m_seen.isEmpty() && known == 0 && pageLines >= tail) {
-        qCWarning(lcContainerLog).noquote()
-            << "container log lines of" << m_sandboxId << "may have been lost between two polls";
-        const LogLine note{
-            QDateTime::currentDateTimeUtc(), LogLine::Kind::Status,
-            Tr::tr("container log lines may be missing here: %n or more new lines arrived between two polls", nullptr,
-                   tail)
-                .toUtf8()};
+        const QString text = isStreaming()
+            ? Tr::tr("container log lines may be missing here: %n or more new lines arrived before the stream "
+                     "connected again",
+                     nullptr, tail)
+            : Tr::tr("container log lines may be missing here: %n or more new lines arrived between two polls", nullptr,
+                     tail);
+        qCWarning(lcContainerLog).noquote() << "container log lines of" << m_sandboxId << "may have been lost";
+        const LogLine note{QDateTime::currentDateTimeUtc(), LogLine::Kind::Status, text.toUtf8()};
         if (!writeLine(note.serialize() + '\n', failure))
-            return written;
-        ++written;
+            return false;
+        ++*written;
     }
     for (qsizetype i = known; i < lines.size(); ++i) {
         if (!writeRaw(lines.at(i), failure))
-            return written; // the rest comes again with the next poll
-        ++written;
+            return false;
+        ++*written;
     }
-    m_partial = partial;
-    return written;
+    return true;
 }
 
 bool ContainerLogTail::writeRaw(const QByteArray &raw, QString *failure)
@@ -497,6 +726,13 @@ void ContainerLogTail::scheduleNext()
 int ContainerLogTail::end()
 {
     int flushed = 0;
+    if (m_connection) {
+        // The stream ends here: its task ends when the source sees the token.
+        m_connection->cancel->cancel();
+        if (!m_connection->settled && m_connection->failure.isEmpty() && m_fd >= 0)
+            settle(&flushed, nullptr);
+        m_connection.reset();
+    }
     if (!m_partial.isEmpty() && m_fd >= 0) {
         // The line never got its newline: what we have of it is all there will be here.
         if (writeLine(decode(m_partial).line.serialize() + '\n', nullptr))

@@ -11,6 +11,7 @@
 #include <QFile>
 #include <QLocale>
 #include <QPointer>
+#include <QTimer>
 
 #include <algorithm>
 
@@ -329,15 +330,66 @@ QCoro::Task<Result<SandboxInfo>> sessionState(QPointer<ProfileSession> session, 
     co_return co_await session->get(std::move(sandboxId));
 }
 
+// The session's followed container log: it holds the session's tasks (`hold`; none once the
+// session is closing: Cancelled at once). A stream has no end of its own, and the shutdown waits
+// for it: the backend's token is cancelled once the reader's is or the session begins to shut
+// down (looked at every 100 ms; the stream then ends within a second), and a stream ended so
+// says that the profile was closed.
+QCoro::Task<Result<>> sessionFollow(QPointer<ProfileSession> session, std::optional<TaskTracker::Hold> hold,
+                                    Backend *backend, Error closed, QString sandboxId, int tail,
+                                    ContainerLogSource::OnData onData, std::shared_ptr<CancelToken> cancel)
+{
+    // A local, not the parameter: parameters live as long as the task object, locals until the
+    // coroutine returns.
+    const std::optional<TaskTracker::Hold> held = std::move(hold);
+    if (!held || !backend)
+        co_return fail(closed);
+    const auto ours = std::make_shared<CancelToken>();
+    const auto closing = [session] { return !session || session->isShuttingDown(); };
+    QTimer watch;
+    watch.setInterval(std::chrono::milliseconds(100));
+    QObject::connect(&watch, &QTimer::timeout, &watch, [closing, cancel, ours] {
+        if (closing() || (cancel && cancel->isCancelled()))
+            ours->cancel();
+    });
+    watch.start();
+    auto followed = co_await backend->followContainerLog(std::move(sandboxId), tail, std::move(onData), ours);
+    watch.stop();
+    if (!followed && followed.error().kind == Error::Kind::Cancelled && !(cancel && cancel->isCancelled()) && closing())
+        co_return fail(closed);
+    co_return followed;
+}
+
 } // namespace
 
 ContainerLogSource ProfileSession::containerLogSource()
 {
     const QPointer<ProfileSession> guarded(this);
-    return ContainerLogSource{
+    ContainerLogSource source{
         [guarded](QString sandboxId, int tail) { return sessionLogs(guarded, std::move(sandboxId), tail); },
         [guarded](QString sandboxId) { return sessionState(guarded, std::move(sandboxId)); },
+        {},
     };
+    if (m_backend && m_backend->capabilities().testFlag(Capability::ContainerLogStream)) {
+        // Through the backend while the session holds it, as its other reads go; Cancelled once
+        // the session is closing or gone.
+        source.follow = [guarded](QString sandboxId, int tail, ContainerLogSource::OnData onData,
+                                  std::shared_ptr<CancelToken> cancel) {
+            Error closed{Error::Kind::Cancelled, Tr::tr("its profile was closed")};
+            std::optional<TaskTracker::Hold> hold;
+            Backend *backend = nullptr;
+            if (guarded) {
+                closed = guarded->closedError();
+                if (!guarded->m_shuttingDown && guarded->m_backend) {
+                    hold.emplace(guarded->m_tasks.hold());
+                    backend = guarded->m_backend.get();
+                }
+            }
+            return sessionFollow(guarded, std::move(hold), backend, std::move(closed), std::move(sandboxId), tail,
+                                 std::move(onData), std::move(cancel));
+        };
+    }
+    return source;
 }
 
 QCoro::Task<Result<WorkspacePtr>> ProfileSession::open(WorkspaceRequest request)

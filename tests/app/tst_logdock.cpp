@@ -1,7 +1,8 @@
 // The Logs dock on its own, offscreen, in a window of its own: a bootstrap log from a real
 // BootstrapLogStore in a tab (live as the store writes it, a note while there is none), the same
 // workspace again in the same tab, a container log polled from a scripted source (no backend: the
-// two functions a profile hands over) with the footer saying how polling goes, what a change of
+// functions a profile hands over) with the footer saying how polling goes, one followed as a
+// stream from a source that streams with the footer saying so, what a change of
 // profile does (the new profile's logs open in tabs of their own; the tabs open keep their source
 // and their lines; no source, nothing opens), closing tabs, the language switched at run time, and
 // F6 with no log open.
@@ -15,7 +16,10 @@
 
 #ifndef Q_MOC_RUN
 #include <QCoroTask>
+#include <QCoroTimer>
 #endif
+
+#include "bulk.h"
 
 #include <QAction>
 #include <QApplication>
@@ -52,12 +56,15 @@ QStringList texts(LogViewer *viewer)
 }
 
 // A container log source as a profile hands it over: pages and states, scripted, and which
-// sandboxes it was asked about.
+// sandboxes it was asked about. One that `streams` gives its body, then keeps the stream open
+// while the sandbox runs and the token is not cancelled (or fails at once with `streamError`).
 struct Script
 {
     QByteArray body;
     SandboxState state = SandboxState::Running;
     QStringList asked;
+    bool streams = false;
+    std::optional<Error> streamError;
 
     ContainerLogSource source(const std::shared_ptr<Script> &self) const
     {
@@ -72,6 +79,18 @@ struct Script
             info.state = self->state;
             co_return info;
         };
+        if (streams) {
+            source.follow = [self](QString sandboxId, int, ContainerLogSource::OnData onData,
+                                   std::shared_ptr<CancelToken> cancel) -> QCoro::Task<Result<>> {
+                self->asked.append(sandboxId);
+                if (self->streamError)
+                    co_return fail(*self->streamError);
+                onData(self->body);
+                while (self->state == SandboxState::Running && !cancel->isCancelled())
+                    co_await QCoro::sleepFor(std::chrono::milliseconds(5));
+                co_return Result<>{};
+            };
+        }
         return source;
     }
 };
@@ -218,6 +237,59 @@ private Q_SLOTS:
         QVERIFY(!owned);
         QCOMPARE(dock->tabs()->count(), 0);
         QVERIFY(!dock->isVisible());
+    }
+
+    void aContainerLogTabFollowsASourceThatStreams()
+    {
+        BootstrapLogStore logs(newRoot());
+        auto script = std::make_shared<Script>();
+        script->streams = true;
+        script->body = "2026-12-01T10:00:00Z streamed from the container\n";
+        QMainWindow window;
+        auto *dock = new LogDock(&window);
+        window.addDockWidget(Qt::BottomDockWidgetArea, dock);
+        window.show();
+        dock->setSource(&logs, script->source(script), QStringLiteral("inst"));
+
+        LogViewer *viewer = dock->showContainerLog(record(QStringLiteral("ws1"), QStringLiteral("sb-1")));
+        QVERIFY(viewer);
+        auto *tail = viewer->findChild<ContainerLogTail *>();
+        QVERIFY(tail);
+        QVERIFY(tail->isStreaming());
+        tail->setInterval(std::chrono::milliseconds(10));
+        tail->setDrain(std::chrono::milliseconds(0));
+        QVERIFY2(viewer->statusText().contains(LogDock::tr("Following the container log as it is written.")),
+                 qPrintable(viewer->statusText()));
+        QTRY_COMPARE(texts(viewer), QStringList{QStringLiteral("streamed from the container")});
+        QCOMPARE(script->asked, QStringList{QStringLiteral("sb-1")}); // one stream, not polls
+
+        // The sandbox stops: the stream ends, and the footer says how to follow it again.
+        script->state = SandboxState::Paused;
+        QTRY_VERIFY(!tail->isRunning());
+        QTRY_VERIFY2(viewer->statusText().contains(LogDock::tr("No longer followed: the sandbox is not running. Show "
+                                                               "the container log again to follow it.")),
+                     qPrintable(viewer->statusText()));
+
+        // Showing it again follows it again; a stream that fails says so, and so does the one
+        // that works again.
+        script->state = SandboxState::Running;
+        script->streamError = Error::unreachable(QStringLiteral("connection refused"));
+        QCOMPARE(dock->showContainerLog(record(QStringLiteral("ws1"), QStringLiteral("sb-1"))), viewer);
+        QVERIFY(tail->isRunning());
+        QTRY_VERIFY2(
+            viewer->statusText().contains(LogDock::tr("Following the container log failed; trying again: %1")
+                                              .arg(QStringLiteral("cannot read the container log of sandbox sb-1: "
+                                                                  "connection refused"))),
+            qPrintable(viewer->statusText()));
+        script->streamError.reset();
+        QTRY_VERIFY2(viewer->statusText().contains(LogDock::tr("Following the container log as it is written.")),
+                     qPrintable(viewer->statusText()));
+        QCOMPARE(texts(viewer), QStringList{QStringLiteral("streamed from the container")}); // not repeated
+
+        // Closing the tab ends its tail, and its stream.
+        const QPointer<ContainerLogTail> owned(tail);
+        Q_EMIT dock->tabs()->tabCloseRequested(0);
+        QVERIFY(!owned);
     }
 
     void aProfileChangeChangesTheSourceAndKeepsTheTabs()

@@ -2,14 +2,21 @@
 // followed by polling into a local file. End to end against paddock-fake-opensandbox (a child
 // process on 127.0.0.1 whose execd runs commands for real; their output is the container log),
 // plus the overlap search, the lifecycle request, and the cases the fake server cannot make (lines
-// without a time, offsets) with a backend that hands out scripted pages.
+// without a time, offsets) with a backend that hands out scripted pages. A source that streams
+// (Kubernetes' followed pods/log) is followed as a stream: with a scripted stream (pieces cut
+// mid-line, reconnections, the drain, cancel, failures) and end to end through a Kubernetes
+// profile's session against paddock-fake-kubernetes.
 
 #include "backends/local/localbackend.h"
 #include "backends/opensandbox/opensandboxbackend.h"
 #include "backends/opensandbox/wire.h"
 #include "bootstraplog.h"
+#include "broadcast.h"
+#include "bulk.h"
 #include "containerlogtail.h"
+#include "fakekubernetesprocess.h"
 #include "fakeopensandboxprocess.h"
+#include "profilesession.h"
 #include "scriptedhttpserver.h"
 
 #ifndef Q_MOC_RUN
@@ -17,8 +24,13 @@
 #include <QCoroTimer>
 #endif
 
+#include <QElapsedTimer>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTemporaryDir>
@@ -206,6 +218,147 @@ public:
     QTimer gate;
     int released = 0;
 };
+
+// A log server that streams, as a ContainerLogSource's follow: its log is a list of complete raw
+// lines; a connection gets the last `tail` of them (in pieces of `piece` bytes, cut anywhere),
+// then what append() adds, until the test ends it or its token is cancelled (seen within 5 ms,
+// as a server would notice). The sandbox's state is scripted too; a sandbox that is not running
+// gets its log and the end at once, unless `keepOpen`.
+struct StreamScript
+{
+    struct Connection
+    {
+        int tail = 0;
+        qint64 startedMs = 0; // since the script was made
+        ContainerLogSource::OnData onData;
+        std::shared_ptr<CancelToken> cancel;
+        Broadcast<Result<>> end;
+        QTimer watch;
+    };
+
+    QByteArrayList log;
+    QByteArray partial; // a last line without its newline yet
+    int piece = 1 << 20;
+    SandboxState state = SandboxState::Running;
+    bool gone = false;
+    bool keepOpen = false;
+    std::optional<Error> refuse; // each connection fails at once with this
+    int states = 0;
+    QList<std::shared_ptr<Connection>> connections;
+    QElapsedTimer clock;
+
+    StreamScript() { clock.start(); }
+
+    static void send(Connection &connection, const QByteArray &data, int piece)
+    {
+        for (qsizetype from = 0; from < data.size(); from += piece)
+            connection.onData(QByteArrayView(data).sliced(from, std::min<qsizetype>(piece, data.size() - from)));
+    }
+    std::shared_ptr<Connection> last() const { return connections.isEmpty() ? nullptr : connections.constLast(); }
+    bool isOpen() const { return last() && !last()->end.isSet(); }
+    int openCount() const
+    {
+        return int(
+            std::count_if(connections.cbegin(), connections.cend(), [](const auto &c) { return !c->end.isSet(); }));
+    }
+    // New lines: in the log, and to every open connection (as one piece each, or as given).
+    void append(const QByteArrayList &lines)
+    {
+        QByteArray data;
+        for (const QByteArray &line : lines) {
+            log.append(line);
+            data += line + '\n';
+        }
+        for (const auto &connection : std::as_const(connections)) {
+            if (!connection->end.isSet())
+                connection->onData(data);
+        }
+    }
+    void endAll(const Result<> &result = {})
+    {
+        for (const auto &connection : std::as_const(connections)) {
+            if (!connection->end.isSet())
+                connection->end.set(result);
+        }
+    }
+
+    ContainerLogSource source(const std::shared_ptr<StreamScript> &self) const
+    {
+        ContainerLogSource source;
+        source.logs = [](QString, int) -> QCoro::Task<Result<QByteArray>> {
+            qFatal("a streaming tail polled");
+            co_return QByteArray();
+        };
+        source.state = [self](QString sandboxId) -> QCoro::Task<Result<SandboxInfo>> {
+            ++self->states;
+            if (self->gone)
+                co_return fail(Error::notFound(QStringLiteral("HTTP 404 no such sandbox")));
+            SandboxInfo info;
+            info.sandboxId = sandboxId;
+            info.state = self->state;
+            co_return info;
+        };
+        source.follow = [self](QString, int tail, ContainerLogSource::OnData onData,
+                               std::shared_ptr<CancelToken> cancel) -> QCoro::Task<Result<>> {
+            auto connection = std::make_shared<Connection>();
+            connection->tail = tail;
+            connection->startedMs = self->clock.elapsed();
+            connection->onData = std::move(onData);
+            connection->cancel = cancel;
+            self->connections.append(connection);
+            if (self->refuse || self->gone) {
+                const Result<> refused =
+                    fail(self->refuse ? *self->refuse : Error::notFound(QStringLiteral("HTTP 404 no such pod")));
+                connection->end.set(refused);
+                co_return refused;
+            }
+            QByteArray backlog;
+            for (const QByteArray &line : self->log.mid(std::max<qsizetype>(0, self->log.size() - tail)))
+                backlog += line + '\n';
+            send(*connection, backlog + self->partial, self->piece);
+            if (self->state != SandboxState::Running && !self->keepOpen)
+                connection->end.set(Result<>{});
+            QObject::connect(&connection->watch, &QTimer::timeout, &connection->watch, [c = connection.get()] {
+                if (c->cancel->isCancelled() && !c->end.isSet())
+                    c->end.set(fail(Error{Error::Kind::Cancelled, QStringLiteral("cancelled")}));
+            });
+            connection->watch.start(5);
+            const Result<> ended = co_await connection->end.wait();
+            connection->watch.stop();
+            co_return ended;
+        };
+        return source;
+    }
+};
+
+QByteArray at(int second, const char *text, int nanoseconds = 0)
+{
+    return QStringLiteral("2026-11-30T11:00:%1.%2Z ")
+               .arg(second, 2, 10, QLatin1Char('0'))
+               .arg(nanoseconds, 9, 10, QLatin1Char('0'))
+               .toUtf8()
+        + text;
+}
+
+// The Pod of a workspace as AgentScope makes it, with its PVC, straight through the API.
+QJsonObject agentscopeObject(const QString &kind, const QString &name)
+{
+    const QString pvc = QStringLiteral(R"({"apiVersion":"v1","kind":"PersistentVolumeClaim",)"
+                                       R"("metadata":{"name":"%1","namespace":"agentscope",)"
+                                       R"("labels":{"app.kubernetes.io/managed-by":"agentscope",)"
+                                       R"("agentscope.workspace.id":"%1"}},)"
+                                       R"("spec":{"accessModes":["ReadWriteOnce"],)"
+                                       R"("resources":{"requests":{"storage":"1Gi"}}}})");
+    const QString pod =
+        QStringLiteral(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"%1","namespace":"agentscope",)"
+                       R"("labels":{"app.kubernetes.io/managed-by":"agentscope","agentscope.workspace":"true",)"
+                       R"("agentscope.workspace.id":"%1"}},"spec":{"restartPolicy":"OnFailure",)"
+                       R"("containers":[{"name":"workspace","image":"python:3.11-slim",)"
+                       R"("command":["sleep","infinity"],"workingDir":"/workspace",)"
+                       R"("volumeMounts":[{"name":"workspace-data","mountPath":"/workspace"}]}],)"
+                       R"("volumes":[{"name":"workspace-data","persistentVolumeClaim":{"claimName":"%1"}}]}})");
+    return QJsonDocument::fromJson((kind == QLatin1String("pvc") ? pvc : pod).arg(name).toUtf8()).object();
+}
 
 } // namespace
 
@@ -907,6 +1060,387 @@ private Q_SLOTS:
         QVERIFY(stopped.wait(10'000));
         QCOMPARE(backend.tails.size(), 1);
         QCOMPARE(problems.size(), 0);
+    }
+
+    // Streaming ------------------------------------------------------------------------------
+
+    void streamsLinesAsTheyArrive()
+    {
+        auto script = std::make_shared<StreamScript>();
+        script->log = {at(1, "one"), at(2, "two"), at(3, "three")};
+        script->piece = 5; // every line cut, some mid-timestamp
+        const QString path = newFile();
+        ContainerLogTail tail(script->source(script), QStringLiteral("s"), path);
+        QVERIFY(tail.isStreaming());
+        QSignalSpy appended(&tail, &ContainerLogTail::linesAppended);
+        QSignalSpy problems(&tail, &ContainerLogTail::problem);
+        tail.start();
+        QTRY_COMPARE_WITH_TIMEOUT(texts(readLog(path)), (QByteArrayList{"one", "two", "three"}), 10'000);
+        QCOMPARE(script->connections.size(), 1);
+        QCOMPARE(script->last()->tail, ContainerLogTail::FirstTail);
+        QCOMPARE(readLog(path).at(1).time, QDateTime(QDate(2026, 11, 30), QTime(11, 0, 2), Qt::UTC));
+
+        // A line in two pieces: held until its newline comes, then written at once.
+        const qsizetype before = appended.size();
+        script->last()->onData(at(4, "fo"));
+        QCOMPARE(texts(readLog(path)).size(), 3);
+        QCOMPARE(appended.size(), before);
+        script->last()->onData(QByteArray("ur\n" + at(5, "five") + "\n"));
+        QCOMPARE(texts(readLog(path)), (QByteArrayList{"one", "two", "three", "four", "five"}));
+        QCOMPARE(appended.constLast().constFirst().toInt(), 2);
+        script->append({at(6, "six")});
+        QCOMPARE(texts(readLog(path)).constLast(), QByteArray("six"));
+
+        // Not polled: one connection, and no state asked while it is open.
+        QCOMPARE(script->connections.size(), 1);
+        QCOMPARE(script->states, 0);
+        QCOMPARE(problems.size(), 0);
+        QVERIFY(tail.isRunning());
+    }
+
+    void reconnectingWhileRunningNeitherRepeatsNorDrops()
+    {
+        auto script = std::make_shared<StreamScript>();
+        // Identical lines with identical times are kept, and met as a sequence.
+        script->log = {at(1, "one"), at(2, "same", 5), at(2, "same", 5)};
+        script->piece = 7;
+        const QString path = newFile();
+        ContainerLogTail tail(script->source(script), QStringLiteral("s"), path);
+        tail.setInterval(10ms);
+        tail.setTail(ContainerLogTail::FirstTail, 4);
+        QSignalSpy problems(&tail, &ContainerLogTail::problem);
+        QSignalSpy stopped(&tail, &ContainerLogTail::stopped);
+        tail.start();
+        QTRY_COMPARE_WITH_TIMEOUT(texts(readLog(path)).size(), 3, 10'000);
+
+        // The server ends the stream while the sandbox runs; lines come before it reconnects.
+        script->endAll();
+        script->log.append({at(2, "same", 5), at(3, "three")});
+        QTRY_COMPARE_WITH_TIMEOUT(script->connections.size(), 2, 10'000);
+        QCOMPARE(script->last()->tail, 4); // the later tail
+        QVERIFY(script->states >= 1); // the end of a stream reads the state
+        QCOMPARE(texts(readLog(path)), (QByteArrayList{"one", "same", "same", "same", "three"}));
+
+        // Dropped (an error: a problem, and backing off), then back with what came meanwhile.
+        script->endAll(fail(Error::unreachable(QStringLiteral("the connection was dropped"))));
+        QTRY_COMPARE_WITH_TIMEOUT(problems.size(), 1, 10'000);
+        QVERIFY2(problems.constFirst().constFirst().toString().contains(QLatin1String("the connection was dropped")),
+                 qPrintable(problems.constFirst().constFirst().toString()));
+        script->log.append(at(4, "four"));
+        QTRY_COMPARE_WITH_TIMEOUT(script->connections.size(), 3, 10'000);
+        script->append({at(5, "five")});
+        QCOMPARE(texts(readLog(path)), (QByteArrayList{"one", "same", "same", "same", "three", "four", "five"}));
+        QCOMPARE(texts(readLog(path), LogLine::Kind::Status).size(), 0); // nothing was missing
+        QCOMPARE(script->openCount(), 1); // connections never overlap
+        QCOMPARE(stopped.size(), 0);
+    }
+
+    void aStreamMeetsTheLinesOfAnEarlierTail()
+    {
+        // What an earlier tail wrote (to the millisecond) is what the next one's stream begins
+        // with, to the nanosecond: it is not written again.
+        auto script = std::make_shared<StreamScript>();
+        script->log = {at(1, "one", 123456789), at(2, "two", 987654321)};
+        const QString path = newFile();
+        {
+            ContainerLogTail earlier(script->source(script), QStringLiteral("s"), path);
+            earlier.start();
+            QTRY_COMPARE_WITH_TIMEOUT(texts(readLog(path)).size(), 2, 10'000);
+            earlier.stop();
+        }
+        script->log.append(at(2, "two again in the same second", 987700000));
+        ContainerLogTail tail(script->source(script), QStringLiteral("s"), path);
+        QSignalSpy appended(&tail, &ContainerLogTail::linesAppended);
+        tail.start();
+        QTRY_COMPARE_WITH_TIMEOUT(script->connections.size(), 2, 10'000);
+        // Its lines are no later than the last one written (to the millisecond): held until it
+        // is known where the stream meets the file.
+        QTRY_VERIFY_WITH_TIMEOUT(script->isOpen(), 10'000);
+        QCOMPARE(texts(readLog(path)), (QByteArrayList{"one", "two"}));
+        QCOMPARE(appended.size(), 0);
+        // A later line: it met after "two"; the line of the same millisecond is new.
+        script->append({at(3, "three")});
+        QCOMPARE(texts(readLog(path)), (QByteArrayList{"one", "two", "two again in the same second", "three"}));
+        QCOMPARE(appended.size(), 1);
+        QCOMPARE(appended.constFirst().constFirst().toInt(), 2);
+    }
+
+    void aFullStartThatDoesNotMeetSaysLinesMayBeMissing()
+    {
+        auto script = std::make_shared<StreamScript>();
+        script->log = {at(1, "one")};
+        const QString path = newFile();
+        ContainerLogTail tail(script->source(script), QStringLiteral("s"), path);
+        tail.setInterval(10ms);
+        tail.setTail(ContainerLogTail::FirstTail, 2);
+        tail.start();
+        QTRY_COMPARE_WITH_TIMEOUT(texts(readLog(path)).size(), 1, 10'000);
+        // Many lines come while it is away, with the times of the first (a clock set back): the
+        // stream's first two lines do not meet what was written.
+        script->endAll(fail(Error::unreachable(QStringLiteral("dropped"))));
+        script->log.append({at(0, "a"), at(0, "b"), at(0, "c"), at(0, "d")});
+        QTRY_COMPARE_WITH_TIMEOUT(script->connections.size(), 2, 10'000);
+        QTRY_COMPARE_WITH_TIMEOUT(texts(readLog(path)), (QByteArrayList{"one", "c", "d"}), 10'000);
+        QCOMPARE(texts(readLog(path), LogLine::Kind::Status).size(), 1);
+    }
+
+    void theEndOfAStoppedSandboxDrainsAndStops()
+    {
+        auto script = std::make_shared<StreamScript>();
+        script->log = {at(1, "one")};
+        const QString path = newFile();
+        ContainerLogTail tail(script->source(script), QStringLiteral("s"), path);
+        tail.setInterval(10ms);
+        tail.setDrain(100ms);
+        QSignalSpy stopped(&tail, &ContainerLogTail::stopped);
+        QSignalSpy problems(&tail, &ContainerLogTail::problem);
+        tail.start();
+        QTRY_COMPARE_WITH_TIMEOUT(texts(readLog(path)).size(), 1, 10'000);
+        // The container stops: the stream gives its last line (without a newline) and ends.
+        script->partial = at(2, "last words");
+        script->last()->onData(script->partial);
+        script->state = SandboxState::Paused;
+        script->endAll();
+        // During the drain each connection gives the last lines (the incomplete one too) and ends
+        // at once.
+        QTRY_COMPARE_WITH_TIMEOUT(stopped.size(), 1, 10'000);
+        QVERIFY(!tail.isRunning());
+        QVERIFY(script->connections.size() >= 2);
+        QCOMPARE(script->openCount(), 0);
+        QCOMPARE(problems.size(), 0);
+        // The held line is written at the end, once.
+        QCOMPARE(texts(readLog(path)), (QByteArrayList{"one", "last words"}));
+
+        // Gone: the end of the stream (404) is no news, and it stops after the drain.
+        script->partial.clear();
+        script->state = SandboxState::Running;
+        tail.setDrain(0ms);
+        tail.start();
+        QTRY_VERIFY_WITH_TIMEOUT(script->isOpen(), 10'000);
+        script->gone = true;
+        script->endAll();
+        QTRY_COMPARE_WITH_TIMEOUT(stopped.size(), 2, 10'000);
+        QCOMPARE(problems.size(), 0);
+        QCOMPARE(texts(readLog(path)), (QByteArrayList{"one", "last words"}));
+    }
+
+    void theDrainsEndCancelsAStreamStillOpen()
+    {
+        auto script = std::make_shared<StreamScript>();
+        script->log = {at(1, "one")};
+        script->keepOpen = true; // a server that keeps the stream of a stopped container open
+        ContainerLogTail tail(script->source(script), QStringLiteral("s"), newFile());
+        tail.setInterval(10ms);
+        tail.setDrain(100ms);
+        QSignalSpy stopped(&tail, &ContainerLogTail::stopped);
+        QSignalSpy problems(&tail, &ContainerLogTail::problem);
+        tail.start();
+        QTRY_VERIFY_WITH_TIMEOUT(script->isOpen(), 10'000);
+        script->state = SandboxState::Paused;
+        script->endAll();
+        QTRY_COMPARE_WITH_TIMEOUT(stopped.size(), 1, 10'000);
+        QCOMPARE(script->connections.size(), 2); // open until the drain ended
+        QVERIFY(script->last()->cancel->isCancelled());
+        QCOMPARE(script->openCount(), 0);
+        QCOMPARE(problems.size(), 0);
+        QVERIFY(!tail.isRunning());
+    }
+
+    void stopCancelsTheStream()
+    {
+        auto script = std::make_shared<StreamScript>();
+        script->log = {at(1, "one")};
+        const QString path = newFile();
+        ContainerLogTail tail(script->source(script), QStringLiteral("s"), path);
+        QSignalSpy stopped(&tail, &ContainerLogTail::stopped);
+        QSignalSpy problems(&tail, &ContainerLogTail::problem);
+        tail.start();
+        QTRY_VERIFY_WITH_TIMEOUT(script->isOpen(), 10'000);
+        script->last()->onData(at(2, "incomplete"));
+        const auto first = script->last();
+        tail.stop();
+        QCOMPARE(stopped.size(), 1);
+        QVERIFY(first->cancel->isCancelled());
+        // The held line is written as it is.
+        QCOMPARE(texts(readLog(path)), (QByteArrayList{"one", "incomplete"}));
+        // What the server still sends goes nowhere.
+        first->onData(QByteArray("\n" + at(3, "after the stop") + "\n"));
+        QCOMPARE(texts(readLog(path)).size(), 2);
+
+        // Started again before the old stream ended: the new one waits for it (never two).
+        tail.start();
+        QTRY_VERIFY_WITH_TIMEOUT(first->end.isSet(), 10'000); // the server saw the token
+        QTRY_COMPARE_WITH_TIMEOUT(script->connections.size(), 2, 10'000);
+        QCOMPARE(script->openCount(), 1);
+        QCOMPARE(script->last()->tail, ContainerLogTail::FirstTail);
+        QCOMPARE(problems.size(), 0); // a stream cancelled by stop() is no problem
+        QCOMPARE(stopped.size(), 1);
+        tail.stop();
+    }
+
+    void mayBeDestroyedWhileStreaming()
+    {
+        auto script = std::make_shared<StreamScript>();
+        script->log = {at(1, "one")};
+        const QString path = newFile();
+        auto tail = std::make_unique<ContainerLogTail>(script->source(script), QStringLiteral("s"), path);
+        tail->start();
+        QTRY_VERIFY_WITH_TIMEOUT(script->isOpen(), 10'000);
+        QTRY_COMPARE_WITH_TIMEOUT(texts(readLog(path)).size(), 1, 10'000);
+        const auto connection = script->last();
+        tail.reset();
+        QVERIFY(connection->cancel->isCancelled());
+        connection->onData(QByteArray(at(2, "never written") + "\n"));
+        QTRY_VERIFY_WITH_TIMEOUT(connection->end.isSet(), 10'000);
+        QTest::qWait(0);
+        QCOMPARE(texts(readLog(path)), QByteArrayList{"one"});
+        QCOMPARE(script->connections.size(), 1);
+        QCOMPARE(script->states, 0); // the ended stream found its tail gone
+        QCOMPARE(script.use_count(), 1); // and let go of its source
+    }
+
+    void aFailingStreamBacksOffThenRecovers()
+    {
+        auto script = std::make_shared<StreamScript>();
+        script->log = {at(1, "one")};
+        script->refuse = Error::unreachable(QStringLiteral("connection refused"));
+        const QString path = newFile();
+        ContainerLogTail tail(script->source(script), QStringLiteral("s"), path);
+        tail.setInterval(20ms);
+        QSignalSpy problems(&tail, &ContainerLogTail::problem);
+        QSignalSpy recovered(&tail, &ContainerLogTail::recovered);
+        QSignalSpy stopped(&tail, &ContainerLogTail::stopped);
+        tail.start();
+        QTRY_VERIFY_WITH_TIMEOUT(problems.size() >= 4, 10'000);
+        const QString message = problems.constFirst().constFirst().toString();
+        QCOMPARE(message, QStringLiteral("cannot read the container log of sandbox s: connection refused"));
+        // Each failure doubles the wait: 40, 80, 160 ms (coarse timers may be a little early).
+        for (int i = 1; i < 4; ++i) {
+            const qint64 gap = script->connections.at(i)->startedMs - script->connections.at(i - 1)->startedMs;
+            QVERIFY2(gap >= (20 << i) * 9 / 10, qPrintable(QStringLiteral("gap %1: %2 ms").arg(i).arg(gap)));
+        }
+        QCOMPARE(recovered.size(), 0);
+        QVERIFY(tail.isRunning());
+
+        // It works again: the first data says so, once.
+        script->refuse.reset();
+        QVERIFY(recovered.wait(10'000));
+        QTRY_COMPARE_WITH_TIMEOUT(texts(readLog(path)), QByteArrayList{"one"}, 10'000);
+        const qsizetype failures = problems.size();
+        script->append({at(2, "two")});
+        QCOMPARE(texts(readLog(path)), (QByteArrayList{"one", "two"}));
+        QCOMPARE(recovered.size(), 1);
+        QCOMPARE(problems.size(), failures);
+        QCOMPARE(stopped.size(), 0);
+        QCOMPARE(script->openCount(), 1);
+    }
+
+    void aStreamCancelledByItsSourceEndsTheTail()
+    {
+        // The profile was closed (Cancelled), or the source cannot follow (Unsupported).
+        for (const Error &error : {Error{Error::Kind::Cancelled, QStringLiteral("not done: the profile p was closed")},
+                                   Error::unsupported(QStringLiteral("its backend no longer exists"))}) {
+            auto script = std::make_shared<StreamScript>();
+            script->refuse = error;
+            ContainerLogTail tail(script->source(script), QStringLiteral("s"), newFile());
+            tail.setInterval(10ms);
+            QSignalSpy problems(&tail, &ContainerLogTail::problem);
+            QSignalSpy stopped(&tail, &ContainerLogTail::stopped);
+            tail.start();
+            QVERIFY(stopped.wait(10'000));
+            QCOMPARE(problems.size(), 1);
+            QCOMPARE(problems.constFirst().constFirst().toString(),
+                     QStringLiteral("cannot read the container log of sandbox s: ") + error.message);
+            QVERIFY(!tail.isRunning());
+            QVERIFY(!stopped.wait(100));
+            QCOMPARE(script->connections.size(), 1);
+            QCOMPARE(script->states, 0);
+        }
+    }
+
+    void aBackendThatStreamsIsFollowed()
+    {
+        // ContainerLogSource::of() follows only a backend with Capability::ContainerLogStream.
+        PageBackend pages;
+        QVERIFY(!ContainerLogSource::of(&pages).follow);
+        ContainerLogTail polled(&pages, QStringLiteral("s"), newFile());
+        QVERIFY(!polled.isStreaming());
+    }
+
+    // End to end: a Kubernetes profile's session over paddock-fake-kubernetes. The log is one
+    // followed GET (pods/log?follow=true): lines the fake appends arrive within it; closing the
+    // profile ends the stream and the tail.
+    void followsAKubernetesPodThroughItsSession()
+    {
+        PaddockTest::FakeKubernetesProcess fake;
+        QVERIFY2(fake.start({QStringLiteral("--pod-start-ms"), QStringLiteral("100")}), qPrintable(fake.error()));
+        const auto post = [&fake](const QString &path, const QJsonObject &body) {
+            QNetworkAccessManager network;
+            QNetworkRequest request = fake.request(path);
+            request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+            std::unique_ptr<QNetworkReply> reply(
+                network.post(request, QJsonDocument(body).toJson(QJsonDocument::Compact)));
+            QSignalSpy finished(reply.get(), &QNetworkReply::finished);
+            if (!reply->isFinished())
+                finished.wait(30'000);
+            return reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        };
+        const QString pod = QStringLiteral("as-ws-tail");
+        QCOMPARE(post(QStringLiteral("/api/v1/namespaces/agentscope/persistentvolumeclaims"),
+                      agentscopeObject(QStringLiteral("pvc"), pod)),
+                 201);
+        QCOMPARE(
+            post(QStringLiteral("/api/v1/namespaces/agentscope/pods"), agentscopeObject(QStringLiteral("pod"), pod)),
+            201);
+        const QString logRoute = QStringLiteral("/_fake/pods/agentscope/%1/log").arg(pod);
+
+        Profile profile = Profile::local();
+        profile.id = QStringLiteral("k8s");
+        profile.name = QStringLiteral("Kubernetes");
+        profile.kind = Profile::Kind::Kubernetes;
+        profile.kubeconfig = fake.kubeconfigPath();
+        profile.kubeContext = QStringLiteral("paddock-fake");
+        profile.kubeNamespace = QStringLiteral("agentscope");
+        BootstrapLogStore logs(m_dir.filePath(QStringLiteral("bootstrap-k8s")));
+        ProfileSession session(profile, {}, &logs);
+        const auto shut = qScopeGuard([&session] {
+            if (!session.isShutDown())
+                QCoro::waitFor(session.shutdown());
+        });
+        QVERIFY(session.can(Capability::ContainerLogStream));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            QCoro::waitFor(session.get(pod)).value_or(SandboxInfo{}).state == SandboxState::Running, 20'000);
+        fake.control("POST", logRoute, "before the tail\n");
+
+        fake.control("POST", QStringLiteral("/_fake/reset-stats"));
+        const QString path = newFile();
+        ContainerLogTail tail(session.containerLogSource(), pod, path);
+        QVERIFY(tail.isStreaming());
+        QSignalSpy problems(&tail, &ContainerLogTail::problem);
+        QSignalSpy stopped(&tail, &ContainerLogTail::stopped);
+        tail.start();
+        QTRY_COMPARE_WITH_TIMEOUT(texts(readLog(path)), QByteArrayList{"before the tail"}, 10'000);
+        QByteArrayList expected{"before the tail"};
+        for (int i = 1; i <= 5; ++i) {
+            const QByteArray line = "appended " + QByteArray::number(i);
+            fake.control("POST", logRoute, line + '\n');
+            expected.append(line);
+            QTRY_COMPARE_WITH_TIMEOUT(texts(readLog(path)), expected, 10'000);
+        }
+        // One followed GET brought them all; no state was read (nothing polls).
+        const QJsonObject byVerb = fake.stats().value(QLatin1String("byVerb")).toObject();
+        QCOMPARE(byVerb.value(QLatin1String("get pods/log")).toInt(), 1);
+        QCOMPARE(byVerb.value(QLatin1String("get pods")).toInt(), 0);
+        QCOMPARE(problems.size(), 0);
+
+        // Closing the profile ends the stream (its shutdown does not wait for the container) and
+        // the tail, which says why.
+        QCoro::waitFor(session.shutdown());
+        QVERIFY(stopped.size() == 1 || stopped.wait(10'000));
+        QCOMPARE(problems.size(), 1);
+        QVERIFY2(problems.constFirst().constFirst().toString().contains(QLatin1String("was closed")),
+                 qPrintable(problems.constFirst().constFirst().toString()));
+        QCOMPARE(texts(readLog(path)), expected);
     }
 };
 

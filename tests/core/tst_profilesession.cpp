@@ -4,11 +4,13 @@
 #ifndef Q_MOC_RUN
 #include "backends/local/localbackend.h"
 #include "bootstraplog.h"
+#include "bulk.h"
 #include "fakeopensandboxprocess.h"
 #include "isolation.h"
 #include "scriptedbackend.h"
 #include "testsession.h"
 #include <QCoroTask>
+#include <QCoroTimer>
 #endif
 
 #include <QDir>
@@ -84,6 +86,41 @@ QList<WorkspaceEvent::Kind> kinds(const QSignalSpy &spy)
         out.append(arguments.constFirst().value<WorkspaceEvent>().kind);
     return out;
 }
+
+// A local backend whose container log streams: each follow gives one line, then stays open until
+// its token is cancelled (seen within 10 ms, as a server's stream would notice) and ends Cancelled.
+struct Streams
+{
+    int follows = 0;
+    int tail = 0;
+    int cancelled = 0;
+};
+
+class StreamingBackend final : public LocalBackend
+{
+public:
+    StreamingBackend(LocalOptions options, std::shared_ptr<Streams> streams)
+        : LocalBackend(std::move(options))
+        , m_streams(std::move(streams))
+    {
+    }
+    Capabilities capabilities() const override { return LocalBackend::capabilities() | Capability::ContainerLogStream; }
+    QCoro::Task<Result<>> followContainerLog(QString, int tail, std::function<void(QByteArrayView)> onData,
+                                             std::shared_ptr<CancelToken> cancel) override
+    {
+        const std::shared_ptr<Streams> streams = m_streams;
+        ++streams->follows;
+        streams->tail = tail;
+        onData(QByteArrayView("2026-11-30T11:00:00Z a line\n"));
+        while (!cancel || !cancel->isCancelled())
+            co_await QCoro::sleepFor(std::chrono::milliseconds(10));
+        ++streams->cancelled;
+        co_return fail(Error{Error::Kind::Cancelled, QStringLiteral("cancelled")});
+    }
+
+private:
+    std::shared_ptr<Streams> m_streams;
+};
 
 } // namespace
 
@@ -258,6 +295,70 @@ private Q_SLOTS:
         // Freeing it now touches nothing that still runs (the asan preset checks).
         session.reset();
         QCoro::waitFor(job);
+    }
+
+    void theContainerLogSourceStreamsThroughTheSession()
+    {
+        QTemporaryDir dir;
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        {
+            // A backend that does not stream: the source only polls.
+            ProfileSession local(localProfile(dir.filePath(QStringLiteral("local"))), QByteArray(), &logs);
+            QVERIFY(!local.containerLogSource().follow);
+            QCoro::waitFor(local.shutdown());
+        }
+        auto streams = std::make_shared<Streams>();
+        auto session = std::make_unique<ProfileSession>(
+            localProfile(dir.filePath(QStringLiteral("streams"))),
+            std::make_unique<StreamingBackend>(LocalOptions{dir.filePath(QStringLiteral("streams")), false}, streams),
+            ProvisionOptions{}, &logs);
+        const ContainerLogSource source = session->containerLogSource();
+        QVERIFY(source.follow);
+
+        // The reader's token ends its stream.
+        QByteArray received;
+        const auto receive = [&received](QByteArrayView data) { received += data.toByteArray(); };
+        auto cancel = std::make_shared<CancelToken>();
+        auto first = source.follow(QStringLiteral("s1"), 7, receive, cancel);
+        QCOMPARE(streams->follows, 1);
+        QCOMPARE(streams->tail, 7);
+        QCOMPARE(received, QByteArray("2026-11-30T11:00:00Z a line\n"));
+        cancel->cancel();
+        const Result<> cancelled = QCoro::waitFor(std::move(first));
+        QVERIFY(!cancelled);
+        QCOMPARE(cancelled.error().kind, Error::Kind::Cancelled);
+        QCOMPARE(cancelled.error().message, QStringLiteral("cancelled"));
+        QCOMPARE(streams->cancelled, 1);
+
+        // A stream holds the session's tasks: its shutdown ends it (the reader's token untouched)
+        // and waits for it; the stream says the profile was closed.
+        auto open = std::make_shared<CancelToken>();
+        auto second = source.follow(QStringLiteral("s1"), 3, receive, open);
+        QCOMPARE(streams->follows, 2);
+        bool shutDown = false;
+        auto ending = [](ProfileSession *s, bool *done) -> QCoro::Task<void> {
+            co_await s->shutdown();
+            *done = true;
+        }(session.get(), &shutDown);
+        QVERIFY(!shutDown);
+        const Result<> closed = QCoro::waitFor(std::move(second));
+        QVERIFY(!closed);
+        QCOMPARE(closed.error().kind, Error::Kind::Cancelled);
+        QVERIFY2(closed.error().message.contains(QLatin1String("was closed")), qPrintable(closed.error().message));
+        QCOMPARE(streams->cancelled, 2);
+        QVERIFY(!open->isCancelled());
+        QCoro::waitFor(ending);
+        QVERIFY(shutDown);
+
+        // After the shutdown: Cancelled at once, and no backend is asked.
+        const Result<> after = QCoro::waitFor(source.follow(QStringLiteral("s1"), 1, receive, {}));
+        QVERIFY(!after);
+        QCOMPARE(after.error().kind, Error::Kind::Cancelled);
+        QVERIFY2(after.error().message.contains(QLatin1String("was closed")), qPrintable(after.error().message));
+        session.reset();
+        const Result<> gone = QCoro::waitFor(source.follow(QStringLiteral("s1"), 1, receive, {}));
+        QCOMPARE(gone.error().kind, Error::Kind::Cancelled);
+        QCOMPARE(streams->follows, 2);
     }
 
     void closeThenShutdownWaitsForTheClose()
