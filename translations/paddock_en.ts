@@ -114,6 +114,13 @@
             <numerusform>container log lines may be missing here: %n or more new lines arrived between two polls</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>container log lines may be missing here: %n or more new lines arrived before the stream connected again</source>
+        <translation>
+            <numerusform>container log lines may be missing here: %n or more new line arrived before the stream connected again</numerusform>
+            <numerusform>container log lines may be missing here: %n or more new lines arrived before the stream connected again</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>

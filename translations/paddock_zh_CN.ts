@@ -104,6 +104,18 @@
         <source>L&amp;ogs</source>
         <translation>日志(&amp;O)</translation>
     </message>
+    <message>
+        <source>Following the container log as it is written.</source>
+        <translation>正在实时跟随容器日志。</translation>
+    </message>
+    <message>
+        <source>Following the container log failed; trying again: %1</source>
+        <translation>跟随容器日志失败，正在重试：%1</translation>
+    </message>
+    <message>
+        <source>No longer followed: the sandbox is not running. Show the container log again to follow it.</source>
+        <translation>已停止跟随：沙箱未在运行。再次显示容器日志即可重新跟随。</translation>
+    </message>
 </context>
 <context>
     <name>LogModel</name>
@@ -2154,6 +2166,12 @@
     <message>
         <source>Token</source>
         <translation>令牌</translation>
+    </message>
+    <message numerus="yes">
+        <source>container log lines may be missing here: %n or more new lines arrived before the stream connected again</source>
+        <translation>
+            <numerusform>此处可能缺少容器日志行：重新连接日志流之前新增了 %n 行或更多</numerusform>
+        </translation>
     </message>
 </context>
 <context>
