@@ -58,7 +58,7 @@ void LiveUpdates::setActive(bool active)
 
 bool LiveUpdates::isLive() const
 {
-    return m_session && m_session->isWatched();
+    return m_session && m_session->isWatchLive();
 }
 
 void LiveUpdates::updateWatching()

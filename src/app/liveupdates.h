@@ -41,7 +41,7 @@ public:
     // Whether anyone sees the tree: watched only then.
     void setActive(bool active);
     bool isActive() const { return m_active; }
-    // The shown profile's changes arrive as they happen.
+    // The shown profile's changes arrive as they happen (watched, and its watch is up).
     bool isLive() const;
     // What completes a reported row as the window completes a listed one.
     void setDecorator(std::function<WorkspaceTreeModel::Decorate()> decorator) { m_decorator = std::move(decorator); }

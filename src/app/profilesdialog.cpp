@@ -1,7 +1,6 @@
 #include "profilesdialog.h"
 
 #include "backendregistry.h"
-#include "backends/kubernetes/kubeconfig.h"
 #include "secretstore.h"
 #include "ui_profilesdialog.h"
 
@@ -11,7 +10,6 @@
 #include <QDir>
 #include <QEvent>
 #include <QFileDialog>
-#include <QFileInfo>
 #include <QFormLayout>
 #include <QKeyEvent>
 #include <QMessageBox>
@@ -1013,25 +1011,18 @@ void ProfilesDialog::fillContexts()
     const QString chosen = chosenContext();
     QComboBox *box = m_ui->kubeContextBox;
     box->clear();
-    QString problem;
-    const QString file = QDir::fromNativeSeparators(m_ui->kubeconfigEdit->text().trimmed());
-    // A path that is no file (yet: it may be being typed) offers nothing; Save says it is missing.
-    const auto contexts = !file.isEmpty() && !QFileInfo(file).isFile()
-        ? Result<Kubernetes::ContextList>(Kubernetes::ContextList{})
-        : Kubernetes::contextsIn(file.isEmpty() ? Kubernetes::KubeConfig::defaultFiles() : QStringList{file});
-    if (contexts) {
-        for (const Kubernetes::ContextSummary &context : std::as_const(contexts->contexts)) {
-            box->addItem(context.name == contexts->currentContext ? tr("%1 (current)").arg(context.name) : context.name,
-                         context.name);
-        }
-    } else if (contexts.error().kind != Error::Kind::NotFound) {
-        // A file that is there but cannot be used. No default file at all is no problem: the
-        // default lookup may find the cluster Paddock runs in.
-        problem = contexts.error().message;
-    }
+    // What the backend offers for the kubeconfig typed (a path that is no file yet offers
+    // nothing; Save says it is missing).
+    Profile edited;
+    edited.kind = backend->kind;
+    edited.kubeconfig = QDir::fromNativeSeparators(m_ui->kubeconfigEdit->text().trimmed());
+    const FieldChoices contexts =
+        backend->choices ? backend->choices(QStringLiteral("kubeContext"), edited) : FieldChoices{};
+    for (const QString &name : contexts.values)
+        box->addItem(name == contexts.current ? tr("%1 (current)").arg(name) : name, name);
     setChosenContext(chosen);
     m_loading = loading;
-    showKubeconfigProblem(problem);
+    showKubeconfigProblem(contexts.problem);
 }
 
 QString ProfilesDialog::chosenContext() const

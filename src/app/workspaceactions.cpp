@@ -167,8 +167,13 @@ QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<W
         for (const WorkspaceRecord &record : std::as_const(targets)) {
             const QString warning =
                 action == WorkspaceAction::Kill && session ? session->killWarning(record.info) : QString();
-            rows.append({record.info.workspaceId, record.info.sandboxId, record.info.userId,
-                         WorkspaceTreeModel::agentText(record), m_model->stateText(record), warning});
+            // As the tree says them: no user or agent recorded reads "unknown".
+            const QString user = record.info.userId.isEmpty() ? WorkspaceTreeModel::unknownText() : record.info.userId;
+            QString agent = WorkspaceTreeModel::agentText(record);
+            if (agent.isEmpty())
+                agent = WorkspaceTreeModel::unknownText();
+            rows.append(
+                {record.info.workspaceId, record.info.sandboxId, user, agent, m_model->stateText(record), warning});
         }
         box->setRows(rows);
         box->setConfirmText(confirm);

@@ -103,6 +103,10 @@ public:
     // Capability::Watch: start or stop reporting changes through sandboxChanged and
     // sandboxRemoved (a console that shows the list turns it on).
     virtual void setWatching(bool watching);
+    // While watching: its reports arrive (the watch is up), as opposed to a watch that fails
+    // (refused, say) and is being tried again, when what it reports cannot be relied on. The
+    // default: never.
+    virtual bool isWatchLive() const { return false; }
 
 Q_SIGNALS:
     // The backend found that a sandbox it was holding for a workspace is gone (deleted behind

@@ -48,6 +48,16 @@ struct FieldHint
     QString label{}; // translated, without a mnemonic or a colon
 };
 
+// What the profiles dialog offers in a field of a backend's, read from where the profile points
+// (a kubeconfig's contexts): the values, which of them is the current one, and why none can be
+// offered when what it points at cannot be used (empty: nothing wrong, perhaps nothing there).
+struct FieldChoices
+{
+    QStringList values;
+    QString current;
+    QString problem;
+};
+
 // One backend kind, as its folder registers it. Everything the console, the profiles dialog and
 // paddockctl need to offer, configure and make a backend comes from here, never from if-chains
 // over the kinds.
@@ -64,6 +74,9 @@ struct BackendFactory
     QStringList profileFields;
     // The hint of one of its fields ("image", "basedir", "bootstrapFile", "apiKey"); empty: none.
     std::function<FieldHint(const QString &field)> hint;
+    // The choices of one of its fields for a profile as it is being edited (reads small local
+    // files); empty function or values: none to offer.
+    std::function<FieldChoices(const QString &field, const Profile &profile)> choices;
     // An API key is part of its configuration (kept in the SecretStore under the profile's id).
     bool usesKey = false;
     // paddockctl reads the key from this variable (its one key source); empty: no key.

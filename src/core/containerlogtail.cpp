@@ -353,9 +353,14 @@ void ContainerLogTail::pollNow()
         return;
     if (m_polling) {
         // The drain ended while a stream is still open: it is cancelled, and its end ends the tail.
-        if (m_connection && m_drainDeadline && m_drainDeadline->hasExpired() && !m_connection->cancelledHere) {
-            m_connection->cancelledHere = true;
-            m_connection->cancel->cancel();
+        if (m_connection && m_drainDeadline && !m_connection->cancelledHere) {
+            if (m_drainDeadline->hasExpired()) {
+                m_connection->cancelledHere = true;
+                m_connection->cancel->cancel();
+            } else {
+                // A timer that fired early: the drain's end is still to come.
+                m_timer.start(std::chrono::milliseconds(std::max<qint64>(1, m_drainDeadline->remainingTime())));
+            }
         }
         return;
     }
@@ -618,8 +623,10 @@ bool ContainerLogTail::conclude(const Error *readError, int appended, const QStr
     }
     if (!writeFailure.isEmpty())
         failure = writeFailure;
-    if (readError && !(gone && readError->kind == Error::Kind::NotFound)) {
-        // (The log of a sandbox that is gone is 404 too: that is no news.)
+    if (readError && !((gone || live == false) && readError->kind == Error::Kind::NotFound)) {
+        // (The log of a sandbox that is gone, or stopped with its container gone, such as a
+        // Kubernetes workspace whose Pod was deleted and whose PVC stays, is 404 too: that is no
+        // news.)
         failure = Tr::tr("cannot read the container log of sandbox %1: %2").arg(m_sandboxId, readError->message);
     }
     const bool recovered = m_failures > 0 && failure.isEmpty();

@@ -222,6 +222,11 @@ int ProfileSession::openCount() const
     return m_manager ? int(m_manager->cachedCount() + m_manager->provisioningCount()) : 0;
 }
 
+bool ProfileSession::isWatchLive() const
+{
+    return m_watched && !m_shuttingDown && m_backend && m_backend->isWatchLive();
+}
+
 void ProfileSession::setWatched(bool watched)
 {
     if (watched && (m_shuttingDown || !can(Capability::Watch)))

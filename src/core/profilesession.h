@@ -168,6 +168,8 @@ public:
     // without the capability, or once shutdown() began (which turns it off).
     void setWatched(bool watched);
     bool isWatched() const { return m_watched; }
+    // Watched, and the backend's watch is up: changes arrive as they happen.
+    bool isWatchLive() const;
 
     // Actions; each emits its event.
     QCoro::Task<Result<WorkspacePtr>> open(WorkspaceRequest request);

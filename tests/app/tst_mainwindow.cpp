@@ -1313,6 +1313,33 @@ private Q_SLOTS:
         QVERIFY(!backend.watching);
     }
 
+    void aWatchThatFailsLeavesSettlingRowsToTheListing()
+    {
+        // Watched, but its watch fails (refused, say): what is between two states is still
+        // listed again every second until it settles, as without a watch.
+        auto owned = std::make_unique<PaddockTest::ScriptedBackend>();
+        owned->reportedCapabilities = Capability::Watch;
+        owned->watchUp = false;
+        owned->sandboxes = {
+            sandboxOf(QStringLiteral("ws-a"), QStringLiteral("u"), QStringLiteral("x"), SandboxState::Pausing)};
+        PaddockTest::TestSession watched(std::move(owned), PaddockTest::testProfile(QStringLiteral("cluster")));
+        MainWindow window(watched.get());
+        window.setRefreshInterval(0s);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_COMPARE(window.model()->workspaceCount(), 1);
+        QVERIFY(watched.backend.watching);
+        QVERIFY(!window.liveUpdates()->isLive());
+        // A listing while it is seen (the first may have come before it was shown), then one
+        // more a second later, by itself.
+        const int lists = watched.backend.lists;
+        window.findChild<QAction *>(QStringLiteral("actionRefresh"))->trigger();
+        QTRY_VERIFY(watched.backend.lists > lists + 1);
+        // Once the watch is up, changes are its to report.
+        watched.backend.watchUp = true;
+        QVERIFY(window.liveUpdates()->isLive());
+    }
+
     void aListingOlderThanTheWatchDoesNotUndoIt()
     {
         // The refresh's listing may have been read before a change the watch reported while it

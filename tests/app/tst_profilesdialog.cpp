@@ -1141,7 +1141,7 @@ private Q_SLOTS:
         const auto english = qScopeGuard([] { useLanguage(QLocale(QLocale::English, QLocale::UnitedStates)); });
         QCOMPARE(useLanguage(QLocale(QStringLiteral("zh_CN"))), QStringLiteral("zh_CN"));
         QTRY_COMPARE(find<QCheckBox>(dialog, "readOnlyBox")->text(), QStringLiteral("只读(&Y)"));
-        QCOMPARE(keyLabel->text(), QStringLiteral("&Token:")); // not the form's "API key" again
+        QCOMPARE(keyLabel->text(), QStringLiteral("令牌(&K)：")); // the token's, not the form's "API key" again
         useLanguage(QLocale(QLocale::English, QLocale::UnitedStates));
         QTRY_COMPARE(find<QCheckBox>(dialog, "readOnlyBox")->text(), QStringLiteral("Read-onl&y"));
         QCOMPARE(keyLabel->text(), QStringLiteral("&Token:"));

@@ -1224,6 +1224,29 @@ private Q_SLOTS:
         QCOMPARE(texts(readLog(path)), (QByteArrayList{"one", "last words"}));
     }
 
+    void aStoppedSandboxWithoutItsContainerIsNoProblem()
+    {
+        // A Kubernetes workspace stopped: its Pod is deleted (the log is 404) and its PVC kept
+        // (the sandbox reads Paused). The drain's reconnections say nothing of a failure.
+        auto script = std::make_shared<StreamScript>();
+        script->log = {at(1, "one")};
+        const QString path = newFile();
+        ContainerLogTail tail(script->source(script), QStringLiteral("s"), path);
+        tail.setInterval(10ms);
+        tail.setDrain(200ms);
+        QSignalSpy stopped(&tail, &ContainerLogTail::stopped);
+        QSignalSpy problems(&tail, &ContainerLogTail::problem);
+        tail.start();
+        QTRY_VERIFY_WITH_TIMEOUT(script->isOpen(), 10'000);
+        script->state = SandboxState::Paused;
+        script->refuse = Error::notFound(QStringLiteral("HTTP 404 pods \"s\" not found"));
+        script->endAll();
+        QTRY_COMPARE_WITH_TIMEOUT(stopped.size(), 1, 10'000);
+        QVERIFY(script->connections.size() >= 2); // it did try again during the drain
+        QCOMPARE(problems.size(), 0);
+        QCOMPARE(texts(readLog(path)), (QByteArrayList{"one"}));
+    }
+
     void theDrainsEndCancelsAStreamStillOpen()
     {
         auto script = std::make_shared<StreamScript>();

@@ -22,6 +22,7 @@
 #include <QJsonObject>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -484,6 +485,28 @@ private Q_SLOTS:
             QTRY_COMPARE_WITH_TIMEOUT(m_fake.stats().value(QLatin1String("watches")).toInt(), 0, 10'000);
         }
         QVERIFY(QCoro::waitFor(k8s->kill(safeName(id), {})));
+    }
+
+    // A watch that is refused (RBAC allows list, not watch) is not live, so the console does
+    // not wait on it; once allowed, it is.
+    void aRefusedWatchIsNotLive()
+    {
+        m_fake.control("POST", QStringLiteral("/_fake/forbid"), R"({"rules":["watch pods"]})");
+        const auto allow =
+            qScopeGuard([this] { m_fake.control("POST", QStringLiteral("/_fake/forbid"), R"({"rules":[]})"); });
+        auto k8s = backend();
+        QVERIFY(!k8s->isWatchLive());
+        k8s->setWatching(true);
+        QTRY_COMPARE_WITH_TIMEOUT(m_fake.stats().value(QLatin1String("watches")).toInt(), 1, 10'000); // the PVCs'
+        QTRY_VERIFY_WITH_TIMEOUT(
+            m_fake.stats().value(QLatin1String("byVerb")).toObject().value(QLatin1String("watch pods")).toInt() > 0,
+            10'000);
+        QVERIFY(!k8s->isWatchLive());
+        m_fake.control("POST", QStringLiteral("/_fake/forbid"), R"({"rules":[]})");
+        QTRY_COMPARE_WITH_TIMEOUT(m_fake.stats().value(QLatin1String("watches")).toInt(), 2, 20'000);
+        QTRY_VERIFY_WITH_TIMEOUT(k8s->isWatchLive(), 20'000);
+        k8s->setWatching(false);
+        QVERIFY(!k8s->isWatchLive());
     }
 
     // The container log as a stream: lines arrive as they are written, and cancel ends it.

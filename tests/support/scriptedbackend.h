@@ -41,6 +41,7 @@ public:
     }
 
     void setWatching(bool on) override { watching = on; }
+    bool isWatchLive() const override { return watching && watchUp; }
 
     // The sandbox as it is now (a new one, or a change of the one with its id), reported while
     // watching.
@@ -219,6 +220,7 @@ public:
     Capabilities reportedCapabilities; // what capabilities() says (none by default)
     std::function<QString(const SandboxInfo &)> killWarningOf;
     bool watching = false; // what setWatching() said last
+    bool watchUp = true; // false: a watch that fails (isWatchLive() says so)
     int lists = 0; // list() calls so far
 };
 

@@ -331,7 +331,8 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
 }
 
 QCoro::Task<Result<HttpResponse>> HttpClient::stream(HttpRequest request, std::function<void(QByteArrayView)> onData,
-                                                     std::shared_ptr<CancelToken> cancel)
+                                                     std::shared_ptr<CancelToken> cancel,
+                                                     std::function<void()> onOpened)
 {
     if (m_closing)
         co_return fail(closedError());
@@ -343,6 +344,14 @@ QCoro::Task<Result<HttpResponse>> HttpClient::stream(HttpRequest request, std::f
                                                            : sendOnce(manager, network, request.method, request.body));
     bool cancelled = false;
     const auto status = [&reply] { return reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(); };
+    if (onOpened) {
+        QObject::connect(reply.get(), &QNetworkReply::metaDataChanged, reply.get(), [&, opened = false]() mutable {
+            if (!opened && status() >= 200 && status() < 300) {
+                opened = true;
+                onOpened();
+            }
+        });
+    }
     QObject::connect(reply.get(), &QNetworkReply::readyRead, reply.get(), [&] {
         // An error answer is kept whole for its decoder; a good one is handed on as it comes.
         if (status() < 200 || status() >= 300)

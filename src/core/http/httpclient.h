@@ -135,9 +135,10 @@ public:
     // second: Cancelled) or abortAll() is called. A non-2xx answer is read whole and decoded
     // like send()'s. Never retried and never timed out by the client unless
     // request.transferTimeout says so; the returned response has the status and headers and an
-    // empty body.
+    // empty body. `onOpened` is called once, when a 2xx status has arrived (the stream is up).
     QCoro::Task<Result<HttpResponse>> stream(HttpRequest request, std::function<void(QByteArrayView)> onData,
-                                             std::shared_ptr<CancelToken> cancel = {});
+                                             std::shared_ptr<CancelToken> cancel = {},
+                                             std::function<void()> onOpened = {});
 
     void setErrorDecoder(ErrorDecoder decoder) { m_decodeError = std::move(decoder); }
     // TLS: the certificates to trust and the client certificate (a kubeconfig's), for every

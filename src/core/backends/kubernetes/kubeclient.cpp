@@ -403,7 +403,7 @@ QCoro::Task<Result<ListPage<PvcView>>> KubeClient::listPvcs(QString labelSelecto
 QCoro::Task<Result<WatchOutcome>> KubeClient::watch(Resource resource, QString labelSelector, QString resourceVersion,
                                                     std::chrono::seconds timeout,
                                                     std::function<void(const WatchEvent &)> onEvent,
-                                                    std::shared_ptr<CancelToken> cancel)
+                                                    std::shared_ptr<CancelToken> cancel, std::function<void()> onOpened)
 {
     const QString path = resource == Resource::Pods ? QStringLiteral("pods") : QStringLiteral("persistentvolumeclaims");
     QString query = QStringLiteral("watch=true&allowWatchBookmarks=true&timeoutSeconds=%1").arg(timeout.count());
@@ -453,7 +453,7 @@ QCoro::Task<Result<WatchOutcome>> KubeClient::watch(Resource resource, QString l
         }
         pending.remove(0, start);
     };
-    auto streamed = co_await m_http->stream(request, onData, cancel);
+    auto streamed = co_await m_http->stream(request, onData, cancel, onOpened);
     if (!streamed) {
         if (streamed.error().httpStatus == 410) {
             outcome.expired = true;

@@ -87,11 +87,12 @@ public:
     QCoro::Task<Result<ListPage<PvcView>>> listPvcs(QString labelSelector, int pageSize = 500);
 
     // Watches from `resourceVersion` with bookmarks until the server ends the stream (after
-    // `timeout`), the connection drops, or `cancel`; `onEvent` gets each event as it arrives.
+    // `timeout`), the connection drops, or `cancel`; `onEvent` gets each event as it arrives,
+    // `onOpened` (if any) is called once the server accepted the watch.
     QCoro::Task<Result<WatchOutcome>> watch(Resource resource, QString labelSelector, QString resourceVersion,
                                             std::chrono::seconds timeout,
                                             std::function<void(const WatchEvent &)> onEvent,
-                                            std::shared_ptr<CancelToken> cancel);
+                                            std::shared_ptr<CancelToken> cancel, std::function<void()> onOpened = {});
 
     // The last `tail` lines of the workspace container's log with timestamps.
     QCoro::Task<Result<QByteArray>> podLog(QString name, int tail);

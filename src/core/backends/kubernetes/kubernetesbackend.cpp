@@ -739,12 +739,19 @@ void KubernetesBackend::setWatching(bool watching)
         m_pvcs.clear();
         m_podsListed = false;
         m_pvcsListed = false;
+        m_podsWatchUp = false;
+        m_pvcsWatchUp = false;
         m_unreported.clear();
         return;
     }
     m_watchCancel = std::make_shared<CancelToken>();
     QCoro::connect(watchLoop(Resource::Pods, m_watchCancel), this, [] {});
     QCoro::connect(watchLoop(Resource::PersistentVolumeClaims, m_watchCancel), this, [] {});
+}
+
+bool KubernetesBackend::isWatchLive() const
+{
+    return m_watching && m_podsWatchUp && m_pvcsWatchUp;
 }
 
 QCoro::Task<> KubernetesBackend::watchLoop(Resource resource, std::shared_ptr<CancelToken> cancel)
@@ -755,7 +762,18 @@ QCoro::Task<> KubernetesBackend::watchLoop(Resource resource, std::shared_ptr<Ca
     QString resourceVersion;
     auto delay = m_options.pollFirst;
     const QString selector = managedSelector();
-    const std::function<void(const WatchEvent &)> onEvent = [this](const WatchEvent &event) { applyEvent(event); };
+    // Up once listed, down while listing or watching fails (refused, say), up again once a watch
+    // is accepted.
+    bool &up = resource == Resource::Pods ? m_podsWatchUp : m_pvcsWatchUp;
+    const std::function<void()> onOpened = [&up, cancel] {
+        if (!cancel->isCancelled())
+            up = true;
+    };
+    const std::function<void(const WatchEvent &)> onEvent = [this, &up, cancel](const WatchEvent &event) {
+        if (!cancel->isCancelled())
+            up = true;
+        applyEvent(event);
+    };
     while (!cancel->isCancelled() && !m_closing) {
         if (resourceVersion.isEmpty()) {
             // List first: the watch goes on from the list's resourceVersion.
@@ -776,6 +794,7 @@ QCoro::Task<> KubernetesBackend::watchLoop(Resource resource, std::shared_ptr<Ca
                     resourceVersion = pvcs->resourceVersion;
                 }
             }
+            up = !resourceVersion.isEmpty();
             if (resourceVersion.isEmpty()) {
                 if (!co_await sleep(delay))
                     co_return;
@@ -783,17 +802,19 @@ QCoro::Task<> KubernetesBackend::watchLoop(Resource resource, std::shared_ptr<Ca
                 continue;
             }
         }
-        auto outcome =
-            co_await m_client->watch(resource, selector, resourceVersion, m_options.watchTimeout, onEvent, cancel);
+        auto outcome = co_await m_client->watch(resource, selector, resourceVersion, m_options.watchTimeout, onEvent,
+                                                cancel, onOpened);
         if (cancel->isCancelled() || m_closing)
             co_return;
         if (!outcome) {
+            up = false;
             qCInfo(lcKube).noquote() << "watch ended:" << outcome.error().message;
             if (!co_await sleep(delay))
                 co_return;
             delay = std::min(m_options.pollMax * 10, delay * 2);
             continue;
         }
+        up = true;
         delay = m_options.pollFirst;
         // 410: too old; list again. Otherwise the server ended the stream: go on from where it was.
         resourceVersion = outcome->expired ? QString() : outcome->resourceVersion;

@@ -92,6 +92,7 @@ public:
 
     void setWatching(bool watching) override;
     bool isWatching() const { return m_watching; }
+    bool isWatchLive() const override;
 
     // Runs argv in the workspace container (no cwd wrapper), stdin given whole.
     QCoro::Task<Result<ExecResult>> execRaw(QString podName, QStringList argv, QByteArray stdinData,
@@ -133,6 +134,9 @@ private:
     QSet<QString> m_held;
     QSet<QString> m_pausing; // deleted by us: their DELETED event is not a loss
     bool m_watching = false;
+    // Per kind (Pods, PVCs): its listing worked and its last watch did not fail.
+    bool m_podsWatchUp = false;
+    bool m_pvcsWatchUp = false;
     std::shared_ptr<CancelToken> m_watchCancel;
     // What the watches know (name → object).
     QHash<QString, PodView> m_pods;

@@ -99,6 +99,28 @@ BackendFactory kubernetesBackendFactory()
     factory.profileFields = {QStringLiteral("kubeconfig"),    QStringLiteral("kubeContext"),
                              QStringLiteral("kubeNamespace"), QStringLiteral("image"),
                              QStringLiteral("storageSize"),   QStringLiteral("storageClass")};
+    // The contexts of the kubeconfig the profile names (or of the default files), for the
+    // dialog's context box. A path that is no file (yet: it may be being typed) offers nothing,
+    // and no default file at all is no problem (the default lookup may find the cluster Paddock
+    // runs in); a file that is there but cannot be used is.
+    factory.choices = [](const QString &field, const Profile &profile) -> FieldChoices {
+        FieldChoices choices;
+        if (field != QLatin1String("kubeContext"))
+            return choices;
+        const QString file = profile.kubeconfig.trimmed();
+        if (!file.isEmpty() && !QFileInfo(file).isFile())
+            return choices;
+        const auto contexts = contextsIn(file.isEmpty() ? KubeConfig::defaultFiles() : QStringList{file});
+        if (!contexts) {
+            if (contexts.error().kind != Error::Kind::NotFound)
+                choices.problem = contexts.error().message;
+            return choices;
+        }
+        for (const ContextSummary &context : std::as_const(contexts->contexts))
+            choices.values.append(context.name);
+        choices.current = contexts->currentContext;
+        return choices;
+    };
     factory.hint = [](const QString &field) -> FieldHint {
         if (field == QLatin1String("kubeconfig"))
             return {Tr::tr("KUBECONFIG, else the cluster Paddock runs in, else ~/.kube/config"),
