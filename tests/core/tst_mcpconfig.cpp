@@ -328,11 +328,26 @@ private Q_SLOTS:
         const auto config = parseMcpConfig(json);
         QVERIFY(config);
         const McpEntry &entry = config->scopes.at(0).entries.at(0);
+        QCOMPARE(entry.command, QStringLiteral("server"));
         QCOMPARE(entry.args, QStringList({"--api-key", Glyph, "TOKEN=" + Glyph}));
         QCOMPARE(entry.secretPaths(), QStringList({"args/1", "args/2", "env/A"}));
         QCOMPARE(entry.reveal(QStringLiteral("args/1")), QStringLiteral("sample-secret-a"));
         QCOMPARE(entry.reveal(QStringLiteral("args/2")), QStringLiteral("sample-secret-b"));
         QCOMPARE(entry.reveal(QStringLiteral("env/A")), QStringLiteral("sample-secret-c"));
+        QVERIFY(!compact(entry.toJson()).contains(QStringLiteral("sample-secret-")));
+    }
+
+    void secretInTheCommandItself()
+    {
+        const QByteArray json = R"([{"name":"x","is_stateful":true,"mcp_config":{"type":"stdio_mcp",)"
+                                R"("command":"env API_TOKEN=sample-secret-cmd server","args":null,"env":null}}])";
+        const auto config = parseMcpConfig(json);
+        QVERIFY(config);
+        const McpEntry &entry = config->scopes.at(0).entries.at(0);
+        QCOMPARE(entry.command, "env API_TOKEN=" + Glyph + " server");
+        QCOMPARE(entry.args, std::nullopt);
+        QCOMPARE(entry.envKeys, std::nullopt);
+        QCOMPARE(entry.reveal(QStringLiteral("command")), QStringLiteral("env API_TOKEN=sample-secret-cmd server"));
         QVERIFY(!compact(entry.toJson()).contains(QStringLiteral("sample-secret-")));
     }
 

@@ -144,6 +144,40 @@ private Q_SLOTS:
             QVERIFY(!skill.name.isEmpty() && !skill.description.isEmpty());
     }
 
+    void localIndexAgainstDisk()
+    {
+        const SkillIndex index = parseSkillIndex(fixture(QStringLiteral("local/skills/agent-1/.index")));
+        QVERIFY(index.valid);
+        QCOMPARE(index.dirMtime, 1787291148.0731645);
+        QCOMPARE(index.skills.size(), 2);
+        QCOMPARE(index.skills.at(1).dir, QStringLiteral("release-notes"));
+        QCOMPARE(index.skills.at(1).skillName, QStringLiteral("release-notes"));
+        QHash<QString, QString> disk;
+        for (const QString &dir : {QStringLiteral("pdf-tools"), QStringLiteral("release-notes")})
+            disk.insert(
+                dir,
+                skillFileHash(fixture(QStringLiteral("local/skills/agent-1/") + dir + QStringLiteral("/SKILL.md"))));
+        QVERIFY(compareSkillIndex(index, disk).matches());
+
+        disk.insert(QStringLiteral("release-notes"), skillFileHash("edited"));
+        disk.insert(QStringLiteral("new-one"), skillFileHash("x"));
+        disk.remove(QStringLiteral("pdf-tools"));
+        const SkillIndexDiff diff = compareSkillIndex(index, disk);
+        QCOMPARE(diff.changed, QStringList{"release-notes"});
+        QCOMPARE(diff.onlyOnDisk, QStringList{"new-one"});
+        QCOMPARE(diff.onlyInIndex, QStringList{"pdf-tools"});
+
+        const SkillIndex legacy = parseSkillIndex(fixture(QStringLiteral("legacy-2.0.6/skills/.skills")));
+        QVERIFY(legacy.valid);
+        QCOMPARE(legacy.skills.size(), 1);
+        QCOMPARE(legacy.skills.at(0).hash,
+                 skillFileHash(fixture(QStringLiteral("legacy-2.0.6/skills/pdf-tools/SKILL.md"))));
+
+        QVERIFY(!parseSkillIndex("{\"skills_dir_mtime\": 1, \"ski").valid);
+        QVERIFY(!parseSkillIndex("{\"skills_dir_mtime\": 1, \"skills\": []}").valid);
+        QVERIFY(!parseSkillIndex("{\"skills_dir_mtime\": 1, \"ski").error.isEmpty());
+    }
+
     void sandboxPartitions()
     {
         const SkillsLayout layout = classifySkillPaths(listing(QStringLiteral("sandbox/workspace/skills")));

@@ -379,6 +379,38 @@ private Q_SLOTS:
         QVERIFY(dataKindMediaType(DataKind(kind)).contains(QLatin1Char('/')));
     }
 
+    void toolResultFiles()
+    {
+        const QString fixtureText =
+            QString::fromUtf8(fixture(QStringLiteral("sandbox/workspace/sessions/6f1c2a9e4b7d4e0f9a3c5b8d2e1f0a47/"
+                                                     "tool_result-call_Hn4kP8sD2fG6jL0qW5eR9tY3.txt")));
+        QVERIFY(findDataPlaceholders(fixtureText).isEmpty());
+        // upstream's test_offload_tool_result: 29 800 "0" then one placeholder
+        const QString text = QString(29800, QLatin1Char('0'))
+            + QStringLiteral("<data url='workspace:///data/abc.png' name='fake_image.png' media_type='image/png'/>"
+                             "tail<data url='file:///workspace/data/d.bin' name='None' media_type='audio/wav'/>");
+        const QList<DataPlaceholder> found = findDataPlaceholders(text, QStringLiteral("/workspace"));
+        QCOMPARE(found.size(), 2);
+        QCOMPARE(found.at(0).offset, 29800);
+        QCOMPARE(found.at(0).name, QStringLiteral("fake_image.png"));
+        QCOMPARE(found.at(0).mediaType, QStringLiteral("image/png"));
+        QCOMPARE(found.at(0).dataFile, QStringLiteral("data/abc.png"));
+        QCOMPARE(text.mid(found.at(0).offset + found.at(0).length, 4), QStringLiteral("tail"));
+        QVERIFY(found.at(1).name.isEmpty());
+        QCOMPARE(found.at(1).dataFile, QStringLiteral("data/d.bin"));
+
+        const auto plain = parseToolResultFileName(QStringLiteral("tool_result-call_Hn4kP8sD2fG6jL0qW5eR9tY3.txt"));
+        QVERIFY(plain);
+        QCOMPARE(plain->toolCallId, QStringLiteral("call_Hn4kP8sD2fG6jL0qW5eR9tY3"));
+        QCOMPARE(plain->clash, 0);
+        const auto clash = parseToolResultFileName(QStringLiteral("tool_result-toolu_01(x)(2).txt"));
+        QVERIFY(clash);
+        QCOMPARE(clash->toolCallId, QStringLiteral("toolu_01(x)"));
+        QCOMPARE(clash->clash, 2);
+        QCOMPARE(parseToolResultFileName(QStringLiteral("context.jsonl")), std::nullopt);
+        QCOMPARE(parseToolResultFileName(QStringLiteral("tool_result-.txt")), std::nullopt);
+    }
+
     void dataUrls()
     {
         QCOMPARE(resolveDataUrl(QStringLiteral("workspace:///data/a.png")), QStringLiteral("data/a.png"));

@@ -250,6 +250,10 @@ public:
             entry.skipReasons.append(Tr::tr("its stdio command is missing"));
         else
             entry.command = text(*command);
+        if (const QString masked = maskText(entry.command); masked != entry.command) {
+            addSecret(entry, QStringLiteral("command"), entry.command);
+            entry.command = masked;
+        }
         if (const std::optional<QStringList> args = stringList(member(config, "args"))) {
             const MaskedArgs masked = maskArgs(*args);
             entry.args = masked.args;

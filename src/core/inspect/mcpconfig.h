@@ -33,7 +33,7 @@ public:
     std::optional<bool> stateful; // is_stateful; absent or not a bool: nullopt
 
     // stdio_mcp
-    QString command;
+    QString command; // shown as written, unless maskText() finds a secret in it
     std::optional<QStringList> args; // masked; nullopt: null or absent
     std::optional<QStringList> envKeys; // names only; nullopt: null or absent
     QString cwd;
@@ -53,7 +53,7 @@ public:
     QStringList skipReasons;
     bool skipped() const { return !skipReasons.isEmpty(); }
 
-    // Paths of the masked values, in order: "env/<KEY>", "headers/<Name>", "url", "args/<i>".
+    // Paths of the masked values, in order: "command", "args/<i>", "env/<KEY>", "url", "headers/<Name>".
     QStringList secretPaths() const { return m_secretOrder; }
     // The raw value behind one masked path; nullopt for an unknown path. Never logged.
     std::optional<QString> reveal(const QString &path) const;

@@ -2,7 +2,9 @@
 
 #include "../tr.h"
 
+#include <QCryptographicHash>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QMap>
 #include <QRegularExpression>
 #include <QSet>
@@ -141,6 +143,62 @@ SkillFile parseSkillFile(QByteArrayView bytes)
         skill.ignoredReason = Tr::tr("AgentScope ignores this skill: its front matter has no description");
     }
     return skill;
+}
+
+SkillIndex parseSkillIndex(QByteArrayView bytes)
+{
+    SkillIndex index;
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(bytes.toByteArray(), &error);
+    if (error.error != QJsonParseError::NoError) {
+        index.error = Tr::tr("The skill index (%n byte(s)) is not valid JSON; AgentScope treats it as empty and "
+                             "rewrites it.",
+                             nullptr, int(qMin<qsizetype>(bytes.size(), INT_MAX)));
+        return index;
+    }
+    const QJsonObject root = document.object();
+    if (!document.isObject() || !root.value(QStringLiteral("skills")).isObject()) {
+        index.error =
+            Tr::tr("The skill index has no \"skills\" object; AgentScope treats it as empty and rewrites it.");
+        return index;
+    }
+    index.valid = true;
+    index.dirMtime = root.value(QStringLiteral("skills_dir_mtime")).toDouble();
+    // Sorted by directory name (QJsonObject sorts its keys), which is how a listing shows them.
+    const QJsonObject skills = root.value(QStringLiteral("skills")).toObject();
+    for (auto it = skills.constBegin(); it != skills.constEnd(); ++it) {
+        const QJsonObject entry = it.value().toObject();
+        index.skills.append({it.key(), entry.value(QStringLiteral("hash")).toString(),
+                             entry.value(QStringLiteral("skill_name")).toString()});
+    }
+    return index;
+}
+
+QString skillFileHash(QByteArrayView skillFile)
+{
+    return QString::fromLatin1(QCryptographicHash::hash(skillFile, QCryptographicHash::Sha256).toHex());
+}
+
+SkillIndexDiff compareSkillIndex(const SkillIndex &index, const QHash<QString, QString> &diskHashes)
+{
+    SkillIndexDiff diff;
+    QSet<QString> listed;
+    for (const SkillIndex::Entry &entry : index.skills) {
+        listed.insert(entry.dir);
+        const auto disk = diskHashes.constFind(entry.dir);
+        if (disk == diskHashes.constEnd())
+            diff.onlyInIndex.append(entry.dir);
+        else if (disk->compare(entry.hash, Qt::CaseInsensitive) != 0)
+            diff.changed.append(entry.dir);
+    }
+    for (auto it = diskHashes.constBegin(); it != diskHashes.constEnd(); ++it) {
+        if (!listed.contains(it.key()))
+            diff.onlyOnDisk.append(it.key());
+    }
+    diff.onlyInIndex.sort();
+    diff.onlyOnDisk.sort();
+    diff.changed.sort();
+    return diff;
 }
 
 namespace {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArrayView>
+#include <QHash>
 #include <QJsonObject>
 #include <QList>
 #include <QPair>
@@ -36,6 +37,37 @@ struct SkillFile
 };
 
 SkillFile parseSkillFile(QByteArrayView bytes);
+
+// A partition's hash index (LocalWorkspace only: skills/<partition>/.index; v2.0.6 and earlier
+// skills/.skills): {"skills_dir_mtime": <epoch>, "skills": {"<dir>": {"hash", "skill_name"}}}.
+// AgentScope treats an unreadable index as empty and rewrites it.
+struct SkillIndex
+{
+    struct Entry
+    {
+        QString dir;
+        QString hash; // sha256 hex of the SKILL.md bytes
+        QString skillName; // the agent-facing name (" (1)" suffixes on clashes)
+    };
+    bool valid = false;
+    QString error; // translated, when not valid; never the file's text
+    double dirMtime = 0;
+    QList<Entry> skills; // sorted by dir
+};
+SkillIndex parseSkillIndex(QByteArrayView bytes);
+
+// The hash AgentScope's index records for a SKILL.md.
+QString skillFileHash(QByteArrayView skillFile);
+
+// The index against the directory: skill dirs on disk (dir -> skillFileHash of its SKILL.md).
+struct SkillIndexDiff
+{
+    QStringList onlyInIndex; // listed, but no such skill directory now
+    QStringList onlyOnDisk; // a skill directory the index does not list
+    QStringList changed; // SKILL.md differs from the recorded hash
+    bool matches() const { return onlyInIndex.isEmpty() && onlyOnDisk.isEmpty() && changed.isEmpty(); }
+};
+SkillIndexDiff compareSkillIndex(const SkillIndex &index, const QHash<QString, QString> &diskHashes);
 
 // What one path under skills/ is, in the layouts of reference §7: main's skills/.seed/ plus
 // skills/<agent_id>/ partitions, or v2.0.6's flat skills/<dir>/.

@@ -133,6 +133,39 @@ std::optional<QString> resolveDataUrl(const QString &url, const QString &recorde
     return relative;
 }
 
+QList<DataPlaceholder> findDataPlaceholders(QStringView text, const QString &recordedWorkdir)
+{
+    QList<DataPlaceholder> found;
+    if (!text.contains(QLatin1String("<data url='")))
+        return found;
+    static const QRegularExpression placeholder(
+        QStringLiteral("<data url='([^']*)' name='([^\\n]*?)' media_type='([^'\\n]*)'/>"));
+    for (auto it = placeholder.globalMatch(text); it.hasNext();) {
+        const QRegularExpressionMatch match = it.next();
+        DataPlaceholder data;
+        data.offset = match.capturedStart();
+        data.length = match.capturedLength();
+        data.url = match.captured(1);
+        data.name = match.captured(2) == QLatin1String("None") ? QString() : match.captured(2);
+        data.mediaType = match.captured(3);
+        data.dataFile = resolveDataUrl(data.url, recordedWorkdir);
+        found.append(data);
+    }
+    return found;
+}
+
+std::optional<ToolResultFileName> parseToolResultFileName(const QString &fileName)
+{
+    static const QRegularExpression pattern(QStringLiteral("^tool_result-(.+?)(?:\\((\\d+)\\))?\\.txt$"));
+    const QRegularExpressionMatch match = pattern.match(fileName);
+    if (!match.hasMatch())
+        return std::nullopt;
+    ToolResultFileName name;
+    name.toolCallId = match.captured(1);
+    name.clash = match.hasCaptured(2) ? match.captured(2).toInt() : 0;
+    return name;
+}
+
 // ---------------------------------------------------------------------------------------------
 // parsing one line
 

@@ -23,6 +23,28 @@ QString dataKindMediaType(DataKind kind); // "image/png", ..., "application/octe
 // its last "/data/" segment. nullopt for anything else or anything resolving outside the workdir.
 std::optional<QString> resolveDataUrl(const QString &url, const QString &recordedWorkdir = QString());
 
+// sessions/<id>/tool_result-<id>.txt holds the remainder of a truncated tool result as plain text;
+// each data block in it is a placeholder <data url='<url>' name='<name>' media_type='<type>'/>.
+struct DataPlaceholder
+{
+    qsizetype offset = 0; // in the text given
+    qsizetype length = 0;
+    QString url;
+    QString name; // empty when written as name='None'
+    QString mediaType;
+    std::optional<QString> dataFile; // resolveDataUrl(url)
+};
+QList<DataPlaceholder> findDataPlaceholders(QStringView text, const QString &recordedWorkdir = QString());
+
+// "tool_result-<id>.txt" → the tool call id and the clash number ("tool_result-<id>(2).txt" → 2;
+// 0 without one); nullopt for other names.
+struct ToolResultFileName
+{
+    QString toolCallId;
+    int clash = 0;
+};
+std::optional<ToolResultFileName> parseToolResultFileName(const QString &fileName);
+
 struct TranscriptBlock
 {
     enum class Type { Text, Thinking, ToolCall, ToolResult, Hint, Data, Unknown };
