@@ -199,7 +199,7 @@ public:
             entry.skipReasons.append(Tr::tr("it has no name"));
         } else {
             entry.name = text(*name);
-            static const QRegularExpression pattern(QStringLiteral("^[a-zA-Z0-9_-]+$"));
+            static thread_local const QRegularExpression pattern(QStringLiteral("^[a-zA-Z0-9_-]+$"));
             if (!pattern.match(entry.name).hasMatch())
                 entry.skipReasons.append(
                     Tr::tr("its name \"%1\" does not match [a-zA-Z0-9_-]+").arg(maskText(entry.name)));

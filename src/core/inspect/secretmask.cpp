@@ -136,8 +136,8 @@ MaskedArgs maskArgs(const QStringList &args)
     masked.args.reserve(args.size());
     masked.secretValues.reserve(args.size());
     enum class Pending { None, Value, Header } pending = Pending::None;
-    static const QRegularExpression assignment(QStringLiteral("^([A-Za-z_][A-Za-z0-9_.-]*)=(.*)$"),
-                                               QRegularExpression::DotMatchesEverythingOption);
+    static thread_local const QRegularExpression assignment(QStringLiteral("^([A-Za-z_][A-Za-z0-9_.-]*)=(.*)$"),
+                                                            QRegularExpression::DotMatchesEverythingOption);
     for (const QString &arg : args) {
         QString shown = arg;
         std::optional<QString> secret;
@@ -197,7 +197,7 @@ QString maskText(QStringView text)
         QString replacement;
     };
     const QString glyph = maskGlyph();
-    static const QList<Rule> rules = [glyph = maskGlyph()] {
+    static thread_local const QList<Rule> rules = [glyph = maskGlyph()] {
         const auto ci = QRegularExpression::CaseInsensitiveOption;
         QList<Rule> list;
         list.append({QRegularExpression(QStringLiteral("\\b(bearer)(\\s+)[A-Za-z0-9._~+/=-]{6,}"), ci),

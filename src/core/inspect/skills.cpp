@@ -78,7 +78,8 @@ SkillFile parseSkillFile(QByteArrayView bytes)
     QString text = QString::fromUtf8(bytes);
     if (text.startsWith(QChar(0xFEFF)))
         text.remove(0, 1);
-    static const QRegularExpression boundary(QStringLiteral("^-{3,}[ \\t]*\\r?$"), QRegularExpression::MultilineOption);
+    static thread_local const QRegularExpression boundary(QStringLiteral("^-{3,}[ \\t]*\\r?$"),
+                                                          QRegularExpression::MultilineOption);
     const QRegularExpressionMatch open = boundary.match(text);
     if (!open.hasMatch() || open.capturedStart() != 0) {
         skill.body = text;

@@ -138,7 +138,7 @@ QList<DataPlaceholder> findDataPlaceholders(QStringView text, const QString &rec
     QList<DataPlaceholder> found;
     if (!text.contains(QLatin1String("<data url='")))
         return found;
-    static const QRegularExpression placeholder(
+    static thread_local const QRegularExpression placeholder(
         QStringLiteral("<data url='([^']*)' name='([^\\n]*?)' media_type='([^'\\n]*)'/>"));
     for (auto it = placeholder.globalMatch(text); it.hasNext();) {
         const QRegularExpressionMatch match = it.next();
@@ -156,7 +156,7 @@ QList<DataPlaceholder> findDataPlaceholders(QStringView text, const QString &rec
 
 std::optional<ToolResultFileName> parseToolResultFileName(const QString &fileName)
 {
-    static const QRegularExpression pattern(QStringLiteral("^tool_result-(.+?)(?:\\((\\d+)\\))?\\.txt$"));
+    static thread_local const QRegularExpression pattern(QStringLiteral("^tool_result-(.+?)(?:\\((\\d+)\\))?\\.txt$"));
     const QRegularExpressionMatch match = pattern.match(fileName);
     if (!match.hasMatch())
         return std::nullopt;
@@ -231,7 +231,7 @@ void collectDataRefs(TranscriptBlock &block, const QString &text, const Context 
 {
     if (!text.contains(QLatin1String("workspace:///")) && !text.contains(QLatin1String("file://")))
         return;
-    static const QRegularExpression urls(QStringLiteral("(?:workspace:///data/|file://)[^\\s'\",<]+"));
+    static thread_local const QRegularExpression urls(QStringLiteral("(?:workspace:///data/|file://)[^\\s'\",<]+"));
     for (auto it = urls.globalMatch(text); it.hasNext();) {
         QString url = it.next().captured();
         while (url.endsWith(QLatin1Char('.')))
