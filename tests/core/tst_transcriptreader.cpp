@@ -356,6 +356,11 @@ private Q_SLOTS:
         QTest::newRow("fixture png 2") << fixture(QStringLiteral(
             "sandbox/workspace/data/66c95792335b8c2bd8fd8bc3b629e3b7b4e3dafb175a5396df078a4b74c392df.png"))
                                        << int(DataKind::Png);
+        QTest::newRow("fixture local png") << fixture(
+            QStringLiteral("local/data/e216a0c2a06cdbf5a548d6901b544807f9d5b533201e018b3b9923672222e096.png"))
+                                           << int(DataKind::Png);
+        QTest::newRow("fixture text file")
+            << fixture(QStringLiteral("sandbox/workspace/20260821_q3-review/README.md")) << int(DataKind::Text);
         QTest::newRow("jpeg") << QByteArray("\xff\xd8\xff\xe0\x00\x10JFIF", 10) << int(DataKind::Jpeg);
         QTest::newRow("gif") << QByteArray("GIF89a\x01\x00", 8) << int(DataKind::Gif);
         QTest::newRow("webp") << QByteArray("RIFF\x24\x00\x00\x00WEBPVP8 ", 16) << int(DataKind::Webp);
