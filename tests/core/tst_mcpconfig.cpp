@@ -299,6 +299,8 @@ private Q_SLOTS:
         QTest::newRow("free text") << QStringList{"--url", "https://u:sample-secret-7@h/x"}
                                    << QStringList{"--url", "https://u:" + g + "@h/x"} << 1
                                    << "https://u:sample-secret-7@h/x";
+        QTest::newRow("flag without value")
+            << QStringList{"--token", "--headless"} << QStringList{"--token", "--headless"} << -1 << QString();
         QTest::newRow("harmless") << QStringList{"-y", "@playwright/mcp@latest", "--headless", "MODE=fast"}
                                   << QStringList{"-y", "@playwright/mcp@latest", "--headless", "MODE=fast"} << -1
                                   << QString();

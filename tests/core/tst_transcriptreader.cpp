@@ -328,6 +328,22 @@ private Q_SLOTS:
         QCOMPARE(messages.at(2).firstLine, 3);
     }
 
+    void deepNestingIsRefusedNotRecursed()
+    {
+        const QByteArray deep = "{\"role\":\"user\",\"id\":\"d\",\"content\":[{\"type\":\"x\",\"v\":"
+            + QByteArray(100000, '[') + QByteArray(100000, ']') + "}]}\n";
+        const QByteArray input = "{\"role\":\"assistant\",\"id\":\"i\",\"content\":[{\"type\":\"tool_call\",\"id\":"
+                                 "\"c\",\"name\":\"n\",\"input\":\""
+            + QByteArray(100000, '[') + QByteArray(100000, ']') + "\"}]}\n";
+        const QList<TranscriptMessage> messages = read(deep + input);
+        QCOMPARE(messages.size(), 2);
+        QCOMPARE(messages.at(0).kind, TranscriptMessage::Kind::NotJson);
+        QVERIFY(messages.at(0).parseError.contains(QStringLiteral("200")));
+        QCOMPARE(messages.at(1).kind, TranscriptMessage::Kind::Message);
+        QCOMPARE(messages.at(1).blocks.at(0).input.size(), 200000);
+        QVERIFY(messages.at(1).blocks.at(0).inputPretty.isEmpty());
+    }
+
     void emptyAndBlankInput()
     {
         QVERIFY(read(QByteArray()).isEmpty());

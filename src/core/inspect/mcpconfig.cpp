@@ -318,7 +318,7 @@ tl::expected<McpConfig, McpReadError> parseMcpConfig(QByteArrayView bytes)
 {
     const qsizetype size = bytes.size();
     rapidjson::Document document;
-    document.Parse(bytes.data(), size_t(bytes.size()));
+    document.Parse<rapidjson::kParseIterativeFlag>(bytes.data(), size_t(bytes.size()));
     if (document.HasParseError()) {
         McpReadError error;
         error.kind = McpReadError::Kind::NotJson;

@@ -142,14 +142,15 @@ MaskedArgs maskArgs(const QStringList &args)
         QString shown = arg;
         std::optional<QString> secret;
         const Pending was = std::exchange(pending, Pending::None);
-        if (was == Pending::Value) {
+        const bool isFlag = arg.startsWith(QLatin1Char('-')) && arg.size() > 1;
+        if (was == Pending::Value && !isFlag) {
             shown = maskGlyph();
             secret = arg;
         } else if (was == Pending::Header) {
             const qsizetype colon = arg.indexOf(QLatin1Char(':'));
             shown = colon >= 0 ? arg.left(colon + 1) + QLatin1Char(' ') + maskGlyph() : maskGlyph();
             secret = colon >= 0 ? arg.mid(colon + 1).trimmed() : arg;
-        } else if (arg.startsWith(QLatin1Char('-')) && arg.size() > 1) {
+        } else if (isFlag) {
             const qsizetype eq = arg.indexOf(QLatin1Char('='));
             const QString flag = eq >= 0 ? arg.left(eq) : arg;
             const bool header = flag == QLatin1String("-H") || flag == QLatin1String("--header");

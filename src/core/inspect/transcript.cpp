@@ -173,6 +173,35 @@ namespace {
 
 using Value = rapidjson::Value;
 
+// Printing and walking parsed JSON recurse; a line nested deeper than this (no real message is)
+// is reported as unreadable instead of exhausting a worker thread's stack.
+constexpr int MaxJsonDepth = 200;
+
+bool nestedWithin(std::string_view json, int maxDepth)
+{
+    int depth = 0;
+    bool inString = false;
+    for (size_t i = 0; i < json.size(); ++i) {
+        const char c = json[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '{' || c == '[') {
+            if (++depth > maxDepth)
+                return false;
+        } else if (c == '}' || c == ']') {
+            --depth;
+        }
+    }
+    return true;
+}
+
+constexpr unsigned ParseFlags = rapidjson::kParseIterativeFlag;
+
 const Value *member(const Value &object, const char *name)
 {
     if (!object.IsObject())
@@ -346,8 +375,10 @@ TranscriptBlock parseBlock(const Value &json, const Context &context, Transcript
             if (input->IsString()) {
                 block.input = cappedText(view(*input), max, block.clippedBytes);
                 rapidjson::Document parsed;
-                parsed.Parse(input->GetString(), input->GetStringLength());
-                if (!parsed.HasParseError())
+                const std::string_view raw = view(*input);
+                if (nestedWithin(raw, MaxJsonDepth))
+                    parsed.Parse<ParseFlags>(raw.data(), raw.size());
+                if (nestedWithin(raw, MaxJsonDepth) && !parsed.HasParseError())
                     block.inputPretty = serialized(parsed, true, max, block.clippedBytes);
             } else if (!input->IsNull()) {
                 block.input = serialized(*input, false, max, block.clippedBytes);
@@ -508,8 +539,15 @@ void TranscriptReader::lineDone(QByteArrayView line, qint64 offset, qsizetype fu
         push(std::move(message));
         return;
     }
+    const std::string_view bytes(line.data(), size_t(line.size()));
+    if (!nestedWithin(bytes, MaxJsonDepth)) {
+        message.kind = TranscriptMessage::Kind::NotJson;
+        message.parseError = Tr::tr("nested deeper than %1 levels").arg(MaxJsonDepth);
+        push(std::move(message));
+        return;
+    }
     rapidjson::Document document;
-    document.Parse(line.data(), size_t(line.size()));
+    document.Parse<ParseFlags>(line.data(), size_t(line.size()));
     if (document.HasParseError() || !document.IsObject()) {
         message.kind = TranscriptMessage::Kind::NotJson;
         message.parseError = document.HasParseError()
