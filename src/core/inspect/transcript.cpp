@@ -376,9 +376,10 @@ TranscriptBlock parseBlock(const Value &json, const Context &context, Transcript
                 block.input = cappedText(view(*input), max, block.clippedBytes);
                 rapidjson::Document parsed;
                 const std::string_view raw = view(*input);
-                if (nestedWithin(raw, MaxJsonDepth))
+                const bool shallow = nestedWithin(raw, MaxJsonDepth);
+                if (shallow)
                     parsed.Parse<ParseFlags>(raw.data(), raw.size());
-                if (nestedWithin(raw, MaxJsonDepth) && !parsed.HasParseError())
+                if (shallow && !parsed.HasParseError())
                     block.inputPretty = serialized(parsed, true, max, block.clippedBytes);
             } else if (!input->IsNull()) {
                 block.input = serialized(*input, false, max, block.clippedBytes);
