@@ -53,6 +53,7 @@ public:
         // Nothing watches the engine's events (yet).
         expect.watchesLostSandboxes = false;
         expect.commandsCanLeaveProcesses = true;
+        expect.filesMissing = QStringLiteral("the Docker backend does not read files yet");
         return expect;
     }
 

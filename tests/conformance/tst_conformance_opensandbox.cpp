@@ -46,6 +46,7 @@ public:
         expect.commandsCanLeaveProcesses = false;
         // A 404 on delete counts as done: a retried DELETE whose first answer was lost.
         expect.killIsIdempotent = true;
+        expect.filesMissing = QStringLiteral("the OpenSandbox backend does not read files yet");
         return expect;
     }
 
