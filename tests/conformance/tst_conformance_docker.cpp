@@ -53,7 +53,6 @@ public:
         // Nothing watches the engine's events (yet).
         expect.watchesLostSandboxes = false;
         expect.commandsCanLeaveProcesses = true;
-        expect.filesMissing = QStringLiteral("the Docker backend does not read files yet");
         return expect;
     }
 
