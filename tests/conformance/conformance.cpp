@@ -961,7 +961,7 @@ void BackendConformance::filesMissingAreNotFound()
     QVERIFY2(!unknown && unknown.error().kind == Error::Kind::NotFound, describe(unknown));
 }
 
-// Through the session: a read-only profile reads but never uploads.
+// Through the session: a read-only profile reads but never uploads; a closed session does nothing.
 void BackendConformance::filesUploadIsRefusedOnAReadOnlyProfile()
 {
     SandboxInfo sandbox;
@@ -987,6 +987,13 @@ void BackendConformance::filesUploadIsRefusedOnAReadOnlyProfile()
     auto kept = QCoro::waitFor(session->readFile(sandbox.sandboxId, target, 0, 100));
     QVERIFY2(kept, why(kept));
     QCOMPARE(kept->data, QByteArray("hello world"));
+
+    // After shutdown every file call is refused at once, as not done.
+    session.shutdown();
+    auto closed = QCoro::waitFor(session->stat(sandbox.sandboxId, target));
+    QVERIFY2(!closed && closed.error().kind == Error::Kind::Cancelled, describe(closed));
+    auto closedList = QCoro::waitFor(session->listFolder(sandbox.sandboxId, folder));
+    QVERIFY2(!closedList && closedList.error().kind == Error::Kind::Cancelled, describe(closedList));
 }
 
 // Every call about a sandbox that does not exist says NotFound, and names it. Reads that can
