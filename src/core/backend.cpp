@@ -31,6 +31,40 @@ QCoro::Task<Result<>> Backend::followContainerLog(QString, int, std::function<vo
     co_return fail(Error::unsupported(message));
 }
 
+namespace {
+
+Error noFiles(const QString &backend)
+{
+    return Error::unsupported(Tr::tr("the %1 backend cannot read a workspace's files").arg(backend));
+}
+
+} // namespace
+
+QCoro::Task<Result<QList<FileEntry>>> Backend::listFolder(QString, QString)
+{
+    co_return fail(noFiles(name()));
+}
+
+QCoro::Task<Result<FileEntry>> Backend::stat(QString, QString)
+{
+    co_return fail(noFiles(name()));
+}
+
+QCoro::Task<Result<FileChunk>> Backend::readFile(QString, QString, qint64, qint64)
+{
+    co_return fail(noFiles(name()));
+}
+
+QCoro::Task<Result<>> Backend::download(QString, QString, QString)
+{
+    co_return fail(noFiles(name()));
+}
+
+QCoro::Task<Result<>> Backend::upload(QString, QString, QString)
+{
+    co_return fail(noFiles(name()));
+}
+
 QString Backend::killWarning(const SandboxInfo &) const
 {
     return {};

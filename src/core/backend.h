@@ -2,6 +2,7 @@
 
 #include "result.h"
 #include "sandbox.h"
+#include "workspacefiles.h"
 
 #include <QCoroFwd>
 
@@ -97,6 +98,22 @@ public:
     virtual QCoro::Task<Result<>> followContainerLog(QString sandboxId, int tail,
                                                      std::function<void(QByteArrayView)> onData,
                                                      std::shared_ptr<CancelToken> cancel);
+    // Capability::Files: the workspace's files. A path is a workspace path (confineWorkspacePath:
+    // relative to the workdir, or absolute inside the workdir or the gateway home); one that
+    // leads out, by `..` or through a symlink, is refused (InvalidArgument) and nothing is read
+    // or written. A missing path is NotFound. The defaults: Unsupported.
+    //
+    // The entries of a folder (symlinks as themselves), in name order.
+    virtual QCoro::Task<Result<QList<FileEntry>>> listFolder(QString sandboxId, QString path);
+    // One entry (a symlink as itself: Kind::Symlink and its target).
+    virtual QCoro::Task<Result<FileEntry>> stat(QString sandboxId, QString path);
+    // At most `length` bytes (and never more than MaxFileChunk) from `offset`, and the file's size.
+    virtual QCoro::Task<Result<FileChunk>> readFile(QString sandboxId, QString path, qint64 offset, qint64 length);
+    // The file, streamed to `localPath` on this computer (never whole in memory) under a
+    // temporary name that is renamed at the end: a failure leaves nothing at `localPath`.
+    virtual QCoro::Task<Result<>> download(QString sandboxId, QString path, QString localPath);
+    // A file of this computer into the workspace (its folder must exist), replacing a file there.
+    virtual QCoro::Task<Result<>> upload(QString sandboxId, QString localPath, QString path);
     // What killing this sandbox deletes, for the confirmation, when that is more than its name
     // says (Kubernetes: the Pod and the PVC with the workspace's files). Empty: nothing to add.
     virtual QString killWarning(const SandboxInfo &sandbox) const;

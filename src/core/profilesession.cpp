@@ -313,6 +313,50 @@ QCoro::Task<Result<QByteArray>> ProfileSession::containerLogs(QString sandboxId,
     co_return co_await m_backend->containerLogs(std::move(sandboxId), tail);
 }
 
+QCoro::Task<Result<QList<FileEntry>>> ProfileSession::listFolder(QString sandboxId, QString path)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown)
+        co_return fail(closedError());
+    co_return co_await m_backend->listFolder(std::move(sandboxId), std::move(path));
+}
+
+QCoro::Task<Result<FileEntry>> ProfileSession::stat(QString sandboxId, QString path)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown)
+        co_return fail(closedError());
+    co_return co_await m_backend->stat(std::move(sandboxId), std::move(path));
+}
+
+QCoro::Task<Result<FileChunk>> ProfileSession::readFile(QString sandboxId, QString path, qint64 offset, qint64 length)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown)
+        co_return fail(closedError());
+    co_return co_await m_backend->readFile(std::move(sandboxId), std::move(path), offset, length);
+}
+
+QCoro::Task<Result<>> ProfileSession::download(QString sandboxId, QString path, QString localPath)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown)
+        co_return fail(closedError());
+    co_return co_await m_backend->download(std::move(sandboxId), std::move(path), std::move(localPath));
+}
+
+QCoro::Task<Result<>> ProfileSession::upload(QString sandboxId, QString localPath, QString path)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown)
+        co_return fail(closedError());
+    if (m_profile.readOnly) {
+        co_return fail(Error::invalidArgument(
+            Tr::tr("the profile %1 is read-only: nothing is uploaded").arg(m_profile.displayName())));
+    }
+    co_return co_await m_backend->upload(std::move(sandboxId), std::move(localPath), std::move(path));
+}
+
 namespace {
 
 Error sessionGone()

@@ -160,6 +160,13 @@ public:
     QCoro::Task<Result<SandboxInfo>> find(QString workspaceId);
     QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId);
     QCoro::Task<Result<QByteArray>> containerLogs(QString sandboxId, int tail);
+    // A workspace's files (Backend::listFolder and the rest). upload() is refused on a read-only
+    // profile (InvalidArgument), before anything is read or written.
+    QCoro::Task<Result<QList<FileEntry>>> listFolder(QString sandboxId, QString path);
+    QCoro::Task<Result<FileEntry>> stat(QString sandboxId, QString path);
+    QCoro::Task<Result<FileChunk>> readFile(QString sandboxId, QString path, qint64 offset, qint64 length);
+    QCoro::Task<Result<>> download(QString sandboxId, QString path, QString localPath);
+    QCoro::Task<Result<>> upload(QString sandboxId, QString localPath, QString path);
     // Where a ContainerLogTail reads through this session (while it exists and is not shut down).
     ContainerLogSource containerLogSource();
 

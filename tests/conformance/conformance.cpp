@@ -748,6 +748,254 @@ void BackendConformance::containerLogsAsTheCapabilitySays()
     QVERIFY(!logs.error().message.isEmpty());
 }
 
+bool BackendConformance::prepareFiles(SandboxInfo *sandbox, QString *folder)
+{
+    if (!m_expect.capabilities.testFlag(Capability::Files)) {
+        QTest::qSkip("the backend does not have Capability::Files", __FILE__, __LINE__);
+        return false;
+    }
+    if (!m_expect.filesMissing.isEmpty()) {
+        const QByteArray message = m_expect.filesMissing.toUtf8();
+        QTest::qSkip(message.constData(), __FILE__, __LINE__);
+        return false;
+    }
+    auto made = commandSandbox();
+    if (!made) {
+        QTest::qFail(made.error().message.toUtf8().constData(), __FILE__, __LINE__);
+        return false;
+    }
+    *sandbox = *made;
+    *folder = QStringLiteral("data/files-%1").arg(++m_counter);
+    const QString script =
+        QStringLiteral("mkdir -p %1/sub && printf 'hello world' > %1/a.txt && ln -s a.txt %1/link && ln -s /etc %1/out")
+            .arg(shellQuote(*folder));
+    auto wrote = shell(*m_backend, *sandbox, script);
+    if (!wrote || wrote->exitCode != 0) {
+        const QByteArray message = wrote ? wrote->stdErr : wrote.error().message.toUtf8();
+        QTest::qFail(message.constData(), __FILE__, __LINE__);
+        return false;
+    }
+    return true;
+}
+
+// What the sandbox wrote reads back through the file calls: a listing with kinds and sizes in
+// name order, stat (a symlink as itself), a bounded read from an offset, through a link inside.
+void BackendConformance::filesListStatAndReadWhatTheSandboxWrote()
+{
+    SandboxInfo sandbox;
+    QString folder;
+    if (!prepareFiles(&sandbox, &folder))
+        return;
+    const QString id = sandbox.sandboxId;
+    const QDateTime before = QDateTime::currentDateTimeUtc().addSecs(-120);
+
+    auto listed = QCoro::waitFor(m_backend->listFolder(id, folder));
+    QVERIFY2(listed, why(listed));
+    QStringList names;
+    for (const FileEntry &entry : *listed)
+        names.append(entry.name);
+    QCOMPARE(names, (QStringList{"a.txt", "link", "out", "sub"}));
+    QCOMPARE(listed->at(0).kind, FileEntry::Kind::File);
+    QCOMPARE(listed->at(0).size, 11);
+    QVERIFY2(listed->at(0).modified >= before, qPrintable(listed->at(0).modified.toString(Qt::ISODate)));
+    QCOMPARE(listed->at(1).kind, FileEntry::Kind::Symlink);
+    QCOMPARE(listed->at(1).linkTarget, QStringLiteral("a.txt"));
+    QCOMPARE(listed->at(2).kind, FileEntry::Kind::Symlink);
+    QCOMPARE(listed->at(2).linkTarget, QStringLiteral("/etc"));
+    QCOMPARE(listed->at(3).kind, FileEntry::Kind::Folder);
+
+    // The workdir itself, relative and absolute.
+    auto root = QCoro::waitFor(m_backend->listFolder(id, QString()));
+    QVERIFY2(root, why(root));
+    QVERIFY(std::any_of(root->cbegin(), root->cend(), [](const FileEntry &entry) {
+        return entry.name == QLatin1String("data") && entry.kind == FileEntry::Kind::Folder;
+    }));
+    const QString absolute = m_backend->layout(sandbox).workdir + u'/' + folder + QStringLiteral("/a.txt");
+    auto stat = QCoro::waitFor(m_backend->stat(id, absolute));
+    QVERIFY2(stat, why(stat));
+    QCOMPARE(stat->name, QStringLiteral("a.txt"));
+    QCOMPARE(stat->kind, FileEntry::Kind::File);
+    QCOMPARE(stat->size, 11);
+    auto link = QCoro::waitFor(m_backend->stat(id, folder + QStringLiteral("/link")));
+    QVERIFY2(link, why(link));
+    QCOMPARE(link->kind, FileEntry::Kind::Symlink);
+    QCOMPARE(link->linkTarget, QStringLiteral("a.txt"));
+
+    auto middle = QCoro::waitFor(m_backend->readFile(id, folder + QStringLiteral("/a.txt"), 6, 3));
+    QVERIFY2(middle, why(middle));
+    QCOMPARE(middle->data, QByteArray("wor"));
+    QCOMPARE(middle->totalSize, 11);
+    auto through = QCoro::waitFor(m_backend->readFile(id, folder + QStringLiteral("/link"), 0, 100));
+    QVERIFY2(through, why(through));
+    QCOMPARE(through->data, QByteArray("hello world"));
+    auto past = QCoro::waitFor(m_backend->readFile(id, folder + QStringLiteral("/a.txt"), 50, 10));
+    QVERIFY2(past, why(past));
+    QCOMPARE(past->data, QByteArray());
+    QCOMPARE(past->totalSize, 11);
+    auto notAFile = QCoro::waitFor(m_backend->readFile(id, folder + QStringLiteral("/sub"), 0, 10));
+    QVERIFY2(!notAFile, "a folder was read as a file");
+    QCOMPARE(notAFile.error().kind, Error::Kind::InvalidArgument);
+}
+
+// A download lands whole at the local path; an upload lands in the workspace, as the sandbox
+// then reads it, replacing a file there.
+void BackendConformance::filesDownloadAndUpload()
+{
+    SandboxInfo sandbox;
+    QString folder;
+    if (!prepareFiles(&sandbox, &folder))
+        return;
+    const QString id = sandbox.sandboxId;
+    QTemporaryDir local;
+    QVERIFY(local.isValid());
+    const QString copy = local.filePath(QStringLiteral("copy.txt"));
+    auto downloaded = QCoro::waitFor(m_backend->download(id, folder + QStringLiteral("/a.txt"), copy));
+    QVERIFY2(downloaded, why(downloaded));
+    QFile copied(copy);
+    QVERIFY(copied.open(QIODevice::ReadOnly));
+    QCOMPARE(copied.readAll(), QByteArray("hello world"));
+    QCOMPARE(QDir(local.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"copy.txt"});
+
+    // Bytes of every value, more than one chunk's worth.
+    QByteArray bytes;
+    for (int i = 0; i < 300'000; ++i)
+        bytes.append(char(i * 7 % 256));
+    const QString source = local.filePath(QStringLiteral("source.bin"));
+    {
+        QFile file(source);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QCOMPARE(file.write(bytes), bytes.size());
+    }
+    for (const QString &name : QStringList{QStringLiteral("up.bin"), QStringLiteral("a.txt")}) {
+        const QString target = folder + u'/' + name;
+        auto uploaded = QCoro::waitFor(m_backend->upload(id, source, target));
+        QVERIFY2(uploaded, why(uploaded));
+        auto summed = shell(*m_backend, sandbox, QStringLiteral("wc -c < ") + shellQuote(target));
+        QVERIFY2(summed && summed->exitCode == 0, why(summed));
+        QCOMPARE(summed->stdOut.trimmed(), QByteArray::number(bytes.size()));
+        auto back = QCoro::waitFor(m_backend->readFile(id, target, 1000, 5000));
+        QVERIFY2(back, why(back));
+        QCOMPARE(back->data, bytes.mid(1000, 5000));
+        QCOMPARE(back->totalSize, bytes.size());
+    }
+}
+
+// Nothing outside the workspace is read or written: `..`, an absolute path elsewhere, a symlink
+// that points out (in the middle of a path or at its end).
+void BackendConformance::filesOutsideTheWorkspaceAreRefused()
+{
+    SandboxInfo sandbox;
+    QString folder;
+    if (!prepareFiles(&sandbox, &folder))
+        return;
+    const QString id = sandbox.sandboxId;
+    QTemporaryDir local;
+    QVERIFY(local.isValid());
+    const QStringList outside{QStringLiteral("../../etc/passwd"), QStringLiteral("/etc/passwd"),
+                              folder + QStringLiteral("/out/passwd"), folder + QStringLiteral("/../../../etc/passwd")};
+    for (const QString &path : outside) {
+        auto read = QCoro::waitFor(m_backend->readFile(id, path, 0, 10));
+        QVERIFY2(!read, qPrintable(path));
+        QVERIFY2(read.error().kind == Error::Kind::InvalidArgument, describe(read));
+        auto statted = QCoro::waitFor(m_backend->stat(id, path));
+        QVERIFY2(!statted, qPrintable(path));
+        QVERIFY2(statted.error().kind == Error::Kind::InvalidArgument, describe(statted));
+        const QString target = local.filePath(QStringLiteral("got"));
+        auto downloaded = QCoro::waitFor(m_backend->download(id, path, target));
+        QVERIFY2(!downloaded, qPrintable(path));
+        QVERIFY2(downloaded.error().kind == Error::Kind::InvalidArgument, describe(downloaded));
+    }
+    QCOMPARE(QDir(local.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList());
+    auto listed = QCoro::waitFor(m_backend->listFolder(id, folder + QStringLiteral("/out")));
+    QVERIFY2(!listed, "a symlink out of the workspace was listed");
+    QVERIFY2(listed.error().kind == Error::Kind::InvalidArgument, describe(listed));
+    QVERIFY2(listed.error().message.contains(QLatin1String("outside")), qPrintable(listed.error().message));
+    auto followed = QCoro::waitFor(m_backend->readFile(id, folder + QStringLiteral("/out"), 0, 10));
+    QVERIFY(!followed);
+    QVERIFY2(followed.error().kind == Error::Kind::InvalidArgument, describe(followed));
+
+    const QString source = local.filePath(QStringLiteral("source"));
+    {
+        QFile file(source);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("planted");
+    }
+    for (const QString &path : QStringList{QStringLiteral("../planted"), folder + QStringLiteral("/out/planted")}) {
+        auto uploaded = QCoro::waitFor(m_backend->upload(id, source, path));
+        QVERIFY2(!uploaded, qPrintable(path));
+        QVERIFY2(uploaded.error().kind == Error::Kind::InvalidArgument, describe(uploaded));
+    }
+    auto planted = shell(*m_backend, sandbox, QStringLiteral("test -e ../planted || test -e /etc/planted"));
+    QVERIFY2(planted, why(planted));
+    QVERIFY2(planted->exitCode != 0, "an upload was written outside the workspace");
+}
+
+// What is not there is NotFound, with a message; a download of it leaves nothing behind.
+void BackendConformance::filesMissingAreNotFound()
+{
+    SandboxInfo sandbox;
+    QString folder;
+    if (!prepareFiles(&sandbox, &folder))
+        return;
+    const QString id = sandbox.sandboxId;
+    const QString missing = folder + QStringLiteral("/none");
+    auto statted = QCoro::waitFor(m_backend->stat(id, missing));
+    QVERIFY2(!statted && statted.error().kind == Error::Kind::NotFound, describe(statted));
+    QVERIFY(!statted.error().message.isEmpty());
+    auto read = QCoro::waitFor(m_backend->readFile(id, missing, 0, 10));
+    QVERIFY2(!read && read.error().kind == Error::Kind::NotFound, describe(read));
+    auto listed = QCoro::waitFor(m_backend->listFolder(id, missing));
+    QVERIFY2(!listed && listed.error().kind == Error::Kind::NotFound, describe(listed));
+    QTemporaryDir local;
+    QVERIFY(local.isValid());
+    auto downloaded = QCoro::waitFor(m_backend->download(id, missing, local.filePath(QStringLiteral("got"))));
+    QVERIFY2(!downloaded && downloaded.error().kind == Error::Kind::NotFound, describe(downloaded));
+    QCOMPARE(QDir(local.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList());
+    // A file that a command removes is gone to the next read.
+    auto removed = shell(*m_backend, sandbox, QStringLiteral("rm ") + shellQuote(folder + QStringLiteral("/a.txt")));
+    QVERIFY2(removed && removed->exitCode == 0, why(removed));
+    auto vanished = QCoro::waitFor(m_backend->readFile(id, folder + QStringLiteral("/a.txt"), 0, 10));
+    QVERIFY2(!vanished && vanished.error().kind == Error::Kind::NotFound, describe(vanished));
+
+    auto unknown = QCoro::waitFor(m_backend->stat(m_target->unknownSandboxId(), QStringLiteral("data")));
+    QVERIFY2(!unknown && unknown.error().kind == Error::Kind::NotFound, describe(unknown));
+}
+
+// Through the session: a read-only profile reads but never uploads; a closed session does nothing.
+void BackendConformance::filesUploadIsRefusedOnAReadOnlyProfile()
+{
+    SandboxInfo sandbox;
+    QString folder;
+    if (!prepareFiles(&sandbox, &folder))
+        return;
+    Profile profile = sessionProfile();
+    profile.readOnly = true;
+    TestSession<Backend> session(m_target->makeBackend(), profile, m_logs.get(), ProvisionOptions{});
+    auto read = QCoro::waitFor(session->readFile(sandbox.sandboxId, folder + QStringLiteral("/a.txt"), 0, 5));
+    QVERIFY2(read, why(read));
+    QCOMPARE(read->data, QByteArray("hello"));
+    QTemporaryDir local;
+    const QString source = local.filePath(QStringLiteral("source"));
+    {
+        QFile file(source);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("new");
+    }
+    const QString target = folder + QStringLiteral("/a.txt");
+    auto uploaded = QCoro::waitFor(session->upload(sandbox.sandboxId, source, target));
+    QVERIFY2(!uploaded && uploaded.error().kind == Error::Kind::InvalidArgument, describe(uploaded));
+    auto kept = QCoro::waitFor(session->readFile(sandbox.sandboxId, target, 0, 100));
+    QVERIFY2(kept, why(kept));
+    QCOMPARE(kept->data, QByteArray("hello world"));
+
+    // After shutdown every file call is refused at once, as not done.
+    session.shutdown();
+    auto closed = QCoro::waitFor(session->stat(sandbox.sandboxId, target));
+    QVERIFY2(!closed && closed.error().kind == Error::Kind::Cancelled, describe(closed));
+    auto closedList = QCoro::waitFor(session->listFolder(sandbox.sandboxId, folder));
+    QVERIFY2(!closedList && closedList.error().kind == Error::Kind::Cancelled, describe(closedList));
+}
+
 // Every call about a sandbox that does not exist says NotFound, and names it. Reads that can
 // answer "nothing" may do that instead; kill may be idempotent.
 void BackendConformance::unknownIdsAreNotFound()

@@ -59,6 +59,12 @@ private Q_SLOTS:
     void containerLogsAsTheCapabilitySays();
     // Bad input.
     void unknownIdsAreNotFound();
+
+    void filesListStatAndReadWhatTheSandboxWrote();
+    void filesDownloadAndUpload();
+    void filesOutsideTheWorkspaceAreRefused();
+    void filesMissingAreNotFound();
+    void filesUploadIsRefusedOnAReadOnlyProfile();
     // The manager's contract over this backend (a ProfileSession).
     void openLaysTheWorkspaceOutAsAgentScopeDoes();
     void anotherProcessReattachesWithoutBootstrapping();
@@ -79,6 +85,9 @@ private:
     Paddock::Result<bool> exists(Paddock::Backend &backend, const Paddock::SandboxInfo &sandbox,
                                  const QString &relativePath);
     Paddock::Profile sessionProfile() const;
+    // The command sandbox with a fresh folder of files for a file check (data/<folder>: a.txt
+    // "hello world", sub/, link -> a.txt, out -> /etc); false: skipped or failed.
+    bool prepareFiles(Paddock::SandboxInfo *sandbox, QString *folder);
     Paddock::WorkspaceRequest requestFor(const QString &workspaceId) const;
 
     ConformanceTarget *m_target;

@@ -418,4 +418,70 @@ QCoro::Task<Result<std::optional<QDateTime>>> DockerBackend::sessionsActivity(QS
     co_return newest;
 }
 
+QCoro::Task<Result<HostFolderFiles>> DockerBackend::filesOf(QString sandboxId)
+{
+    auto info = co_await get(sandboxId);
+    if (!info)
+        co_return fail(info.error());
+    auto folder = hostFolder(info->workspaceId);
+    if (!folder)
+        co_return fail(folder.error());
+    co_return HostFolderFiles(layout(*info), *folder);
+}
+
+template<typename T>
+QCoro::Task<Result<T>> DockerBackend::onFiles(QString sandboxId, std::function<Result<T>(const HostFolderFiles &)> work)
+{
+    auto files = co_await filesOf(std::move(sandboxId));
+    if (!files)
+        co_return fail(files.error());
+    QFuture<Result<T>> job =
+        QtConcurrent::run([files = std::move(*files), work = std::move(work)] { return work(files); });
+    // Through m_waits: a backend destroyed meanwhile waits for the work. Only locals after it.
+    QFuture<void> done(job);
+    co_await m_waits.finished(std::move(done), WaitSet::OnClose::Finish);
+    Result<T> result = job.result();
+    co_return result;
+}
+
+QCoro::Task<Result<QList<FileEntry>>> DockerBackend::listFolder(QString sandboxId, QString path)
+{
+    // GCC 12: the work is named, never a temporary inside the co_await expression.
+    std::function<Result<QList<FileEntry>>(const HostFolderFiles &)> work = [path](const HostFolderFiles &files) {
+        return files.listFolder(path);
+    };
+    co_return co_await onFiles<QList<FileEntry>>(std::move(sandboxId), std::move(work));
+}
+
+QCoro::Task<Result<FileEntry>> DockerBackend::stat(QString sandboxId, QString path)
+{
+    std::function<Result<FileEntry>(const HostFolderFiles &)> work = [path](const HostFolderFiles &files) {
+        return files.stat(path);
+    };
+    co_return co_await onFiles<FileEntry>(std::move(sandboxId), std::move(work));
+}
+
+QCoro::Task<Result<FileChunk>> DockerBackend::readFile(QString sandboxId, QString path, qint64 offset, qint64 length)
+{
+    std::function<Result<FileChunk>(const HostFolderFiles &)> work =
+        [path, offset, length](const HostFolderFiles &files) { return files.readFile(path, offset, length); };
+    co_return co_await onFiles<FileChunk>(std::move(sandboxId), std::move(work));
+}
+
+QCoro::Task<Result<>> DockerBackend::download(QString sandboxId, QString path, QString localPath)
+{
+    std::function<Result<>(const HostFolderFiles &)> work = [path, localPath](const HostFolderFiles &files) {
+        return files.download(path, localPath);
+    };
+    co_return co_await onFiles<void>(std::move(sandboxId), std::move(work));
+}
+
+QCoro::Task<Result<>> DockerBackend::upload(QString sandboxId, QString localPath, QString path)
+{
+    std::function<Result<>(const HostFolderFiles &)> work = [path, localPath](const HostFolderFiles &files) {
+        return files.upload(localPath, path);
+    };
+    co_return co_await onFiles<void>(std::move(sandboxId), std::move(work));
+}
+
 } // namespace Paddock::Docker

@@ -82,9 +82,20 @@ public:
     QCoro::Task<Result<QByteArray>> containerLogs(QString sandboxId, int tail) override;
     // Read from the host folder: no round trip to the engine.
     QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId) override;
+    // Through the host folder, on worker threads: the layout keeps the gateway home inside
+    // /workspace, so every path a workspace path may name is in the bind mount.
+    QCoro::Task<Result<QList<FileEntry>>> listFolder(QString sandboxId, QString path) override;
+    QCoro::Task<Result<FileEntry>> stat(QString sandboxId, QString path) override;
+    QCoro::Task<Result<FileChunk>> readFile(QString sandboxId, QString path, qint64 offset, qint64 length) override;
+    QCoro::Task<Result<>> download(QString sandboxId, QString path, QString localPath) override;
+    QCoro::Task<Result<>> upload(QString sandboxId, QString localPath, QString path) override;
 
 private:
     Result<> usable() const;
+    // The files of a container's workspace, as its host folder holds them.
+    QCoro::Task<Result<HostFolderFiles>> filesOf(QString sandboxId);
+    template<typename T>
+    QCoro::Task<Result<T>> onFiles(QString sandboxId, std::function<Result<T>(const HostFolderFiles &)> work);
 
     DockerOptions m_options;
     QString m_basedir;

@@ -335,12 +335,20 @@ Result<> LocalBackend::checkWritable() const
     return checkWritableIn(m_basedir);
 }
 
-WorkspaceLayout LocalBackend::layout(const SandboxInfo &sandbox) const
+namespace {
+
+WorkspaceLayout layoutOf(const QString &workdir)
 {
-    const QString workdir = m_basedir + u'/' + sandbox.sandboxId;
     const QString gatewayHome = workdir + QStringLiteral("/.agentscope");
     // No AgentScope marker: AgentScope's local workspaces have no gateway and no bootstrap.
     return {workdir, gatewayHome, gatewayHome + QStringLiteral("/.bootstrap-complete"), {}};
+}
+
+} // namespace
+
+WorkspaceLayout LocalBackend::layout(const SandboxInfo &sandbox) const
+{
+    return layoutOf(m_basedir + u'/' + sandbox.sandboxId);
 }
 
 Result<SandboxInfo> LocalBackend::readInfo(const QString &workspaceId) const
@@ -408,6 +416,76 @@ QCoro::Task<Result<std::optional<QDateTime>>> LocalBackend::sessionsActivity(QSt
     const QString sessions = *path + QStringLiteral("/sessions");
     QFuture<std::optional<QDateTime>> scan = QtConcurrent::run(newestSessionsChange, sessions);
     co_return co_await settled(m_waits, std::move(scan));
+}
+
+namespace {
+
+// The files of a workspace on a worker thread: NotFound when it is no workspace (any more).
+template<typename T, typename Work> std::function<Result<T>()> onFiles(QString basedir, QString id, Work work)
+{
+    return [basedir = std::move(basedir), id = std::move(id), work = std::move(work)]() -> Result<T> {
+        auto folder = workspacePathIn(basedir, id);
+        if (!folder)
+            return fail(folder.error());
+        if (!QFileInfo(*folder + QLatin1String(MetadataFile)).isFile())
+            return fail(Error::notFound(Tr::tr("there is no local workspace %1 in %2").arg(id, basedir)));
+        const HostFolderFiles files(layoutOf(*folder), *folder);
+        return work(files);
+    };
+}
+
+} // namespace
+
+QCoro::Task<Result<QList<FileEntry>>> LocalBackend::listFolder(QString sandboxId, QString path)
+{
+    if (m_waits.isClosed())
+        co_return fail(closedError());
+    QFuture<Result<QList<FileEntry>>> job = QtConcurrent::run(onFiles<QList<FileEntry>>(
+        m_basedir, sandboxId, [path](const HostFolderFiles &files) { return files.listFolder(path); }));
+    co_return co_await settled(m_waits, std::move(job));
+}
+
+QCoro::Task<Result<FileEntry>> LocalBackend::stat(QString sandboxId, QString path)
+{
+    if (m_waits.isClosed())
+        co_return fail(closedError());
+    QFuture<Result<FileEntry>> job = QtConcurrent::run(
+        onFiles<FileEntry>(m_basedir, sandboxId, [path](const HostFolderFiles &files) { return files.stat(path); }));
+    co_return co_await settled(m_waits, std::move(job));
+}
+
+QCoro::Task<Result<FileChunk>> LocalBackend::readFile(QString sandboxId, QString path, qint64 offset, qint64 length)
+{
+    if (m_waits.isClosed())
+        co_return fail(closedError());
+    QFuture<Result<FileChunk>> job = QtConcurrent::run(
+        onFiles<FileChunk>(m_basedir, sandboxId, [path, offset, length](const HostFolderFiles &files) {
+            return files.readFile(path, offset, length);
+        }));
+    co_return co_await settled(m_waits, std::move(job));
+}
+
+QCoro::Task<Result<>> LocalBackend::download(QString sandboxId, QString path, QString localPath)
+{
+    if (m_waits.isClosed())
+        co_return fail(closedError());
+    QFuture<Result<>> job =
+        QtConcurrent::run(onFiles<void>(m_basedir, sandboxId, [path, localPath](const HostFolderFiles &files) {
+            return files.download(path, localPath);
+        }));
+    co_return co_await settled(m_waits, std::move(job));
+}
+
+QCoro::Task<Result<>> LocalBackend::upload(QString sandboxId, QString localPath, QString path)
+{
+    if (m_waits.isClosed())
+        co_return fail(closedError());
+    // A write: in order with the other work on this workspace (a kill asked before it ends first).
+    QFuture<Result<>> job =
+        m_work->run(sandboxId, onFiles<void>(m_basedir, sandboxId, [path, localPath](const HostFolderFiles &files) {
+                        return files.upload(localPath, path);
+                    }));
+    co_return co_await settled(m_waits, std::move(job));
 }
 
 QCoro::Task<Result<SandboxInfo>> LocalBackend::get(QString sandboxId)

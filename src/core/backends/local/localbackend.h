@@ -71,6 +71,12 @@ public:
     QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;
     // Read on a worker thread: a large sessions/ folder never stalls the caller's thread.
     QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId) override;
+    // On worker threads: reads beside the other work, an upload in order with it.
+    QCoro::Task<Result<QList<FileEntry>>> listFolder(QString sandboxId, QString path) override;
+    QCoro::Task<Result<FileEntry>> stat(QString sandboxId, QString path) override;
+    QCoro::Task<Result<FileChunk>> readFile(QString sandboxId, QString path, qint64 offset, qint64 length) override;
+    QCoro::Task<Result<>> download(QString sandboxId, QString path, QString localPath) override;
+    QCoro::Task<Result<>> upload(QString sandboxId, QString localPath, QString path) override;
 
 private:
     Result<SandboxInfo> readInfo(const QString &workspaceId) const;

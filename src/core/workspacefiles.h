@@ -1,0 +1,85 @@
+#pragma once
+
+#include "result.h"
+#include "sandbox.h"
+
+#include <QByteArray>
+#include <QDateTime>
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+namespace Paddock {
+
+// One entry of a workspace folder, as the sandbox sees it (a symlink is reported as itself, not
+// as what it points to).
+struct FileEntry
+{
+    enum class Kind {
+        File,
+        Folder,
+        Symlink,
+        Other, // a device, a socket, a fifo
+    };
+    QString name; // the last part of its path
+    Kind kind = Kind::Other;
+    qint64 size = 0; // bytes; 0 for a folder
+    QDateTime modified; // UTC
+    QString linkTarget; // Symlink: what it points to, as written
+
+    bool operator==(const FileEntry &) const = default;
+};
+
+// A bounded read: at most the asked number of bytes from `offset`, and how big the file is.
+struct FileChunk
+{
+    QByteArray data;
+    qint64 offset = 0;
+    qint64 totalSize = 0;
+};
+
+// The largest read readFile() answers in one call; a longer one is cut to it.
+inline constexpr qint64 MaxFileChunk = 16 * 1024 * 1024;
+
+// The one place a workspace path is made safe. A path is relative to the workdir (empty or "."
+// is the workdir itself), or absolute inside the workdir or the gateway home. The result is
+// clean and absolute, as the sandbox sees it. `..` that climbs out, an absolute path elsewhere
+// and a NUL are refused (InvalidArgument), naming the path.
+Result<QString> confineWorkspacePath(const WorkspaceLayout &layout, const QString &path);
+// Whether a clean absolute path is the workdir, the gateway home or inside one of them.
+bool isInsideWorkspace(const WorkspaceLayout &layout, const QString &cleanAbsolutePath);
+// The error for a symlink that leads out of the workspace.
+Error symlinkEscapes(const QString &path, const QString &target);
+
+// A workspace whose workdir is a folder on this computer (the local folder, Docker's bind mount):
+// the file calls done on that folder, with the symlinks inside resolved as the sandbox sees them
+// (an absolute target is a sandbox path) and refused where they lead out. Blocking: call these on
+// a worker thread. Paths outside the workdir (a gateway home elsewhere) are Unsupported.
+class HostFolderFiles
+{
+public:
+    HostFolderFiles(WorkspaceLayout layout, QString hostWorkdir);
+
+    Result<QList<FileEntry>> listFolder(const QString &path) const;
+    Result<FileEntry> stat(const QString &path) const;
+    Result<FileChunk> readFile(const QString &path, qint64 offset, qint64 length) const;
+    // Streams to `localPath` through a temporary file renamed at the end: a failure leaves
+    // nothing there (and the file that was there as it was).
+    Result<> download(const QString &path, const QString &localPath) const;
+    // The same into the workspace: written under a temporary name beside it and renamed.
+    Result<> upload(const QString &localPath, const QString &path) const;
+
+    // The host path of a confined sandbox path, its symlinks resolved and checked (followLast:
+    // the last part too). Exposed for tests.
+    Result<QString> resolve(const QString &path, bool followLast) const;
+
+private:
+    QString toHost(const QString &sandboxPath) const;
+
+    WorkspaceLayout m_layout;
+    QString m_hostWorkdir;
+};
+
+} // namespace Paddock
+
+Q_DECLARE_METATYPE(Paddock::FileEntry)

@@ -1,0 +1,192 @@
+#include "workspacefiles.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Paddock;
+
+namespace {
+
+WorkspaceLayout sandboxLayout()
+{
+    return {QStringLiteral("/workspace"), QStringLiteral("/root/.agentscope"), {}, {}};
+}
+
+bool writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
+}
+
+} // namespace
+
+class TestWorkspaceFiles : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void confine_data();
+    void confine();
+    void hostFolderFollowsLinksAsTheSandboxSeesThem();
+    void readIsBounded();
+    void downloadLeavesNothingOnFailure();
+    void uploadStaysInside();
+};
+
+void TestWorkspaceFiles::confine_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("expected"); // empty: refused
+
+    QTest::newRow("empty is the workdir") << QString() << QStringLiteral("/workspace");
+    QTest::newRow("dot") << QStringLiteral(".") << QStringLiteral("/workspace");
+    QTest::newRow("relative") << QStringLiteral("sessions/a.jsonl") << QStringLiteral("/workspace/sessions/a.jsonl");
+    QTest::newRow("inner dots") << QStringLiteral("a/../b//c/.") << QStringLiteral("/workspace/b/c");
+    QTest::newRow("absolute inside") << QStringLiteral("/workspace/data/x") << QStringLiteral("/workspace/data/x");
+    QTest::newRow("gateway home") << QStringLiteral("/root/.agentscope/gateway.log")
+                                  << QStringLiteral("/root/.agentscope/gateway.log");
+    QTest::newRow("climbs out") << QStringLiteral("../etc/passwd") << QString();
+    QTest::newRow("climbs far") << QStringLiteral("../../../../..") << QString();
+    QTest::newRow("absolute elsewhere") << QStringLiteral("/etc/passwd") << QString();
+    QTest::newRow("prefix is not a parent") << QStringLiteral("/workspace2/x") << QString();
+    QTest::newRow("gateway sibling") << QStringLiteral("/root/.ssh/id_rsa") << QString();
+    QTest::newRow("out and back into the gateway")
+        << QStringLiteral("../root/.agentscope/x") << QStringLiteral("/root/.agentscope/x");
+    QTest::newRow("nul") << QStringLiteral("a") + QChar(0) + QStringLiteral("b") << QString();
+}
+
+void TestWorkspaceFiles::confine()
+{
+    QFETCH(QString, path);
+    QFETCH(QString, expected);
+    const auto confined = confineWorkspacePath(sandboxLayout(), path);
+    if (expected.isEmpty()) {
+        QVERIFY(!confined);
+        QCOMPARE(confined.error().kind, Error::Kind::InvalidArgument);
+        QVERIFY(!confined.error().message.isEmpty());
+    } else {
+        QVERIFY2(confined, qPrintable(confined ? QString() : confined.error().message));
+        QCOMPARE(*confined, expected);
+    }
+}
+
+// A Docker-like mapping: /workspace in the sandbox is a folder here; an absolute link target is
+// a sandbox path, never this computer's.
+void TestWorkspaceFiles::hostFolderFollowsLinksAsTheSandboxSeesThem()
+{
+    QTemporaryDir host;
+    QVERIFY(host.isValid());
+    const WorkspaceLayout layout{QStringLiteral("/workspace"), QStringLiteral("/workspace/.agentscope"), {}, {}};
+    const HostFolderFiles files(layout, host.path());
+    QVERIFY(QDir(host.path()).mkpath(QStringLiteral("data")));
+    QVERIFY(writeFile(host.path() + QStringLiteral("/data/a.txt"), "hello"));
+    QVERIFY(QFile::link(QStringLiteral("/workspace/data"), host.path() + QStringLiteral("/abs")));
+    QVERIFY(QFile::link(QStringLiteral("data/a.txt"), host.path() + QStringLiteral("/rel")));
+    QVERIFY(QFile::link(QStringLiteral("/etc"), host.path() + QStringLiteral("/out")));
+    QVERIFY(QFile::link(QStringLiteral("../.."), host.path() + QStringLiteral("/data/up")));
+    QVERIFY(QFile::link(QStringLiteral("loop"), host.path() + QStringLiteral("/loop")));
+
+    const auto viaAbsolute = files.readFile(QStringLiteral("abs/a.txt"), 0, 100);
+    QVERIFY2(viaAbsolute, qPrintable(viaAbsolute ? QString() : viaAbsolute.error().message));
+    QCOMPARE(viaAbsolute->data, QByteArray("hello"));
+    const auto viaRelative = files.readFile(QStringLiteral("rel"), 1, 3);
+    QVERIFY(viaRelative);
+    QCOMPARE(viaRelative->data, QByteArray("ell"));
+    QCOMPARE(viaRelative->totalSize, 5);
+
+    // A link is reported as itself.
+    const auto link = files.stat(QStringLiteral("out"));
+    QVERIFY(link);
+    QCOMPARE(link->kind, FileEntry::Kind::Symlink);
+    QCOMPARE(link->linkTarget, QStringLiteral("/etc"));
+    // ... and never followed out.
+    for (const QString &escape : {QStringLiteral("out"), QStringLiteral("out/passwd"), QStringLiteral("data/up/x")}) {
+        const auto read = files.readFile(escape, 0, 10);
+        QVERIFY2(!read, qPrintable(escape));
+        QCOMPARE(read.error().kind, Error::Kind::InvalidArgument);
+        QVERIFY2(read.error().message.contains(QLatin1String("outside")), qPrintable(read.error().message));
+    }
+    const auto listed = files.listFolder(QStringLiteral("out"));
+    QVERIFY(!listed);
+    QCOMPARE(listed.error().kind, Error::Kind::InvalidArgument);
+    const auto looped = files.readFile(QStringLiteral("loop"), 0, 1);
+    QVERIFY(!looped);
+
+    const auto missing = files.stat(QStringLiteral("data/none"));
+    QVERIFY(!missing);
+    QCOMPARE(missing.error().kind, Error::Kind::NotFound);
+
+    const auto root = files.listFolder({});
+    QVERIFY(root);
+    QStringList names;
+    for (const FileEntry &entry : *root)
+        names.append(entry.name);
+    QCOMPARE(names, (QStringList{"abs", "data", "loop", "out", "rel"}));
+}
+
+void TestWorkspaceFiles::readIsBounded()
+{
+    QTemporaryDir host;
+    const HostFolderFiles files({host.path(), host.path() + QStringLiteral("/.agentscope"), {}, {}}, host.path());
+    QVERIFY(writeFile(host.path() + QStringLiteral("/f"), "0123456789"));
+    const auto middle = files.readFile(QStringLiteral("f"), 4, 3);
+    QVERIFY(middle);
+    QCOMPARE(middle->data, QByteArray("456"));
+    QCOMPARE(middle->offset, 4);
+    const auto past = files.readFile(host.path() + QStringLiteral("/f"), 20, 3);
+    QVERIFY(past);
+    QCOMPARE(past->data, QByteArray());
+    QCOMPARE(past->totalSize, 10);
+    QVERIFY(!files.readFile(QStringLiteral("f"), -1, 3));
+    const auto folder = files.readFile(QString(), 0, 3);
+    QVERIFY(!folder);
+    QCOMPARE(folder.error().kind, Error::Kind::InvalidArgument);
+}
+
+void TestWorkspaceFiles::downloadLeavesNothingOnFailure()
+{
+    QTemporaryDir host;
+    QTemporaryDir local;
+    const HostFolderFiles files({host.path(), host.path() + QStringLiteral("/.agentscope"), {}, {}}, host.path());
+    QVERIFY(writeFile(host.path() + QStringLiteral("/f"), "content"));
+    const QString target = local.path() + QStringLiteral("/copy");
+    QVERIFY(files.download(QStringLiteral("f"), target));
+    QFile copy(target);
+    QVERIFY(copy.open(QIODevice::ReadOnly));
+    QCOMPARE(copy.readAll(), QByteArray("content"));
+
+    const QString other = local.path() + QStringLiteral("/other");
+    const auto missing = files.download(QStringLiteral("gone"), other);
+    QVERIFY(!missing);
+    QCOMPARE(missing.error().kind, Error::Kind::NotFound);
+    QCOMPARE(QDir(local.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"copy"});
+}
+
+void TestWorkspaceFiles::uploadStaysInside()
+{
+    QTemporaryDir host;
+    QTemporaryDir local;
+    const HostFolderFiles files({host.path(), host.path() + QStringLiteral("/.agentscope"), {}, {}}, host.path());
+    QVERIFY(writeFile(local.path() + QStringLiteral("/src"), "up"));
+    QVERIFY(files.upload(local.path() + QStringLiteral("/src"), QStringLiteral("up.txt")));
+    QFile up(host.path() + QStringLiteral("/up.txt"));
+    QVERIFY(up.open(QIODevice::ReadOnly));
+    QCOMPARE(up.readAll(), QByteArray("up"));
+
+    QVERIFY(QFile::link(local.path(), host.path() + QStringLiteral("/out")));
+    const auto escaped = files.upload(local.path() + QStringLiteral("/src"), QStringLiteral("out/planted"));
+    QVERIFY(!escaped);
+    QCOMPARE(escaped.error().kind, Error::Kind::InvalidArgument);
+    QVERIFY(!QFile::exists(local.path() + QStringLiteral("/planted")));
+    const auto climbed = files.upload(local.path() + QStringLiteral("/src"), QStringLiteral("../planted"));
+    QVERIFY(!climbed);
+    QCOMPARE(climbed.error().kind, Error::Kind::InvalidArgument);
+    const auto noFolder = files.upload(local.path() + QStringLiteral("/src"), QStringLiteral("no/such/x"));
+    QVERIFY(!noFolder);
+    QCOMPARE(noFolder.error().kind, Error::Kind::NotFound);
+}
+
+QTEST_GUILESS_MAIN(TestWorkspaceFiles)
+#include "tst_workspacefiles.moc"
