@@ -121,6 +121,27 @@
             <numerusform>container log lines may be missing here: %n or more new lines arrived before the stream connected again</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>The .mcp file (%n byte(s)) is not valid JSON: %1 at byte %2. AgentScope falls back to its default MCPs and overwrites the file on the next MCP change.</source>
+        <translation>
+            <numerusform>The .mcp file (%n byte) is not valid JSON: %1 at byte %2. AgentScope falls back to its default MCPs and overwrites the file on the next MCP change.</numerusform>
+            <numerusform>The .mcp file (%n bytes) is not valid JSON: %1 at byte %2. AgentScope falls back to its default MCPs and overwrites the file on the next MCP change.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The .mcp file (%n byte(s)) is JSON but neither a list (version 1) nor an object with an &quot;mcps&quot; object (version 2). AgentScope falls back to its default MCPs and overwrites the file on the next MCP change.</source>
+        <translation>
+            <numerusform>The .mcp file (%n byte) is JSON but neither a list (version 1) nor an object with an &quot;mcps&quot; object (version 2). AgentScope falls back to its default MCPs and overwrites the file on the next MCP change.</numerusform>
+            <numerusform>The .mcp file (%n bytes) is JSON but neither a list (version 1) nor an object with an &quot;mcps&quot; object (version 2). AgentScope falls back to its default MCPs and overwrites the file on the next MCP change.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The skill index (%n byte(s)) is not valid JSON; AgentScope treats it as empty and rewrites it.</source>
+        <translation>
+            <numerusform>The skill index (%n byte) is not valid JSON; AgentScope treats it as empty and rewrites it.</numerusform>
+            <numerusform>The skill index (%n bytes) is not valid JSON; AgentScope treats it as empty and rewrites it.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>

@@ -2173,6 +2173,188 @@
             <numerusform>此处可能缺少容器日志行：重新连接日志流之前新增了 %n 行或更多</numerusform>
         </translation>
     </message>
+    <message>
+        <source>the %1 backend cannot read a workspace&apos;s files</source>
+        <translation>%1 后端无法读取工作区的文件</translation>
+    </message>
+    <message>
+        <source>the entry is not a JSON object</source>
+        <translation>该条目不是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>it has no name</source>
+        <translation>它没有名称</translation>
+    </message>
+    <message>
+        <source>its name &quot;%1&quot; does not match [a-zA-Z0-9_-]+</source>
+        <translation>其名称“%1”不符合 [a-zA-Z0-9_-]+</translation>
+    </message>
+    <message>
+        <source>it has no mcp_config object</source>
+        <translation>它没有 mcp_config 对象</translation>
+    </message>
+    <message>
+        <source>its mcp_config has no type</source>
+        <translation>其 mcp_config 没有 type</translation>
+    </message>
+    <message>
+        <source>its mcp_config type &quot;%1&quot; is unknown (stdio_mcp or http_mcp)</source>
+        <translation>其 mcp_config 类型“%1”未知（应为 stdio_mcp 或 http_mcp）</translation>
+    </message>
+    <message>
+        <source>a stdio MCP must be stateful (is_stateful is false)</source>
+        <translation>stdio MCP 必须是有状态的（is_stateful 为 false）</translation>
+    </message>
+    <message>
+        <source>enable_tools and disable_tools both name %1</source>
+        <translation>enable_tools 和 disable_tools 都列出了 %1</translation>
+    </message>
+    <message>
+        <source>its stdio command is missing</source>
+        <translation>缺少其 stdio 命令</translation>
+    </message>
+    <message>
+        <source>its HTTP URL is missing</source>
+        <translation>缺少其 HTTP URL</translation>
+    </message>
+    <message numerus="yes">
+        <source>The .mcp file (%n byte(s)) is not valid JSON: %1 at byte %2. AgentScope falls back to its default MCPs and overwrites the file on the next MCP change.</source>
+        <translation>
+            <numerusform>该 .mcp 文件（%n 字节）不是有效的 JSON：第 %2 字节处%1。AgentScope 会改用其默认 MCP，并在下次 MCP 变更时覆盖该文件。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The .mcp file (%n byte(s)) is JSON but neither a list (version 1) nor an object with an &quot;mcps&quot; object (version 2). AgentScope falls back to its default MCPs and overwrites the file on the next MCP change.</source>
+        <translation>
+            <numerusform>该 .mcp 文件（%n 字节）是 JSON，但既不是列表（版本 1），也不是含有“mcps”对象的对象（版本 2）。AgentScope 会改用其默认 MCP，并在下次 MCP 变更时覆盖该文件。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>absent</source>
+        <translation>不存在</translation>
+    </message>
+    <message>
+        <source>not a number</source>
+        <translation>不是数字</translation>
+    </message>
+    <message>
+        <source>version is %1, not 2: read as version 2</source>
+        <translation>版本为 %1 而不是 2：按版本 2 读取</translation>
+    </message>
+    <message>
+        <source>agent &quot;%1&quot; is not an object: AgentScope skips it</source>
+        <translation>智能体“%1”不是对象：AgentScope 会跳过它</translation>
+    </message>
+    <message>
+        <source>session &quot;%1&quot; of agent &quot;%2&quot; is not a list: AgentScope skips it</source>
+        <translation>智能体“%2”的会话“%1”不是列表：AgentScope 会跳过它</translation>
+    </message>
+    <message>
+        <source>AgentScope ignores this skill: SKILL.md has no front matter (it must start with a &quot;---&quot; line)</source>
+        <translation>AgentScope 会忽略此技能：SKILL.md 没有前置元数据（必须以“---”行开头）</translation>
+    </message>
+    <message>
+        <source>AgentScope ignores this skill: the front matter is not closed by a &quot;---&quot; line</source>
+        <translation>AgentScope 会忽略此技能：前置元数据没有以“---”行结束</translation>
+    </message>
+    <message>
+        <source>AgentScope ignores this skill: its front matter is not valid YAML (%1)</source>
+        <translation>AgentScope 会忽略此技能：其前置元数据不是有效的 YAML（%1）</translation>
+    </message>
+    <message>
+        <source>AgentScope ignores this skill: its front matter is not a mapping of keys</source>
+        <translation>AgentScope 会忽略此技能：其前置元数据不是键值映射</translation>
+    </message>
+    <message>
+        <source>AgentScope ignores this skill: its front matter has no name</source>
+        <translation>AgentScope 会忽略此技能：其前置元数据没有 name</translation>
+    </message>
+    <message>
+        <source>AgentScope ignores this skill: its front matter has no description</source>
+        <translation>AgentScope 会忽略此技能：其前置元数据没有 description</translation>
+    </message>
+    <message numerus="yes">
+        <source>The skill index (%n byte(s)) is not valid JSON; AgentScope treats it as empty and rewrites it.</source>
+        <translation>
+            <numerusform>技能索引（%n 字节）不是有效的 JSON；AgentScope 会将其视为空并重写它。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The skill index has no &quot;skills&quot; object; AgentScope treats it as empty and rewrites it.</source>
+        <translation>技能索引没有“skills”对象；AgentScope 会将其视为空并重写它。</translation>
+    </message>
+    <message>
+        <source>nested deeper than %1 levels</source>
+        <translation>嵌套超过 %1 层</translation>
+    </message>
+    <message>
+        <source>%1 at byte %2</source>
+        <translation>第 %2 字节处：%1</translation>
+    </message>
+    <message>
+        <source>the line is JSON but not an object</source>
+        <translation>该行是 JSON 但不是对象</translation>
+    </message>
+    <message>
+        <source>the profile %1 is read-only: nothing is uploaded</source>
+        <translation>配置文件 %1 为只读：不会上传任何内容</translation>
+    </message>
+    <message>
+        <source>%1 does not exist in the workspace</source>
+        <translation>工作区中不存在 %1</translation>
+    </message>
+    <message>
+        <source>the path &quot;%1&quot; holds a NUL character</source>
+        <translation>路径“%1”含有 NUL 字符</translation>
+    </message>
+    <message>
+        <source>this workspace has no folder to read files from</source>
+        <translation>此工作区没有可读取文件的文件夹</translation>
+    </message>
+    <message>
+        <source>the path &quot;%1&quot; is outside the workspace (%2)</source>
+        <translation>路径“%1”在工作区之外（%2）</translation>
+    </message>
+    <message>
+        <source>%1 is a symbolic link to %2, outside the workspace: not followed</source>
+        <translation>%1 是指向工作区之外 %2 的符号链接：不会跟随</translation>
+    </message>
+    <message>
+        <source>%1 is not in the workspace&apos;s folder on this computer</source>
+        <translation>%1 不在本机上该工作区的文件夹中</translation>
+    </message>
+    <message>
+        <source>%1: too many levels of symbolic links</source>
+        <translation>%1：符号链接层级过多</translation>
+    </message>
+    <message>
+        <source>%1 is not a folder</source>
+        <translation>%1 不是文件夹</translation>
+    </message>
+    <message>
+        <source>a read needs an offset and a length of 0 or more</source>
+        <translation>读取需要大于或等于 0 的偏移量和长度</translation>
+    </message>
+    <message>
+        <source>%1 is not a file</source>
+        <translation>%1 不是文件</translation>
+    </message>
+    <message>
+        <source>%1 vanished while it was read</source>
+        <translation>%1 在读取时消失了</translation>
+    </message>
+    <message>
+        <source>%1 is a folder</source>
+        <translation>%1 是文件夹</translation>
+    </message>
+    <message>
+        <source>%1 exists and is not a file</source>
+        <translation>%1 已存在且不是文件</translation>
+    </message>
+    <message>
+        <source>the folder of %1 does not exist in the workspace</source>
+        <translation>工作区中不存在 %1 所在的文件夹</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
