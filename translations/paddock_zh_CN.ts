@@ -727,6 +727,14 @@
         <source>the last listing failed; showing the list of %1 (stale)</source>
         <translation>最近一次列表获取失败；显示的是 %1 时的列表（已过时）</translation>
     </message>
+    <message>
+        <source>Stop i&amp;dle…</source>
+        <translation>停止空闲工作区(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Stop the running workspaces idle longer than a time you choose (asks first)</source>
+        <translation>停止空闲时间超过指定时长的运行中工作区（会先确认）</translation>
+    </message>
 </context>
 <context>
     <name>OpenDialog</name>

@@ -99,6 +99,8 @@ LogViewer *LogDock::showLog(const WorkspaceRecord &record, bool container)
         auto *viewer = qobject_cast<LogViewer *>(m_tabs->widget(i));
         if (viewer && viewer->model()->path() == path) {
             if (auto *tail = viewer->findChild<ContainerLogTail *>(); tail && !tail->isRunning()) {
+                // With the source of the moment: the profile may have been opened again since.
+                tail->setSource(m_containerLogs);
                 viewer->setSourceStateFrom(readingText(tail));
                 tail->start();
             }

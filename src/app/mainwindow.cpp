@@ -798,6 +798,12 @@ void MainWindow::updateActions()
     // Offer an action only when it fits some selected workspace, and none while one runs.
     const auto records = selectedRecords();
     WorkspaceActionController::namePauseAction(m_ui->actionPause, m_actions->stopsInsteadOfPausing(records));
+    // The idle ones of the profile shown: stopped where its workspaces stop instead of pausing.
+    const bool idleStop = m_session && m_session->can(Capability::StopInsteadOfPause);
+    m_ui->actionPauseIdle->setText(idleStop ? tr("Stop i&dle…") : tr("Pause i&dle…"));
+    m_ui->actionPauseIdle->setToolTip(
+        idleStop ? tr("Stop the running workspaces idle longer than a time you choose (asks first)")
+                 : tr("Pause the running workspaces idle longer than a time you choose (asks first)"));
     const auto any = [this, &records](WorkspaceAction action) {
         return std::any_of(records.cbegin(), records.cend(),
                            [this, action](const WorkspaceRecord *record) { return m_actions->fits(action, *record); });

@@ -232,6 +232,12 @@ ContainerLogTail::~ContainerLogTail()
         end();
 }
 
+void ContainerLogTail::setSource(ContainerLogSource source)
+{
+    if (!m_running)
+        m_source = std::move(source);
+}
+
 void ContainerLogTail::setInterval(std::chrono::milliseconds interval)
 {
     m_interval = std::max(interval, std::chrono::milliseconds(0));

@@ -117,6 +117,10 @@ public:
     QString filePath() const { return m_filePath; }
 
     // Between polls, and before a stream connects again; default 2 s.
+    // Where it reads from from its next start() on; only while it is not running (the console
+    // hands over the source of the moment when a stopped log is shown again: its profile may
+    // have been opened again since, and the old source ended with it).
+    void setSource(ContainerLogSource source);
     void setInterval(std::chrono::milliseconds interval);
     void setDrain(std::chrono::milliseconds drain); // keep reading this long after the sandbox stops; default 10 s
     // How many lines the first poll (or connection) and the later ones ask for (1..FirstTail);

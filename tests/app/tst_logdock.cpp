@@ -341,6 +341,22 @@ private Q_SLOTS:
         QCOMPARE(dock->tabs()->count(), 4);
         QVERIFY(logs.append(QStringLiteral("a"), QStringLiteral("ws1"), LogLine::Kind::Stdout, "still live"));
         QTRY_COMPARE(texts(logA).size(), 3);
+
+        // a's container log, stopped, shown again once its profile was opened again: the same
+        // tab, reading from the source of the moment (the old one ended with its session).
+        auto *tailA = containerA->findChild<ContainerLogTail *>();
+        tailA->stop();
+        QVERIFY(!tailA->isRunning());
+        auto reopened = std::make_shared<Script>();
+        reopened->body = "2026-12-01T10:00:00Z container in a\n2026-12-01T10:00:05Z after the reopening\n";
+        dock->setSource(&logs, reopened->source(reopened), QStringLiteral("a"));
+        const qsizetype oldPolls = scriptA->asked.size();
+        QCOMPARE(dock->showContainerLog(record(QStringLiteral("ws1"))), containerA);
+        QVERIFY(tailA->isRunning());
+        QTRY_VERIFY(!reopened->asked.isEmpty());
+        QTRY_COMPARE(texts(containerA),
+                     (QStringList{QStringLiteral("container in a"), QStringLiteral("after the reopening")}));
+        QCOMPARE(scriptA->asked.size(), oldPolls);
     }
 
     void speaksTheLanguageChosen()

@@ -1161,6 +1161,7 @@ private Q_SLOTS:
         select(find(shown, QStringLiteral("k1")));
         QCOMPARE(pause->text(), QStringLiteral("&Stop"));
         QVERIFY2(pause->toolTip().contains(QLatin1String("processes end")), qPrintable(pause->toolTip()));
+        QCOMPARE(window.findChild<QAction *>(QStringLiteral("actionPauseIdle"))->text(), QStringLiteral("Stop i&dle…"));
         QVERIFY(pause->isEnabled());
         select(find(shown, QStringLiteral("a"))); // k1 and k2
         pause->trigger();
