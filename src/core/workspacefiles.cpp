@@ -197,10 +197,8 @@ Result<QList<FileEntry>> HostFolderFiles::listFolder(const QString &path) const
     return entries;
 }
 
-Result<FileChunk> HostFolderFiles::readFile(const QString &path, qint64 offset, qint64 length) const
+Result<> HostFolderFiles::openFile(const QString &path, QFile &file) const
 {
-    if (offset < 0 || length < 0)
-        return fail(Error::invalidArgument(Tr::tr("a read needs an offset and a length of 0 or more")));
     auto host = resolve(path, true);
     if (!host)
         return fail(host.error());
@@ -209,12 +207,22 @@ Result<FileChunk> HostFolderFiles::readFile(const QString &path, qint64 offset, 
         return fail(self.error());
     if (self->kind != FileEntry::Kind::File)
         return fail(Error::invalidArgument(Tr::tr("%1 is not a file").arg(path)));
-    QFile file(*host);
+    file.setFileName(*host);
     if (!file.open(QIODevice::ReadOnly)) {
         if (!QFileInfo::exists(*host))
             return fail(Error::notFound(Tr::tr("%1 vanished while it was read").arg(path)));
         return fail(Error::io(Tr::tr("cannot read %1: %2").arg(path, file.errorString())));
     }
+    return {};
+}
+
+Result<FileChunk> HostFolderFiles::readFile(const QString &path, qint64 offset, qint64 length) const
+{
+    if (offset < 0 || length < 0)
+        return fail(Error::invalidArgument(Tr::tr("a read needs an offset and a length of 0 or more")));
+    QFile file;
+    if (auto opened = openFile(path, file); !opened)
+        return fail(opened.error());
     FileChunk chunk;
     chunk.offset = offset;
     chunk.totalSize = file.size();
@@ -264,20 +272,9 @@ Result<> copyInto(QFile &from, const QString &shownFrom, const QString &to, cons
 
 Result<> HostFolderFiles::download(const QString &path, const QString &localPath) const
 {
-    auto host = resolve(path, true);
-    if (!host)
-        return fail(host.error());
-    auto self = entryAt(*host, path);
-    if (!self)
-        return fail(self.error());
-    if (self->kind != FileEntry::Kind::File)
-        return fail(Error::invalidArgument(Tr::tr("%1 is not a file").arg(path)));
-    QFile file(*host);
-    if (!file.open(QIODevice::ReadOnly)) {
-        if (!QFileInfo::exists(*host))
-            return fail(Error::notFound(Tr::tr("%1 vanished while it was read").arg(path)));
-        return fail(Error::io(Tr::tr("cannot read %1: %2").arg(path, file.errorString())));
-    }
+    QFile file;
+    if (auto opened = openFile(path, file); !opened)
+        return fail(opened.error());
     return copyInto(file, path, localPath, localPath);
 }
 

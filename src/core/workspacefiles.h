@@ -9,6 +9,10 @@
 #include <QMetaType>
 #include <QString>
 
+QT_BEGIN_NAMESPACE
+class QFile;
+QT_END_NAMESPACE
+
 namespace Paddock {
 
 // One entry of a workspace folder, as the sandbox sees it (a symlink is reported as itself, not
@@ -75,6 +79,8 @@ public:
 
 private:
     QString toHost(const QString &sandboxPath) const;
+    // Opens the regular file at a sandbox path for reading (readFile and download).
+    Result<> openFile(const QString &path, QFile &file) const;
 
     WorkspaceLayout m_layout;
     QString m_hostWorkdir;
