@@ -298,6 +298,117 @@ private Q_SLOTS:
         QCOMPARE(expired->errorReason, u"Expired"_qs);
     }
 
+    // The reader (simdjson On Demand, field by field) assumes no order of members, skips what it
+    // does not read however deep, decodes escapes, reads a value of another type as absent, and
+    // refuses what is not whole JSON.
+    void podsAreReadInAnyOrderAndShape()
+    {
+        const QByteArray shuffled = QByteArrayLiteral(
+            R"({"status":{"containerStatuses":[{"state":{"waiting":{"message":"pulling","reason":"ErrImagePull"}},)"
+            R"("restartCount":2,"name":"workspace"}],"conditions":[{"lastTransitionTime":"2026-12-01T10:00:05+01:00",)"
+            R"("message":"0/3 nodes are available","reason":"Unschedulable","status":"False","type":"PodScheduled"}],)"
+            R"("phase":"Pending"},"extra":{"deep":[[{"a":[1,2,{"b":null}]}],)"
+            "\"x\\\"y\"]},"
+            R"("spec":{"containers":[{"image":"sidecar:1","name":"sidecar"},)"
+            R"({"volumeMounts":[{"mountPath":"/root/.agentscope","name":"ws"}],"image":"python:3.11-slim","name":"workspace"}],)"
+            R"("terminationGracePeriodSeconds":5},)"
+            "\"metadata\":{\"labels\":{\"agentscope.workspace.id\":\"caf\\u00e9\",\"k\\\"ey\":\"v\\\\1\"},"
+            R"("annotations":null,)"
+            R"("deletionTimestamp":"2026-12-01T11:00:30.250Z","deletionGracePeriodSeconds":"thirty",)"
+            R"("creationTimestamp":"2026-12-01T10:00:00Z","name":"as-ws-caf"},"kind":"Pod"})");
+        const auto pod = parsePod(shuffled);
+        QVERIFY(pod);
+        QCOMPARE(pod->name, u"as-ws-caf"_qs);
+        QCOMPARE(pod->workspaceId(), QStringLiteral("caf\u00e9"));
+        QCOMPARE(pod->labels.value(QStringLiteral("k\"ey")), QStringLiteral("v\\1"));
+        QVERIFY(pod->annotations.isEmpty());
+        QCOMPARE(pod->phase, u"Pending"_qs);
+        QCOMPARE(pod->image, u"python:3.11-slim"_qs); // the workspace container's, though listed second
+        QVERIFY(pod->mountsGatewayHome);
+        QCOMPARE(pod->terminationGracePeriodSeconds, 5);
+        QCOMPARE(pod->deletionGracePeriodSeconds, 0); // not a number: absent
+        QCOMPARE(pod->createdAt, QDateTime(QDate(2026, 12, 1), QTime(10, 0), Qt::UTC));
+        QCOMPARE(pod->deletionTimestamp, QDateTime(QDate(2026, 12, 1), QTime(11, 0, 30, 250), Qt::UTC));
+        QVERIFY(pod->hasUnschedulable);
+        QCOMPARE(pod->unschedulableMessage, u"0/3 nodes are available"_qs);
+        QCOMPARE(pod->unschedulableSince, QDateTime(QDate(2026, 12, 1), QTime(9, 0, 5), Qt::UTC));
+        QCOMPARE(pod->waitingReason, u"ErrImagePull"_qs);
+        QCOMPARE(pod->waitingMessage, u"pulling"_qs);
+        QCOMPARE(pod->restartCount, 2);
+        QCOMPARE(stuckMessage(*pod), u"ErrImagePull: pulling"_qs);
+
+        // Only the workspace container mounting the gateway home counts; a bad time is no time.
+        const auto sidecarOnly = parsePod(QByteArrayLiteral(
+            R"({"metadata":{"name":"p","creationTimestamp":"2026-13-01T10:00:00Z"},"spec":{"containers":)"
+            R"([{"name":"sidecar","image":"s:1","volumeMounts":[{"mountPath":"/root/.agentscope"}]}]}})"));
+        QVERIFY(sidecarOnly);
+        QVERIFY(!sidecarOnly->mountsGatewayHome);
+        QCOMPARE(sidecarOnly->image, u"s:1"_qs); // no workspace container: the first one's
+        QVERIFY(!sidecarOnly->createdAt.isValid());
+
+        // Not whole JSON: refused, with the same message as any answer that is not a Pod.
+        const QByteArray whole = podJson(u"Running"_qs);
+        const auto truncated = parsePod(whole.left(whole.size() / 2));
+        QVERIFY(!truncated);
+        QVERIFY(truncated.error().message.contains(u"not a JSON Pod"_qs));
+        QVERIFY(!parsePod("[1,2]"));
+        QVERIFY(!parsePod(""));
+        QVERIFY(!parsePodList(QByteArray(R"({"metadata":{},"items":[)" + whole + ",")));
+        QVERIFY(!parsePvcList(R"({"items":[{"metadata":{"name":"x"}})"));
+
+        // A list's items and a PVC's fields, in any order too.
+        const auto claims = parsePvcList(QByteArrayLiteral(
+            R"({"items":[{"status":{"capacity":{"storage":"10Gi"},"phase":"Bound"},"spec":{"storageClassName":"fast"},)"
+            R"("metadata":{"annotations":{"agentscope.user.id":"u"},"labels":{"agentscope.workspace.id":"w1"},"name":"as-ws-w1"}},)"
+            R"({"metadata":{"name":"as-ws-w2","labels":{"agentscope.workspace.id":"w2"}}}],)"
+            R"("metadata":{"continue":"","resourceVersion":"7"},"kind":"PersistentVolumeClaimList"})"));
+        QVERIFY(claims);
+        QCOMPARE(claims->items.size(), 2);
+        QCOMPARE(claims->resourceVersion, u"7"_qs);
+        QVERIFY(claims->continueToken.isEmpty());
+        QCOMPARE(claims->items[0].workspaceId(), u"w1"_qs);
+        QCOMPARE(claims->items[0].phase, u"Bound"_qs);
+        QCOMPARE(claims->items[0].capacity, u"10Gi"_qs);
+        QCOMPARE(claims->items[0].storageClass, u"fast"_qs);
+        QCOMPARE(claims->items[0].annotations.value(u"agentscope.user.id"_qs), u"u"_qs);
+        QCOMPARE(claims->items[1].workspaceId(), u"w2"_qs);
+        QVERIFY(claims->items[1].phase.isEmpty());
+    }
+
+    // A watch event's object may come before its type; an ERROR's Status is never read as a Pod,
+    // and a Pod's own fields are never taken for a Status.
+    void watchEventsInAnyOrder()
+    {
+        const QByteArray deleted = R"({"object":)" + podJson(u"Running"_qs) + R"(,"type":"DELETED"})";
+        const auto event = parseWatchEvent(deleted, ObjectKind::Pod);
+        QVERIFY(event);
+        QCOMPARE(event->type, WatchEvent::Type::Deleted);
+        QVERIFY(event->pod);
+        QCOMPARE(event->pod->name, u"as-ws-0123456789abcdef"_qs);
+        QCOMPARE(event->resourceVersion, u"48213"_qs);
+        QCOMPARE(event->errorCode, 0);
+        const auto gone = parseWatchEvent(
+            R"({"object":{"code":410,"reason":"Gone","message":"too old","metadata":{"resourceVersion":"1"}},"type":"ERROR"})",
+            ObjectKind::Pvc);
+        QVERIFY(gone);
+        QCOMPARE(gone->type, WatchEvent::Type::Error);
+        QCOMPARE(gone->errorCode, 410);
+        QCOMPARE(gone->errorMessage, u"too old"_qs);
+        QVERIFY(!gone->pvc);
+        const auto claim = parseWatchEvent(
+            R"({"type":"MODIFIED","object":{"metadata":{"name":"as-ws-a","resourceVersion":"9"},"status":{"phase":"Lost"}}})",
+            ObjectKind::Pvc);
+        QVERIFY(claim && claim->pvc);
+        QCOMPARE(claim->pvc->phase, u"Lost"_qs);
+        QCOMPARE(claim->resourceVersion, u"9"_qs);
+        const auto strange =
+            parseWatchEvent(R"({"type":"SOMETHING","object":{"metadata":{"resourceVersion":"3"}}})", ObjectKind::Pod);
+        QVERIFY(strange);
+        QCOMPARE(strange->type, WatchEvent::Type::Unknown);
+        QVERIFY(!strange->pod);
+        QVERIFY(!parseWatchEvent(R"({"type":"ADDED","object":{"metadata":)", ObjectKind::Pod));
+    }
+
     // The API server's Status bodies become messages that name the status, reason and message.
     void statusErrorsAreDecoded()
     {
