@@ -2363,6 +2363,14 @@
         <source>the folder of %1 does not exist in the workspace</source>
         <translation>工作区中不存在 %1 所在的文件夹</translation>
     </message>
+    <message>
+        <source>the download was stopped</source>
+        <translation>下载已中止</translation>
+    </message>
+    <message>
+        <source>%1 is larger than %2 MiB, the most one upload to this sandbox takes</source>
+        <translation>%1 大于 %2 MiB，超出向此沙箱单次上传的上限</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>

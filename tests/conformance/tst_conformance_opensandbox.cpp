@@ -46,8 +46,6 @@ public:
         expect.commandsCanLeaveProcesses = false;
         // A 404 on delete counts as done: a retried DELETE whose first answer was lost.
         expect.killIsIdempotent = true;
-        expect.filesMissing =
-            QStringLiteral("the OpenSandbox backend's file calls (execd's files API) are not written yet");
         return expect;
     }
 

@@ -189,6 +189,59 @@ private Q_SLOTS:
         QVERIFY(f.server.requests.first().contains("OpenSandbox-Secure-Access: tok\r\n"));
     }
 
+    // A bounded read asks for its bytes as a Range; a server that ignores the range (200, the
+    // whole file) is cut here, and 416 (the offset past the end) reads nothing.
+    void rangeDownloadsReadOnlyTheAskedBytes()
+    {
+        Fixture f;
+        f.server.script.enqueue(ScriptedHttpServer::response(206, "wor", "Content-Range: bytes 6-8/11\r\n"));
+        f.server.script.enqueue(ScriptedHttpServer::response(200, "hello world"));
+        f.server.script.enqueue(ScriptedHttpServer::response(416, {}, "Content-Range: bytes */11\r\n"));
+        const QString path = QStringLiteral("/workspace/a b.txt");
+        auto ranged = QCoro::waitFor(f.client.downloadRange(path, 6, 3));
+        QVERIFY(ranged);
+        QCOMPARE(*ranged, QByteArray("wor"));
+        QVERIFY2(f.server.requests.at(0).startsWith("GET /proxy/44772/files/download?path=%2Fworkspace%2Fa%20b.txt "),
+                 f.server.requests.at(0).constData());
+        QVERIFY(f.server.requests.at(0).contains("Range: bytes=6-8\r\n"));
+        auto whole = QCoro::waitFor(f.client.downloadRange(path, 6, 3));
+        QVERIFY(whole);
+        QCOMPARE(*whole, QByteArray("wor"));
+        auto past = QCoro::waitFor(f.client.downloadRange(path, 50, 3));
+        QVERIFY(past);
+        QVERIFY(past->isEmpty());
+        QCOMPARE(f.server.requests.size(), 3);
+    }
+
+    // A whole download arrives in pieces to its sink; a sink that cannot take more ends it.
+    void downloadsStreamToTheirSink()
+    {
+        Fixture f;
+        QByteArray big(200'000, 'x');
+        f.server.script.enqueue(ScriptedHttpServer::response(200, big));
+        QByteArray got;
+        std::function<bool(QByteArrayView)> sink = [&got](QByteArrayView data) {
+            got.append(data);
+            return true;
+        };
+        const QString path = QStringLiteral("/workspace/big");
+        auto whole = QCoro::waitFor(f.client.downloadTo(path, sink));
+        QVERIFY(whole);
+        QCOMPARE(got, big);
+
+        f.server.script.enqueue(ScriptedHttpServer::response(200, big));
+        std::function<bool(QByteArrayView)> full = [](QByteArrayView) { return false; };
+        auto stopped = QCoro::waitFor(f.client.downloadTo(path, full));
+        QVERIFY(!stopped);
+        QCOMPARE(stopped.error().kind, Error::Kind::Cancelled);
+
+        f.server.script.enqueue(ScriptedHttpServer::response(
+            404, R"({"code":"FILE_NOT_FOUND","message":"file not found: /workspace/big"})"));
+        auto missing = QCoro::waitFor(f.client.downloadTo(path, sink));
+        QVERIFY(!missing);
+        QCOMPARE(missing.error().kind, Error::Kind::NotFound);
+    }
+
     // A file name is a quoted header parameter: a quote, a CR or an LF in it would end the
     // value, or the header, early (and let a name add headers of its own). They are escaped as
     // browsers escape them (HTML's multipart/form-data encoding); the path travels in the

@@ -1,5 +1,6 @@
 #include "execdclient.h"
 
+#include "../../bulk.h"
 #include "../../linesplitter.h"
 #include "../../tr.h"
 #include "execdstream.h"
@@ -265,6 +266,50 @@ QCoro::Task<Result<QByteArray>> ExecdClient::download(QString path)
     if (!response)
         co_return fail(response.error());
     co_return response->body;
+}
+
+QCoro::Task<Result<QByteArray>> ExecdClient::downloadRange(QString path, qint64 offset, qint64 length)
+{
+    if (length <= 0)
+        co_return QByteArray();
+    HttpRequest fetch = request(QByteArrayLiteral("GET"), QStringLiteral("/files/download"), pathQuery(path));
+    fetch.accept = QByteArrayLiteral("application/octet-stream");
+    fetch.headers.append({QByteArrayLiteral("Range"),
+                          "bytes=" + QByteArray::number(offset) + '-' + QByteArray::number(offset + length - 1)});
+    auto response = co_await send(fetch);
+    if (!response) {
+        if (response.error().httpStatus == 416)
+            co_return QByteArray(); // the offset is at or past the end
+        co_return fail(response.error());
+    }
+    if (response->status == 206)
+        co_return response->body.left(length);
+    co_return response->body.mid(offset, length);
+}
+
+QCoro::Task<Result<>> ExecdClient::downloadTo(QString path, std::function<bool(QByteArrayView)> sink)
+{
+    HttpRequest fetch = request(QByteArrayLiteral("GET"), QStringLiteral("/files/download"), pathQuery(path));
+    fetch.accept = QByteArrayLiteral("application/octet-stream");
+    fetch.transferTimeout = std::chrono::milliseconds(30'000); // idle, not the whole transfer
+    auto cancel = std::make_shared<CancelToken>();
+    bool sinkFailed = false;
+    // Named, never temporaries in a co_await (GCC 12, README.md).
+    std::function<void(QByteArrayView)> onData = [&](QByteArrayView data) {
+        if (!sinkFailed && !sink(data)) {
+            sinkFailed = true;
+            cancel->cancel();
+        }
+    };
+    std::function<void()> onOpened;
+    auto streamed = co_await m_http->stream(fetch, std::move(onData), cancel, std::move(onOpened));
+    if (!streamed) {
+        noteFailure(streamed.error());
+        co_return fail(streamed.error());
+    }
+    if (sinkFailed)
+        co_return fail(Error{Error::Kind::Cancelled, Tr::tr("the download was stopped")});
+    co_return {};
 }
 
 QCoro::Task<Result<QMap<QString, FileInfo>>> ExecdClient::fileInfo(QStringList paths)

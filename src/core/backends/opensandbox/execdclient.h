@@ -113,6 +113,12 @@ public:
     // Files and directories.
     QCoro::Task<Result<>> upload(QList<UploadFile> files);
     QCoro::Task<Result<QByteArray>> download(QString path);
+    // `length` bytes from `offset` (a Range request: 206, or 200 from a server that ignores the
+    // range, cut here); an offset at or past the end reads nothing (416).
+    QCoro::Task<Result<QByteArray>> downloadRange(QString path, qint64 offset, qint64 length);
+    // The whole file, as it arrives, to `sink`; a sink that returns false ends the transfer
+    // (Cancelled).
+    QCoro::Task<Result<>> downloadTo(QString path, std::function<bool(QByteArrayView)> sink);
     QCoro::Task<Result<QMap<QString, FileInfo>>> fileInfo(QStringList paths);
     QCoro::Task<Result<QList<FileInfo>>> listDirectory(QString path, int depth = 1);
     QCoro::Task<Result<>> makeDirectories(QStringList paths, int mode = 755);

@@ -3,6 +3,7 @@
 #include "../../isolation.h"
 #include "../../shellquote.h"
 #include "../../tr.h"
+#include "execdfiles.h"
 
 #include <QCoroTask>
 
@@ -322,6 +323,51 @@ QCoro::Task<Result<ExecResult>> OpenSandboxBackend::exec(QString sandboxId, Exec
             result->timedOut = true;
         co_return result;
     }
+}
+
+template<typename T, typename Work> QCoro::Task<Result<T>> OpenSandboxBackend::onFiles(QString sandboxId, Work work)
+{
+    for (int attempt = 1;; ++attempt) {
+        auto handle = co_await acquireExecd(sandboxId);
+        if (!handle)
+            co_return fail(handle.error());
+        ExecdFiles files(handle->client, layout(SandboxInfo()));
+        auto done = co_await work(files);
+        if (done || attempt > 1 || !retryElsewhere(sandboxId, *handle, done.error()))
+            co_return done;
+    }
+}
+
+// The work lambdas are named, never temporaries in a co_await (GCC 12, README.md).
+QCoro::Task<Result<QList<FileEntry>>> OpenSandboxBackend::listFolder(QString sandboxId, QString path)
+{
+    auto work = [path](ExecdFiles &files) { return files.listFolder(path); };
+    co_return co_await onFiles<QList<FileEntry>>(std::move(sandboxId), std::move(work));
+}
+
+QCoro::Task<Result<FileEntry>> OpenSandboxBackend::stat(QString sandboxId, QString path)
+{
+    auto work = [path](ExecdFiles &files) { return files.stat(path); };
+    co_return co_await onFiles<FileEntry>(std::move(sandboxId), std::move(work));
+}
+
+QCoro::Task<Result<FileChunk>> OpenSandboxBackend::readFile(QString sandboxId, QString path, qint64 offset,
+                                                            qint64 length)
+{
+    auto work = [path, offset, length](ExecdFiles &files) { return files.readFile(path, offset, length); };
+    co_return co_await onFiles<FileChunk>(std::move(sandboxId), std::move(work));
+}
+
+QCoro::Task<Result<>> OpenSandboxBackend::download(QString sandboxId, QString path, QString localPath)
+{
+    auto work = [path, localPath](ExecdFiles &files) { return files.download(path, localPath); };
+    co_return co_await onFiles<void>(std::move(sandboxId), std::move(work));
+}
+
+QCoro::Task<Result<>> OpenSandboxBackend::upload(QString sandboxId, QString localPath, QString path)
+{
+    auto work = [localPath, path](ExecdFiles &files) { return files.upload(localPath, path); };
+    co_return co_await onFiles<void>(std::move(sandboxId), std::move(work));
 }
 
 QCoro::Task<Result<std::optional<QDateTime>>> OpenSandboxBackend::sessionsActivity(QString sandboxId)

@@ -88,6 +88,12 @@ public:
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
     QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
     QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;
+    // Capability::Files through execd's files API (execdfiles.h).
+    QCoro::Task<Result<QList<FileEntry>>> listFolder(QString sandboxId, QString path) override;
+    QCoro::Task<Result<FileEntry>> stat(QString sandboxId, QString path) override;
+    QCoro::Task<Result<FileChunk>> readFile(QString sandboxId, QString path, qint64 offset, qint64 length) override;
+    QCoro::Task<Result<>> download(QString sandboxId, QString path, QString localPath) override;
+    QCoro::Task<Result<>> upload(QString sandboxId, QString localPath, QString path) override;
     // One execd directory listing of <workdir>/sessions, two levels deep.
     QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId) override;
     // The server's legacy container log endpoint (LifecycleClient::containerLogs).
@@ -123,6 +129,9 @@ private:
     // After a failed execd call: drops the endpoint if `used` is still the cached one; true when
     // the call should be made again with a new endpoint (it could not connect to a cached one).
     bool retryElsewhere(const QString &sandboxId, const ExecdHandle &used, const Error &error);
+    // One file call on the sandbox's execd, made once more on a new endpoint when the first one
+    // could not connect.
+    template<typename T, typename Work> QCoro::Task<Result<T>> onFiles(QString sandboxId, Work work);
     void forgetExecd(const QString &sandboxId, const ExecdClient *client);
     static QCoro::Task<Result<std::optional<QDateTime>>> readSessionsActivity(std::shared_ptr<ExecdClient> client,
                                                                               QString sessions);
