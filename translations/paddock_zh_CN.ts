@@ -2371,6 +2371,14 @@
         <source>%1 is larger than %2 MiB, the most one upload to this sandbox takes</source>
         <translation>%1 大于 %2 MiB，超出向此沙箱单次上传的上限</translation>
     </message>
+    <message>
+        <source>exit status %1</source>
+        <translation>退出状态 %1</translation>
+    </message>
+    <message>
+        <source>the command in the Pod did not end in time</source>
+        <translation>Pod 中的命令未在时限内结束</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>

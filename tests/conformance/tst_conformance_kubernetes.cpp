@@ -52,7 +52,6 @@ public:
         // The watch sees a held Pod deleted by someone else.
         expect.watchesLostSandboxes = true;
         expect.lostWithin = 10s;
-        expect.filesMissing = QStringLiteral("the Kubernetes backend's file calls (through exec) are not written yet");
         // Every exec runs in a bubblewrap of its own, which ends what it left behind.
         expect.commandsCanLeaveProcesses = false;
         return expect;

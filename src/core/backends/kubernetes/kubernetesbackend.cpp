@@ -4,6 +4,7 @@
 #include "../../shellquote.h"
 #include "../../tr.h"
 #include "podexec.h"
+#include "podfiles.h"
 
 #include <QCoroTask>
 
@@ -657,6 +658,18 @@ QCoro::Task<Result<ExecResult>>
 KubernetesBackend::execRaw(QString podName, QStringList argv, QByteArray stdinData, std::chrono::milliseconds timeout,
                            std::function<void(OutputChannel, const QByteArray &)> onLine)
 {
+    PodExecCommand command;
+    command.argv = argv;
+    command.container = ContainerName;
+    command.withStdin = !stdinData.isEmpty();
+    command.stdinData = std::move(stdinData);
+    command.timeout = timeout;
+    command.onLine = std::move(onLine);
+    co_return co_await runInPod(std::move(podName), std::move(command));
+}
+
+QCoro::Task<Result<ExecResult>> KubernetesBackend::runInPod(QString podName, PodExecCommand command)
+{
     auto hold = m_tasks.hold();
     if (m_options.configurationError)
         co_return fail(*m_options.configurationError);
@@ -665,17 +678,52 @@ KubernetesBackend::execRaw(QString podName, QStringList argv, QByteArray stdinDa
         co_return fail(request.error());
     if (m_closing)
         co_return fail(Http::HttpClient::closedError());
-    PodExecCommand command;
-    command.argv = argv;
-    command.container = ContainerName;
-    command.withStdin = !stdinData.isEmpty();
-    command.stdinData = std::move(stdinData);
-    command.timeout = timeout;
-    command.onLine = std::move(onLine);
     auto ran = co_await m_exec->run(*request, std::move(command));
     if (!ran)
         co_return fail(ran.error());
     co_return ran->exec;
+}
+
+template<typename T, typename Work> QCoro::Task<Result<T>> KubernetesBackend::onFiles(QString podName, Work work)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
+    PodFiles files([this, podName](PodExecCommand command) { return runInPod(podName, std::move(command)); },
+                   layout(SandboxInfo()));
+    co_return co_await work(files);
+}
+
+// The work lambdas are named, never temporaries in a co_await (GCC 12, README.md).
+QCoro::Task<Result<QList<FileEntry>>> KubernetesBackend::listFolder(QString sandboxId, QString path)
+{
+    auto work = [path](PodFiles &files) { return files.listFolder(path); };
+    co_return co_await onFiles<QList<FileEntry>>(std::move(sandboxId), std::move(work));
+}
+
+QCoro::Task<Result<FileEntry>> KubernetesBackend::stat(QString sandboxId, QString path)
+{
+    auto work = [path](PodFiles &files) { return files.stat(path); };
+    co_return co_await onFiles<FileEntry>(std::move(sandboxId), std::move(work));
+}
+
+QCoro::Task<Result<FileChunk>> KubernetesBackend::readFile(QString sandboxId, QString path, qint64 offset,
+                                                           qint64 length)
+{
+    auto work = [path, offset, length](PodFiles &files) { return files.readFile(path, offset, length); };
+    co_return co_await onFiles<FileChunk>(std::move(sandboxId), std::move(work));
+}
+
+QCoro::Task<Result<>> KubernetesBackend::download(QString sandboxId, QString path, QString localPath)
+{
+    auto work = [path, localPath](PodFiles &files) { return files.download(path, localPath); };
+    co_return co_await onFiles<void>(std::move(sandboxId), std::move(work));
+}
+
+QCoro::Task<Result<>> KubernetesBackend::upload(QString sandboxId, QString localPath, QString path)
+{
+    auto work = [localPath, path](PodFiles &files) { return files.upload(localPath, path); };
+    co_return co_await onFiles<void>(std::move(sandboxId), std::move(work));
 }
 
 QCoro::Task<Result<std::optional<QDateTime>>> KubernetesBackend::sessionsActivity(QString sandboxId)

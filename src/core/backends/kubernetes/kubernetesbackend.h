@@ -84,6 +84,12 @@ public:
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
     QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
     QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;
+    // Capability::Files through pod exec (podfiles.h).
+    QCoro::Task<Result<QList<FileEntry>>> listFolder(QString sandboxId, QString path) override;
+    QCoro::Task<Result<FileEntry>> stat(QString sandboxId, QString path) override;
+    QCoro::Task<Result<FileChunk>> readFile(QString sandboxId, QString path, qint64 offset, qint64 length) override;
+    QCoro::Task<Result<>> download(QString sandboxId, QString path, QString localPath) override;
+    QCoro::Task<Result<>> upload(QString sandboxId, QString localPath, QString path) override;
     QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId) override;
     QCoro::Task<Result<QByteArray>> containerLogs(QString sandboxId, int tail) override;
     QCoro::Task<Result<>> followContainerLog(QString sandboxId, int tail, std::function<void(QByteArrayView)> onData,
@@ -98,8 +104,11 @@ public:
     QCoro::Task<Result<ExecResult>> execRaw(QString podName, QStringList argv, QByteArray stdinData,
                                             std::chrono::milliseconds timeout,
                                             std::function<void(OutputChannel, const QByteArray &)> onLine);
+    // One exec in the Pod, as given (its container, stdin, callbacks).
+    QCoro::Task<Result<ExecResult>> runInPod(QString podName, PodExecCommand command);
 
 private:
+    template<typename T, typename Work> QCoro::Task<Result<T>> onFiles(QString podName, Work work);
     QCoro::Task<Result<SandboxInfo>> openWorkspace(QString workspaceId, Owner owner);
     QCoro::Task<Result<>> ensureNamespace();
     QCoro::Task<Result<PvcView>> ensurePvc(QString workspaceId, Owner owner, bool *created);

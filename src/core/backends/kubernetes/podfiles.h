@@ -1,0 +1,48 @@
+#pragma once
+
+#include "../../workspacefiles.h"
+#include "podexec.h"
+
+#include <QCoroTask>
+
+#include <functional>
+
+namespace Paddock::Kubernetes {
+
+// The Backend file calls of one Pod, through pod exec: the API server has no file API, and
+// kubectl cp is tar over exec too. Each call is a short POSIX sh script that GNU coreutils and
+// busybox both run (`[ -L ]`, `stat -c`, `readlink`, `tail -c`, `head -c`, `cat`, `mv`), with
+// the paths as arguments, never inside the script. Output comes back byte for byte (the
+// websocket's channels are binary): a listing as NUL-separated fields, a read as the size then
+// the bytes, a download streamed to a QSaveFile, an upload streamed on stdin into a temporary
+// file beside the target, renamed over it at the end.
+//
+// Confinement: every path goes through confineWorkspacePath() and is then resolved in the Pod
+// (`readlink -f`, the same exec as the call itself where it can be): a path that leads out of the
+// workdir and the gateway home is refused before anything is read or written.
+class PodFiles
+{
+public:
+    using Run = std::function<QCoro::Task<Result<ExecResult>>(PodExecCommand)>;
+    PodFiles(Run run, WorkspaceLayout layout);
+
+    QCoro::Task<Result<QList<FileEntry>>> listFolder(QString path);
+    QCoro::Task<Result<FileEntry>> stat(QString path);
+    QCoro::Task<Result<FileChunk>> readFile(QString path, qint64 offset, qint64 length);
+    QCoro::Task<Result<>> download(QString path, QString localPath);
+    QCoro::Task<Result<>> upload(QString localPath, QString path);
+
+private:
+    // `path` confined and resolved in the Pod (followLast: a symlink at its end too).
+    QCoro::Task<Result<QString>> resolve(QString path, bool followLast);
+    // sh -c script with the arguments; output kept whole (not only its first MiB) unless
+    // `onStdout` takes it.
+    // (Every argument is passed named by the callers, never a temporary in a co_await: GCC 12.)
+    QCoro::Task<Result<ExecResult>> shell(QString script, QStringList arguments,
+                                          std::function<void(const QByteArray &)> onStdout, StdinSource stdinSource);
+
+    Run m_run;
+    WorkspaceLayout m_layout;
+};
+
+} // namespace Paddock::Kubernetes
