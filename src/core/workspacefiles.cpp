@@ -81,6 +81,59 @@ bool isInsideWorkspace(const WorkspaceLayout &layout, const QString &cleanAbsolu
         || isUnder(cleanAbsolutePath, QDir::cleanPath(layout.gatewayHome));
 }
 
+LocalFileWriter::LocalFileWriter(const QString &path, const QString &shownPath)
+    : m_file(std::make_unique<QSaveFile>(path))
+    , m_shown(shownPath.isEmpty() ? path : shownPath)
+{
+}
+
+LocalFileWriter::~LocalFileWriter() = default;
+
+Result<> LocalFileWriter::open()
+{
+    if (!m_file->open(QIODevice::WriteOnly))
+        return fail(Error::io(Tr::tr("cannot write %1: %2").arg(m_shown, m_file->errorString())));
+    return {};
+}
+
+bool LocalFileWriter::write(QByteArrayView data)
+{
+    if (m_failed)
+        return false;
+    if (m_file->write(data.data(), data.size()) != data.size()) {
+        m_failed = true;
+        m_why = m_file->errorString();
+    }
+    return !m_failed;
+}
+
+Error LocalFileWriter::writeError() const
+{
+    return Error::io(Tr::tr("cannot write %1: %2").arg(m_shown, m_why));
+}
+
+void LocalFileWriter::cancel()
+{
+    m_file->cancelWriting();
+}
+
+Result<> LocalFileWriter::finish()
+{
+    if (m_failed) {
+        cancel();
+        return fail(writeError());
+    }
+    if (!m_file->flush()) {
+        m_failed = true;
+        m_why = m_file->errorString();
+        cancel();
+        return fail(writeError());
+    }
+    if (!m_file->commit())
+        return fail(Error::io(Tr::tr("cannot write %1: %2").arg(m_shown, m_file->errorString())));
+    return {};
+}
+
 Result<QString> confineWorkspacePath(const WorkspaceLayout &layout, const QString &path)
 {
     if (path.contains(QChar(0)))
@@ -236,36 +289,27 @@ Result<FileChunk> HostFolderFiles::readFile(const QString &path, qint64 offset, 
 
 namespace {
 
-// Copies `from` (already opened) into a QSaveFile at `to`; nothing is left at `to` on failure.
+// Copies `from` (already opened) into a LocalFileWriter at `to`; nothing is left at `to` on failure.
 Result<> copyInto(QFile &from, const QString &shownFrom, const QString &to, const QString &shownTo)
 {
-    QSaveFile out(to);
-    if (!out.open(QIODevice::WriteOnly))
-        return fail(Error::io(Tr::tr("cannot write %1: %2").arg(shownTo, out.errorString())));
+    LocalFileWriter out(to, shownTo);
+    if (auto opened = out.open(); !opened)
+        return opened;
     QByteArray buffer(256 * 1024, Qt::Uninitialized);
     while (true) {
         const qint64 got = from.read(buffer.data(), buffer.size());
         if (got < 0) {
-            out.cancelWriting();
+            out.cancel();
             return fail(Error::io(Tr::tr("cannot read %1: %2").arg(shownFrom, from.errorString())));
         }
         if (got == 0)
             break;
-        if (out.write(buffer.constData(), got) != got) {
-            const QString why = out.errorString();
-            out.cancelWriting();
-            return fail(Error::io(Tr::tr("cannot write %1: %2").arg(shownTo, why)));
+        if (!out.write(QByteArrayView(buffer.constData(), got))) {
+            out.cancel();
+            return fail(out.writeError());
         }
     }
-    // flush() first: Qt 6.4's commit() may report success when its own flush failed.
-    if (!out.flush()) {
-        const QString why = out.errorString();
-        out.cancelWriting();
-        return fail(Error::io(Tr::tr("cannot write %1: %2").arg(shownTo, why)));
-    }
-    if (!out.commit())
-        return fail(Error::io(Tr::tr("cannot write %1: %2").arg(shownTo, out.errorString())));
-    return {};
+    return out.finish();
 }
 
 } // namespace

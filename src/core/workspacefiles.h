@@ -9,8 +9,11 @@
 #include <QMetaType>
 #include <QString>
 
+#include <memory>
+
 QT_BEGIN_NAMESPACE
 class QFile;
+class QSaveFile;
 QT_END_NAMESPACE
 
 namespace Paddock {
@@ -54,6 +57,34 @@ Result<QString> confineWorkspacePath(const WorkspaceLayout &layout, const QStrin
 bool isInsideWorkspace(const WorkspaceLayout &layout, const QString &cleanAbsolutePath);
 // The error for a symlink that leads out of the workspace.
 Error symlinkEscapes(const QString &path, const QString &target);
+
+// A file written at a local path whole or not at all (a download, an upload into a host folder):
+// under a temporary name beside it (QSaveFile), renamed over the path by finish(). Dropped or
+// cancelled before that, it leaves nothing there, and the file that was there as it was.
+class LocalFileWriter
+{
+public:
+    // `shownPath`: how messages name the path (empty: the path itself).
+    explicit LocalFileWriter(const QString &path, const QString &shownPath = {});
+    ~LocalFileWriter();
+    Q_DISABLE_COPY_MOVE(LocalFileWriter)
+
+    Result<> open();
+    // false once a write has failed; writes after that are dropped.
+    bool write(QByteArrayView data);
+    bool failed() const { return m_failed; }
+    // The failed write's error ("cannot write PATH: why").
+    Error writeError() const;
+    void cancel();
+    // Flushed (Qt 6.4's commit() may report success when its own flush failed), then renamed.
+    Result<> finish();
+
+private:
+    std::unique_ptr<QSaveFile> m_file;
+    QString m_shown;
+    bool m_failed = false;
+    QString m_why;
+};
 
 // A workspace whose workdir is a folder on this computer (the local folder, Docker's bind mount):
 // the file calls done on that folder, with the symlinks inside resolved as the sandbox sees them

@@ -5,7 +5,6 @@
 
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 #include <QUuid>
 
 #include <algorithm>
@@ -91,6 +90,16 @@ Error unreadable(const QString &path, const ExecResult &result)
         Tr::tr("cannot read %1: %2").arg(path, why.isEmpty() ? Tr::tr("exit status %1").arg(result.exitCode) : why));
 }
 
+// What a script's exit status other than 0 means for `path`; `wrongKind` says WrongKind.
+Error statusError(const ExecResult &result, const QString &path, const QString &wrongKind)
+{
+    if (result.exitCode == Missing)
+        return doesNotExist(path);
+    if (result.exitCode == WrongKind && !wrongKind.isEmpty())
+        return Error::invalidArgument(wrongKind);
+    return unreadable(path, result);
+}
+
 } // namespace
 
 PodFiles::PodFiles(Run run, WorkspaceLayout layout)
@@ -130,6 +139,14 @@ QCoro::Task<Result<ExecResult>> PodFiles::shell(QString script, QStringList argu
     co_return result;
 }
 
+QCoro::Task<Result<ExecResult>> PodFiles::runScript(QString script, QStringList arguments)
+{
+    // Named, never temporaries in a co_await (GCC 12, README.md).
+    std::function<void(const QByteArray &)> keep; // the output kept whole
+    StdinSource noInput;
+    co_return co_await shell(std::move(script), std::move(arguments), std::move(keep), std::move(noInput));
+}
+
 QCoro::Task<Result<QString>> PodFiles::resolve(QString path, bool followLast)
 {
     const auto confined = confineWorkspacePath(m_layout, path);
@@ -139,9 +156,7 @@ QCoro::Task<Result<QString>> PodFiles::resolve(QString path, bool followLast)
     const QString target = followLast ? clean : parentOf(clean);
     const QString script = QStringLiteral("readlink -f -- \"$1\"");
     QStringList arguments{target};
-    std::function<void(const QByteArray &)> keep; // kept whole
-    StdinSource noInput;
-    auto ran = co_await shell(script, std::move(arguments), std::move(keep), std::move(noInput));
+    auto ran = co_await runScript(script, std::move(arguments));
     if (!ran)
         co_return fail(ran.error());
     const QString real = QString::fromUtf8(ran->stdOut).section(u'\n', 0, 0);
@@ -164,17 +179,13 @@ QCoro::Task<Result<QList<FileEntry>>> PodFiles::listFolder(QString path)
                          "  if [ -e \"$n\" ] || [ -L \"$n\" ]; then entry \"./$n\" \"$n\" || exit $?; fi\n"
                          "done\n");
     QStringList arguments{*folder};
-    std::function<void(const QByteArray &)> keep; // kept whole
-    StdinSource noInput;
-    auto ran = co_await shell(script, std::move(arguments), std::move(keep), std::move(noInput));
+    auto ran = co_await runScript(script, std::move(arguments));
     if (!ran)
         co_return fail(ran.error());
-    if (ran->exitCode == Missing)
-        co_return fail(doesNotExist(path));
-    if (ran->exitCode == WrongKind)
-        co_return fail(Error::invalidArgument(Tr::tr("%1 is not a folder").arg(path)));
+    if (ran->exitCode != 0)
+        co_return fail(statusError(*ran, path, Tr::tr("%1 is not a folder").arg(path)));
     QList<FileEntry> entries;
-    if (ran->exitCode != 0 || !parseEntries(ran->stdOut, &entries))
+    if (!parseEntries(ran->stdOut, &entries))
         co_return fail(unreadable(path, *ran));
     std::sort(entries.begin(), entries.end(), [](const FileEntry &a, const FileEntry &b) { return a.name < b.name; });
     co_return entries;
@@ -187,15 +198,13 @@ QCoro::Task<Result<FileEntry>> PodFiles::stat(QString path)
         co_return fail(resolved.error());
     const QString script = EntryFunction + QStringLiteral("entry \"$1\" \"$2\" || exit $?\n");
     QStringList arguments{*resolved, lastPart(*resolved)};
-    std::function<void(const QByteArray &)> keep; // kept whole
-    StdinSource noInput;
-    auto ran = co_await shell(script, std::move(arguments), std::move(keep), std::move(noInput));
+    auto ran = co_await runScript(script, std::move(arguments));
     if (!ran)
         co_return fail(ran.error());
-    if (ran->exitCode == Missing)
-        co_return fail(doesNotExist(path));
+    if (ran->exitCode != 0)
+        co_return fail(statusError(*ran, path, QString()));
     QList<FileEntry> entries;
-    if (ran->exitCode != 0 || !parseEntries(ran->stdOut, &entries) || entries.size() != 1)
+    if (!parseEntries(ran->stdOut, &entries) || entries.size() != 1)
         co_return fail(unreadable(path, *ran));
     co_return entries.first();
 }
@@ -214,19 +223,15 @@ QCoro::Task<Result<FileChunk>> PodFiles::readFile(QString path, qint64 offset, q
                        "printf '%s\\n' \"$s\"; [ \"$3\" -gt 0 ] || exit 0\n"
                        "tail -c +\"$2\" -- \"$1\" | head -c \"$3\"\n");
     QStringList arguments{*file, QString::number(offset + 1), QString::number(wanted)};
-    std::function<void(const QByteArray &)> keep; // kept whole
-    StdinSource noInput;
-    auto ran = co_await shell(script, std::move(arguments), std::move(keep), std::move(noInput));
+    auto ran = co_await runScript(script, std::move(arguments));
     if (!ran)
         co_return fail(ran.error());
-    if (ran->exitCode == Missing)
-        co_return fail(doesNotExist(path));
-    if (ran->exitCode == WrongKind)
-        co_return fail(Error::invalidArgument(Tr::tr("%1 is not a file").arg(path)));
+    if (ran->exitCode != 0)
+        co_return fail(statusError(*ran, path, Tr::tr("%1 is not a file").arg(path)));
     const qsizetype newline = ran->stdOut.indexOf('\n');
     bool ok = false;
     const qint64 size = newline < 0 ? 0 : ran->stdOut.left(newline).toLongLong(&ok);
-    if (ran->exitCode != 0 || !ok)
+    if (!ok)
         co_return fail(unreadable(path, *ran));
     FileChunk chunk;
     chunk.offset = offset;
@@ -241,34 +246,23 @@ QCoro::Task<Result<>> PodFiles::download(QString path, QString localPath)
     if (!file)
         co_return fail(file.error());
     // Written under a temporary name and renamed at the end: a failure leaves nothing there.
-    QSaveFile out(localPath);
-    if (!out.open(QIODevice::WriteOnly))
-        co_return fail(Error::io(Tr::tr("cannot write %1: %2").arg(localPath, out.errorString())));
-    bool writeFailed = false;
-    std::function<void(const QByteArray &)> sink = [&out, &writeFailed](const QByteArray &data) {
-        if (!writeFailed && out.write(data) != data.size())
-            writeFailed = true;
-    };
+    LocalFileWriter out(localPath);
+    if (auto opened = out.open(); !opened)
+        co_return opened;
+    std::function<void(const QByteArray &)> sink = [&out](const QByteArray &data) { out.write(data); };
     const QString script = QStringLiteral("[ -e \"$1\" ] || exit 2; [ -f \"$1\" ] || exit 3; exec cat -- \"$1\"");
     QStringList arguments{*file};
     StdinSource noInput;
     auto ran = co_await shell(script, std::move(arguments), std::move(sink), std::move(noInput));
-    if (!ran || ran->exitCode != 0 || writeFailed) {
-        const QString writeError = writeFailed ? out.errorString() : QString();
-        out.cancelWriting();
+    if (!ran || ran->exitCode != 0 || out.failed()) {
+        out.cancel();
         if (!ran)
             co_return fail(ran.error());
-        if (writeFailed)
-            co_return fail(Error::io(Tr::tr("cannot write %1: %2").arg(localPath, writeError)));
-        if (ran->exitCode == Missing)
-            co_return fail(doesNotExist(path));
-        if (ran->exitCode == WrongKind)
-            co_return fail(Error::invalidArgument(Tr::tr("%1 is not a file").arg(path)));
-        co_return fail(unreadable(path, *ran));
+        if (out.failed())
+            co_return fail(out.writeError());
+        co_return fail(statusError(*ran, path, Tr::tr("%1 is not a file").arg(path)));
     }
-    if (!out.commit())
-        co_return fail(Error::io(Tr::tr("cannot write %1: %2").arg(localPath, out.errorString())));
-    co_return {};
+    co_return out.finish();
 }
 
 QCoro::Task<Result<>> PodFiles::upload(QString localPath, QString path)

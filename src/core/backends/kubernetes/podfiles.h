@@ -41,6 +41,9 @@ private:
     QCoro::Task<Result<ExecResult>> shell(QString script, QStringList arguments,
                                           std::function<void(const QByteArray &)> onStdout, StdinSource stdinSource);
 
+    // shell() with the output kept whole and no stdin.
+    QCoro::Task<Result<ExecResult>> runScript(QString script, QStringList arguments);
+
     Run m_run;
     WorkspaceLayout m_layout;
 };

@@ -5,7 +5,6 @@
 
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 
 #include <algorithm>
 
@@ -227,25 +226,20 @@ QCoro::Task<Result<>> ExecdFiles::download(QString path, QString localPath)
     if (file->info.type != QLatin1String("file"))
         co_return fail(Error::invalidArgument(Tr::tr("%1 is not a file").arg(path)));
     // Written under a temporary name and renamed at the end: a failure leaves nothing there.
-    QSaveFile out(localPath);
-    if (!out.open(QIODevice::WriteOnly))
-        co_return fail(Error::io(Tr::tr("cannot write %1: %2").arg(localPath, out.errorString())));
-    std::function<bool(QByteArrayView)> sink = [&out](QByteArrayView data) {
-        return out.write(data.data(), data.size()) == data.size();
-    };
+    LocalFileWriter out(localPath);
+    if (auto opened = out.open(); !opened)
+        co_return opened;
+    std::function<bool(QByteArrayView)> sink = [&out](QByteArrayView data) { return out.write(data); };
     auto fetched = co_await m_client->downloadTo(file->path, std::move(sink));
     if (!fetched) {
-        const QString writeError = out.error() != QFileDevice::NoError ? out.errorString() : QString();
-        out.cancelWriting();
-        if (!writeError.isEmpty())
-            co_return fail(Error::io(Tr::tr("cannot write %1: %2").arg(localPath, writeError)));
+        out.cancel();
+        if (out.failed())
+            co_return fail(out.writeError());
         if (fetched.error().kind == Error::Kind::NotFound)
             co_return fail(Error::notFound(Tr::tr("%1 vanished while it was read").arg(path)));
         co_return fail(fetched.error());
     }
-    if (!out.commit())
-        co_return fail(Error::io(Tr::tr("cannot write %1: %2").arg(localPath, out.errorString())));
-    co_return {};
+    co_return out.finish();
 }
 
 QCoro::Task<Result<>> ExecdFiles::upload(QString localPath, QString path)
