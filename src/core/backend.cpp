@@ -65,6 +65,21 @@ QCoro::Task<Result<>> Backend::upload(QString, QString, QString)
     co_return fail(noFiles(name()));
 }
 
+QCoro::Task<Result<SandboxDetails>> Backend::details(QString sandboxId)
+{
+    auto sandbox = co_await get(std::move(sandboxId));
+    if (!sandbox)
+        co_return fail(sandbox.error());
+    SandboxDetails details;
+    details.sandbox = std::move(*sandbox);
+    co_return details;
+}
+
+std::optional<TerminalCommand> Backend::terminalCommand(const SandboxInfo &) const
+{
+    return std::nullopt;
+}
+
 QString Backend::killWarning(const SandboxInfo &) const
 {
     return {};

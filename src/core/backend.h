@@ -34,6 +34,15 @@ enum class Capability {
 Q_DECLARE_FLAGS(Capabilities, Capability)
 Q_DECLARE_OPERATORS_FOR_FLAGS(Capabilities)
 
+// A command that gives the user an interactive shell in a workspace from a terminal on this
+// computer: `docker exec -it`, `kubectl exec -it`, a shell in the local folder.
+struct TerminalCommand
+{
+    QString program;
+    QStringList arguments;
+    QString workingDirectory; // empty: anywhere
+};
+
 struct KillOptions
 {
     // Capability::DeleteFilesOnKill: also delete the files kill would keep (Docker's host folder).
@@ -70,6 +79,9 @@ public:
 
     virtual QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter) = 0;
     virtual QCoro::Task<Result<SandboxInfo>> get(QString sandboxId) = 0;
+    // The sandbox with what the server says of it beyond get(): why it is in its state, its
+    // resources, its endpoints. The default: get() and nothing more.
+    virtual QCoro::Task<Result<SandboxDetails>> details(QString sandboxId);
     virtual QCoro::Task<Result<SandboxInfo>> create(CreateSpec spec) = 0;
     // Attach to a running sandbox.
     virtual QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) = 0;
@@ -114,6 +126,10 @@ public:
     virtual QCoro::Task<Result<>> download(QString sandboxId, QString path, QString localPath);
     // A file of this computer into the workspace (its folder must exist), replacing a file there.
     virtual QCoro::Task<Result<>> upload(QString sandboxId, QString localPath, QString path);
+    // The command that opens an interactive shell in this workspace from a terminal here (for the
+    // console's Open Terminal); nullopt where there is none (the default: a server's sandbox that
+    // no command-line tool on this computer reaches).
+    virtual std::optional<TerminalCommand> terminalCommand(const SandboxInfo &sandbox) const;
     // What killing this sandbox deletes, for the confirmation, when that is more than its name
     // says (Kubernetes: the Pod and the PVC with the workspace's files). Empty: nothing to add.
     virtual QString killWarning(const SandboxInfo &sandbox) const;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "broadcast.h"
+#include "canceltoken.h"
 #include "result.h"
 #include "tr.h"
 
@@ -13,17 +14,6 @@
 #include <memory>
 
 namespace Paddock {
-
-// Stops a bulk run between items: items already started finish, the rest report Cancelled.
-class CancelToken
-{
-public:
-    void cancel() { m_cancelled = true; }
-    bool isCancelled() const { return m_cancelled; }
-
-private:
-    bool m_cancelled = false;
-};
 
 // Runs one action over many items with at most `concurrency` of them in flight at once. Every
 // item gets its own result, in the order of the items; one failure does not stop the rest.

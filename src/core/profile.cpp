@@ -32,6 +32,20 @@ std::optional<Profile::Kind> Profile::parseKind(const QString &name)
     return std::nullopt;
 }
 
+QString Profile::layoutName(Layout layout)
+{
+    return layout == Layout::AgentScope ? QStringLiteral("agentscope") : QStringLiteral("paddock");
+}
+
+std::optional<Profile::Layout> Profile::parseLayout(const QString &name)
+{
+    if (name == QLatin1String("paddock"))
+        return Layout::Paddock;
+    if (name == QLatin1String("agentscope"))
+        return Layout::AgentScope;
+    return std::nullopt;
+}
+
 Profile Profile::local()
 {
     Profile profile;

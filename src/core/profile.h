@@ -48,6 +48,15 @@ struct Profile
     QString storageClass;
     // Local and Docker
     QString basedir; // empty: the backend's default folder
+    // Local and Docker: where workspaces are kept under basedir (and, for Docker, how containers
+    // are named and labelled): Paddock's own layout, or AgentScope's (its LocalWorkspaceManager's
+    // `<basedir>/<agent_id>`, its DockerWorkspaceManager's `as_ws_<id>` containers over
+    // `<basedir>/<user_id>/<agent_id>`), so both see the same workspaces.
+    enum class Layout {
+        Paddock,
+        AgentScope,
+    };
+    Layout layout = Layout::Paddock;
     // Local: run commands inside bubblewrap (paddockctl --bubblewrap; not offered in the console yet)
     bool bubblewrap = false;
     // Bootstrap commands for new workspaces, one shell command per line; empty: the backend's
@@ -70,6 +79,8 @@ struct Profile
     static bool isLocalName(const QString &name);
 
     static QString kindName(Kind kind); // "local", "opensandbox", "docker", "kubernetes"
+    static QString layoutName(Layout layout); // "paddock", "agentscope"
+    static std::optional<Layout> parseLayout(const QString &name);
     static std::optional<Kind> parseKind(const QString &name);
     // The profile that always exists: the local backend in its default folder, under its own
     // name (an empty `name`).

@@ -9,9 +9,13 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <utility>
 
 namespace Paddock {
+
+class CancelToken;
 
 // Metadata keys shared with AgentScope's managers.
 inline constexpr QLatin1String WorkspaceIdKey{"agentscope.workspace.id"};
@@ -87,6 +91,9 @@ struct ExecRequest
     std::chrono::milliseconds timeout{0}; // 0: none
     // Called once for every complete line, in arrival order, without the newline.
     std::function<void(OutputChannel, const QByteArray &)> onLine;
+    // Cancelled while the command runs: the backend stops it (its whole process group where it
+    // can) and exec() returns a Cancelled error. Null: it runs to its end or its timeout.
+    std::shared_ptr<CancelToken> cancel;
 };
 
 struct ExecResult
@@ -95,6 +102,20 @@ struct ExecResult
     bool timedOut = false;
     QByteArray stdOut;
     QByteArray stdErr;
+};
+
+// What the inspector's overview shows of one sandbox beyond its SandboxInfo, as the server tells
+// it now (Backend::details). Every list is (label, value) in the order to show; labels are
+// translated where Paddock names them and left as the server's words (a resource name) where the
+// server names them.
+struct SandboxDetails
+{
+    SandboxInfo sandbox; // as get() reads it now
+    QString stateReason; // the server's reason for the state (OpenSandbox's status.reason, a Pod's waiting reason)
+    QString stateMessage; // and its message
+    QList<std::pair<QString, QString>> resources; // "cpu" -> "1", "memory" -> "2Gi"
+    QList<std::pair<QString, QString>> endpoints; // what reaches the sandbox ("execd" -> "http://...")
+    QList<std::pair<QString, QString>> facts; // anything else worth showing (the Pod's node, the container's id)
 };
 
 // What a new sandbox gets.
