@@ -2379,6 +2379,58 @@
         <source>the command in the Pod did not end in time</source>
         <translation>Pod 中的命令未在时限内结束</translation>
     </message>
+    <message>
+        <source>the inspector stopped reading this workspace</source>
+        <translation>检查器已停止读取此工作区</translation>
+    </message>
+    <message>
+        <source>none of curl, wget, python3, bash or busybox is in the workspace to ask it</source>
+        <translation>工作区中没有 curl、wget、python3、bash 或 busybox，无法向其询问</translation>
+    </message>
+    <message>
+        <source>nothing listens on 127.0.0.1:%1 in the workspace</source>
+        <translation>工作区中没有程序监听 127.0.0.1:%1</translation>
+    </message>
+    <message>
+        <source>%1 ended with status %2</source>
+        <translation>%1 以状态 %2 结束</translation>
+    </message>
+    <message>
+        <source>the workspace folder %1 does not exist</source>
+        <translation>工作区文件夹 %1 不存在</translation>
+    </message>
+    <message>
+        <source>the session folder %1 is gone</source>
+        <translation>会话文件夹 %1 已不存在</translation>
+    </message>
+    <message>
+        <source>a read needs an offset of 0 or more</source>
+        <translation>读取需要 0 或更大的偏移量</translation>
+    </message>
+    <message>
+        <source>.mcp is %1 bytes, more than the %2 MiB the inspector reads</source>
+        <translation>.mcp 有 %1 字节，超过检查器读取的上限 %2 MiB</translation>
+    </message>
+    <message>
+        <source>workspaces of this backend have no gateway home</source>
+        <translation>此后端的工作区没有网关主目录</translation>
+    </message>
+    <message>
+        <source>the gateway home %1 does not exist</source>
+        <translation>网关主目录 %1 不存在</translation>
+    </message>
+    <message>
+        <source>the %1 backend cannot run commands in a workspace</source>
+        <translation>%1 后端无法在工作区中运行命令</translation>
+    </message>
+    <message>
+        <source>the workspace is not running (%1): resume it to ask its gateway</source>
+        <translation>工作区未在运行（%1）：请先恢复它，再询问其网关</translation>
+    </message>
+    <message>
+        <source>the health check did not end in time</source>
+        <translation>健康检查未能按时结束</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>

@@ -92,6 +92,10 @@ struct BackendFactory
     // option is not given; a flag's value is an empty string). InvalidArgument on a bad value.
     std::function<Result<>(Profile &, const std::function<std::optional<QString>(const QString &)> &value)>
         fromCommandLine;
+    // paddockctl: the options that reach this profile's workspaces (where they are: a server, a
+    // folder, a cluster), the inverse of fromCommandLine for those; never the key, never what only
+    // new workspaces use (an image). Empty function: none.
+    std::function<QStringList(const Profile &)> toCommandLine;
     // Makes the backend of a profile; `key` is its API key when usesKey.
     std::function<BackendSetup(const Profile &, const QByteArray &key, const BackendContext &)> create;
 

@@ -329,6 +329,26 @@ QCoro::Task<Result<FileEntry>> ProfileSession::stat(QString sandboxId, QString p
     co_return co_await m_backend->stat(std::move(sandboxId), std::move(path));
 }
 
+QCoro::Task<Result<SandboxDetails>> ProfileSession::details(QString sandboxId)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown)
+        co_return fail(closedError());
+    co_return co_await m_backend->details(std::move(sandboxId));
+}
+
+QCoro::Task<Result<ExecResult>> ProfileSession::inspectExec(QString sandboxId, ExecRequest request)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown)
+        co_return fail(closedError());
+    if (!can(Capability::Exec)) {
+        const QString message = Tr::tr("the %1 backend cannot run commands in a workspace").arg(m_backend->name());
+        co_return fail(Error::unsupported(message));
+    }
+    co_return co_await m_backend->exec(std::move(sandboxId), std::move(request));
+}
+
 QCoro::Task<Result<FileChunk>> ProfileSession::readFile(QString sandboxId, QString path, qint64 offset, qint64 length)
 {
     const auto hold = m_tasks.hold();

@@ -156,6 +156,8 @@ public:
     // Reads.
     QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter = {});
     QCoro::Task<Result<SandboxInfo>> get(QString sandboxId);
+    // The sandbox with what the server says of it beyond get() (Backend::details).
+    QCoro::Task<Result<SandboxDetails>> details(QString sandboxId);
     // The newest sandbox of a workspace id (NotFound when there is none).
     QCoro::Task<Result<SandboxInfo>> find(QString workspaceId);
     QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId);
@@ -167,6 +169,9 @@ public:
     QCoro::Task<Result<FileChunk>> readFile(QString sandboxId, QString path, qint64 offset, qint64 length);
     QCoro::Task<Result<>> download(QString sandboxId, QString path, QString localPath);
     QCoro::Task<Result<>> upload(QString sandboxId, QString localPath, QString path);
+    // One of Paddock's own read-only commands (the inspector's gateway probe), never a user's:
+    // allowed on a read-only profile. Unsupported without Capability::Exec.
+    QCoro::Task<Result<ExecResult>> inspectExec(QString sandboxId, ExecRequest request);
     // Where a ContainerLogTail reads through this session (while it exists and is not shut down).
     ContainerLogSource containerLogSource();
 

@@ -262,6 +262,7 @@ private Q_SLOTS:
             ExecRequest{{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo $$ > pid; exec sleep 600")},
                         {},
                         0ms,
+                        {},
                         {}});
         QTRY_VERIFY(QFileInfo(pidFile).size() > 0);
         QFile file(pidFile);

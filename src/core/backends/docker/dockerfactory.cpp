@@ -81,6 +81,14 @@ BackendFactory dockerBackendFactory()
         }
         return {};
     };
+    factory.toCommandLine = [](const Profile &profile) {
+        QStringList arguments;
+        if (!profile.dockerHost.trimmed().isEmpty())
+            arguments << QStringLiteral("--docker-host") << profile.dockerHost.trimmed();
+        if (!profile.basedir.isEmpty())
+            arguments << QStringLiteral("--basedir") << profile.basedir;
+        return arguments;
+    };
     factory.create = [](const Profile &profile, const QByteArray &, const BackendContext &) {
         // No engine, or one that refuses us, shows when the first call fails.
         DockerOptions options;

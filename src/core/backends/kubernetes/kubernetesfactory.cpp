@@ -218,6 +218,16 @@ BackendFactory kubernetesBackendFactory()
         }
         return {};
     };
+    factory.toCommandLine = [](const Profile &profile) {
+        QStringList arguments;
+        if (!profile.kubeconfig.isEmpty())
+            arguments << QStringLiteral("--kubeconfig") << profile.kubeconfig;
+        if (!profile.kubeContext.isEmpty())
+            arguments << QStringLiteral("--context") << profile.kubeContext;
+        if (!profile.kubeNamespace.isEmpty())
+            arguments << QStringLiteral("--namespace") << profile.kubeNamespace;
+        return arguments;
+    };
     factory.create = [](const Profile &profile, const QByteArray &key, const BackendContext &) {
         BackendOptions options;
         ResolveOptions resolve;

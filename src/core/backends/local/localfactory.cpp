@@ -40,6 +40,12 @@ BackendFactory localBackendFactory()
         profile.bubblewrap = value(QStringLiteral("bubblewrap")).has_value();
         return {};
     };
+    factory.toCommandLine = [](const Profile &profile) {
+        QStringList arguments;
+        if (!profile.basedir.isEmpty())
+            arguments << QStringLiteral("--basedir") << profile.basedir;
+        return arguments;
+    };
     factory.create = [](const Profile &profile, const QByteArray &, const BackendContext &) {
         BackendSetup setup;
         setup.backend = std::make_unique<LocalBackend>(LocalOptions{profile.basedir, profile.bubblewrap});

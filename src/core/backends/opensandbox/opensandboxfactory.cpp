@@ -94,6 +94,16 @@ BackendFactory openSandboxBackendFactory()
         }
         return {};
     };
+    factory.toCommandLine = [](const Profile &profile) {
+        QStringList arguments;
+        if (!profile.domain.trimmed().isEmpty())
+            arguments << QStringLiteral("--domain") << profile.domain.trimmed();
+        if (!profile.protocol.isEmpty() && profile.protocol != QLatin1String("http"))
+            arguments << QStringLiteral("--protocol") << profile.protocol;
+        if (profile.useServerProxy)
+            arguments << QStringLiteral("--use-server-proxy");
+        return arguments;
+    };
     factory.create = [](const Profile &profile, const QByteArray &key, const BackendContext &context) {
         BackendOptions options;
         options.connection.domain = profile.domain;
