@@ -323,4 +323,21 @@
         </translation>
     </message>
 </context>
+<context>
+    <name>paddockctl</name>
+    <message numerus="yes">
+        <source>Sessions (%n)</source>
+        <translation>
+            <numerusform>Sessions (%n)</numerusform>
+            <numerusform>Sessions (%n)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Data (%n file(s))</source>
+        <translation>
+            <numerusform>Data (%n file)</numerusform>
+            <numerusform>Data (%n files)</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

@@ -443,6 +443,10 @@ QCoro::Task<Result<Overview>> readOverview(WorkspaceRef ref)
             overview.hasSessions = true;
         else if (entry.name.startsWith(QLatin1String(".skill-staging-")))
             overview.transient.append(entry);
+        else if (overview.layout.workdir + u'/' + entry.name == overview.layout.gatewayHome)
+            continue; // the gateway home inside the workdir (local workspaces): its own section
+        else if (entry.name == QLatin1String(".paddock"))
+            continue; // Paddock's own metadata (local workspaces)
         else
             overview.agentFiles.append(entry);
     }

@@ -63,7 +63,9 @@ struct Overview
     bool hasData = false;
     bool hasSkills = false;
     bool hasSessions = false;
-    QList<FileEntry> agentFiles; // everything else at the top level: what the agents made
+    // Everything else at the top level: what the agents made (not the gateway home where it is
+    // inside the workdir, nor Paddock's own .paddock metadata).
+    QList<FileEntry> agentFiles;
     // Transient entries AgentScope leaves while it works: .skill-staging-* at the top level and
     // skills/<agent_id>.equipping-<pid>/, with their times (old ones are leftovers of a crash).
     QList<FileEntry> transient;
