@@ -35,9 +35,36 @@ QString bytes(qint64 size)
     return QLocale().formattedDataSize(size, 1, QLocale::DataSizeTraditionalFormat);
 }
 
+// How many columns a terminal gives the text (East Asian wide characters take two).
+int columns(const QString &text)
+{
+    int width = 0;
+    for (const QChar c : text) {
+        const char16_t u = c.unicode();
+        const bool wide = (u >= 0x1100 && u <= 0x115F) || (u >= 0x2E80 && u <= 0xA4CF) || (u >= 0xAC00 && u <= 0xD7A3)
+            || (u >= 0xF900 && u <= 0xFAFF) || (u >= 0xFE30 && u <= 0xFE4F) || (u >= 0xFF00 && u <= 0xFF60)
+            || (u >= 0xFFE0 && u <= 0xFFE6);
+        width += wide ? 2 : 1;
+    }
+    return width;
+}
+
+// `text` followed by spaces to `width` columns.
+QString padded(const QString &text, int width)
+{
+    return text + QString(std::max(0, width - columns(text)), u' ');
+}
+
+// Spaces to `width` columns, then `text` (right-aligned).
+QString rightAligned(const QString &text, int width)
+{
+    return QString(std::max(0, width - columns(text)), u' ') + text;
+}
+
 void row(const QString &label, const QString &value)
 {
-    out(QStringLiteral("  %1  %2").arg(label, -16).arg(value.isEmpty() ? QStringLiteral("-") : value));
+    out(QStringLiteral("  ") + padded(label, 16) + QStringLiteral("  ")
+        + (value.isEmpty() ? QStringLiteral("-") : value));
 }
 
 void heading(const QString &text)
@@ -118,10 +145,10 @@ void printSessions(const QList<SessionSummary> &sessions)
     if (sessions.isEmpty())
         return;
     const QString format = QStringLiteral("  %1  %2  %3  %4  %5");
-    out(format.arg(Tr::tr("SESSION"), -32)
-            .arg(Tr::tr("MODIFIED"), -19)
-            .arg(Tr::tr("SIZE"), 9)
-            .arg(Tr::tr("LINES"), 7)
+    out(format.arg(padded(Tr::tr("SESSION"), 32))
+            .arg(padded(Tr::tr("MODIFIED"), 19))
+            .arg(rightAligned(Tr::tr("SIZE"), 9))
+            .arg(rightAligned(Tr::tr("LINES"), 7))
             .arg(Tr::tr("TOOL RESULTS")));
     for (const SessionSummary &session : sessions) {
         out(format.arg(session.id, -32)
