@@ -2384,10 +2384,6 @@
         <translation>检查器已停止读取此工作区</translation>
     </message>
     <message>
-        <source>none of curl, wget, python3, bash or busybox is in the workspace to ask it</source>
-        <translation>工作区中没有 curl、wget、python3、bash 或 busybox，无法向其询问</translation>
-    </message>
-    <message>
         <source>nothing listens on 127.0.0.1:%1 in the workspace</source>
         <translation>工作区中没有程序监听 127.0.0.1:%1</translation>
     </message>
@@ -2430,6 +2426,14 @@
     <message>
         <source>the health check did not end in time</source>
         <translation>健康检查未能按时结束</translation>
+    </message>
+    <message>
+        <source>none of curl, wget, python3, bash, nc or busybox is in the workspace to ask it</source>
+        <translation>工作区中没有 curl、wget、python3、bash、nc 或 busybox，无法向其询问</translation>
+    </message>
+    <message>
+        <source>no tool in the workspace could ask it (%1 did not run)</source>
+        <translation>工作区中没有可用于询问的工具（%1 无法运行）</translation>
     </message>
 </context>
 <context>
