@@ -142,6 +142,13 @@
             <numerusform>The skill index (%n bytes) is not valid JSON; AgentScope treats it as empty and rewrites it.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>only %1 of %n byte(s) came back</source>
+        <translation>
+            <numerusform>only %1 of %n byte came back</numerusform>
+            <numerusform>only %1 of %n bytes came back</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>

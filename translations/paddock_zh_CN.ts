@@ -2435,6 +2435,24 @@
         <source>no tool in the workspace could ask it (%1 did not run)</source>
         <translation>工作区中没有可用于询问的工具（%1 无法运行）</translation>
     </message>
+    <message numerus="yes">
+        <source>only %1 of %n byte(s) came back</source>
+        <translation>
+            <numerusform>%n 个字节中只读回了 %1 个</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 did not arrive whole in the Pod: %2 was left as it was</source>
+        <translation>%1 未完整传到 Pod 中：%2 保持原样</translation>
+    </message>
+    <message>
+        <source>%1 kept changing while it was resolved in the sandbox</source>
+        <translation>在沙箱中解析 %1 时它一直在变化</translation>
+    </message>
+    <message>
+        <source>cannot resolve %1 in the sandbox: %2</source>
+        <translation>无法在沙箱中解析 %1：%2</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
