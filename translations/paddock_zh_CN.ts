@@ -2453,6 +2453,10 @@
         <source>cannot resolve %1 in the sandbox: %2</source>
         <translation>无法在沙箱中解析 %1：%2</translation>
     </message>
+    <message>
+        <source>the workspace is %1: its files can be read only while it runs</source>
+        <translation>工作区处于 %1 状态：只有在运行时才能读取其文件</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>

@@ -1390,6 +1390,28 @@ void BackendConformance::inspectorReadsAgentScopesWorkspace()
     QVERIFY2(tail, why(tail));
     QVERIFY(tail->contains(QStringLiteral("Uvicorn running")));
     QVERIFY(!tail->contains(QStringLiteral("sample-secret-")));
+
+    // Paused: the files are read where they are on this computer, else refused at once (a
+    // paused sandbox's file server does not answer), while the overview still has the details.
+    auto paused = QCoro::waitFor(session->pause(*sandbox));
+    QVERIFY2(paused, why(paused));
+    auto now = QCoro::waitFor(session->get(sandbox->sandboxId));
+    QVERIFY2(now, why(now));
+    QCOMPARE(now->state, SandboxState::Paused);
+    const WorkspaceRef pausedRef{session.get(), *now, std::make_shared<CancelToken>()};
+    auto pausedOverview = QCoro::waitFor(readOverview(pausedRef));
+    QVERIFY2(pausedOverview, why(pausedOverview));
+    QCOMPARE(pausedOverview->details.sandbox.state, SandboxState::Paused);
+    auto pausedMcp = QCoro::waitFor(readMcp(pausedRef));
+    if (session->hostFolder(*now).isEmpty()) {
+        QVERIFY(pausedOverview->filesError);
+        QCOMPARE(pausedOverview->filesError->kind, Error::Kind::Conflict);
+        QVERIFY(!pausedMcp);
+        QCOMPARE(pausedMcp.error().kind, Error::Kind::Conflict);
+    } else {
+        QVERIFY2(!pausedOverview->filesError, qPrintable(pausedOverview->filesError->message));
+        QVERIFY2(pausedMcp && pausedMcp->config, why(pausedMcp));
+    }
 }
 
 } // namespace PaddockTest

@@ -306,6 +306,7 @@ void TestWorkspaceInspector::transcriptComesInPagesAndRangesReadAgain()
     QVERIFY(reread);
     QCOMPARE(again.size(), 1);
     QCOMPARE(again.first().id, merged.id);
+    QCOMPARE(again.first().offset, merged.offset); // the file's offset, not the read's
     QCOMPARE(again.first().blocks.size(), merged.blocks.size());
 
     // Session 1: the tool call is paired with its result, whose truncation links the file.

@@ -111,10 +111,27 @@ Result<ProfileSession *> usable(const WorkspaceRef &ref)
     return ref.session.data();
 }
 
+// The session, for a read of the workspace's files: only while the sandbox runs, unless its
+// workdir is a folder on this computer (a paused sandbox's file server does not answer: an
+// OpenSandbox execd is frozen, a stopped Pod has no exec).
+Result<ProfileSession *> filesUsable(const WorkspaceRef &ref)
+{
+    auto session = usable(ref);
+    if (!session)
+        return session;
+    if (ref.sandbox.state != SandboxState::Running && (*session)->hostFolder(ref.sandbox).isEmpty()) {
+        const QString state =
+            ref.sandbox.rawState.isEmpty() ? sandboxStateName(ref.sandbox.state) : ref.sandbox.rawState;
+        return fail(
+            Error::conflict(Tr::tr("the workspace is %1: its files can be read only while it runs").arg(state)));
+    }
+    return session;
+}
+
 // A whole file of at most `limit` bytes (a longer one: only its first `limit`, and *truncated).
 QCoro::Task<Result<FileChunk>> readHead(WorkspaceRef ref, QString path, qint64 limit)
 {
-    auto session = usable(ref);
+    auto session = filesUsable(ref);
     if (!session)
         co_return fail(session.error());
     FileChunk whole;
@@ -143,7 +160,7 @@ bool isMissing(const Error &error)
 // The entries of a folder; a missing folder is nullopt.
 QCoro::Task<Result<std::optional<QList<FileEntry>>>> listIfThere(WorkspaceRef ref, QString path)
 {
-    auto session = usable(ref);
+    auto session = filesUsable(ref);
     if (!session)
         co_return fail(session.error());
     auto listed = co_await (*session)->listFolder(ref.sandbox.sandboxId, path);
@@ -562,7 +579,7 @@ QCoro::Task<Result<qint64>> countContextLines(WorkspaceRef ref, QString sessionI
     qint64 lines = 0;
     char last = '\n';
     while (true) {
-        auto session = usable(ref);
+        auto session = filesUsable(ref);
         if (!session)
             co_return fail(session.error());
         auto chunk = co_await (*session)->readFile(ref.sandbox.sandboxId, path, offset, ScanChunk);
@@ -605,7 +622,7 @@ readTranscript(WorkspaceRef ref, TranscriptRead read,
     qint64 chunkSize = std::min<qint64>(64 * 1024, std::max<qint64>(1, read.chunkSize));
     bool first = true;
     while (true) {
-        auto session = usable(ref);
+        auto session = filesUsable(ref);
         if (!session)
             co_return fail(session.error());
         qint64 want = std::min(chunkSize, MaxFileChunk);
@@ -637,6 +654,8 @@ readTranscript(WorkspaceRef ref, TranscriptRead read,
             return reader->takeMessages();
         });
         QList<TranscriptMessage> messages = co_await job;
+        for (TranscriptMessage &message : messages)
+            message.offset += read.offset; // the file's offsets, wherever the read began
         if (ref.cancelled())
             co_return fail(cancelledError());
         progress.bytesRead = offset;
@@ -653,7 +672,7 @@ readTranscript(WorkspaceRef ref, TranscriptRead read,
 
 QCoro::Task<Result<TextPage>> readTextPage(WorkspaceRef ref, QString path, qint64 offset, qint64 length)
 {
-    auto session = usable(ref);
+    auto session = filesUsable(ref);
     if (!session)
         co_return fail(session.error());
     auto chunk = co_await (*session)->readFile(ref.sandbox.sandboxId, path, offset, length);
@@ -930,7 +949,7 @@ QCoro::Task<Result<QHash<QString, QSet<QString>>>> scanReferences(WorkspaceRef r
                     *complete = false;
                     co_return references;
                 }
-                auto usableSession = usable(ref);
+                auto usableSession = filesUsable(ref);
                 if (!usableSession)
                     co_return fail(usableSession.error());
                 auto chunk = co_await (*usableSession)->readFile(ref.sandbox.sandboxId, path, offset, ScanChunk);
@@ -1097,7 +1116,7 @@ QCoro::Task<Result<GatewayView>> readGateway(WorkspaceRef ref, bool probe)
 
 QCoro::Task<Result<QString>> readGatewayLogTail(WorkspaceRef ref, qint64 bytes)
 {
-    auto session = usable(ref);
+    auto session = filesUsable(ref);
     if (!session)
         co_return fail(session.error());
     const QString path = (*session)->layout(ref.sandbox).gatewayHome + QStringLiteral("/gateway.log");
@@ -1108,7 +1127,7 @@ QCoro::Task<Result<QString>> readGatewayLogTail(WorkspaceRef ref, qint64 bytes)
         co_return fail(info.error());
     const qint64 want = std::clamp<qint64>(bytes, 0, MaxFileChunk);
     const qint64 offset = std::max<qint64>(0, info->size - want);
-    auto again = usable(ref);
+    auto again = filesUsable(ref);
     if (!again)
         co_return fail(again.error());
     auto chunk = co_await (*again)->readFile(ref.sandbox.sandboxId, path, offset, want);
