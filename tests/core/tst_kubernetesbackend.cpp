@@ -211,7 +211,7 @@ private Q_SLOTS:
         auto attached = QCoro::waitFor(k8s->connect(safeName(id)));
         QVERIFY2(attached, qPrintable(attached ? QString() : attached.error().message));
         auto ran = QCoro::waitFor(
-            k8s->exec(safeName(id), ExecRequest{{u"sh"_qs, u"-c"_qs, u"pwd; echo hi"_qs}, {}, 10s, {}, {}}));
+            k8s->exec(safeName(id), ExecRequest{{u"sh"_qs, u"-c"_qs, u"pwd; echo hi"_qs}, {}, 10s, {}, {}, {}}));
         QVERIFY2(ran, qPrintable(ran ? QString() : ran.error().message));
         QCOMPARE(ran->stdOut, QByteArray("/workspace\nhi\n"));
         // An open (create) keeps the Running Pod: same uid.
@@ -371,8 +371,8 @@ private Q_SLOTS:
 
         auto second = QCoro::waitFor(provisioner.provision(ProvisionRequest{id, u"u"_qs, u"a"_qs, {}}));
         QVERIFY2(second, qPrintable(second ? QString() : second.error().message));
-        auto boots =
-            QCoro::waitFor(k8s->exec(safeName(id), ExecRequest{{u"cat"_qs, u"/workspace/boots"_qs}, {}, 10s, {}, {}}));
+        auto boots = QCoro::waitFor(
+            k8s->exec(safeName(id), ExecRequest{{u"cat"_qs, u"/workspace/boots"_qs}, {}, 10s, {}, {}, {}}));
         QVERIFY(boots);
         QCOMPARE(boots->stdOut, QByteArray("booted\n")); // once
         QVERIFY(QCoro::waitFor(k8s->kill(safeName(id), {})));
@@ -387,11 +387,16 @@ private Q_SLOTS:
         auto k8s = backend();
         const QString name = safeName(id);
         const ExecRequest write{
-            {u"sh"_qs, u"-c"_qs, u"mkdir -p /root/.agentscope && echo x > /root/.agentscope/mark"_qs}, {}, 10s, {}, {}};
+            {u"sh"_qs, u"-c"_qs, u"mkdir -p /root/.agentscope && echo x > /root/.agentscope/mark"_qs},
+            {},
+            10s,
+            {},
+            {},
+            {}};
         QVERIFY(QCoro::waitFor(k8s->exec(name, write))->exitCode == 0);
         QVERIFY(QCoro::waitFor(k8s->pause(name)));
         QVERIFY(QCoro::waitFor(k8s->resume(name))); // made again by Paddock: with the mount
-        const ExecRequest read{{u"sh"_qs, u"-c"_qs, u"ls /root/.agentscope; ls -a /workspace"_qs}, {}, 10s, {}, {}};
+        const ExecRequest read{{u"sh"_qs, u"-c"_qs, u"ls /root/.agentscope; ls -a /workspace"_qs}, {}, 10s, {}, {}, {}};
         auto listed = QCoro::waitFor(k8s->exec(name, read));
         QVERIFY(listed);
         QVERIFY2(!listed->stdOut.contains("mark"), listed->stdOut.constData()); // AgentScope's Pod lost it
