@@ -461,13 +461,14 @@ ExecdClient::stream(ExecdCommand command, std::function<void(OutputChannel, cons
     co_await reply.get();
     m_http->untrack(reply.get());
     watchdog.stop();
+    // The interrupt under way is awaited whatever happens next: it uses this client.
+    Result<> interrupted{};
+    if (interrupting)
+        interrupted = co_await *interrupting;
     if (m_http->isClosing())
         co_return fail(HttpClient::closedError());
     if (cancelled) {
         // Interrupted (or ended on its own meanwhile): what it printed went to onLine.
-        Result<> interrupted{};
-        if (interrupting)
-            interrupted = co_await *interrupting;
         out.finish();
         err.finish();
         if (!interrupted) {
