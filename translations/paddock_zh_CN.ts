@@ -2626,6 +2626,162 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <source>stopped: the profile %1 was closed while the command ran</source>
         <translation>已停止：命令运行期间配置文件 %1 已关闭</translation>
     </message>
+    <message>
+        <source>exit code %1</source>
+        <translation>退出码 %1</translation>
+    </message>
+    <message>
+        <source>Docker engine</source>
+        <translation>Docker 引擎</translation>
+    </message>
+    <message>
+        <source>Container</source>
+        <translation>容器</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>启动时间</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>结束时间</translation>
+    </message>
+    <message>
+        <source>Restarts</source>
+        <translation>重启次数</translation>
+    </message>
+    <message>
+        <source>Host folder</source>
+        <translation>主机文件夹</translation>
+    </message>
+    <message>
+        <source>Network</source>
+        <translation>网络</translation>
+    </message>
+    <message>
+        <source>closed: its container was removed and its folder kept; Resume makes the container again</source>
+        <translation>已关闭：其容器已被移除，文件夹保留；“恢复”会重新创建容器</translation>
+    </message>
+    <message>
+        <source>%1, exit code %2</source>
+        <translation>%1，退出码 %2</translation>
+    </message>
+    <message>
+        <source>closed: the Pod was deleted and the PVC keeps the workspace&apos;s files; Resume makes the Pod again</source>
+        <translation>已关闭：Pod 已被删除，PVC 保留着工作区的文件；“恢复”会重新创建 Pod</translation>
+    </message>
+    <message>
+        <source>API server</source>
+        <translation>API 服务器</translation>
+    </message>
+    <message>
+        <source>port %1 (in the cluster)</source>
+        <translation>端口 %1（集群内）</translation>
+    </message>
+    <message>
+        <source>Namespace</source>
+        <translation>命名空间</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Pod IP</source>
+        <translation>Pod IP</translation>
+    </message>
+    <message>
+        <source>QoS class</source>
+        <translation>QoS 等级</translation>
+    </message>
+    <message>
+        <source>Terminated</source>
+        <translation>已终止</translation>
+    </message>
+    <message>
+        <source>Last termination</source>
+        <translation>上次终止</translation>
+    </message>
+    <message>
+        <source>Deletion requested</source>
+        <translation>请求删除的时间</translation>
+    </message>
+    <message>
+        <source>PVC</source>
+        <translation>PVC</translation>
+    </message>
+    <message>
+        <source>PVC phase</source>
+        <translation>PVC 阶段</translation>
+    </message>
+    <message>
+        <source>Capacity</source>
+        <translation>容量</translation>
+    </message>
+    <message>
+        <source>Storage class</source>
+        <translation>存储类</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Metadata file</source>
+        <translation>元数据文件</translation>
+    </message>
+    <message>
+        <source>none yet: Paddock has not opened this folder</source>
+        <translation>尚无：Paddock 尚未打开过此文件夹</translation>
+    </message>
+    <message>
+        <source>Layout</source>
+        <translation>布局</translation>
+    </message>
+    <message>
+        <source>AgentScope&apos;s (&lt;basedir&gt;/&lt;agent id&gt;)</source>
+        <translation>AgentScope 的（&lt;basedir&gt;/&lt;智能体 ID&gt;）</translation>
+    </message>
+    <message>
+        <source>Paddock&apos;s (&lt;basedir&gt;/&lt;workspace id&gt;)</source>
+        <translation>Paddock 的（&lt;basedir&gt;/&lt;工作区 ID&gt;）</translation>
+    </message>
+    <message>
+        <source>Bubblewrap</source>
+        <translation>Bubblewrap</translation>
+    </message>
+    <message>
+        <source>on: commands run with only the workspace writable</source>
+        <translation>开启：命令运行时只有工作区可写</translation>
+    </message>
+    <message>
+        <source>off: commands run as this user, unconfined</source>
+        <translation>关闭：命令以当前用户身份运行，不受限制</translation>
+    </message>
+    <message>
+        <source>Last transition</source>
+        <translation>上次状态变化</translation>
+    </message>
+    <message>
+        <source>Entrypoint</source>
+        <translation>入口命令</translation>
+    </message>
+    <message>
+        <source>Platform</source>
+        <translation>平台</translation>
+    </message>
+    <message>
+        <source>Snapshot</source>
+        <translation>快照</translation>
+    </message>
+    <message>
+        <source>Pool</source>
+        <translation>资源池</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>

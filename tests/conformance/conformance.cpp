@@ -352,6 +352,51 @@ void BackendConformance::createKeepsTheIdsAndListFindsThem()
     QVERIFY(!containsSandbox(*other, made->sandboxId));
 }
 
+// The inspector's overview: details() holds the sandbox exactly as get() reads it, running and
+// paused, with its lists well formed (a label and a value in every pair).
+void BackendConformance::detailsAreWhatGetSays()
+{
+    auto made = make(*m_backend, nextWorkspaceId("details"));
+    QVERIFY2(made, why(made));
+    // What makes a folder a workspace in AgentScope's layouts, where a closed one is its folder.
+    auto wrote = shell(*m_backend, *made, QStringLiteral("mkdir -p data"));
+    QVERIFY2(wrote && wrote->exitCode == 0, why(wrote));
+    const auto sameSandbox = [](const SandboxInfo &shown, const SandboxInfo &got) {
+        QCOMPARE(shown.sandboxId, got.sandboxId);
+        QCOMPARE(shown.workspaceId, got.workspaceId);
+        QCOMPARE(shown.userId, got.userId);
+        QCOMPARE(shown.agentId, got.agentId);
+        QCOMPARE(shown.state, got.state);
+        QCOMPARE(shown.rawState, got.rawState);
+        QCOMPARE(shown.backend, got.backend);
+        QCOMPARE(shown.image, got.image);
+        QCOMPARE(shown.createdAt, got.createdAt);
+        QCOMPARE(shown.expiresAt, got.expiresAt);
+        QCOMPARE(shown.lastActivityAt, got.lastActivityAt);
+        QCOMPARE(shown.metadata, got.metadata);
+        QCOMPARE(shown.fingerprint, got.fingerprint);
+    };
+    const auto wellFormed = [](const SandboxDetails &details) {
+        for (const auto &pairs : {details.resources, details.endpoints, details.facts}) {
+            for (const auto &[label, value] : pairs)
+                QVERIFY2(!label.isEmpty() && !value.isEmpty(), qPrintable(label + QStringLiteral(": ") + value));
+        }
+    };
+    for (const SandboxState expected : {SandboxState::Running, SandboxState::Paused}) {
+        if (expected == SandboxState::Paused)
+            QVERIFY2(QCoro::waitFor(m_backend->pause(made->sandboxId)), "pause");
+        auto details = QCoro::waitFor(m_backend->details(made->sandboxId));
+        QVERIFY2(details, why(details));
+        auto got = QCoro::waitFor(m_backend->get(made->sandboxId));
+        QVERIFY2(got, why(got));
+        QCOMPARE(got->state, expected);
+        sameSandbox(details->sandbox, *got);
+        wellFormed(*details);
+        if (QTest::currentTestFailed())
+            return;
+    }
+}
+
 // A second process (another instance on the same storage or server) finds the sandbox by its
 // workspace id, connects to it, and sees the files the first one wrote.
 void BackendConformance::anotherInstanceFindsAndConnectsTheSandbox()
@@ -1095,6 +1140,9 @@ void BackendConformance::unknownIdsAreNotFound()
         QVERIFY2(namesSandbox(result.error(), id), qPrintable(result.error().message));
     };
     notFound(QCoro::waitFor(m_backend->get(id)), "get");
+    if (QTest::currentTestFailed())
+        return;
+    notFound(QCoro::waitFor(m_backend->details(id)), "details");
     if (QTest::currentTestFailed())
         return;
     notFound(QCoro::waitFor(m_backend->connect(id)), "connect");

@@ -41,6 +41,8 @@ private Q_SLOTS:
     // Create and find.
     void createKeepsTheIdsAndListFindsThem();
     void anotherInstanceFindsAndConnectsTheSandbox();
+    // The inspector's overview.
+    void detailsAreWhatGetSays();
     // Pause and resume.
     void pauseAndResume_data();
     void pauseAndResume();

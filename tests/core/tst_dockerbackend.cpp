@@ -25,6 +25,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -106,6 +107,31 @@ private:
         start.target = "/v1.41/containers/as_ws_" + workspaceId.toUtf8() + "/start";
         const auto started = QCoro::waitFor(http.send(start));
         return started && started->status == 204;
+    }
+
+    // A container made through the Engine API with this config (the image and nothing else
+    // filled in), then started unless told not to; its id, or empty.
+    QString makeContainer(const QString &name, QJsonObject config, bool start = true)
+    {
+        CurlHttpClient http(*EngineAddress::parse(m_engine->dockerHost()));
+        config.insert(QStringLiteral("Image"), m_image);
+        HttpRequest create;
+        create.method = "POST";
+        create.target = "/v1.41/containers/create?name=" + name.toUtf8();
+        create.body = QJsonDocument(config).toJson(QJsonDocument::Compact);
+        const auto created = QCoro::waitFor(http.send(create));
+        if (!created || created->status != 201) {
+            qWarning() << "create:" << (created ? created->body : created.error().message.toUtf8());
+            return {};
+        }
+        const QString id = QJsonDocument::fromJson(created->body).object().value(QLatin1String("Id")).toString();
+        if (start) {
+            HttpRequest starting;
+            starting.method = "POST";
+            starting.target = "/v1.41/containers/" + id.toUtf8() + "/start";
+            QCoro::waitFor(http.send(starting)); // a start that fails is what some callers want
+        }
+        return id;
     }
 
     static bool writeFile(const QString &path, const QByteArray &bytes)
@@ -303,6 +329,137 @@ private Q_SLOTS:
         QCOMPARE(QCoro::waitFor(stopping.get(made->sandboxId))->rawState, QStringLiteral("exited"));
         QCOMPARE(QCoro::waitFor(stopping.resume(made->sandboxId))->rawState, QStringLiteral("running"));
         QVERIFY(QCoro::waitFor(freezing.kill(made->sandboxId, {})).has_value());
+    }
+
+    // The overview's details are one inspection: the engine's state (exit code, its error), the
+    // limits HostConfig sets, the container's id, name, times, bind mount and network; never an
+    // environment value. A closed workspace of AgentScope's layout is its folder.
+    void detailsReadTheInspectionAndNoEnv()
+    {
+        DockerBackend backend(options(QStringLiteral("details")));
+        const QString folder = m_dir.filePath(QStringLiteral("details/ws-details"));
+        QVERIFY(QDir().mkpath(folder));
+        const QJsonObject labels{{QStringLiteral("agentscope.workspace.id"), QStringLiteral("ws-details")},
+                                 {QStringLiteral("agentscope.user.id"), QStringLiteral("alice")},
+                                 {QStringLiteral("agentscope.agent.id"), QStringLiteral("coder")}};
+        const QJsonObject limited{
+            {QStringLiteral("Cmd"), QJsonArray{QStringLiteral("sleep"), QStringLiteral("infinity")}},
+            {QStringLiteral("Env"), QJsonArray{QStringLiteral("OPENAI_API_KEY=sample-secret-env")}},
+            {QStringLiteral("Labels"), labels},
+            {QStringLiteral("HostConfig"),
+             QJsonObject{{QStringLiteral("Binds"), QJsonArray{QString(folder + QStringLiteral(":/workspace:rw"))}},
+                         {QStringLiteral("NetworkMode"), QStringLiteral("none")},
+                         {QStringLiteral("NanoCpus"), 500'000'000},
+                         {QStringLiteral("Memory"), 256 * 1024 * 1024},
+                         {QStringLiteral("PidsLimit"), 64}}},
+        };
+        const QString id = makeContainer(QStringLiteral("paddock-ws-details"), limited);
+        QVERIFY(!id.isEmpty());
+        const auto cleanup = qScopeGuard([&] { QCoro::waitFor(backend.kill(id, {})); });
+
+        auto details = QCoro::waitFor(backend.details(id));
+        QVERIFY2(details, qPrintable(details ? QString() : details.error().message));
+        auto got = QCoro::waitFor(backend.get(id));
+        QVERIFY(got);
+        QCOMPARE(details->sandbox.fingerprint, got->fingerprint);
+        QCOMPARE(details->sandbox.state, SandboxState::Running);
+        QCOMPARE(details->sandbox.userId, QStringLiteral("alice"));
+        QVERIFY(details->stateReason.isEmpty());
+        QVERIFY(details->stateMessage.isEmpty());
+        // The limits as the engine kept them (an engine without the cgroup controllers drops one
+        // with a warning: then it is not shown either).
+        QList<std::pair<QString, QString>> resources;
+        if (inspect(id, QStringLiteral("{{.HostConfig.NanoCpus}}")) == "500000000")
+            resources.append({QStringLiteral("cpu"), QStringLiteral("0.5")});
+        if (inspect(id, QStringLiteral("{{.HostConfig.Memory}}")) == "268435456")
+            resources.append({QStringLiteral("memory"), QStringLiteral("256Mi")});
+        if (inspect(id, QStringLiteral("{{.HostConfig.PidsLimit}}")) == "64")
+            resources.append({QStringLiteral("pids"), QStringLiteral("64")});
+        QVERIFY2(!resources.isEmpty(), "the engine kept none of the limits");
+        qInfo() << "the limits this engine kept:" << resources;
+        QCOMPARE(details->resources, resources);
+        QCOMPARE(details->endpoints,
+                 (QList<std::pair<QString, QString>>{
+                     {QStringLiteral("Docker engine"), EngineAddress::parse(m_engine->dockerHost())->display()}}));
+        QHash<QString, QString> facts;
+        for (const auto &[label, value] : details->facts)
+            facts.insert(label, value);
+        QCOMPARE(facts.value(QStringLiteral("Container")), id.left(12));
+        QCOMPARE(facts.value(QStringLiteral("Name")), QStringLiteral("paddock-ws-details"));
+        QCOMPARE(facts.value(QStringLiteral("Host folder")), folder + QStringLiteral(" \u2192 /workspace"));
+        QCOMPARE(facts.value(QStringLiteral("Network")), QStringLiteral("none"));
+        QCOMPARE(facts.value(QStringLiteral("Started")),
+                 parseDockerTime(QString::fromUtf8(inspect(id, QStringLiteral("{{.State.StartedAt}}"))))
+                     .toString(Qt::ISODateWithMs));
+        QVERIFY(!facts.contains(QStringLiteral("Finished")));
+        const auto noEnv = [](const SandboxDetails &shown) {
+            QStringList all{shown.stateReason, shown.stateMessage};
+            for (const auto &pairs : {shown.resources, shown.endpoints, shown.facts}) {
+                for (const auto &[label, value] : pairs)
+                    all << label << value;
+            }
+            for (const QString &text : std::as_const(all))
+                QVERIFY2(!text.contains(QLatin1String("sample-secret")) && !text.contains(QLatin1String("OPENAI")),
+                         qPrintable(text));
+        };
+        noEnv(*details);
+
+        // Exited: its exit code, when it ended; paused is not ended.
+        QVERIFY(QCoro::waitFor(backend.pause(id)));
+        auto paused = QCoro::waitFor(backend.details(id));
+        QVERIFY(paused);
+        QCOMPARE(paused->sandbox.rawState, QStringLiteral("paused"));
+        QVERIFY(paused->stateReason.isEmpty());
+        QJsonObject exiting = limited;
+        exiting.insert(QStringLiteral("Cmd"),
+                       QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("exit 3")});
+        exiting.insert(QStringLiteral("Labels"),
+                       QJsonObject{{QStringLiteral("agentscope.workspace.id"), QStringLiteral("ws-exited")}});
+        const QString exited = makeContainer(QStringLiteral("paddock-ws-exited"), exiting);
+        QVERIFY(!exited.isEmpty());
+        const auto removeExited = qScopeGuard([&] { QCoro::waitFor(backend.kill(exited, {})); });
+        QTRY_COMPARE(inspect(exited, QStringLiteral("{{.State.Status}}")), QByteArray("exited"));
+        auto ended = QCoro::waitFor(backend.details(exited));
+        QVERIFY(ended);
+        QCOMPARE(ended->stateReason, QStringLiteral("exit code 3"));
+        QVERIFY(ended->stateMessage.isEmpty());
+        facts.clear();
+        for (const auto &[label, value] : ended->facts)
+            facts.insert(label, value);
+        QVERIFY(facts.contains(QStringLiteral("Started")));
+        QVERIFY(facts.contains(QStringLiteral("Finished")));
+        noEnv(*ended);
+
+        // One that could not start: the engine's own error, as it said it.
+        QJsonObject broken = limited;
+        broken.insert(QStringLiteral("Cmd"), QJsonArray{QStringLiteral("/no/such/program")});
+        broken.insert(QStringLiteral("Labels"),
+                      QJsonObject{{QStringLiteral("agentscope.workspace.id"), QStringLiteral("ws-broken")}});
+        const QString unstartable = makeContainer(QStringLiteral("paddock-ws-unstartable"), broken);
+        QVERIFY(!unstartable.isEmpty());
+        const auto removeUnstartable = qScopeGuard([&] { QCoro::waitFor(backend.kill(unstartable, {})); });
+        auto failed = QCoro::waitFor(backend.details(unstartable));
+        QVERIFY(failed);
+        QCOMPARE(failed->stateMessage, QString::fromUtf8(inspect(unstartable, QStringLiteral("{{.State.Error}}"))));
+        QVERIFY2(failed->stateMessage.contains(QLatin1String("/no/such/program")), qPrintable(failed->stateMessage));
+        noEnv(*failed);
+
+        // AgentScope's layout: a closed workspace (no container) is its folder, said as Paddock's words.
+        DockerOptions agentscope = options(QStringLiteral("details-agentscope"));
+        agentscope.layout = Profile::Layout::AgentScope;
+        const QString closedFolder = agentscope.basedir + QStringLiteral("/alice/coder");
+        QVERIFY(writeFile(closedFolder + QStringLiteral("/data/kept.txt"), "kept\n"));
+        DockerBackend agentscopeBackend(agentscope);
+        const QString closedId = QStringLiteral("as_ws_")
+            + assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("alice"), QStringLiteral("coder"));
+        auto closed = QCoro::waitFor(agentscopeBackend.details(closedId));
+        QVERIFY2(closed, qPrintable(closed ? QString() : closed.error().message));
+        QCOMPARE(closed->sandbox.rawState, QStringLiteral("Stopped"));
+        QCOMPARE(closed->sandbox.fingerprint, QCoro::waitFor(agentscopeBackend.get(closedId))->fingerprint);
+        QVERIFY(!closed->stateMessage.isEmpty());
+        QCOMPARE(closed->facts,
+                 (QList<std::pair<QString, QString>>{
+                     {QStringLiteral("Host folder"), closedFolder + QStringLiteral(" \u2192 /workspace")}}));
     }
 
     // AgentScope's layout: a container AgentScope made is listed with its user and agent (read

@@ -4,6 +4,7 @@
 
 #include "backends/kubernetes/kubeclient.h"
 #include "backends/kubernetes/kubeobjects.h"
+#include "backends/kubernetes/poddetails.h"
 
 #include <QJsonDocument>
 #include <QTest>
@@ -265,6 +266,91 @@ private Q_SLOTS:
         QCOMPARE(stuckMessage(*pod).has_value(), stuck);
         if (stuck)
             QCOMPARE(*stuckMessage(*pod), reason); // no message from the kubelet: its reason
+    }
+
+    // A single Pod read for the overview: the view exactly as parsePod reads it, the rest apart
+    // (node, IP, QoS, the workspace container's resources, ports and how it ended); never env.
+    void podDetailsForTheOverview()
+    {
+        const QByteArray pod =
+            R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"as-ws-w1","namespace":"agentscope",
+ "uid":"u1","creationTimestamp":"2026-12-01T10:00:00Z","labels":{"agentscope.workspace.id":"w1"}},
+ "spec":{"nodeName":"node-7","containers":[
+   {"name":"sidecar","image":"envoy","resources":{"limits":{"cpu":"9"}},"ports":[{"containerPort":9901}]},
+   {"name":"workspace","image":"python:3.11-slim","env":[{"name":"OPENAI_API_KEY","value":"sample-secret-env"}],
+    "resources":{"requests":{"cpu":"250m","memory":"1Gi"},"limits":{"memory":"2Gi"}},
+    "ports":[{"containerPort":5600,"protocol":"TCP"}]}]},
+ "status":{"phase":"Failed","reason":"Evicted","message":"The node was low on resource: memory.",
+  "podIP":"fd00::7","qosClass":"Burstable","startTime":"2026-12-01T10:00:01Z",
+  "containerStatuses":[
+   {"name":"sidecar","restartCount":0,"state":{"running":{"startedAt":"2026-12-01T10:00:02Z"}}},
+   {"name":"workspace","restartCount":2,"containerID":"containerd:\/\/abc",
+    "state":{"terminated":{"reason":"Error","message":"boom","exitCode":137,"finishedAt":"2026-12-01T11:00:00Z"}},
+    "lastState":{"terminated":{"reason":"OOMKilled","exitCode":137,"finishedAt":"2026-12-01T10:30:00Z"}}}]}})";
+        const auto read = parsePodDetails(pod);
+        QVERIFY(read);
+        const auto view = parsePod(pod);
+        QVERIFY(view);
+        QCOMPARE(read->view.name, view->name);
+        QCOMPARE(read->view.restartCount, 2);
+        QCOMPARE(read->view.terminatedReason, view->terminatedReason);
+        QCOMPARE(read->nodeName, QStringLiteral("node-7"));
+        QCOMPARE(read->containerId, QStringLiteral("containerd://abc"));
+        QCOMPARE(read->ports, QList<int>{5600});
+        QVERIFY(read->terminated && read->lastTerminated);
+        QCOMPARE(read->lastTerminated->reason, QStringLiteral("OOMKilled"));
+
+        PvcView claim;
+        claim.name = QStringLiteral("as-ws-w1");
+        claim.phase = QStringLiteral("Bound");
+        claim.capacity = QStringLiteral("1Gi");
+        const SandboxInfo info = *workspaceState(read->view, claim, QStringLiteral("agentscope"),
+                                                 std::chrono::seconds(30), QDateTime::currentDateTimeUtc());
+        const SandboxDetails details = workspaceDetails(info, *read, claim, QStringLiteral("agentscope"),
+                                                        QUrl(QStringLiteral("https://k8s.example:6443")));
+        QCOMPARE(details.sandbox.fingerprint, info.fingerprint);
+        // The Pod's own reason (an eviction) before the container's.
+        QCOMPARE(details.stateReason, QStringLiteral("Evicted"));
+        QCOMPARE(details.stateMessage, QStringLiteral("The node was low on resource: memory."));
+        QCOMPARE(details.resources,
+                 (QList<std::pair<QString, QString>>{{QStringLiteral("requests.cpu"), QStringLiteral("250m")},
+                                                     {QStringLiteral("requests.memory"), QStringLiteral("1Gi")},
+                                                     {QStringLiteral("limits.memory"), QStringLiteral("2Gi")}}));
+        QCOMPARE(details.endpoints,
+                 (QList<std::pair<QString, QString>>{
+                     {QStringLiteral("API server"), QStringLiteral("https://k8s.example:6443")},
+                     {QStringLiteral("port 5600 (in the cluster)"), QStringLiteral("[fd00::7]:5600")}}));
+        QHash<QString, QString> facts;
+        for (const auto &[label, value] : details.facts)
+            facts.insert(label, value);
+        QCOMPARE(facts.value(QStringLiteral("Terminated")),
+                 QStringLiteral("Error, exit code 137, 2026-12-01T11:00:00.000Z"));
+        QCOMPARE(facts.value(QStringLiteral("Last termination")),
+                 QStringLiteral("OOMKilled, exit code 137, 2026-12-01T10:30:00.000Z"));
+        QCOMPARE(facts.value(QStringLiteral("Restarts")), QStringLiteral("2"));
+        QCOMPARE(facts.value(QStringLiteral("QoS class")), QStringLiteral("Burstable"));
+        QCOMPARE(facts.value(QStringLiteral("Capacity")), QStringLiteral("1Gi"));
+        for (const auto &pairs : {details.resources, details.endpoints, details.facts}) {
+            for (const auto &[label, value] : pairs)
+                QVERIFY2(!value.contains(QLatin1String("sample-secret")), qPrintable(value));
+        }
+
+        // Without the eviction: the container's end; a waiting one's reason wins over that.
+        QByteArray ended = pod;
+        ended.replace(R"("reason":"Evicted","message":"The node was low on resource: memory.",)", "");
+        const auto endedRead = parsePodDetails(ended);
+        QVERIFY(endedRead);
+        const SandboxDetails endedDetails =
+            workspaceDetails(info, *endedRead, claim, QStringLiteral("agentscope"), QUrl());
+        QCOMPARE(endedDetails.stateReason, QStringLiteral("Error"));
+        QCOMPARE(endedDetails.stateMessage, QStringLiteral("boom"));
+
+        // No Pod (a closed workspace): Paddock's words, the PVC's facts, no resources.
+        const SandboxDetails closed = workspaceDetails(info, std::nullopt, claim, QStringLiteral("agentscope"), QUrl());
+        QVERIFY(closed.stateReason.isEmpty());
+        QVERIFY(!closed.stateMessage.isEmpty());
+        QVERIFY(closed.resources.isEmpty());
+        QVERIFY(!parsePodDetails("not json"));
     }
 
     void listsAndWatchEvents()

@@ -483,6 +483,131 @@ private Q_SLOTS:
         QVERIFY(QCoro::waitFor(k8s->kill(name, {})));
     }
 
+    // The overview's details: the Pod and the PVC, asked together (two requests); the workspace
+    // container's requests and limits (requests defaulted from the limits by the API server), the
+    // node, Pod IP, QoS class and restarts, the PVC; the kubelet's and the scheduler's own words
+    // for a Pod that waits; never an env value or the token.
+    void detailsSayWhatTheClusterSays()
+    {
+        BackendOptions given = options();
+        given.pod.resources =
+            QJsonObject{{u"limits"_qs, QJsonObject{{u"cpu"_qs, u"500m"_qs}, {u"memory"_qs, u"256Mi"_qs}}}};
+        given.pod.env = {{u"OPENAI_API_KEY"_qs, u"sample-secret-env"_qs}};
+        auto k8s = backend(given);
+        const QString id = newId();
+        auto made = QCoro::waitFor(k8s->create(CreateSpec{id, u"alice"_qs, u"helper"_qs, {}}));
+        QVERIFY2(made, qPrintable(made ? QString() : made.error().message));
+        const QString name = safeName(id);
+        const auto removeIt = qScopeGuard([&] { QCoro::waitFor(k8s->kill(name, {})); });
+
+        resetStats();
+        auto details = QCoro::waitFor(k8s->details(name));
+        QVERIFY2(details, qPrintable(details ? QString() : details.error().message));
+        QCOMPARE(requests(), 2); // the Pod and the PVC
+        auto got = QCoro::waitFor(k8s->get(name));
+        QVERIFY(got);
+        QCOMPARE(details->sandbox.fingerprint, got->fingerprint);
+        QCOMPARE(details->sandbox.state, SandboxState::Running);
+        QVERIFY(details->stateReason.isEmpty());
+        QCOMPARE(details->resources,
+                 (QList<std::pair<QString, QString>>{{u"requests.cpu"_qs, u"500m"_qs},
+                                                     {u"requests.memory"_qs, u"256Mi"_qs},
+                                                     {u"limits.cpu"_qs, u"500m"_qs},
+                                                     {u"limits.memory"_qs, u"256Mi"_qs}}));
+        const QJsonObject p = pod(name).json;
+        const QString podIp = p[u"status"_qs][u"podIP"_qs].toString();
+        QVERIFY(!podIp.isEmpty());
+        QCOMPARE(details->endpoints,
+                 (QList<std::pair<QString, QString>>{{u"API server"_qs, given.cluster.server().toString()},
+                                                     {u"port 5600 (in the cluster)"_qs, podIp + u":5600"_qs}}));
+        QHash<QString, QString> facts;
+        for (const auto &[label, value] : details->facts)
+            facts.insert(label, value);
+        QCOMPARE(facts.value(u"Namespace"_qs), u"agentscope"_qs);
+        QCOMPARE(facts.value(u"Node"_qs), p[u"spec"_qs][u"nodeName"_qs].toString());
+        QCOMPARE(facts.value(u"Pod IP"_qs), podIp);
+        QCOMPARE(facts.value(u"QoS class"_qs), u"Guaranteed"_qs);
+        QCOMPARE(facts.value(u"Restarts"_qs), u"0"_qs);
+        QCOMPARE(facts.value(u"Container"_qs),
+                 p[u"status"_qs][u"containerStatuses"_qs].toArray().first()[u"containerID"_qs].toString());
+        QCOMPARE(facts.value(u"PVC"_qs), name);
+        QCOMPARE(facts.value(u"PVC phase"_qs), u"Bound"_qs);
+        QCOMPARE(facts.value(u"Capacity"_qs), u"1Gi"_qs);
+        QCOMPARE(facts.value(u"Storage class"_qs), pvc(name).json[u"spec"_qs][u"storageClassName"_qs].toString());
+        const auto noSecret = [this](const SandboxDetails &shown) {
+            QStringList all{shown.stateReason, shown.stateMessage};
+            for (const auto &pairs : {shown.resources, shown.endpoints, shown.facts}) {
+                for (const auto &[label, value] : pairs)
+                    all << label << value;
+            }
+            for (const QString &text : std::as_const(all)) {
+                QVERIFY2(!text.contains(u"sample-secret"_qs) && !text.contains(u"OPENAI"_qs), qPrintable(text));
+                QVERIFY2(!text.contains(m_fake.token()), qPrintable(text));
+            }
+        };
+        noSecret(*details);
+
+        // Stopped: the PVC alone, and Paddock's words for it.
+        QVERIFY(QCoro::waitFor(k8s->pause(name)));
+        auto stopped = QCoro::waitFor(k8s->details(name));
+        QVERIFY(stopped);
+        QCOMPARE(stopped->sandbox.rawState, u"Stopped"_qs);
+        QVERIFY(!stopped->stateMessage.isEmpty());
+        QVERIFY(stopped->resources.isEmpty());
+        QCOMPARE(stopped->endpoints.size(), 1); // the API server
+        noSecret(*stopped);
+
+        // A Pod whose image cannot be pulled, as another client made it: the kubelet's reason and
+        // message, as it wrote them.
+        const QString pulling = newId();
+        QJsonObject badPod = agentscopePod(pulling);
+        QJsonObject spec = badPod[u"spec"_qs].toObject();
+        QJsonArray containers = spec[u"containers"_qs].toArray();
+        QJsonObject container = containers.first().toObject();
+        container[u"image"_qs] = u"registry.invalid/nothing:missing"_qs;
+        containers[0] = container;
+        spec[u"containers"_qs] = containers;
+        badPod[u"spec"_qs] = spec;
+        QCOMPARE(
+            rest("POST", u"/api/v1/namespaces/agentscope/persistentvolumeclaims"_qs, agentscopePvc(pulling)).status,
+            201);
+        QCOMPARE(rest("POST", u"/api/v1/namespaces/agentscope/pods"_qs, badPod).status, 201);
+        const auto removePulling = qScopeGuard([&] { QCoro::waitFor(k8s->kill(safeName(pulling), {})); });
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !pod(safeName(pulling))
+                 .json[u"status"_qs][u"containerStatuses"_qs][0][u"state"_qs][u"waiting"_qs][u"message"_qs]
+                 .toString()
+                 .isEmpty(),
+            20'000);
+        auto waiting = QCoro::waitFor(k8s->details(safeName(pulling)));
+        QVERIFY(waiting);
+        const QJsonObject state = pod(safeName(pulling))
+                                      .json[u"status"_qs][u"containerStatuses"_qs][0][u"state"_qs][u"waiting"_qs]
+                                      .toObject();
+        QCOMPARE(waiting->stateReason, state[u"reason"_qs].toString());
+        QCOMPARE(waiting->stateMessage, state[u"message"_qs].toString());
+        QVERIFY2(waiting->stateReason == u"ErrImagePull"_qs || waiting->stateReason == u"ImagePullBackOff"_qs,
+                 qPrintable(waiting->stateReason));
+
+        // One the scheduler cannot place: its Unschedulable message.
+        const QString unplaced = newId();
+        QJsonObject pinned = agentscopePod(unplaced);
+        QJsonObject pinnedSpec = pinned[u"spec"_qs].toObject();
+        pinnedSpec[u"nodeSelector"_qs] = QJsonObject{{u"paddock.test/pool"_qs, u"none"_qs}};
+        pinned[u"spec"_qs] = pinnedSpec;
+        QCOMPARE(
+            rest("POST", u"/api/v1/namespaces/agentscope/persistentvolumeclaims"_qs, agentscopePvc(unplaced)).status,
+            201);
+        QCOMPARE(rest("POST", u"/api/v1/namespaces/agentscope/pods"_qs, pinned).status, 201);
+        const auto removeUnplaced = qScopeGuard([&] { QCoro::waitFor(k8s->kill(safeName(unplaced), {})); });
+        QTRY_VERIFY_WITH_TIMEOUT(!pod(safeName(unplaced)).json[u"status"_qs][u"conditions"_qs].toArray().isEmpty(),
+                                 20'000);
+        auto unschedulable = QCoro::waitFor(k8s->details(safeName(unplaced)));
+        QVERIFY(unschedulable);
+        QCOMPARE(unschedulable->stateReason, u"Unschedulable"_qs);
+        QVERIFY2(unschedulable->stateMessage.contains(u"didn't match"_qs), qPrintable(unschedulable->stateMessage));
+    }
+
     void killDeletesThePodAndThePvc()
     {
         auto k8s = backend();

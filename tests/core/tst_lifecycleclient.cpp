@@ -3,6 +3,7 @@
 
 #include "backends/opensandbox/lifecycleclient.h"
 #include "backends/opensandbox/opensandboxbackend.h"
+#include "backends/opensandbox/sandboxjson.h"
 #include "backends/opensandbox/wire.h"
 #include "scriptedhttpserver.h"
 
@@ -140,6 +141,69 @@ private Q_SLOTS:
         QCOMPARE(odd.state, SandboxState::Unknown);
         QCOMPARE(odd.rawState, QStringLiteral("Allocated"));
         QVERIFY(!odd.expiresAt);
+    }
+
+    // The overview's reading of the same GET: the sandbox exactly as get() reads it, the server's
+    // reason and message as written, and what else the object says, with nothing secret shown.
+    void detailsReadWhatTheServerSaysAndNoSecret()
+    {
+        Fixture f;
+        const QByteArray json =
+            R"({"id":"s1","image":{"uri":"python:3.11-slim","auth":{"username":"u","password":"sample-secret-registry"}},
+ "snapshotId":"snap_123","platform":{"os":"linux","arch":"arm64"},
+ "status":{"state":"Failed","reason":"PROVISION_TIMEOUT","message":"Sandbox did not become ready in 60 s.",
+           "lastTransitionAt":"2026-06-15T10:17:58.123456Z"},
+ "metadata":{"agentscope.workspace.id":"w1","agentscope.agent.id":"b32-5c7zbz53wq"},
+ "extensions":{"access.token":"sample-secret-extension"},
+ "allocation":{"mode":"pool","poolRef":"pool-a","state":"allocated"},
+ "resourceLimits":{"cpu":"500m","memory":"512Mi"},
+ "env":{"OPENAI_API_KEY":"sample-secret-env"},
+ "entrypoint":["python","/app/main.py","--api-key","sample-secret-arg","--port","8000"],
+ "createdAt":"2026-06-15T10:16:58Z"})";
+        f.server.script.enqueue(ScriptedHttpServer::response(200, json));
+        const auto details = QCoro::waitFor(f.client.details(QStringLiteral("s1")));
+        QVERIFY2(details, qPrintable(details ? QString() : details.error().message));
+        QCOMPARE(requestLine(f.server.requests[0]), QByteArray("GET /v1/sandboxes/s1 HTTP/1.1"));
+
+        const SandboxInfo plain = *parseSandbox(json);
+        QCOMPARE(details->sandbox.fingerprint, plain.fingerprint);
+        QCOMPARE(details->sandbox.agentId, QStringLiteral("运维"));
+        QCOMPARE(details->sandbox.state, SandboxState::Failed);
+        QCOMPARE(details->stateReason, QStringLiteral("PROVISION_TIMEOUT"));
+        QCOMPARE(details->stateMessage, QStringLiteral("Sandbox did not become ready in 60 s."));
+        // Not in the spec's Sandbox, but read when a server sends it.
+        const QList<std::pair<QString, QString>> resources{{QStringLiteral("cpu"), QStringLiteral("500m")},
+                                                           {QStringLiteral("memory"), QStringLiteral("512Mi")}};
+        QCOMPARE(details->resources, resources);
+        QVERIFY(details->endpoints.isEmpty()); // the backend adds execd's
+        QHash<QString, QString> facts;
+        for (const auto &[label, value] : details->facts)
+            facts.insert(label, value);
+        QCOMPARE(facts.value(QStringLiteral("Last transition")), QStringLiteral("2026-06-15T10:17:58.123Z"));
+        QCOMPARE(facts.value(QStringLiteral("Entrypoint")),
+                 QStringLiteral("python /app/main.py --api-key \u2022\u2022\u2022\u2022 --port 8000"));
+        QCOMPARE(facts.value(QStringLiteral("Platform")), QStringLiteral("linux/arm64"));
+        QCOMPARE(facts.value(QStringLiteral("Snapshot")), QStringLiteral("snap_123"));
+        QCOMPARE(facts.value(QStringLiteral("Pool")), QStringLiteral("pool-a"));
+        for (const auto &pairs : {details->resources, details->endpoints, details->facts}) {
+            for (const auto &[label, value] : pairs)
+                QVERIFY2(!label.contains(QLatin1String("sample-secret"))
+                             && !value.contains(QLatin1String("sample-secret")),
+                         qPrintable(label + QStringLiteral(": ") + value));
+        }
+        QVERIFY(!details->stateMessage.contains(QLatin1String("sample-secret")));
+
+        // A sandbox with nothing beyond the required fields has no reason, resources or facts.
+        HttpResponse bare;
+        bare.status = 200;
+        bare.body = R"({"id":"s2","status":{"state":"Running"},"createdAt":"2026-06-15T10:16:58Z","entrypoint":[]})";
+        const auto minimal = parseSandboxDetails(bare);
+        QVERIFY(minimal);
+        QVERIFY(minimal->stateReason.isEmpty() && minimal->stateMessage.isEmpty());
+        QVERIFY(minimal->resources.isEmpty() && minimal->facts.isEmpty());
+        // Not JSON: the same clear error as get().
+        bare.body = "<html>proxy</html>";
+        QVERIFY(!parseSandboxDetails(bare));
     }
 
     void listSendsStatesAndOneEncodedMetadataValueAndFollowsPages()

@@ -293,6 +293,54 @@ private Q_SLOTS:
         QVERIFY(QFileInfo::exists(m_basedir + u'/' + (*b)->id()));
     }
 
+    // The overview's details: get()'s sandbox, and where it lives: its folder, Paddock's metadata
+    // file, the layout, whether commands run under bubblewrap. No server: no reason, no resources,
+    // no endpoints.
+    void detailsSayWhereTheWorkspaceLives()
+    {
+        LocalBackend backend(LocalOptions{m_basedir, false});
+        const auto made = QCoro::waitFor(
+            backend.create(CreateSpec{QStringLiteral("ws-details"), QStringLiteral("u"), QStringLiteral("a"), {}}));
+        QVERIFY(made);
+        const auto details = QCoro::waitFor(backend.details(made->sandboxId));
+        QVERIFY2(details, qPrintable(details ? QString() : details.error().message));
+        QCOMPARE(details->sandbox.fingerprint, QCoro::waitFor(backend.get(made->sandboxId))->fingerprint);
+        QVERIFY(details->stateReason.isEmpty() && details->stateMessage.isEmpty());
+        QVERIFY(details->resources.isEmpty() && details->endpoints.isEmpty());
+        const QString folder = m_basedir + QStringLiteral("/ws-details");
+        QCOMPARE(details->facts,
+                 (QList<std::pair<QString, QString>>{
+                     {QStringLiteral("Folder"), folder},
+                     {QStringLiteral("Metadata file"), folder + QStringLiteral("/.paddock/workspace.json")},
+                     {QStringLiteral("Layout"), QStringLiteral("Paddock's (<basedir>/<workspace id>)")},
+                     {QStringLiteral("Bubblewrap"), QStringLiteral("off: commands run as this user, unconfined")}}));
+        QVERIFY(QFileInfo(details->facts.at(1).second).isFile());
+        const auto confined = QCoro::waitFor(LocalBackend(LocalOptions{m_basedir, true}).details(made->sandboxId));
+        QVERIFY(confined);
+        QCOMPARE(confined->facts.last().second, QStringLiteral("on: commands run with only the workspace writable"));
+        const auto unknown = QCoro::waitFor(backend.details(QStringLiteral("no-such-workspace")));
+        QVERIFY(!unknown);
+        QCOMPARE(unknown.error().kind, Error::Kind::NotFound);
+
+        // AgentScope's layout: a folder Paddock has not opened is Idle and has no metadata of ours.
+        QVERIFY(QDir().mkpath(m_basedir + QStringLiteral("/agents/a1/sessions")));
+        LocalBackend agentscope(
+            LocalOptions{m_basedir + QStringLiteral("/agents"), false, Profile::Layout::AgentScope});
+        const auto idle = QCoro::waitFor(agentscope.details(QStringLiteral("a1")));
+        QVERIFY2(idle, qPrintable(idle ? QString() : idle.error().message));
+        QCOMPARE(idle->sandbox.rawState, QStringLiteral("Idle"));
+        QVERIFY(idle->stateReason.isEmpty() && idle->stateMessage.isEmpty());
+        QCOMPARE(idle->facts.at(0).second, m_basedir + QStringLiteral("/agents/a1"));
+        QCOMPARE(idle->facts.at(1).second, QStringLiteral("none yet: Paddock has not opened this folder"));
+        QCOMPARE(idle->facts.at(2).second, QStringLiteral("AgentScope's (<basedir>/<agent id>)"));
+        const auto opened = QCoro::waitFor(agentscope.resume(QStringLiteral("a1")));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        const auto held = QCoro::waitFor(agentscope.details(QStringLiteral("a1")));
+        QVERIFY(held);
+        QCOMPARE(held->facts.at(1).second, m_basedir + QStringLiteral("/agents/.paddock/a1/workspace.json"));
+        QVERIFY(QFileInfo(held->facts.at(1).second).isFile());
+    }
+
     // The file work runs on worker threads, in the order it was asked for on each workspace:
     // calls made together, without awaiting one before the next, end as they would one by one.
     void callsOnOneWorkspaceEndAsTheyWouldOneByOne()

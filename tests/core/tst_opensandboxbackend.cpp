@@ -296,6 +296,101 @@ private Q_SLOTS:
                  Error::Kind::NotFound);
     }
 
+    // The overview's details: the server's own reason and message, its facts, execd's endpoint
+    // while the sandbox runs (asked beside the GET when it is not cached, so both are in flight at
+    // once; taken from the cache when it is), and no secret: not the env, not a secret argument
+    // of the entrypoint, not execd's access token, not the API key.
+    void detailsSayWhatTheServerSaysAndNoSecret()
+    {
+        FakeOpenSandboxProcess server;
+        // Every answer held 300 ms, so requests made together are seen in flight together.
+        QVERIFY2(server.start({QStringLiteral("--api-key"), QStringLiteral("secret"), QStringLiteral("--latency-ms"),
+                               QStringLiteral("300")}),
+                 qPrintable(server.error()));
+        BackendOptions options = optionsFor(server);
+        options.keepLeases = false;
+        options.sandbox.env.insert(QStringLiteral("OPENAI_API_KEY"), QStringLiteral("sample-secret-env"));
+        options.sandbox.entrypoint =
+            QStringList{QStringLiteral("tail"), QStringLiteral("-f"), QStringLiteral("/dev/null"),
+                        QStringLiteral("--token=sample-secret-arg")};
+        OpenSandboxBackend backend(options);
+        const CreateSpec spec{QStringLiteral("details-1"), QStringLiteral("alice"), QStringLiteral("agent"), {}};
+        auto made = QCoro::waitFor(backend.create(spec));
+        QVERIFY2(made, qPrintable(made ? QString() : made.error().message));
+        const QString id = made->sandboxId;
+        const auto requests = [&server] { return server.stats().value(QLatin1String("requests")).toInt(); };
+        QCOMPARE(server.stats().value(QLatin1String("maxInflight")).toInt(), 1);
+
+        // No endpoint cached: the GET and endpoints/44772 together.
+        int before = requests();
+        auto details = QCoro::waitFor(backend.details(id));
+        QVERIFY2(details, qPrintable(details ? QString() : details.error().message));
+        QCOMPARE(requests() - before, 2);
+        QCOMPARE(server.stats().value(QLatin1String("maxInflight")).toInt(), 2);
+
+        auto got = QCoro::waitFor(backend.get(id));
+        QVERIFY(got);
+        QCOMPARE(details->sandbox.sandboxId, got->sandboxId);
+        QCOMPARE(details->sandbox.fingerprint, got->fingerprint);
+        QCOMPARE(details->sandbox.metadata, got->metadata);
+        QCOMPARE(details->sandbox.state, SandboxState::Running);
+        QCOMPARE(details->stateReason, QStringLiteral("CONTAINER_RUNNING"));
+        QCOMPARE(details->stateMessage, QStringLiteral("Sandbox container is running."));
+        QVERIFY(details->resources.isEmpty()); // the lifecycle API's Sandbox has no resourceLimits
+        QHash<QString, QString> facts;
+        for (const auto &[label, value] : details->facts)
+            facts.insert(label, value);
+        QCOMPARE(facts.value(QStringLiteral("Entrypoint")),
+                 QStringLiteral("tail -f /dev/null --token=") + QStringLiteral("\u2022\u2022\u2022\u2022"));
+        QCOMPARE(facts.value(QStringLiteral("Last transition")), got->createdAt.toString(Qt::ISODateWithMs));
+        QCOMPARE(facts.value(QStringLiteral("Platform")), QStringLiteral("linux/amd64"));
+        const QString execdPort = QString::number(server.info().value(QLatin1String("execdPort")).toInt());
+        QCOMPARE(details->endpoints.size(), 1);
+        QCOMPARE(details->endpoints.constFirst().first, QStringLiteral("execd"));
+        QCOMPARE(details->endpoints.constFirst().second, QStringLiteral("http://127.0.0.1:%1/%2").arg(execdPort, id));
+
+        auto execd = QCoro::waitFor(backend.execd(id)); // resolved and cached now
+        QVERIFY(execd);
+        const QByteArray token = (*execd)->target().headers.value("X-EXECD-ACCESS-TOKEN");
+        QVERIFY(!token.isEmpty());
+        const auto noSecret = [&](const SandboxDetails &shown) {
+            QStringList all{shown.stateReason, shown.stateMessage};
+            for (const auto &pairs : {shown.resources, shown.endpoints, shown.facts}) {
+                for (const auto &[label, value] : pairs)
+                    all << label << value;
+            }
+            for (const QString &text : std::as_const(all)) {
+                QVERIFY2(!text.contains(QLatin1String("sample-secret")), qPrintable(text));
+                QVERIFY2(!text.contains(QString::fromLatin1(token)), qPrintable(text));
+                QVERIFY2(!text.contains(QLatin1String("secret")), qPrintable(text)); // the API key
+            }
+        };
+        noSecret(*details);
+
+        // Cached: the GET alone.
+        before = requests();
+        auto cached = QCoro::waitFor(backend.details(id));
+        QVERIFY(cached);
+        QCOMPARE(requests() - before, 1);
+        QCOMPARE(cached->endpoints, details->endpoints);
+        noSecret(*cached);
+
+        // Paused: the server's reason for that, and no endpoint (its execd answers nothing).
+        QVERIFY(QCoro::waitFor(backend.pause(id)));
+        auto paused = QCoro::waitFor(backend.details(id));
+        QVERIFY(paused);
+        QCOMPARE(paused->sandbox.state, SandboxState::Paused);
+        QCOMPARE(paused->stateReason, QStringLiteral("CONTAINER_PAUSED"));
+        QCOMPARE(paused->stateMessage, QStringLiteral("Sandbox container is paused."));
+        QVERIFY(paused->endpoints.isEmpty());
+
+        // Gone: NotFound, as get() says it.
+        QVERIFY(QCoro::waitFor(backend.kill(id, {})));
+        auto gone = QCoro::waitFor(backend.details(id));
+        QVERIFY(!gone);
+        QCOMPARE(gone.error().kind, Error::Kind::NotFound);
+    }
+
     void serverProxyReachesExecd()
     {
         FakeOpenSandboxProcess server;

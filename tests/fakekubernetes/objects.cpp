@@ -180,6 +180,18 @@ void FakeKubernetes::defaultPod(QJsonObject &pod)
             container.insert(u"terminationMessagePolicy"_s, u"File"_s);
         if (!container.contains(u"resources"_s))
             container.insert(u"resources"_s, QJsonObject());
+        // SetDefaults_Pod: a resource with a limit and no request is requested at its limit.
+        QJsonObject resources = container.value(u"resources"_s).toObject();
+        const QJsonObject limits = resources.value(u"limits"_s).toObject();
+        if (!limits.isEmpty()) {
+            QJsonObject requests = resources.value(u"requests"_s).toObject();
+            for (auto it = limits.begin(); it != limits.end(); ++it) {
+                if (!requests.contains(it.key()))
+                    requests.insert(it.key(), it.value());
+            }
+            resources.insert(u"requests"_s, requests);
+            container.insert(u"resources"_s, resources);
+        }
         QJsonArray ports = container.value(u"ports"_s).toArray();
         for (qsizetype p = 0; p < ports.size(); ++p) {
             QJsonObject port = ports.at(p).toObject();

@@ -145,6 +145,78 @@ bool isStoppedFolder(const SandboxInfo &info)
     return info.rawState == StoppedState;
 }
 
+QString utcText(const QDateTime &time)
+{
+    return time.toUTC().toString(Qt::ISODateWithMs);
+}
+
+// A count of CPUs as a decimal without trailing zeros ("1", "0.5", "1.25").
+QString cpuText(qint64 numerator, qint64 denominator)
+{
+    QString text = QString::number(double(numerator) / double(denominator), 'f', 6);
+    while (text.endsWith(u'0'))
+        text.chop(1);
+    if (text.endsWith(u'.'))
+        text.chop(1);
+    return text;
+}
+
+// Bytes in the largest binary unit that holds them exactly, as Kubernetes writes quantities
+// ("2Gi", "512Mi"); bytes as a number otherwise.
+QString bytesText(qint64 bytes)
+{
+    const std::pair<qint64, const char *> units[] = {
+        {qint64(1) << 40, "Ti"}, {qint64(1) << 30, "Gi"}, {qint64(1) << 20, "Mi"}, {qint64(1) << 10, "Ki"}};
+    for (const auto &[size, unit] : units) {
+        if (bytes % size == 0)
+            return QString::number(bytes / size) + QLatin1String(unit);
+    }
+    return QString::number(bytes);
+}
+
+// What an inspection says beyond the sandbox, for the inspector's overview.
+void describeContainer(const ContainerInfo &container, const QString &engine, SandboxDetails &details)
+{
+    const ContainerInfo::Inspected &in = container.inspected;
+    const bool ended = container.status == QLatin1String("exited") || container.status == QLatin1String("dead");
+    // OOMKilled is the engine's own word (Kubernetes says it too); an exit code is Paddock's sentence.
+    if (in.oomKilled)
+        details.stateReason = QStringLiteral("OOMKilled");
+    else if (ended)
+        details.stateReason = Tr::tr("exit code %1").arg(in.exitCode);
+    details.stateMessage = in.error;
+
+    if (in.nanoCpus > 0)
+        details.resources.append({QStringLiteral("cpu"), cpuText(in.nanoCpus, 1'000'000'000)});
+    else if (in.cpuQuota > 0)
+        details.resources.append(
+            {QStringLiteral("cpu"), cpuText(in.cpuQuota, in.cpuPeriod > 0 ? in.cpuPeriod : 100'000)});
+    if (in.memory > 0)
+        details.resources.append({QStringLiteral("memory"), bytesText(in.memory)});
+    if (in.pidsLimit > 0)
+        details.resources.append({QStringLiteral("pids"), QString::number(in.pidsLimit)});
+
+    details.endpoints.append({Tr::tr("Docker engine"), engine});
+    for (const auto &[network, address] : in.addresses)
+        details.endpoints.append({network, address});
+
+    details.facts.append({Tr::tr("Container"), container.id.left(12)});
+    details.facts.append({Tr::tr("Name"), container.name});
+    if (in.startedAt.isValid())
+        details.facts.append({Tr::tr("Started"), utcText(in.startedAt)});
+    if (in.finishedAt.isValid() && container.status != QLatin1String("running")
+        && container.status != QLatin1String("paused"))
+        details.facts.append({Tr::tr("Finished"), utcText(in.finishedAt)});
+    if (in.restartCount > 0)
+        details.facts.append({Tr::tr("Restarts"), QString::number(in.restartCount)});
+    const QString workspace(DockerBackend::Workdir);
+    if (container.mounts.contains(workspace))
+        details.facts.append(
+            {Tr::tr("Host folder"), container.mounts.value(workspace) + QStringLiteral(" → ") + workspace});
+    if (!in.networkMode.isEmpty())
+        details.facts.append({Tr::tr("Network"), in.networkMode});
+}
+
 } // namespace
 
 DockerBackend::DockerBackend(DockerOptions options, QObject *parent)
@@ -370,6 +442,32 @@ QCoro::Task<Result<SandboxInfo>> DockerBackend::get(QString sandboxId)
             co_return info;
     }
     co_return fail(container.error());
+}
+
+QCoro::Task<Result<SandboxDetails>> DockerBackend::details(QString sandboxId)
+{
+    if (auto ok = usable(); !ok)
+        co_return fail(ok.error());
+    auto container = co_await m_client->inspect(sandboxId);
+    if (container) {
+        SandboxDetails details;
+        details.sandbox = sandboxOf(*container);
+        describeContainer(*container, m_client->address().display(), details);
+        co_return details;
+    }
+    if (!agentscope() || container.error().kind != Error::Kind::NotFound)
+        co_return fail(container.error());
+    // AgentScope's layout: a closed workspace is its folder, found as get() finds it.
+    auto closed = co_await get(sandboxId);
+    if (!closed)
+        co_return fail(closed.error());
+    SandboxDetails details;
+    details.sandbox = std::move(*closed);
+    details.stateMessage = Tr::tr("closed: its container was removed and its folder kept; Resume makes the container "
+                                  "again");
+    if (const QString folder = hostFolder(details.sandbox); !folder.isEmpty())
+        details.facts.append({Tr::tr("Host folder"), folder + QStringLiteral(" → ") + QString(Workdir)});
+    co_return details;
 }
 
 QCoro::Task<Result<SandboxInfo>> DockerBackend::create(CreateSpec spec)

@@ -87,6 +87,11 @@ public:
     WorkspaceLayout layout(const SandboxInfo &sandbox) const override;
     QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter) override;
     QCoro::Task<Result<SandboxInfo>> get(QString sandboxId) override;
+    // One inspection (GET /containers/{id}/json): the state's exit code, OOM kill and the
+    // engine's error, the limits set in HostConfig, the container's id, name, times, bind mount,
+    // network and addresses. Never Config.Env. A closed workspace of AgentScope's layout (no
+    // container) is its folder.
+    QCoro::Task<Result<SandboxDetails>> details(QString sandboxId) override;
     QCoro::Task<Result<SandboxInfo>> create(CreateSpec spec) override;
     QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) override;
     QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) override;

@@ -39,6 +39,45 @@ QMap<QString, QString> mountsOf(const QJsonValue &value)
     return mounts;
 }
 
+// The engine writes "0001-01-01T00:00:00Z" for a time that never was.
+QDateTime engineTime(const QJsonValue &value)
+{
+    const QDateTime time = parseDockerTime(value.toString());
+    return time.isValid() && time.date().year() > 1 ? time : QDateTime();
+}
+
+// State, RestartCount, the limits of HostConfig and the networks' addresses of an inspection.
+// Config (its Env above all) is not read here.
+ContainerInfo::Inspected inspectedOf(const QJsonObject &object)
+{
+    ContainerInfo::Inspected inspected;
+    const QJsonObject state = object.value(QLatin1String("State")).toObject();
+    inspected.error = state.value(QLatin1String("Error")).toString();
+    inspected.exitCode = state.value(QLatin1String("ExitCode")).toInt();
+    inspected.oomKilled = state.value(QLatin1String("OOMKilled")).toBool();
+    inspected.startedAt = engineTime(state.value(QLatin1String("StartedAt")));
+    inspected.finishedAt = engineTime(state.value(QLatin1String("FinishedAt")));
+    inspected.restartCount = object.value(QLatin1String("RestartCount")).toInt();
+    const QJsonObject host = object.value(QLatin1String("HostConfig")).toObject();
+    inspected.nanoCpus = host.value(QLatin1String("NanoCpus")).toInteger();
+    inspected.cpuQuota = host.value(QLatin1String("CpuQuota")).toInteger();
+    inspected.cpuPeriod = host.value(QLatin1String("CpuPeriod")).toInteger();
+    inspected.memory = host.value(QLatin1String("Memory")).toInteger();
+    inspected.pidsLimit = host.value(QLatin1String("PidsLimit")).toInteger();
+    inspected.networkMode = host.value(QLatin1String("NetworkMode")).toString();
+    const QJsonObject networks =
+        object.value(QLatin1String("NetworkSettings")).toObject().value(QLatin1String("Networks")).toObject();
+    for (auto it = networks.begin(); it != networks.end(); ++it) {
+        const QJsonObject network = it.value().toObject();
+        for (const char *key : {"IPAddress", "GlobalIPv6Address"}) {
+            const QString address = network.value(QLatin1String(key)).toString();
+            if (!address.isEmpty())
+                inspected.addresses.append({it.key(), address});
+        }
+    }
+    return inspected;
+}
+
 QByteArray json(const QJsonObject &object)
 {
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
@@ -186,6 +225,7 @@ QCoro::Task<Result<ContainerInfo>> DockerClient::inspect(QString id)
          object.value(QLatin1String("HostConfig")).toObject().value(QLatin1String("Binds")).toArray())
         info.binds.append(bind.toString());
     info.mounts = mountsOf(object.value(QLatin1String("Mounts")));
+    info.inspected = inspectedOf(object);
     co_return info;
 }
 

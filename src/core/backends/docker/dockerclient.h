@@ -28,6 +28,25 @@ struct ContainerInfo
     QDateTime created; // UTC
     QStringList binds; // host:container[:mode], when inspected
     QMap<QString, QString> mounts; // where in the container -> the host source, listed or inspected
+
+    // What an inspection says beyond the listing (Backend::details); never Config.Env.
+    struct Inspected
+    {
+        QString error; // State.Error: why the engine could not start or run it
+        int exitCode = 0; // State.ExitCode
+        bool oomKilled = false; // State.OOMKilled
+        QDateTime startedAt; // State.StartedAt (invalid: never started)
+        QDateTime finishedAt; // State.FinishedAt (invalid: never ended)
+        int restartCount = 0; // RestartCount
+        qint64 nanoCpus = 0; // HostConfig.NanoCpus (0: no limit)
+        qint64 cpuQuota = 0; // HostConfig.CpuQuota and CpuPeriod (microseconds; 0: none)
+        qint64 cpuPeriod = 0;
+        qint64 memory = 0; // HostConfig.Memory in bytes (0: no limit)
+        qint64 pidsLimit = 0; // HostConfig.PidsLimit (0 or less: none)
+        QString networkMode; // HostConfig.NetworkMode
+        QList<std::pair<QString, QString>> addresses; // network -> IP address, where it has one
+    };
+    Inspected inspected; // filled by inspect() only
 };
 
 // What a new container gets.

@@ -276,6 +276,11 @@ QCoro::Task<Result<std::optional<PvcView>>> KubeClient::getPvc(QString name)
     co_return co_await getObject<PvcView>("persistentvolumeclaims", name, parsePvc);
 }
 
+QCoro::Task<Result<std::optional<PodDetails>>> KubeClient::getPodDetails(QString name)
+{
+    co_return co_await getObject<PodDetails>("pods", name, parsePodDetails);
+}
+
 QCoro::Task<Result<PodView>> KubeClient::createPod(QJsonObject manifest)
 {
     co_return co_await createObject<PodView>("pods", manifest, parsePod);

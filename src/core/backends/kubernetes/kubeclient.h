@@ -9,6 +9,7 @@
 #include "../../result.h"
 #include "kubeconfig.h"
 #include "kubeobjects.h"
+#include "poddetails.h"
 
 #include <QCoroFwd>
 
@@ -74,6 +75,8 @@ public:
     // nullopt: there is none (404).
     QCoro::Task<Result<std::optional<PodView>>> getPod(QString name);
     QCoro::Task<Result<std::optional<PvcView>>> getPvc(QString name);
+    // The same GET as getPod, read with what the overview shows too (parsePodDetails).
+    QCoro::Task<Result<std::optional<PodDetails>>> getPodDetails(QString name);
     // 409 AlreadyExists is Error::Kind::Conflict.
     QCoro::Task<Result<PodView>> createPod(QJsonObject manifest);
     QCoro::Task<Result<PvcView>> createPvc(QJsonObject manifest);

@@ -225,6 +225,29 @@ QCoro::Task<Result<SandboxInfo>> KubernetesBackend::get(QString sandboxId)
     co_return info;
 }
 
+QCoro::Task<Result<SandboxDetails>> KubernetesBackend::details(QString sandboxId)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
+    // Both at once (a task runs as soon as it is made); each is always waited for.
+    QCoro::Task<Result<std::optional<PvcView>>> claim = m_client->getPvc(sandboxId);
+    auto pod = co_await m_client->getPodDetails(sandboxId);
+    auto pvc = co_await std::move(claim);
+    if (!pod)
+        co_return fail(pod.error());
+    if (!pvc)
+        co_return fail(pvc.error());
+    std::optional<PodView> view;
+    if (*pod)
+        view = (*pod)->view;
+    SandboxInfo info = stateOf(view, *pvc);
+    if (info.state == SandboxState::Terminated)
+        co_return fail(Error::notFound(
+            Tr::tr("there is no workspace Pod or PVC %1 in the namespace %2").arg(sandboxId, m_options.cluster.ns)));
+    co_return workspaceDetails(std::move(info), *pod, *pvc, m_options.cluster.ns, m_options.cluster.server());
+}
+
 QCoro::Task<Result<SandboxInfo>> KubernetesBackend::create(CreateSpec spec)
 {
     auto hold = m_tasks.hold();

@@ -79,6 +79,10 @@ public:
 
     QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter) override;
     QCoro::Task<Result<SandboxInfo>> get(QString sandboxId) override;
+    // The Pod and the PVC, both asked at once (one round trip), read as get() reads them and for
+    // the overview (poddetails.h): the kubelet's or the scheduler's reason, the workspace
+    // container's requests and limits, node, Pod IP, QoS class, restarts, the PVC. Never env.
+    QCoro::Task<Result<SandboxDetails>> details(QString sandboxId) override;
     QCoro::Task<Result<SandboxInfo>> create(CreateSpec spec) override;
     QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) override;
     QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) override;

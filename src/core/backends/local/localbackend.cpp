@@ -646,6 +646,29 @@ QCoro::Task<Result<SandboxInfo>> LocalBackend::get(QString sandboxId)
     co_return co_await readOrdered(sandboxId);
 }
 
+QCoro::Task<Result<SandboxDetails>> LocalBackend::details(QString sandboxId)
+{
+    auto info = co_await readOrdered(sandboxId);
+    if (!info)
+        co_return fail(info.error());
+    SandboxDetails details;
+    details.sandbox = std::move(*info);
+    const QString folder = m_place->folder(sandboxId).value_or(QString());
+    details.facts.append({Tr::tr("Folder"), folder});
+    // An AgentScope folder Paddock has not opened has no metadata of Paddock's yet (it reads Idle).
+    const bool idle = m_place->agentscope() && details.sandbox.rawState == QLatin1String("Idle");
+    details.facts.append(
+        {Tr::tr("Metadata file"),
+         idle ? Tr::tr("none yet: Paddock has not opened this folder") : m_place->metadataFile(sandboxId, folder)});
+    details.facts.append({Tr::tr("Layout"),
+                          m_place->agentscope() ? Tr::tr("AgentScope's (<basedir>/<agent id>)")
+                                                : Tr::tr("Paddock's (<basedir>/<workspace id>)")});
+    details.facts.append({Tr::tr("Bubblewrap"),
+                          m_options.bubblewrap ? Tr::tr("on: commands run with only the workspace writable")
+                                               : Tr::tr("off: commands run as this user, unconfined")});
+    co_return details;
+}
+
 // What follows hands its file work to m_work and, once it is awaited, touches only its locals.
 
 QCoro::Task<Result<SandboxInfo>> LocalBackend::create(CreateSpec spec)

@@ -69,6 +69,9 @@ public:
 
     QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter) override;
     QCoro::Task<Result<SandboxInfo>> get(QString sandboxId) override;
+    // get(), and as facts the folder, Paddock's metadata file, the layout and whether commands run
+    // under bubblewrap. No server: no reason, resources or endpoints.
+    QCoro::Task<Result<SandboxDetails>> details(QString sandboxId) override;
     QCoro::Task<Result<SandboxInfo>> create(CreateSpec spec) override;
     QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) override;
     QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) override;

@@ -279,6 +279,15 @@ QCoro::Task<Result<SandboxInfo>> LifecycleClient::get(QString sandboxId)
     co_return parseSandboxResponse(*response);
 }
 
+QCoro::Task<Result<SandboxDetails>> LifecycleClient::details(QString sandboxId)
+{
+    const HttpRequest fetch = request(QByteArrayLiteral("GET"), QStringLiteral("/sandboxes/") + sandboxId);
+    const auto response = co_await m_http->send(fetch);
+    if (!response)
+        co_return fail(response.error());
+    co_return parseSandboxDetails(*response);
+}
+
 QCoro::Task<Result<SandboxInfo>> LifecycleClient::create(SandboxCreate create)
 {
     HttpRequest post = request(QByteArrayLiteral("POST"), QStringLiteral("/sandboxes"));
@@ -329,11 +338,13 @@ QCoro::Task<Result<QDateTime>> LifecycleClient::renew(QString sandboxId, std::ch
     co_return granted ? *granted : expiresAt;
 }
 
-QCoro::Task<Result<Endpoint>> LifecycleClient::endpoint(QString sandboxId, int port)
+QCoro::Task<Result<Endpoint>> LifecycleClient::endpoint(QString sandboxId, int port, bool once)
 {
     const QByteArray query = QByteArrayLiteral("use_server_proxy=") + (m_config.useServerProxy ? "true" : "false");
-    const HttpRequest fetch =
+    HttpRequest fetch =
         request(QByteArrayLiteral("GET"), QStringLiteral("/sandboxes/%1/endpoints/%2").arg(sandboxId).arg(port), query);
+    if (once)
+        fetch.retrySafe = false;
     const auto json = co_await sendForJson(fetch);
     if (!json)
         co_return fail(json.error());

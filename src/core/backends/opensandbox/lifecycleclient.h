@@ -83,13 +83,17 @@ public:
     // worker thread. Metadata values are matched in their encoded form.
     QCoro::Task<Result<QList<SandboxInfo>>> list(QStringList states, QMap<QString, QString> metadata);
     QCoro::Task<Result<SandboxInfo>> get(QString sandboxId);
+    // The same GET, read for the inspector's overview (parseSandboxDetails).
+    QCoro::Task<Result<SandboxDetails>> details(QString sandboxId);
     QCoro::Task<Result<SandboxInfo>> create(SandboxCreate create);
     QCoro::Task<Result<>> remove(QString sandboxId);
     QCoro::Task<Result<>> pause(QString sandboxId);
     QCoro::Task<Result<>> resume(QString sandboxId);
     // expiresAt = now (client clock, UTC) + duration, as the SDKs compute it.
     QCoro::Task<Result<QDateTime>> renew(QString sandboxId, std::chrono::seconds duration);
-    QCoro::Task<Result<Endpoint>> endpoint(QString sandboxId, int port);
+    // `once`: not sent again after a failure (the overview's look-up, which must not wait out
+    // the retries' back-off where a sandbox that is not running has no endpoint).
+    QCoro::Task<Result<Endpoint>> endpoint(QString sandboxId, int port, bool once = false);
     // JSON merge patch: a value sets (encoded), nullopt removes the key.
     QCoro::Task<Result<SandboxInfo>> patchMetadata(QString sandboxId, QMap<QString, std::optional<QString>> patch);
     // The legacy `GET /sandboxes/{id}/diagnostics/logs?tail=N` (no scope): the last N lines

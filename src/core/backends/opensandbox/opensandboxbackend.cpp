@@ -1,6 +1,7 @@
 #include "opensandboxbackend.h"
 
 #include "../../canceltoken.h"
+#include "../../inspect/secretmask.h"
 #include "../../isolation.h"
 #include "../../shellquote.h"
 #include "../../tr.h"
@@ -121,6 +122,36 @@ QCoro::Task<Result<QList<SandboxInfo>>> OpenSandboxBackend::list(ListFilter filt
 QCoro::Task<Result<SandboxInfo>> OpenSandboxBackend::get(QString sandboxId)
 {
     co_return co_await m_lifecycle->get(sandboxId);
+}
+
+QCoro::Task<Result<SandboxDetails>> OpenSandboxBackend::details(QString sandboxId)
+{
+    // execd's endpoint: the cached one costs nothing; otherwise it is asked at once, beside the
+    // GET (a task runs as soon as it is made), so the overview still waits for one round trip.
+    // It is not cached here: the GET may say the sandbox is not running, and the calls that use
+    // execd resolve it themselves. Asked once: a server that has no endpoint for a sandbox that is
+    // not running (a Kubernetes runtime releases a paused one's Pod) must not hold the overview
+    // for the retries' back-off.
+    QUrl execd;
+    if (const std::shared_ptr<ExecdClient> cached = m_execd.value(sandboxId))
+        execd = cached->target().base;
+    std::optional<QCoro::Task<Result<Endpoint>>> asking;
+    if (execd.isEmpty())
+        asking.emplace(m_lifecycle->endpoint(sandboxId, ExecdTarget::Port, true));
+    auto details = co_await m_lifecycle->details(sandboxId);
+    if (asking) {
+        // Always awaited: a task left behind would resume into a frame that is gone.
+        auto endpoint = co_await std::move(*asking);
+        if (endpoint)
+            execd = ExecdTarget::fromEndpoint(*endpoint, m_options.connection.protocol).base;
+    }
+    if (!details)
+        co_return fail(details.error());
+    // A paused sandbox's execd does not answer: it reaches nothing then. The headers (an access
+    // token) are never shown, nor what a URL might carry in its user info or query.
+    if (details->sandbox.state == SandboxState::Running && !execd.isEmpty())
+        details->endpoints.append({QStringLiteral("execd"), Inspect::maskUrl(execd.toString(QUrl::RemoveUserInfo))});
+    co_return details;
 }
 
 QCoro::Task<Result<SandboxInfo>> OpenSandboxBackend::create(CreateSpec spec)

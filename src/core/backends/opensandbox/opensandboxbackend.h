@@ -79,6 +79,11 @@ public:
 
     QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter) override;
     QCoro::Task<Result<SandboxInfo>> get(QString sandboxId) override;
+    // GET /sandboxes/{id} (status.reason and message, entrypoint masked, platform, last
+    // transition; resourceLimits when the server sends them), and execd's endpoint while the
+    // sandbox runs: the cached one, else `endpoints/44772` asked beside the GET (both in flight
+    // at once, so one round trip), shown without its headers and not cached.
+    QCoro::Task<Result<SandboxDetails>> details(QString sandboxId) override;
     QCoro::Task<Result<SandboxInfo>> create(CreateSpec spec) override;
     QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) override;
     QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) override;

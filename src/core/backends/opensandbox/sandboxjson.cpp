@@ -1,5 +1,7 @@
 #include "sandboxjson.h"
 
+#include "../../inspect/secretmask.h"
+#include "../../shellquote.h"
 #include "../../tr.h"
 #include "metadatacodec.h"
 #include "wire.h"
@@ -61,6 +63,58 @@ SandboxInfo sandboxFrom(const rapidjson::Value &json)
     return info;
 }
 
+// An entrypoint for display: each argument quoted as a shell would take it, except those whose
+// secret part is masked (shown as they are, the mask in place of the value).
+QString displayCommand(const QStringList &argv)
+{
+    const Inspect::MaskedArgs masked = Inspect::maskArgs(argv);
+    QStringList shown;
+    for (qsizetype i = 0; i < masked.args.size(); ++i)
+        shown.append(masked.secretValues.value(i) ? masked.args.at(i) : shellQuote(masked.args.at(i)));
+    return shown.join(u' ');
+}
+
+SandboxDetails detailsFrom(const rapidjson::Value &json)
+{
+    SandboxDetails details;
+    details.sandbox = sandboxFrom(json);
+    if (const rapidjson::Value *status = member(json, "status")) {
+        details.stateReason = stringMember(*status, "reason");
+        details.stateMessage = stringMember(*status, "message");
+    }
+    // Not in the lifecycle spec's Sandbox (only in CreateSandboxRequest): read when a server sends it.
+    if (const rapidjson::Value *limits = member(json, "resourceLimits"); limits && limits->IsObject()) {
+        for (auto it = limits->MemberBegin(); it != limits->MemberEnd(); ++it) {
+            if (it->value.IsString())
+                details.resources.append({text(it->name), text(it->value)});
+        }
+    }
+    if (const rapidjson::Value *status = member(json, "status")) {
+        if (const auto since = timeMember(*status, "lastTransitionAt"))
+            details.facts.append({Tr::tr("Last transition"), since->toUTC().toString(Qt::ISODateWithMs)});
+    }
+    if (const rapidjson::Value *entrypoint = member(json, "entrypoint"); entrypoint && entrypoint->IsArray()) {
+        QStringList argv;
+        for (const rapidjson::Value &argument : entrypoint->GetArray())
+            argv.append(text(argument));
+        if (!argv.isEmpty())
+            details.facts.append({Tr::tr("Entrypoint"), displayCommand(argv)});
+    }
+    if (const rapidjson::Value *platform = member(json, "platform")) {
+        const QString os = stringMember(*platform, "os");
+        const QString arch = stringMember(*platform, "arch");
+        if (!os.isEmpty() || !arch.isEmpty())
+            details.facts.append({Tr::tr("Platform"), os + u'/' + arch});
+    }
+    if (const QString snapshot = stringMember(json, "snapshotId"); !snapshot.isEmpty())
+        details.facts.append({Tr::tr("Snapshot"), snapshot});
+    if (const rapidjson::Value *allocation = member(json, "allocation")) {
+        if (const QString pool = stringMember(*allocation, "poolRef"); !pool.isEmpty())
+            details.facts.append({Tr::tr("Pool"), pool});
+    }
+    return details;
+}
+
 bool parse(rapidjson::Document &document, const QByteArray &json)
 {
     document.Parse(json.constData(), size_t(json.size()));
@@ -95,6 +149,14 @@ Result<SandboxInfo> parseSandboxResponse(const HttpResponse &response)
     if (!parse(document, response.body))
         return fail(notJsonError(response));
     return sandboxFrom(document);
+}
+
+Result<SandboxDetails> parseSandboxDetails(const HttpResponse &response)
+{
+    rapidjson::Document document;
+    if (!parse(document, response.body))
+        return fail(notJsonError(response));
+    return detailsFrom(document);
 }
 
 Result<ListPage> parseListPage(const HttpResponse &response)

@@ -24,6 +24,14 @@ struct ListPage
 Result<SandboxInfo> parseSandbox(const QByteArray &json);
 Result<SandboxInfo> parseSandboxResponse(const HttpResponse &response);
 Result<ListPage> parseListPage(const HttpResponse &response);
+// GET /sandboxes/{id} for the inspector's overview (Backend::details): the sandbox exactly as
+// parseSandboxResponse reads it, and what the server says beyond it: status.reason and
+// status.message as the server wrote them; resourceLimits when the server sends them (the
+// lifecycle spec's Sandbox has none, so today's servers do not); and as facts, under translated
+// labels, status.lastTransitionAt, the entrypoint (secret-looking arguments masked), platform,
+// snapshotId and the pool of allocation. Nothing else of the object is read: no env, no
+// extensions, no image credentials.
+Result<SandboxDetails> parseSandboxDetails(const HttpResponse &response);
 
 // The error for an answer that is not the JSON object it should be (an HTML page from a proxy,
 // a truncated body): what came, and the request id when there is one.
