@@ -2375,10 +2375,6 @@
         <translation>退出状态 %1</translation>
     </message>
     <message>
-        <source>the command in the Pod did not end in time</source>
-        <translation>Pod 中的命令未在时限内结束</translation>
-    </message>
-    <message>
         <source>the inspector stopped reading this workspace</source>
         <translation>检查器已停止读取此工作区</translation>
     </message>
@@ -2439,10 +2435,6 @@
         <translation>
             <numerusform>%n 个字节中只读回了 %1 个</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>%1 did not arrive whole in the Pod: %2 was left as it was</source>
-        <translation>%1 未完整传到 Pod 中：%2 保持原样</translation>
     </message>
     <message>
         <source>%1 kept changing while it was resolved in the sandbox</source>
@@ -2625,6 +2617,22 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
     <message>
         <source>stopped: the profile %1 was closed while the command ran</source>
         <translation>已停止：命令运行期间配置文件 %1 已关闭</translation>
+    </message>
+    <message>
+        <source>an upload outside the workspace folder takes at most %1 MiB</source>
+        <translation>工作区文件夹之外的上传最多 %1 MiB</translation>
+    </message>
+    <message>
+        <source>%1 is in container %2, which is not running: it can be read only while the workspace runs</source>
+        <translation>%1 位于容器 %2 中，该容器未在运行：只有工作区运行时才能读取</translation>
+    </message>
+    <message>
+        <source>the file command in the workspace did not end in time</source>
+        <translation>工作区中的文件命令未在时限内结束</translation>
+    </message>
+    <message>
+        <source>%1 did not arrive whole in the workspace: %2 was left as it was</source>
+        <translation>%1 未完整到达工作区：%2 保持原样</translation>
     </message>
 </context>
 <context>
