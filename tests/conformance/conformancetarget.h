@@ -46,6 +46,10 @@ struct ConformanceExpectations
     // again. False where a close removes the sandbox and AgentScope's gateway home with it, so
     // each new one bootstraps, as AgentScope's do (Docker in AgentScope's layout).
     bool bootstrapSurvivesClose = true;
+    // The file calls reach the gateway home too (the inspector's gateway section reads it). False
+    // where it is in the container and the files are reached through a host folder that does not
+    // hold it (Docker in AgentScope's layout: /root/.agentscope): those calls are Unsupported.
+    bool gatewayHomeFiles = true;
 };
 
 // The ids of a workspace the suite makes: its workspace id, its user and its agent.

@@ -66,6 +66,8 @@ public:
             expect.profileKind = Profile::Kind::Docker;
             expect.keepsProfileMetadata = false;
             expect.bootstrapSurvivesClose = false;
+            // Its gateway home is in the container, not in the host folder the files go through.
+            expect.gatewayHomeFiles = false;
             return expect;
         }
         expect.capabilities = {Capability::ContainerLog, Capability::DeleteFilesOnKill, Capability::Files,
