@@ -367,8 +367,10 @@ QCoro::Task<Result<SandboxInfo>> DockerBackend::get(QString sandboxId)
     if (!listed)
         co_return fail(listed.error());
     for (const SandboxInfo &info : std::as_const(*listed)) {
-        if (info.sandboxId == sandboxId)
-            co_return info;
+        if (info.sandboxId == sandboxId) {
+            SandboxInfo folder = info; // GCC 12: never co_return what a reference names
+            co_return folder;
+        }
     }
     co_return fail(container.error());
 }
