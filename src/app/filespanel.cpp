@@ -407,9 +407,9 @@ void FilesPanel::showImage(const QString &path)
     case InspectorImages::State::Loaded: {
         const QImage image = m_images->image(path);
         const QSize original = m_images->originalSize(path);
-        m_image->setPixmap(QPixmap::fromImage(image));
+        m_image->setPixmap(QPixmap::fromImage(Inspector::visibleImage(image, 128)));
         QString info = tr("%1: %2 × %3 pixels").arg(path).arg(original.width()).arg(original.height());
-        if (original != image.size())
+        if (original != image.size() && original.width() > image.width())
             info += u' ' + tr("(shown at %1 × %2)").arg(image.width()).arg(image.height());
         m_info->setText(info);
         break;

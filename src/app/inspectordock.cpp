@@ -14,6 +14,7 @@
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMainWindow>
 #include <QStackedWidget>
 #include <QStyle>
 #include <QTabWidget>
@@ -192,6 +193,18 @@ void InspectorDock::updateTitle()
     const QString id = m_sandbox.workspaceId.isEmpty() ? m_sandbox.sandboxId : m_sandbox.workspaceId;
     const QString profile = m_session ? m_session->profile().displayName() : QString();
     m_title->setText(profile.isEmpty() ? id : tr("%1 (%2)").arg(id, profile));
+}
+
+void InspectorDock::showEvent(QShowEvent *event)
+{
+    QDockWidget::showEvent(event);
+    // The first time it shows docked at the narrow width Qt gives a new dock, as wide as its tabs
+    // need (a width the user chose, restored from the settings, stays).
+    if (std::exchange(m_sized, true) || isFloating())
+        return;
+    auto *window = qobject_cast<QMainWindow *>(parentWidget());
+    if (window && width() < NarrowWidth && window->dockWidgetArea(this) != Qt::BottomDockWidgetArea)
+        window->resizeDocks({this}, {PreferredWidth}, Qt::Horizontal);
 }
 
 void InspectorDock::changeEvent(QEvent *event)

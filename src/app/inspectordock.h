@@ -37,6 +37,10 @@ class InspectorDock final : public QDockWidget
     Q_DISABLE_COPY_MOVE(InspectorDock)
 
 public:
+    // Its width the first time it shows docked at Qt's narrow default (below NarrowWidth).
+    static constexpr int PreferredWidth = 560;
+    static constexpr int NarrowWidth = 360;
+
     explicit InspectorDock(QWidget *parent = nullptr);
     ~InspectorDock() override;
 
@@ -77,6 +81,7 @@ Q_SIGNALS:
     void showLogFile(const QString &path, const QString &title);
 
 protected:
+    void showEvent(QShowEvent *event) override;
     void changeEvent(QEvent *event) override;
 
 private:
@@ -102,4 +107,5 @@ private:
     Paddock::SandboxInfo m_sandbox;
     std::shared_ptr<Paddock::CancelToken> m_token;
     Empty m_why = Empty::NoSelection;
+    bool m_sized = false;
 };

@@ -275,6 +275,7 @@ InspectorTreeView::InspectorTreeView(QWidget *parent)
     setEditTriggers(QAbstractItemView::NoEditTriggers);
     setUniformRowHeights(true);
     setAlternatingRowColors(true);
+    setTextElideMode(Qt::ElideMiddle); // ids and paths keep both ends
     setContextMenuPolicy(Qt::ActionsContextMenu);
     m_copy->setShortcut(QKeySequence::Copy);
     m_copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
@@ -394,6 +395,15 @@ QString agentTimeText(const QString &time)
 QString countText(qint64 count)
 {
     return QLocale().toString(count);
+}
+
+QImage visibleImage(const QImage &image, int least)
+{
+    const int side = std::max(image.width(), image.height());
+    if (side <= 0 || side >= least)
+        return image;
+    const int factor = (least + side - 1) / side;
+    return image.scaled(image.size() * factor, Qt::KeepAspectRatio, Qt::FastTransformation);
 }
 
 QColor toneColor(InspectorItem::Tone tone, const QPalette &palette)

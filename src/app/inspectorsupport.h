@@ -164,6 +164,9 @@ QString timeText(const QDateTime &time);
 QString agentTimeText(const QString &time);
 // A count with the language's digit grouping.
 QString countText(qint64 count);
+// A picture as a preview shows it: one smaller than `least` pixels across made larger by a whole
+// factor, its pixels kept sharp (a 4 × 4 chart can be seen); others as they are.
+QImage visibleImage(const QImage &image, int least);
 // The text shown for a colour role of InspectorItem.
 QColor toneColor(InspectorItem::Tone tone, const QPalette &palette);
 // Save As for a file of the workspace: asks where (a file dialog over `parent`), then downloads it

@@ -223,7 +223,7 @@ void McpPanel::render()
                     scope.sessionId.isEmpty() ? tr("(legacy scope)") : scope.sessionId,
                     scope.explicitlyEmpty() ? tr("[]: no MCP servers (not the defaults)")
                                             : tr("%n MCP server(s)", nullptr, int(scope.entries.size())),
-                    scope.explicitlyEmpty() ? Tone::Dim : Tone::Normal, true);
+                    scope.explicitlyEmpty() ? Tone::Dim : Tone::Normal);
             session.expand = true;
             for (int e = 0; e < scope.entries.size(); ++e) {
                 const McpEntry &entry = scope.entries.at(e);

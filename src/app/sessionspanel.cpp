@@ -294,6 +294,7 @@ SessionsPanel::SessionsPanel(QWidget *parent)
     m_view->setModel(m_proxy);
     m_view->setRootIsDecorated(false);
     m_view->setUniformRowHeights(true);
+    m_view->setTextElideMode(Qt::ElideMiddle);
     m_view->setAlternatingRowColors(true);
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(SessionListModel::ModifiedColumn, Qt::DescendingOrder);
@@ -302,7 +303,7 @@ SessionsPanel::SessionsPanel(QWidget *parent)
     m_view->header()->setSectionResizeMode(QHeaderView::Interactive);
     m_view->header()->setStretchLastSection(true);
     const QFontMetrics fixed(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_view->header()->resizeSection(SessionListModel::IdColumn, fixed.horizontalAdvance(QString(33, u'0')) + 12);
+    m_view->header()->resizeSection(SessionListModel::IdColumn, fixed.horizontalAdvance(QString(20, u'0')) + 12);
     m_view->header()->resizeSection(SessionListModel::ModifiedColumn,
                                     fontMetrics().horizontalAdvance(Inspector::timeText(QDateTime::currentDateTime()))
                                         + 24);

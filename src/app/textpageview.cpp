@@ -204,10 +204,12 @@ void TextPageView::updateHeader()
 {
     if (m_path.isEmpty()) {
         m_where->setText(QString());
-        m_previous->setEnabled(false);
-        m_next->setEnabled(false);
+        m_where->hide();
+        m_previous->hide();
+        m_next->hide();
         return;
     }
+    m_where->show();
     QString where = m_path;
     if (m_reading) {
         where = tr("%1: reading…").arg(m_path);
@@ -222,6 +224,10 @@ void TextPageView::updateHeader()
     const bool more = m_page && m_page->bytes > 0 && m_page->offset + m_page->bytes < m_page->totalSize
         && (m_length < 0 || m_page->offset + m_page->bytes < m_start + m_length);
     m_next->setEnabled(!m_reading && more);
+    // Page buttons only where there are pages.
+    const bool paged = more || !m_previousOffsets.isEmpty();
+    m_previous->setVisible(paged);
+    m_next->setVisible(paged);
 }
 
 void TextPageView::changeEvent(QEvent *event)

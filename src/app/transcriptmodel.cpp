@@ -157,8 +157,10 @@ void TranscriptModel::append(QList<TranscriptMessage> messages, int lineBase, qi
         message.lastLine += lineBase;
         message.offset += offsetBase;
         m_rows.append(summarize(message));
+        // The first messages are kept whole until the cache is full; later ones are read again
+        // when shown (so reading a big file evicts nothing and frees little on this thread).
         const qint64 cost = estimateBytes(message);
-        if (cost < MaxCacheBytes / 4)
+        if (m_cache.totalCost() + cost <= m_cache.maxCost())
             m_cache.insert(int(m_rows.size()) - 1, new TranscriptMessage(std::move(message)), cost);
     }
     endInsertRows();

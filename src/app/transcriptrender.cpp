@@ -76,7 +76,7 @@ public:
             part.truncate(shown);
         QString style = QStringLiteral("white-space:pre-wrap;");
         if (mono)
-            style += QStringLiteral("font-family:monospace;");
+            style += QStringLiteral("font-family:'%1', monospace;").arg(m_state.monospaceFamily);
         if (!color.isEmpty())
             style += QStringLiteral("color:%1;").arg(color);
         m_html += QStringLiteral("<div style=\"%1\">%2</div>").arg(style, part.toHtmlEscaped());
@@ -135,7 +135,7 @@ public:
     {
         switch (block.type) {
         case Type::Text:
-            text(block.text, path, block.clippedBytes);
+            text(block.text, path, block.clippedBytes, inResult); // a tool's output: as a terminal shows it
             dataFiles(block.dataFiles);
             break;
         case Type::Thinking: {
@@ -319,7 +319,7 @@ QString TranscriptRender::message(const TranscriptMessage &message, const Transc
     out.m_html +=
         QStringLiteral("<p><b style=\"color:%1\">%2</b>")
             .arg(roleColor(message.role), (message.role.isEmpty() ? tr("(no role)") : message.role).toHtmlEscaped());
-    if (!message.name.isEmpty())
+    if (!message.name.isEmpty() && message.name != message.role)
         out.m_html += QStringLiteral(" · <b>%1</b>").arg(message.name.toHtmlEscaped());
     if (!message.createdAt.isEmpty())
         out.m_html += QStringLiteral(" · %1").arg(Inspector::agentTimeText(message.createdAt).toHtmlEscaped());

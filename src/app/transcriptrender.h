@@ -25,6 +25,7 @@ struct TranscriptRenderState
     QHash<QString, qsizetype> shown; // characters shown of a block's text, when more than the start
     bool redact = true;
     QPalette palette;
+    QString monospaceFamily = QStringLiteral("monospace"); // the system's fixed font
     // Where a data file's thumbnail is (Loaded: the document has it as "thumb:<path>").
     std::function<Image(const QString &dataFile, QString *why)> image;
 };

@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QEvent>
+#include <QFontDatabase>
 #include <QListView>
 #include <QPainter>
 #include <QPainterPath>
@@ -173,6 +174,7 @@ TranscriptView::TranscriptView(QWidget *parent)
     m_splitter->setStretchFactor(1, 3);
     m_splitter->setChildrenCollapsible(false);
     m_state.palette = palette();
+    m_state.monospaceFamily = QFontDatabase::systemFont(QFontDatabase::FixedFont).family();
     connect(m_list->selectionModel(), &QItemSelectionModel::currentChanged, this, &TranscriptView::currentChanged);
     m_renderLater.setSingleShot(true);
     m_renderLater.setInterval(0);
@@ -298,7 +300,7 @@ void TranscriptView::render()
         const QString &path = images.at(i);
         const auto state = m_images->state(path);
         if (state == InspectorImages::State::Loaded)
-            thumbnails.insert(i, m_images->image(path));
+            thumbnails.insert(i, Inspector::visibleImage(m_images->image(path), 48));
         else if (state == InspectorImages::State::None && !needed.contains(path))
             needed.append(path);
     }

@@ -720,7 +720,8 @@ void TestInspectorDock::dataIsSniffedReferencedAndPreviewed()
     QCOMPARE(png.siblingAtColumn(3).data().toString(), QStringLiteral("sessions/%1/context.jsonl").arg(Session1));
     data->selectFile(QStringLiteral("data/") + Png1);
     QTRY_VERIFY_WITH_TIMEOUT(!data->imageLabel()->pixmap().isNull(), Long);
-    QCOMPARE(data->imageLabel()->pixmap().size(), QSize(4, 4));
+    // Shown larger than its 4 × 4 pixels, so that it can be seen.
+    QCOMPARE(data->imageLabel()->pixmap().size(), QSize(128, 128));
     QVERIFY(data->previewInfo()->text().contains(QStringLiteral("4 × 4")));
 }
 
@@ -819,7 +820,8 @@ void TestInspectorDock::filesTreePreviewsAndRefusals()
     // A picture.
     files->select(m_workdir + QStringLiteral("/data/") + Png2);
     QTRY_VERIFY_WITH_TIMEOUT(!files->imageLabel()->pixmap().isNull(), Long);
-    QCOMPARE(files->imageLabel()->pixmap().size(), QSize(6, 3));
+    QCOMPARE(files->imageLabel()->pixmap().size(), QSize(132, 66));
+    QVERIFY(files->previewInfo()->text().contains(QStringLiteral("6 × 3")));
     QCOMPARE(secretsIn(widgetTexts(dock)), 0);
 }
 
@@ -949,11 +951,17 @@ void TestInspectorDock::chineseTexts()
     InspectorDock *dock = showDock();
     dock->setWorkspace(m_session->get(), m_sandbox);
     QCOMPARE(Paddock::useLanguage(QLocale(QStringLiteral("zh_CN"))), QStringLiteral("zh_CN"));
-    QCOMPARE(dock->windowTitle(), QStringLiteral("检查器"));
+    // Every text follows at once (LanguageChange), the rows shown included.
+    QTRY_COMPARE(dock->windowTitle(), QStringLiteral("检查器"));
+    QCOMPARE(dock->toggleViewAction()->text(), QStringLiteral("检查器(&I)"));
     QCOMPARE(dock->tabs()->tabText(0), QStringLiteral("概览"));
+    QCOMPARE(dock->tabs()->tabText(3), QStringLiteral("MCP 服务器"));
     QVERIFY(findText(dock->overview()->model(), QStringLiteral("工作区")).isValid());
+    QVERIFY(findText(dock->overview()->model(), QStringLiteral("ws-inspect"), 1).isValid());
+    QCOMPARE(dock->overview()->copyIdButton()->text(), QStringLiteral("复制 ID(&I)"));
     Paddock::dropLanguage();
-    QCOMPARE(dock->windowTitle(), QStringLiteral("Inspector"));
+    QTRY_COMPARE(dock->windowTitle(), QStringLiteral("Inspector"));
+    QVERIFY(findText(dock->overview()->model(), QStringLiteral("Workspace")).isValid());
 }
 
 QTEST_MAIN(TestInspectorDock)
