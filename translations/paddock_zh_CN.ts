@@ -523,6 +523,13 @@
     </message>
 </context>
 <context>
+    <name>InspectorPanel</name>
+    <message>
+        <source>This workspace is %1: its files can be read only while it runs. Resume it to look inside.</source>
+        <translation>此工作区%1：只有在它运行时才能读取其文件。请先恢复它再查看。</translation>
+    </message>
+</context>
+<context>
     <name>InspectorTreeView</name>
     <message>
         <source>&amp;Copy</source>

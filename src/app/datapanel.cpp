@@ -118,6 +118,10 @@ void DataPanel::clearShown()
 
 void DataPanel::load()
 {
+    if (!filesReadable()) {
+        m_note->setNote(InspectorNote::Kind::Info, filesUnreadableText());
+        return;
+    }
     read();
 }
 

@@ -141,6 +141,10 @@ void FilesPanel::clearShown()
 void FilesPanel::load()
 {
     m_foldersRef = m_slot.start(workspace());
+    if (!filesReadable()) {
+        m_note->setNote(InspectorNote::Kind::Info, filesUnreadableText());
+        return;
+    }
     const WorkspaceLayout layout =
         workspace().session ? workspace().session->layout(workspace().sandbox) : WorkspaceLayout{};
     if (layout.workdir.isEmpty()) {

@@ -110,6 +110,10 @@ void GatewayPanel::clearShown()
 
 void GatewayPanel::load()
 {
+    if (!filesReadable()) {
+        m_note->setNote(InspectorNote::Kind::Info, filesUnreadableText());
+        return;
+    }
     read(false);
 }
 
@@ -218,7 +222,7 @@ void GatewayPanel::render()
     if (!m_gateway) {
         if (notes.isEmpty() && hasWorkspace())
             notes.append(tr("Reading the gateway home…"));
-        m_note->setNote(kind, notes.join(u' '));
+        m_note->setNote(kind, notes.join(u'\n'));
         return;
     }
     const GatewayView &gateway = *m_gateway;
@@ -229,7 +233,7 @@ void GatewayPanel::render()
     if (notes.isEmpty())
         m_note->clear();
     else
-        m_note->setNote(kind, notes.join(u' '));
+        m_note->setNote(kind, notes.join(u'\n'));
 
     QList<InspectorItem> items;
     items.append(row(QStringLiteral("home"), tr("Gateway home"), gateway.home));

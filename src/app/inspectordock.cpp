@@ -62,7 +62,8 @@ InspectorDock::InspectorDock(QWidget *parent)
     m_redact->setToolButtonStyle(Qt::ToolButtonTextOnly);
     m_refresh->setObjectName(QStringLiteral("inspectorRefresh"));
     m_refresh->setIcon(style()->standardIcon(QStyle::SP_BrowserReload));
-    m_refresh->setEnabled(false);
+    m_refresh->hide();
+    m_redact->hide();
     m_empty->setObjectName(QStringLiteral("inspectorEmpty"));
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setWordWrap(true);
@@ -125,7 +126,8 @@ void InspectorDock::setWorkspace(ProfileSession *session, const SandboxInfo &san
     m_session = session;
     m_sandbox = sandbox;
     m_stack->setCurrentWidget(m_tabs);
-    m_refresh->setEnabled(true);
+    m_refresh->show();
+    m_redact->show();
     for (InspectorPanel *panel : panels())
         panel->setWorkspace(ref);
     updateTitle();
@@ -142,7 +144,8 @@ void InspectorDock::clearWorkspace(Empty why)
     for (InspectorPanel *panel : panels())
         panel->setWorkspace({});
     m_stack->setCurrentWidget(m_empty);
-    m_refresh->setEnabled(false);
+    m_refresh->hide();
+    m_redact->hide();
     m_empty->setText(emptyText());
     updateTitle();
 }

@@ -48,15 +48,6 @@ void InspectorImages::request(const WorkspaceRef &ref, const QString &path)
         return;
     m_entries.insert(path, Entry{State::Pending, {}, {}, {}});
     m_order.append(path);
-    // The oldest answers go first (those still coming stay).
-    for (int i = 0; m_order.size() > MaxEntries && i < m_order.size();) {
-        if (m_entries.value(m_order.at(i)).state == State::Pending) {
-            ++i;
-            continue;
-        }
-        m_entries.remove(m_order.at(i));
-        m_order.removeAt(i);
-    }
     load(ref, path, m_generation);
 }
 
@@ -65,6 +56,28 @@ void InspectorImages::clear()
     ++m_generation;
     m_entries.clear();
     m_order.clear();
+    m_bytes = 0;
+}
+
+void InspectorImages::trim(const QString &keep)
+{
+    // The oldest go first (those still coming stay, and the one just loaded).
+    for (int i = 0; m_bytes > MaxBytes && i < m_order.size();) {
+        const auto it = m_entries.find(m_order.at(i));
+        if (it == m_entries.end() || it->state == State::Pending || it.key() == keep) {
+            ++i;
+            continue;
+        }
+        m_bytes -= it->image.sizeInBytes();
+        m_entries.erase(it);
+        m_order.removeAt(i);
+    }
+    // Entries of no image (failures) count for nothing: at most a few hundred are kept.
+    while (m_order.size() > 500 && m_order.constFirst() != keep
+           && m_entries.value(m_order.constFirst()).state != State::Pending) {
+        m_bytes -= m_entries.value(m_order.constFirst()).image.sizeInBytes();
+        m_entries.remove(m_order.takeFirst());
+    }
 }
 
 Result<std::pair<QImage, QSize>> InspectorImages::decode(const QByteArray &bytes, QSize bound)
@@ -89,7 +102,9 @@ QCoro::Task<void> InspectorImages::load(WorkspaceRef ref, QString path, quint64 
     const auto done = [&](State state, QImage image, QSize original, const QString &why) {
         if (!self || generation != m_generation || !m_entries.contains(path))
             return;
+        m_bytes += image.sizeInBytes();
         m_entries[path] = Entry{state, std::move(image), original, why};
+        trim(path);
         Q_EMIT ready(path);
     };
     QPointer<ProfileSession> session = ref.session;

@@ -13,8 +13,8 @@
 
 // Images of a workspace (data/ files, pictures in its folders) for thumbnails and previews: read
 // through the session (at most MaxFileBytes), decoded on a worker thread, scaled to fit `bound`
-// as they are decoded (a huge picture never costs its full size), and kept (the last
-// MaxEntries). Answers for a workspace no longer shown are dropped.
+// as they are decoded (a huge picture never costs its full size), and kept (the last ones, up to
+// MaxBytes of pixels). Answers for a workspace no longer shown are dropped.
 class InspectorImages final : public QObject
 {
     Q_OBJECT
@@ -22,7 +22,7 @@ class InspectorImages final : public QObject
 
 public:
     static constexpr qint64 MaxFileBytes = 16 * 1024 * 1024;
-    static constexpr int MaxEntries = 200;
+    static constexpr qint64 MaxBytes = 32 * 1024 * 1024;
     enum class State { None, Pending, Loaded, Failed };
 
     explicit InspectorImages(QSize bound, QObject *parent = nullptr);
@@ -54,9 +54,12 @@ private:
         QString why;
     };
     QCoro::Task<void> load(Paddock::Inspect::WorkspaceRef ref, QString path, quint64 generation);
+    // Drops the oldest images past MaxBytes, never `keep` (the one just loaded).
+    void trim(const QString &keep);
 
     QSize m_bound;
     QHash<QString, Entry> m_entries;
     QStringList m_order; // oldest first
+    qint64 m_bytes = 0; // of the images kept
     quint64 m_generation = 0;
 };

@@ -1,5 +1,8 @@
 #include "inspectorpanel.h"
 
+#include "profilesession.h"
+#include "workspacetreemodel.h"
+
 #include <QEvent>
 
 using namespace Paddock;
@@ -30,6 +33,21 @@ void InspectorPanel::updateWorkspace(const WorkspaceRef &ref)
         m_loaded = false;
         ensureLoaded();
     }
+}
+
+bool InspectorPanel::filesReadable() const
+{
+    if (m_ref.sandbox.state == SandboxState::Running)
+        return true;
+    return m_ref.session && !m_ref.session->hostFolder(m_ref.sandbox).isEmpty();
+}
+
+QString InspectorPanel::filesUnreadableText() const
+{
+    return tr("This workspace is %1: its files can be read only while it runs. Resume it to look inside.")
+        .arg(WorkspaceTreeModel::stateText(m_ref.sandbox.state, m_ref.sandbox.rawState,
+                                           m_ref.session ? m_ref.session->capabilities() : Capabilities{})
+                 .toLower());
 }
 
 void InspectorPanel::ensureLoaded()

@@ -33,6 +33,12 @@ public:
     void reload();
     // The workspace was read (or is being read) since it was set.
     bool isLoaded() const { return m_loaded; }
+    // Whether the workspace's files can be read now: its sandbox runs, or its workdir is a folder
+    // on this computer (local, Docker's bind mount). A paused sandbox's files cannot be reached
+    // (OpenSandbox's execd is stopped with it, a stopped Pod is gone), and asking would only wait.
+    bool filesReadable() const;
+    // What a panel says in place of its files when they cannot be read.
+    QString filesUnreadableText() const;
     // Free text (transcripts, tool results, file previews) shown with likely secrets masked.
     void setRedact(bool redact);
     bool redact() const { return m_redact; }

@@ -62,7 +62,7 @@ McpPanel::McpPanel(QWidget *parent)
     m_view->setObjectName(QStringLiteral("mcpView"));
     m_view->setModel(m_model);
     m_view->header()->setSectionResizeMode(QHeaderView::Interactive);
-    m_view->header()->resizeSection(0, 220);
+    m_view->header()->resizeSection(0, 260);
     m_reveal->setObjectName(QStringLiteral("revealButton"));
     m_hideAll->setObjectName(QStringLiteral("hideAllButton"));
     m_view->addAction(m_revealAction);
@@ -99,6 +99,10 @@ void McpPanel::clearShown()
 
 void McpPanel::load()
 {
+    if (!filesReadable()) {
+        m_note->setNote(InspectorNote::Kind::Info, filesUnreadableText());
+        return;
+    }
     read();
 }
 
@@ -199,7 +203,7 @@ void McpPanel::render()
                         "does not record; [] means no MCP servers at all."));
         if (!config.warnings.isEmpty()) {
             kind = InspectorNote::Kind::Warning;
-            notes.append(config.warnings.join(u' '));
+            notes.append(config.warnings.join(u'\n'));
         }
         const QString glyph = maskGlyph();
         for (int s = 0; s < config.scopes.size(); ++s) {
@@ -342,7 +346,7 @@ void McpPanel::render()
     if (notes.isEmpty())
         m_note->clear();
     else
-        m_note->setNote(kind, notes.join(u' '));
+        m_note->setNote(kind, notes.join(u'\n'));
     syncItems(m_model, items, m_view);
     updateActions();
 }

@@ -403,6 +403,10 @@ void SessionsPanel::clearShown()
 
 void SessionsPanel::load()
 {
+    if (!filesReadable()) {
+        m_note->setNote(InspectorNote::Kind::Info, filesUnreadableText());
+        return;
+    }
     loadList();
 }
 

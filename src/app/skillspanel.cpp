@@ -68,6 +68,10 @@ void SkillsPanel::clearShown()
 
 void SkillsPanel::load()
 {
+    if (!filesReadable()) {
+        m_note->setNote(InspectorNote::Kind::Info, filesUnreadableText());
+        return;
+    }
     read();
 }
 
@@ -130,7 +134,7 @@ void SkillsPanel::render()
         notes.append(tr("skills/ holds more entries than the inspector reads; the rest are not listed."));
     }
     if (!m_error)
-        m_note->setNote(kind, notes.join(u' '));
+        m_note->setNote(kind, notes.join(u'\n'));
 
     QList<InspectorItem> items;
     for (const SkillPartition &partition : view.layout.partitions) {

@@ -219,6 +219,7 @@ private Q_SLOTS:
     void filesTreePreviewsAndRefusals();
     void movingOnCancelsTheReadsInFlight();
     void backendWithoutFilesSaysSoInPlace();
+    void pausedSandboxIsNotAskedForItsFiles();
     void windowWiresTheDockToTheCurrentRow();
     void chineseTexts();
 
@@ -900,6 +901,42 @@ void TestInspectorDock::backendWithoutFilesSaysSoInPlace()
     QVERIFY(root->child(0)->text().contains(InspectorText::tr("This backend cannot read a workspace's files or run "
                                                               "commands in it: %1")
                                                 .section(u':', 0, 0)));
+}
+
+void TestInspectorDock::pausedSandboxIsNotAskedForItsFiles()
+{
+    auto scripted = std::make_unique<PaddockTest::ScriptedBackend>();
+    SandboxInfo info;
+    info.sandboxId = QStringLiteral("sbx-1");
+    info.workspaceId = QStringLiteral("ws-paused");
+    info.state = SandboxState::Paused;
+    info.rawState = QStringLiteral("Paused");
+    scripted->sandboxes.append(info);
+    TestSession<PaddockTest::ScriptedBackend> remote(std::move(scripted),
+                                                     PaddockTest::testProfile(QStringLiteral("r")));
+    InspectorDock *dock = showDock();
+    dock->setWorkspace(remote.get(), info);
+    openTab(dock->sessions());
+    QVERIFY(!dock->sessions()->filesReadable());
+    // Said at once, and nothing is asked (it would only wait for a sandbox that does not answer).
+    QCOMPARE(dock->sessions()->note()->text(), dock->sessions()->filesUnreadableText());
+    QVERIFY(dock->sessions()->note()->text().contains(QStringLiteral("paused")));
+    QVERIFY(!dock->sessions()->isListed());
+    openTab(dock->mcp());
+    QCOMPARE(dock->mcp()->note()->text(), dock->mcp()->filesUnreadableText());
+    // Running again (the row listed anew): read.
+    info.state = SandboxState::Running;
+    info.rawState = QStringLiteral("Running");
+    dock->setWorkspace(remote.get(), info);
+    QTRY_VERIFY_WITH_TIMEOUT(dock->mcp()->isRead(), Long);
+    QVERIFY(dock->mcp()->note()->text() != dock->mcp()->filesUnreadableText());
+
+    // A paused local workspace's folder is on this computer: it is read.
+    SandboxInfo local = m_sandbox;
+    local.state = SandboxState::Paused;
+    dock->setWorkspace(m_session->get(), local);
+    QVERIFY(dock->mcp()->filesReadable());
+    QTRY_VERIFY_WITH_TIMEOUT(dock->mcp()->isRead(), Long);
 }
 
 void TestInspectorDock::windowWiresTheDockToTheCurrentRow()
