@@ -96,10 +96,6 @@
         <translation>没有会话文件引用它（这是正常的：data/ 从不清理）。</translation>
     </message>
     <message>
-        <source>%1: %2</source>
-        <translation>%1：%2</translation>
-    </message>
-    <message>
         <source>%1: %2. There is no preview of this type here; Save As… writes it to a file of your choice.</source>
         <translation>%1：%2。此处无法预览这种类型；“另存为…”可将其写入您选择的文件。</translation>
     </message>
@@ -296,10 +292,6 @@
         <translation>网关主目录</translation>
     </message>
     <message>
-        <source>empty: never valid (an older Paddock wrote it); Paddock removes it when it opens the workspace</source>
-        <translation>为空：永远无效（由旧版 Paddock 写入）；Paddock 打开工作区时会删除它</translation>
-    </message>
-    <message>
         <source>present</source>
         <translation>存在</translation>
     </message>
@@ -308,36 +300,12 @@
         <translation>缺失</translation>
     </message>
     <message>
-        <source>present: a bootstrap that is not AgentScope&apos;s completed</source>
-        <translation>存在：一次非 AgentScope 的初始化已完成</translation>
-    </message>
-    <message>
         <source>absent</source>
         <translation>不存在</translation>
     </message>
     <message>
-        <source>complete: AgentScope&apos;s bootstrap wrote the gateway script last</source>
-        <translation>已完成：AgentScope 的初始化最后写入了网关脚本</translation>
-    </message>
-    <message>
-        <source>complete (Paddock&apos;s marker); this bootstrap installs no gateway</source>
-        <translation>已完成（Paddock 的标记）；这种初始化不安装网关</translation>
-    </message>
-    <message>
-        <source>not complete: no gateway script and no marker; opening the workspace bootstraps it again</source>
-        <translation>未完成：既没有网关脚本也没有标记；打开工作区时会重新初始化</translation>
-    </message>
-    <message>
         <source>Bootstrap</source>
         <translation>初始化</translation>
-    </message>
-    <message>
-        <source>%1, changed %2 (emptied each time the gateway starts)</source>
-        <translation>%1，修改于 %2（每次网关启动时清空）</translation>
-    </message>
-    <message>
-        <source>absent: the gateway has not been started here</source>
-        <translation>不存在：网关尚未在此启动过</translation>
     </message>
     <message>
         <source>port %1 (from its command line)</source>
@@ -346,26 +314,6 @@
     <message>
         <source>port %1 (the default)</source>
         <translation>端口 %1（默认值）</translation>
-    </message>
-    <message>
-        <source>not asked: Check Health asks it from inside the workspace</source>
-        <translation>未询问：“检查健康状态”会从工作区内部询问它</translation>
-    </message>
-    <message>
-        <source>answers: %1, asked with %2</source>
-        <translation>有应答：%1，使用 %2 询问</translation>
-    </message>
-    <message>
-        <source>not running: nothing listens on %1 (paused or made again since, or it crashed: see gateway.log)</source>
-        <translation>未运行：%1 上没有程序监听（之后被暂停或重建，或已崩溃：请查看 gateway.log）</translation>
-    </message>
-    <message>
-        <source>did not answer as expected on %1</source>
-        <translation>在 %1 上的应答不符合预期</translation>
-    </message>
-    <message>
-        <source>cannot be asked: the workspace has none of curl, wget, python3, bash or busybox</source>
-        <translation>无法询问：工作区中没有 curl、wget、python3、bash 或 busybox</translation>
     </message>
     <message>
         <source>Health</source>
@@ -390,6 +338,94 @@
     <message>
         <source>Show the last part of gateway.log in the Logs dock, likely secrets masked</source>
         <translation>在日志停靠窗口中显示 gateway.log 的最后部分，疑似机密已遮盖</translation>
+    </message>
+    <message>
+        <source>empty</source>
+        <translation>为空</translation>
+    </message>
+    <message>
+        <source>An empty gateway script is never valid (an older Paddock wrote it); Paddock removes it when it opens the workspace.</source>
+        <translation>空的网关脚本永远无效（由旧版 Paddock 写入）；Paddock 打开工作区时会删除它。</translation>
+    </message>
+    <message>
+        <source>AgentScope&apos;s MCP gateway, written last by its bootstrap.</source>
+        <translation>AgentScope 的 MCP 网关，由其初始化最后写入。</translation>
+    </message>
+    <message>
+        <source>Paddock&apos;s marker: written last by a bootstrap that is not AgentScope&apos;s.</source>
+        <translation>Paddock 的标记：由非 AgentScope 的初始化最后写入。</translation>
+    </message>
+    <message>
+        <source>The bootstrap is complete: AgentScope&apos;s bootstrap wrote the gateway script last.</source>
+        <translation>初始化已完成：AgentScope 的初始化最后写入了网关脚本。</translation>
+    </message>
+    <message>
+        <source>The bootstrap is complete (Paddock&apos;s marker); that bootstrap installs no gateway.</source>
+        <translation>初始化已完成（Paddock 的标记）；这种初始化不安装网关。</translation>
+    </message>
+    <message>
+        <source>The bootstrap is not complete: there is no gateway script and no marker; opening the workspace bootstraps it again.</source>
+        <translation>初始化未完成：既没有网关脚本也没有标记；打开工作区时会重新初始化。</translation>
+    </message>
+    <message>
+        <source>complete</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>not complete</source>
+        <translation>未完成</translation>
+    </message>
+    <message>
+        <source>%1, changed %2</source>
+        <translation>%1，修改于 %2</translation>
+    </message>
+    <message>
+        <source>Emptied each time the gateway starts.</source>
+        <translation>每次网关启动时清空。</translation>
+    </message>
+    <message>
+        <source>The gateway has not been started here.</source>
+        <translation>网关尚未在此启动过。</translation>
+    </message>
+    <message>
+        <source>not asked</source>
+        <translation>未询问</translation>
+    </message>
+    <message>
+        <source>Check Health asks it from inside the workspace.</source>
+        <translation>“检查健康状态”会从工作区内部询问它。</translation>
+    </message>
+    <message>
+        <source>answers</source>
+        <translation>有应答</translation>
+    </message>
+    <message>
+        <source>The gateway answers on %1 (asked with %2).</source>
+        <translation>网关在 %1 上有应答（使用 %2 询问）。</translation>
+    </message>
+    <message>
+        <source>not running</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <source>The gateway is not running: nothing listens on %1 (the workspace was paused or made again since, or the gateway crashed: see gateway.log).</source>
+        <translation>网关未运行：%1 上没有程序监听（之后工作区被暂停或重建，或网关已崩溃：请查看 gateway.log）。</translation>
+    </message>
+    <message>
+        <source>unexpected answer</source>
+        <translation>应答不符合预期</translation>
+    </message>
+    <message>
+        <source>The gateway did not answer as expected on %1.</source>
+        <translation>网关在 %1 上的应答不符合预期。</translation>
+    </message>
+    <message>
+        <source>cannot be asked</source>
+        <translation>无法询问</translation>
+    </message>
+    <message>
+        <source>The gateway cannot be asked: the workspace has none of curl, wget, python3, bash or busybox.</source>
+        <translation>无法询问网关：工作区中没有 curl、wget、python3、bash 或 busybox。</translation>
     </message>
 </context>
 <context>

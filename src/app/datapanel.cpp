@@ -61,6 +61,7 @@ DataPanel::DataPanel(QWidget *parent)
     splitter->addWidget(previewPane);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 2);
+    splitter->setSizes({1, 2}); // a third, two thirds
     splitter->setChildrenCollapsible(false);
     layout->addWidget(splitter, 1);
     m_view->setObjectName(QStringLiteral("dataView"));
@@ -69,6 +70,9 @@ DataPanel::DataPanel(QWidget *parent)
     m_view->setSortingEnabled(false);
     m_view->header()->setSectionResizeMode(QHeaderView::Interactive);
     m_view->header()->resizeSection(NameColumn, 220);
+    m_view->header()->resizeSection(SizeColumn, fontMetrics().horizontalAdvance(QStringLiteral("1023.9 MB")) + 16);
+    m_view->header()->resizeSection(TypeColumn,
+                                    fontMetrics().horizontalAdvance(QStringLiteral("jpeg (image/jpeg)")) + 16);
     m_info->setObjectName(QStringLiteral("dataPreviewInfo"));
     m_info->setWordWrap(true);
     m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -273,7 +277,7 @@ void DataPanel::preview()
         showImage(path);
     } else if (kind == DataKind::Json || kind == DataKind::Text) {
         m_previews->setCurrentWidget(m_text);
-        m_info->setText(tr("%1: %2").arg(path, dataKindMediaType(kind)));
+        m_info->setText(dataKindMediaType(kind)); // the page's own header names the file
         m_text->setRedact(redact());
         m_text->open(workspace(), path);
     } else {

@@ -83,6 +83,7 @@ FilesPanel::FilesPanel(QWidget *parent)
     splitter->addWidget(previewPane);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 1);
+    splitter->setSizes({1, 1}); // half each
     splitter->setChildrenCollapsible(false);
     layout->addWidget(splitter, 1);
     m_view->setObjectName(QStringLiteral("filesView"));
@@ -90,6 +91,9 @@ FilesPanel::FilesPanel(QWidget *parent)
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->header()->setSectionResizeMode(QHeaderView::Interactive);
     m_view->header()->resizeSection(NameColumn, 240);
+    m_view->header()->resizeSection(SizeColumn, fontMetrics().horizontalAdvance(QStringLiteral("1023.9 MB")) + 16);
+    m_view->header()->resizeSection(
+        ModifiedColumn, fontMetrics().horizontalAdvance(Inspector::timeText(QDateTime::currentDateTime())) + 24);
     m_info->setObjectName(QStringLiteral("filePreviewInfo"));
     m_info->setWordWrap(true);
     m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -399,7 +403,8 @@ void FilesPanel::preview()
         showImage(path);
         return;
     }
-    m_info->setText(node == Node::Symlink ? tr("%1: a link; what it points to is shown").arg(path) : path);
+    // The page's own header names the file.
+    m_info->setText(node == Node::Symlink ? tr("%1: a link; what it points to is shown").arg(path) : QString());
     m_text->setRedact(redact());
     m_text->open(workspace(), path);
 }

@@ -230,81 +230,99 @@ void GatewayPanel::render()
         notes.append(tr("The gateway home could not be read: %1").arg(Inspector::errorText(*gateway.filesError)));
         kind = std::max(kind, InspectorNote::Kind::Warning);
     }
-    if (notes.isEmpty())
-        m_note->clear();
-    else
-        m_note->setNote(kind, notes.join(u'\n'));
 
+    // Short values in the rows (each explained in its tooltip); the verdicts in prose above them.
     QList<InspectorItem> items;
     items.append(row(QStringLiteral("home"), tr("Gateway home"), gateway.home));
     if (!gateway.filesError) {
-        if (gateway.scriptEmpty)
-            items.append(row(QStringLiteral("script"), QStringLiteral("_mcp_gateway_app.py"),
-                             tr("empty: never valid (an older Paddock wrote it); Paddock removes it when it opens the "
-                                "workspace"),
-                             Tone::Error));
-        else
-            items.append(row(QStringLiteral("script"), QStringLiteral("_mcp_gateway_app.py"),
-                             gateway.scriptPresent ? tr("present") : tr("missing"),
-                             gateway.scriptPresent ? Tone::Normal : Tone::Dim));
-        items.append(
+        InspectorItem script = row(QStringLiteral("script"), QStringLiteral("_mcp_gateway_app.py"),
+                                   gateway.scriptEmpty         ? tr("empty")
+                                       : gateway.scriptPresent ? tr("present")
+                                                               : tr("missing"),
+                                   gateway.scriptEmpty         ? Tone::Error
+                                       : gateway.scriptPresent ? Tone::Normal
+                                                               : Tone::Dim);
+        script.toolTip = gateway.scriptEmpty
+            ? tr("An empty gateway script is never valid (an older Paddock wrote it); Paddock removes it when it "
+                 "opens the workspace.")
+            : tr("AgentScope's MCP gateway, written last by its bootstrap.");
+        items.append(script);
+        InspectorItem marker =
             row(QStringLiteral("marker"), QStringLiteral(".bootstrap-complete"),
-                gateway.paddockMarker ? tr("present: a bootstrap that is not AgentScope's completed") : tr("absent"),
-                gateway.paddockMarker ? Tone::Normal : Tone::Dim));
+                gateway.paddockMarker ? tr("present") : tr("absent"), gateway.paddockMarker ? Tone::Normal : Tone::Dim);
+        marker.toolTip = tr("Paddock's marker: written last by a bootstrap that is not AgentScope's.");
+        items.append(marker);
         items.append(row(QStringLiteral("venv"), QStringLiteral(".venv/"),
                          gateway.venvPresent ? tr("present") : tr("absent"),
                          gateway.venvPresent ? Tone::Normal : Tone::Dim));
         QString bootstrap;
         if (gateway.scriptPresent && !gateway.scriptEmpty)
-            bootstrap = tr("complete: AgentScope's bootstrap wrote the gateway script last");
+            bootstrap = tr("The bootstrap is complete: AgentScope's bootstrap wrote the gateway script last.");
         else if (gateway.paddockMarker)
-            bootstrap = tr("complete (Paddock's marker); this bootstrap installs no gateway");
+            bootstrap = tr("The bootstrap is complete (Paddock's marker); that bootstrap installs no gateway.");
         else
-            bootstrap = tr("not complete: no gateway script and no marker; opening the workspace bootstraps it again");
-        items.append(row(QStringLiteral("bootstrap"), tr("Bootstrap"), bootstrap,
-                         gateway.bootstrapComplete() ? Tone::Strong : Tone::Warning));
-        if (gateway.log) {
-            items.append(
-                row(QStringLiteral("log"), QStringLiteral("gateway.log"),
-                    tr("%1, changed %2 (emptied each time the gateway starts)")
-                        .arg(Inspector::sizeText(gateway.log->size), Inspector::timeText(gateway.log->modified))));
-        } else {
-            items.append(row(QStringLiteral("log"), QStringLiteral("gateway.log"),
-                             tr("absent: the gateway has not been started here"), Tone::Dim));
-        }
+            bootstrap = tr("The bootstrap is not complete: there is no gateway script and no marker; opening the "
+                           "workspace bootstraps it again.");
+        notes.append(bootstrap);
+        if (!gateway.bootstrapComplete())
+            kind = std::max(kind, InspectorNote::Kind::Warning);
+        InspectorItem verdict = row(QStringLiteral("bootstrap"), tr("Bootstrap"),
+                                    gateway.bootstrapComplete() ? tr("complete") : tr("not complete"),
+                                    gateway.bootstrapComplete() ? Tone::Strong : Tone::Warning);
+        verdict.toolTip = bootstrap;
+        items.append(verdict);
+        InspectorItem log = gateway.log
+            ? row(QStringLiteral("log"), QStringLiteral("gateway.log"),
+                  tr("%1, changed %2")
+                      .arg(Inspector::sizeText(gateway.log->size), Inspector::timeText(gateway.log->modified)))
+            : row(QStringLiteral("log"), QStringLiteral("gateway.log"), tr("absent"), Tone::Dim);
+        log.toolTip =
+            gateway.log ? tr("Emptied each time the gateway starts.") : tr("The gateway has not been started here.");
+        items.append(log);
     }
     QString health;
+    QString healthText;
     Tone tone = Tone::Normal;
     const QString port = gateway.portFromCommandLine ? tr("port %1 (from its command line)").arg(gateway.port)
                                                      : tr("port %1 (the default)").arg(gateway.port);
     switch (gateway.health) {
     case GatewayView::Health::NotAsked:
-        health = tr("not asked: Check Health asks it from inside the workspace");
+        health = tr("not asked");
+        healthText = tr("Check Health asks it from inside the workspace.");
         tone = Tone::Dim;
         break;
     case GatewayView::Health::Up:
-        health = tr("answers: %1, asked with %2").arg(port, gateway.probeTool);
+        health = tr("answers");
+        healthText = tr("The gateway answers on %1 (asked with %2).").arg(port, gateway.probeTool);
         tone = Tone::Strong;
         break;
     case GatewayView::Health::Down:
-        health = tr("not running: nothing listens on %1 (paused or made again since, or it crashed: see gateway.log)")
-                     .arg(port);
+        health = tr("not running");
+        healthText = tr("The gateway is not running: nothing listens on %1 (the workspace was paused or made again "
+                        "since, or the gateway crashed: see gateway.log).")
+                         .arg(port);
         tone = Tone::Warning;
         break;
     case GatewayView::Health::Error:
-        health = tr("did not answer as expected on %1").arg(port);
+        health = tr("unexpected answer");
+        healthText = tr("The gateway did not answer as expected on %1.").arg(port);
         tone = Tone::Error;
         break;
     case GatewayView::Health::NoTool:
-        health = tr("cannot be asked: the workspace has none of curl, wget, python3, bash or busybox");
+        health = tr("cannot be asked");
+        healthText = tr("The gateway cannot be asked: the workspace has none of curl, wget, python3, bash or busybox.");
         tone = Tone::Warning;
         break;
     }
+    if (gateway.health != GatewayView::Health::NotAsked)
+        notes.append(healthText);
     InspectorItem healthRow = row(QStringLiteral("health"), tr("Health"), health, tone);
+    healthRow.toolTip = healthText;
     if (!gateway.healthDetail.isEmpty())
         healthRow.children.append(row(QStringLiteral("detail"), tr("Answer"), gateway.healthDetail));
     healthRow.expand = true;
     items.append(healthRow);
+    m_note->setNote(kind, notes.join(u'\n'));
     syncItems(m_model, items, m_view);
     m_view->setRootIsDecorated(!healthRow.children.isEmpty());
 }

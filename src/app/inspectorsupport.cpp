@@ -219,9 +219,11 @@ void syncChildren(QStandardItemModel *model, QStandardItem *parent, const QList<
             }
         }
         applyItem(model, parent, i, item, columns);
+        const bool hadChildren = parent->child(i, 0)->hasChildren();
         if (inserted || !item.keepChildren)
             syncChildren(model, parent->child(i, 0), item.children, view);
-        if (inserted && item.expand && view && !item.children.isEmpty())
+        // Opened when it first appears, or first gets children.
+        if (item.expand && view && !hadChildren && !item.children.isEmpty())
             view->expand(model->indexFromItem(parent->child(i, 0)));
     }
 }

@@ -336,6 +336,7 @@ SessionsPanel::SessionsPanel(QWidget *parent)
     m_splitter->addWidget(m_sessionPane);
     m_splitter->setStretchFactor(0, 1);
     m_splitter->setStretchFactor(1, 3);
+    m_splitter->setSizes({1, 3});
     m_splitter->setChildrenCollapsible(false);
     m_sessionPane->hide();
 

@@ -42,6 +42,7 @@ SkillsPanel::SkillsPanel(QWidget *parent)
     splitter->addWidget(m_detail);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 1);
+    splitter->setSizes({3, 1});
     splitter->setChildrenCollapsible(false);
     layout->addWidget(splitter, 1);
     m_view->setObjectName(QStringLiteral("skillsView"));

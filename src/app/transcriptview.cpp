@@ -172,6 +172,7 @@ TranscriptView::TranscriptView(QWidget *parent)
     m_splitter->addWidget(m_detail);
     m_splitter->setStretchFactor(0, 2);
     m_splitter->setStretchFactor(1, 3);
+    m_splitter->setSizes({1, 2});
     m_splitter->setChildrenCollapsible(false);
     m_state.palette = palette();
     m_state.monospaceFamily = QFontDatabase::systemFont(QFontDatabase::FixedFont).family();

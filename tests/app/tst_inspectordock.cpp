@@ -42,6 +42,7 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListView>
@@ -458,6 +459,11 @@ void TestInspectorDock::toolResultFileOpensPageByPage()
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(page->text(), QString::fromUtf8(file.readAll()));
     QCOMPARE(page->path(), QStringLiteral("sessions/") + Session1 + u'/' + ToolResult);
+    // A link that leads out of the workspace (a transcript can name any path) is refused, said so.
+    transcript->followLink(QStringLiteral("inspect:file/../../../../../../etc/hostname"));
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isReading() && page->note()->kind() == InspectorNote::Kind::Error, Long);
+    QVERIFY(page->text().isEmpty());
+    QVERIFY(page->note()->text().contains(InspectorText::tr("Refused: %1").section(u':', 0, 0)));
     // The tool results are offered from the session's header too.
     QTRY_VERIFY_WITH_TIMEOUT(sessions->toolResultsButton()->isEnabled(), Long);
     QCOMPARE(sessions->toolResultsButton()->menu()->actions().size(), 1);
@@ -817,6 +823,22 @@ void TestInspectorDock::filesTreePreviewsAndRefusals()
     files->select(m_workdir + QStringLiteral("/scratch/outside"));
     QTRY_COMPARE_WITH_TIMEOUT(files->textPreview()->note()->kind(), InspectorNote::Kind::Error, Long);
     QVERIFY(files->textPreview()->text().isEmpty());
+
+    // Save As: a copy on this computer, through the session; the workspace is not touched.
+    files->select(readme);
+    QTRY_COMPARE_WITH_TIMEOUT(files->currentPath(), readme, Long);
+    const QString saved = m_dir->filePath(QStringLiteral("saved/README copy.md"));
+    QVERIFY(QDir().mkpath(QFileInfo(saved).path()));
+    files->saveButton()->click();
+    QFileDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = dock->findChild<QFileDialog *>(QStringLiteral("saveAsDialog"))) != nullptr);
+    dialog->selectFile(saved);
+    QMetaObject::invokeMethod(dialog, "accept"); // as its Save button does
+    QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(saved), Long);
+    QFile copy(saved);
+    QVERIFY(copy.open(QIODevice::ReadOnly));
+    QVERIFY(file.seek(0));
+    QCOMPARE(copy.readAll(), file.readAll());
 
     // A picture.
     files->select(m_workdir + QStringLiteral("/data/") + Png2);
