@@ -210,6 +210,13 @@
             <numerusform>The skill index (%n bytes) is not valid JSON; AgentScope treats it as empty and rewrites it.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>only %1 of %n byte(s) came back</source>
+        <translation>
+            <numerusform>only %1 of %n byte came back</numerusform>
+            <numerusform>only %1 of %n bytes came back</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
@@ -432,6 +439,23 @@
         <translation>
             <numerusform>Stopping %n workspace…</numerusform>
             <numerusform>Stopping %n workspaces…</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>paddockctl</name>
+    <message numerus="yes">
+        <source>Sessions (%n)</source>
+        <translation>
+            <numerusform>Sessions (%n)</numerusform>
+            <numerusform>Sessions (%n)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Data (%n file(s))</source>
+        <translation>
+            <numerusform>Data (%n file)</numerusform>
+            <numerusform>Data (%n files)</numerusform>
         </translation>
     </message>
 </context>

@@ -3343,10 +3343,6 @@
         <translation>检查器已停止读取此工作区</translation>
     </message>
     <message>
-        <source>none of curl, wget, python3, bash or busybox is in the workspace to ask it</source>
-        <translation>工作区中没有 curl、wget、python3、bash 或 busybox，无法向其询问</translation>
-    </message>
-    <message>
         <source>nothing listens on 127.0.0.1:%1 in the workspace</source>
         <translation>工作区中没有程序监听 127.0.0.1:%1</translation>
     </message>
@@ -3389,6 +3385,36 @@
     <message>
         <source>the health check did not end in time</source>
         <translation>健康检查未能按时结束</translation>
+    </message>
+    <message>
+        <source>none of curl, wget, python3, bash, nc or busybox is in the workspace to ask it</source>
+        <translation>工作区中没有 curl、wget、python3、bash、nc 或 busybox，无法向其询问</translation>
+    </message>
+    <message>
+        <source>no tool in the workspace could ask it (%1 did not run)</source>
+        <translation>工作区中没有可用于询问的工具（%1 无法运行）</translation>
+    </message>
+    <message numerus="yes">
+        <source>only %1 of %n byte(s) came back</source>
+        <translation>
+            <numerusform>%n 个字节中只读回了 %1 个</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 did not arrive whole in the Pod: %2 was left as it was</source>
+        <translation>%1 未完整传到 Pod 中：%2 保持原样</translation>
+    </message>
+    <message>
+        <source>%1 kept changing while it was resolved in the sandbox</source>
+        <translation>在沙箱中解析 %1 时它一直在变化</translation>
+    </message>
+    <message>
+        <source>cannot resolve %1 in the sandbox: %2</source>
+        <translation>无法在沙箱中解析 %1：%2</translation>
+    </message>
+    <message>
+        <source>the workspace is %1: its files can be read only while it runs</source>
+        <translation>工作区处于 %1 状态：只有在运行时才能读取其文件</translation>
     </message>
 </context>
 <context>
@@ -5208,6 +5234,312 @@ Exit codes: 0 success, 1 the operation failed, 2 usage error.
 
 退出码：0 表示成功，1 表示操作失败，2 表示用法错误。
 </translation>
+    </message>
+    <message>
+        <source>
+inspect shows what is inside a workspace (all sections, or --section&apos;s), every
+secret masked; it writes nothing to the workspace.
+</source>
+        <translation>
+inspect 显示工作区里有什么（全部部分，或 --section 指定的部分），所有机密均已遮盖；
+它不会向工作区写入任何内容。
+</translation>
+    </message>
+    <message>
+        <source>inspect: %1: %2</source>
+        <translation>inspect：%1：%2</translation>
+    </message>
+    <message>
+        <source>Workspace %1</source>
+        <translation>工作区 %1</translation>
+    </message>
+    <message>
+        <source>Sandbox</source>
+        <translation>沙箱</translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <source>Backend</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <source>%1 (profile %2)</source>
+        <translation>%1（配置文件 %2）</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Image</source>
+        <translation>镜像</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>创建时间</translation>
+    </message>
+    <message>
+        <source>Expires</source>
+        <translation>过期时间</translation>
+    </message>
+    <message>
+        <source>Last activity</source>
+        <translation>最后活动</translation>
+    </message>
+    <message>
+        <source>Resource %1</source>
+        <translation>资源 %1</translation>
+    </message>
+    <message>
+        <source>Endpoint %1</source>
+        <translation>端点 %1</translation>
+    </message>
+    <message>
+        <source>Workdir</source>
+        <translation>工作目录</translation>
+    </message>
+    <message>
+        <source>Gateway home</source>
+        <translation>网关主目录</translation>
+    </message>
+    <message>
+        <source>Host folder</source>
+        <translation>主机文件夹</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>not read: %1</source>
+        <translation>未读取：%1</translation>
+    </message>
+    <message>
+        <source>  Metadata</source>
+        <translation>  元数据</translation>
+    </message>
+    <message>
+        <source>Files</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>AgentScope&apos;s</source>
+        <translation>AgentScope 的</translation>
+    </message>
+    <message>
+        <source>Agent files</source>
+        <translation>智能体文件</translation>
+    </message>
+    <message>
+        <source>In progress</source>
+        <translation>进行中</translation>
+    </message>
+    <message>
+        <source>%1 (since %2)</source>
+        <translation>%1（始于 %2）</translation>
+    </message>
+    <message numerus="yes">
+        <source>Sessions (%n)</source>
+        <translation>
+            <numerusform>会话（%n 个）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>  sessions/&lt;id&gt;/context.jsonl holds the history compressed out of the agents&apos; context, not all of it; sessions that never compressed have no folder.</source>
+        <translation>  sessions/&lt;id&gt;/context.jsonl 保存的是从智能体上下文中压缩移出的历史，而不是全部历史；从未压缩过的会话没有文件夹。</translation>
+    </message>
+    <message>
+        <source>SESSION</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <source>MODIFIED</source>
+        <translation>修改时间</translation>
+    </message>
+    <message>
+        <source>SIZE</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>LINES</source>
+        <translation>行数</translation>
+    </message>
+    <message>
+        <source>TOOL RESULTS</source>
+        <translation>工具结果</translation>
+    </message>
+    <message>
+        <source>Skills</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>  no skills/ folder</source>
+        <translation>  没有 skills/ 文件夹</translation>
+    </message>
+    <message>
+        <source>ignored by AgentScope: %1</source>
+        <translation>AgentScope 会忽略：%1</translation>
+    </message>
+    <message>
+        <source>  %1: unreadable (AgentScope treats it as empty): %2</source>
+        <translation>  %1：无法读取（AgentScope 将其视为空）：%2</translation>
+    </message>
+    <message>
+        <source>  %1: matches the skills on disk</source>
+        <translation>  %1：与磁盘上的技能一致</translation>
+    </message>
+    <message>
+        <source>  %1: differs from the disk (only listed: %2; only on disk: %3; changed: %4)</source>
+        <translation>  %1：与磁盘不一致（仅在索引中：%2；仅在磁盘上：%3；已更改：%4）</translation>
+    </message>
+    <message>
+        <source>  (not every entry of skills/ was listed)</source>
+        <translation>  （skills/ 中并非所有条目都已列出）</translation>
+    </message>
+    <message>
+        <source>MCP servers</source>
+        <translation>MCP 服务器</translation>
+    </message>
+    <message>
+        <source>  no .mcp: every session uses the manager&apos;s default MCP servers</source>
+        <translation>  没有 .mcp：每个会话都使用管理器的默认 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>  .mcp version %1, %2</source>
+        <translation>  .mcp 版本 %1，%2</translation>
+    </message>
+    <message>
+        <source>  warning: %1</source>
+        <translation>  警告：%1</translation>
+    </message>
+    <message>
+        <source>  legacy scope (no agent, no session)</source>
+        <translation>  旧版作用域（无智能体，无会话）</translation>
+    </message>
+    <message>
+        <source>  agent %1, session %2</source>
+        <translation>  智能体 %1，会话 %2</translation>
+    </message>
+    <message>
+        <source>    none (explicitly: not the defaults)</source>
+        <translation>    无（明确设置为无，而非默认值）</translation>
+    </message>
+    <message>
+        <source>      env: %1</source>
+        <translation>      环境变量：%1</translation>
+    </message>
+    <message>
+        <source>      headers: %1</source>
+        <translation>      请求头：%1</translation>
+    </message>
+    <message>
+        <source>      skipped by AgentScope: %1</source>
+        <translation>      AgentScope 会跳过：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Data (%n file(s))</source>
+        <translation>
+            <numerusform>数据（%n 个文件）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>  no data/ folder</source>
+        <translation>  没有 data/ 文件夹</translation>
+    </message>
+    <message>
+        <source>unreferenced</source>
+        <translation>未被引用</translation>
+    </message>
+    <message>
+        <source>  (references: not every session file was read)</source>
+        <translation>  （引用：并非所有会话文件都已读取）</translation>
+    </message>
+    <message>
+        <source>not asked</source>
+        <translation>未询问</translation>
+    </message>
+    <message>
+        <source>not asked: %1</source>
+        <translation>未询问：%1</translation>
+    </message>
+    <message>
+        <source>up on port %1 (asked with %2)</source>
+        <translation>在端口 %1 上运行（使用 %2 询问）</translation>
+    </message>
+    <message>
+        <source>down: %1</source>
+        <translation>未运行：%1</translation>
+    </message>
+    <message>
+        <source>unknown: %1</source>
+        <translation>未知：%1</translation>
+    </message>
+    <message>
+        <source>Gateway</source>
+        <translation>网关</translation>
+    </message>
+    <message>
+        <source>Home</source>
+        <translation>主目录</translation>
+    </message>
+    <message>
+        <source>Script</source>
+        <translation>脚本</translation>
+    </message>
+    <message>
+        <source>empty (never valid)</source>
+        <translation>为空（永远无效）</translation>
+    </message>
+    <message>
+        <source>present</source>
+        <translation>存在</translation>
+    </message>
+    <message>
+        <source>missing</source>
+        <translation>缺失</translation>
+    </message>
+    <message>
+        <source>Bootstrap</source>
+        <translation>初始化</translation>
+    </message>
+    <message>
+        <source>complete</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>not complete</source>
+        <translation>未完成</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1，%2</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Health</source>
+        <translation>健康状态</translation>
+    </message>
+    <message>
+        <source>--section takes %1, not &quot;%2&quot;</source>
+        <translation>--section 的取值为 %1，而不是“%2”</translation>
     </message>
 </context>
 </TS>

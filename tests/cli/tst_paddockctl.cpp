@@ -2,6 +2,7 @@
 // XDG data home.
 
 #include "backendregistry.h"
+#include "inspect/secretmask.h"
 
 #include <QDir>
 #include <QFile>
@@ -569,6 +570,76 @@ private Q_SLOTS:
         QVERIFY2(out.startsWith(busy + QStringLiteral(" not idle for long enough (idle ")), qPrintable(out));
         QCOMPARE(out.count(u'\n'), 1);
         QCOMPARE(state(idle), QStringLiteral("Running"));
+    }
+
+    // inspect: every section of a workspace holding AgentScope's fixtures, as text and as JSON,
+    // with no secret in either; a section alone; bad input.
+    void inspectShowsEverySectionMasked()
+    {
+        const QString id = run(local({"open", "--user", "u", "--agent", "agent-1"})).out.trimmed();
+        QVERIFY(!id.isEmpty());
+        const QString workdir = m_basedir + u'/' + id;
+        const QString fixtures = QStringLiteral(AGENTSCOPE_FIXTURES);
+        const auto copy = [](const QString &from, const QString &to) {
+            QDirIterator it(from, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+            while (it.hasNext()) {
+                const QString file = it.next();
+                const QString target = to + file.mid(from.size());
+                QDir().mkpath(QFileInfo(target).path());
+                QFile::remove(target);
+                if (!QFile::copy(file, target))
+                    return false;
+            }
+            return true;
+        };
+        QVERIFY(copy(fixtures + QStringLiteral("/sandbox/workspace"), workdir));
+        QVERIFY(copy(fixtures + QStringLiteral("/sandbox/root/.agentscope"), workdir + QStringLiteral("/.agentscope")));
+
+        const Run text = run(local({QStringLiteral("inspect"), id}));
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(!text.out.contains(QStringLiteral("sample-secret-")), qPrintable(text.out));
+        QVERIFY(!text.err.contains(QStringLiteral("sample-secret-")));
+        const QStringList expected{QStringLiteral("Sessions (2)"),
+                                   QStringLiteral("6f1c2a9e4b7d4e0f9a3c5b8d2e1f0a47"),
+                                   QStringLiteral("agent-1/csv-audit"),
+                                   QStringLiteral("MCP servers"),
+                                   QStringLiteral("GITHUB_PERSONAL_ACCESS_TOKEN=") + Paddock::Inspect::maskGlyph(),
+                                   QStringLiteral("Data ("),
+                                   QStringLiteral("Gateway"),
+                                   QStringLiteral("compressed out")};
+        for (const QString &line : expected)
+            QVERIFY2(text.out.contains(line), qPrintable(line));
+
+        const Run json = run(local({QStringLiteral("inspect"), id, QStringLiteral("--json")}));
+        QCOMPARE(json.exitCode, 0);
+        QVERIFY(!json.out.contains(QStringLiteral("sample-secret-")));
+        const QJsonObject report = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QCOMPARE(report.keys(),
+                 (QStringList{QStringLiteral("data"), QStringLiteral("gateway"), QStringLiteral("mcp"),
+                              QStringLiteral("overview"), QStringLiteral("sessions"), QStringLiteral("skills")}));
+        QCOMPARE(report[QLatin1String("overview")][QLatin1String("workspaceId")].toString(), id);
+        const QJsonArray sessions = report[QLatin1String("sessions")].toArray();
+        QCOMPARE(sessions.size(), 2);
+        for (const QJsonValue &session : sessions)
+            QCOMPARE(session[QLatin1String("lines")].toInt(), 4);
+        QCOMPARE(report[QLatin1String("mcp")][QLatin1String("config")][QLatin1String("version")].toInt(), 2);
+        QCOMPARE(report[QLatin1String("gateway")][QLatin1String("scriptPresent")].toBool(), true);
+
+        const Run mcp = run(local({QStringLiteral("inspect"), id, QStringLiteral("--section"), QStringLiteral("mcp"),
+                                   QStringLiteral("--json")}));
+        QCOMPARE(mcp.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(mcp.out.toUtf8()).object().keys(), QStringList{QStringLiteral("mcp")});
+
+        const Run badSection =
+            run(local({QStringLiteral("inspect"), id, QStringLiteral("--section"), QStringLiteral("secrets")}));
+        QCOMPARE(badSection.exitCode, 2);
+        QVERIFY(badSection.err.contains(QStringLiteral("--section")));
+        const Run unknown = run(local({QStringLiteral("inspect"), QStringLiteral("nosuchworkspace")}));
+        QCOMPARE(unknown.exitCode, 1);
+        QVERIFY(unknown.err.contains(QStringLiteral("nosuchworkspace")));
+        QVERIFY(unknown.out.isEmpty());
+        const Run badId = run(local({QStringLiteral("inspect"), QStringLiteral("../x")}));
+        QCOMPARE(badId.exitCode, 2);
     }
 
     void logsFollowShowsNewLines()

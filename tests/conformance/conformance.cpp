@@ -1,6 +1,8 @@
 #include "conformance.h"
 
 #include "bootstraplog.h"
+#include "inspect/secretmask.h"
+#include "inspect/workspaceinspector.h"
 #include "profilesession.h"
 #include "provisioner.h"
 #include "shellquote.h"
@@ -11,6 +13,8 @@
 #endif
 
 #include <QCoreApplication>
+#include <QDirIterator>
+#include <QJsonDocument>
 #include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTest>
@@ -1256,6 +1260,158 @@ int runConformance(int argc, char **argv, const std::function<std::unique_ptr<Co
         status = QTest::qExec(&suite, argc, argv);
     }
     return status;
+}
+
+} // namespace PaddockTest
+
+namespace PaddockTest {
+
+// AgentScope's sandbox fixtures (tests/data/agentscope-workspace/sandbox) uploaded into a workspace
+// opened through a ProfileSession over this backend (workspace/ into the workdir, root/.agentscope/
+// into the gateway home), then read by the inspector as the console and paddockctl read it: every
+// section's content, no sample-secret- value in any of it, the gateway asked and found not running.
+void BackendConformance::inspectorReadsAgentScopesWorkspace()
+{
+    using namespace Paddock::Inspect;
+    if (!m_expect.capabilities.testFlag(Capability::Files))
+        QSKIP("the backend does not have Capability::Files");
+    if (!m_expect.filesMissing.isEmpty())
+        QSKIP(qPrintable(m_expect.filesMissing));
+    TestSession<Backend> session(m_target->makeBackend(), sessionProfile(), m_logs.get(), ProvisionOptions{});
+    const QString id = nextWorkspaceId("inspect");
+    auto opened = QCoro::waitFor(session->open(requestFor(id)));
+    QVERIFY2(opened, why(opened));
+    auto sandbox = QCoro::waitFor(session->find(id));
+    QVERIFY2(sandbox, why(sandbox));
+    remember(sandbox->sandboxId);
+    const WorkspaceLayout layout = session->layout(*sandbox);
+
+    // The fixtures' files, and the folders they need made first (by a command, as an agent would).
+    const QString fixtures = QStringLiteral(AGENTSCOPE_FIXTURES "/sandbox");
+    QList<std::pair<QString, QString>> files; // local file, workspace path
+    QStringList folders;
+    for (const auto &[from, to] : {std::pair{QStringLiteral("/workspace"), layout.workdir},
+                                   std::pair{QStringLiteral("/root/.agentscope"), layout.gatewayHome}}) {
+        QDirIterator it(fixtures + from, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString file = it.next();
+            const QString target = to + file.mid(fixtures.size() + from.size());
+            files.append({file, target});
+            const QString folder = target.left(target.lastIndexOf(u'/'));
+            if (!folders.contains(folder))
+                folders.append(folder);
+        }
+    }
+    QString mkdir = QStringLiteral("mkdir -p");
+    for (const QString &folder : std::as_const(folders))
+        mkdir += u' ' + shellQuote(folder);
+    auto made = shell(session.backend, *sandbox, mkdir);
+    QVERIFY2(made && made->exitCode == 0, made ? made->stdErr.constData() : qPrintable(made.error().message));
+    for (const auto &[from, to] : std::as_const(files)) {
+        auto sent = QCoro::waitFor(session->upload(sandbox->sandboxId, from, to));
+        QVERIFY2(sent, qPrintable(to + QStringLiteral(": ") + (sent ? QString() : sent.error().message)));
+    }
+    const auto noSecret = [](const QJsonObject &json) {
+        return !QJsonDocument(json).toJson().contains("sample-secret-");
+    };
+    const WorkspaceRef ref{session.get(), *sandbox, std::make_shared<CancelToken>()};
+
+    auto overview = QCoro::waitFor(readOverview(ref));
+    QVERIFY2(overview, why(overview));
+    QCOMPARE(overview->details.sandbox.sandboxId, sandbox->sandboxId);
+    QCOMPARE(overview->details.sandbox.workspaceId, id);
+    QCOMPARE(overview->backend, m_expect.name);
+    QVERIFY2(!overview->filesError, qPrintable(overview->filesError ? overview->filesError->message : QString()));
+    QVERIFY(overview->hasMcp && overview->hasData && overview->hasSkills && overview->hasSessions);
+    QStringList agentFiles;
+    for (const FileEntry &entry : std::as_const(overview->agentFiles))
+        agentFiles.append(entry.name);
+    QVERIFY2(agentFiles.contains(QStringLiteral("20260821_q3-review")), qPrintable(agentFiles.join(u',')));
+    QCOMPARE(overview->paddockctlArguments.mid(0, 2), (QStringList{QStringLiteral("--backend"), m_expect.name}));
+    QVERIFY(noSecret(overview->toJson()));
+
+    auto sessions = QCoro::waitFor(readSessions(ref));
+    QVERIFY2(sessions, why(sessions));
+    QCOMPARE(sessions->size(), 2);
+    for (const SessionSummary &listed : std::as_const(*sessions)) {
+        auto read = QCoro::waitFor(readSessionFiles(ref, listed));
+        QVERIFY2(read, why(read));
+        QVERIFY(read->context);
+        QVERIFY(read->size > 0);
+        auto lines = QCoro::waitFor(countContextLines(ref, listed.id));
+        QVERIFY2(lines, why(lines));
+        QCOMPARE(*lines, 4);
+    }
+    TranscriptRead transcript;
+    transcript.sessionId = QStringLiteral("b83e07d5c21a4f6e8d9b0a1c2e3f4d5a");
+    transcript.chunkSize = 1000;
+    QList<TranscriptMessage> messages;
+    auto read = QCoro::waitFor(readTranscript(
+        ref, transcript, [&](QList<TranscriptMessage> page, TranscriptProgress) { messages.append(page); }));
+    QVERIFY2(read, why(read));
+    QCOMPARE(messages.size(), 3); // four lines, two of them one reply
+    QCOMPARE(messages[1].lineCount, 2);
+
+    auto skills = QCoro::waitFor(readSkills(ref));
+    QVERIFY2(skills, why(skills));
+    QCOMPARE(skills->layout.kind, SkillsLayout::Kind::Partitioned);
+    QCOMPARE(skills->skills.size(), 4);
+    for (const SkillView &skill : std::as_const(skills->skills))
+        QVERIFY2(!skill.readError && skill.file.loaded(), qPrintable(skill.path));
+
+    auto mcp = QCoro::waitFor(readMcp(ref));
+    QVERIFY2(mcp, why(mcp));
+    QVERIFY(mcp->config);
+    QCOMPARE(mcp->config->version, 2);
+    QVERIFY(noSecret(mcp->toJson()));
+    QCOMPARE(mcp->config->scopes.first().entries.first().reveal(QStringLiteral("env/GITHUB_PERSONAL_ACCESS_TOKEN")),
+             std::optional<QString>(QStringLiteral("sample-secret-github-pat-0001")));
+
+    auto data = QCoro::waitFor(readData(ref, true));
+    QVERIFY2(data, why(data));
+    QCOMPARE(data->files.size(), 2);
+    for (const DataFile &file : std::as_const(data->files)) {
+        QCOMPARE(file.kind, DataKind::Png);
+        QVERIFY2(!file.referencedFrom.isEmpty(), qPrintable(file.entry.name));
+    }
+    QVERIFY(data->referencesScanned);
+
+    auto gateway = QCoro::waitFor(readGateway(ref, m_expect.capabilities.testFlag(Capability::Exec)));
+    QVERIFY2(gateway, why(gateway));
+    QVERIFY(gateway->scriptPresent && !gateway->scriptEmpty && gateway->venvPresent && gateway->log);
+    QVERIFY(gateway->bootstrapComplete());
+    if (m_expect.capabilities.testFlag(Capability::Exec)) {
+        // Nothing runs the gateway here: asked from inside, it is down (or the image has no tool
+        // to ask it with), never up and never an error.
+        QVERIFY2(gateway->health == GatewayView::Health::Down || gateway->health == GatewayView::Health::NoTool,
+                 qPrintable(gateway->probeTool + u' ' + gateway->healthDetail));
+    }
+    auto tail = QCoro::waitFor(readGatewayLogTail(ref, 64 * 1024));
+    QVERIFY2(tail, why(tail));
+    QVERIFY(tail->contains(QStringLiteral("Uvicorn running")));
+    QVERIFY(!tail->contains(QStringLiteral("sample-secret-")));
+
+    // Paused: the files are read where they are on this computer, else refused at once (a
+    // paused sandbox's file server does not answer), while the overview still has the details.
+    auto paused = QCoro::waitFor(session->pause(*sandbox));
+    QVERIFY2(paused, why(paused));
+    auto now = QCoro::waitFor(session->get(sandbox->sandboxId));
+    QVERIFY2(now, why(now));
+    QCOMPARE(now->state, SandboxState::Paused);
+    const WorkspaceRef pausedRef{session.get(), *now, std::make_shared<CancelToken>()};
+    auto pausedOverview = QCoro::waitFor(readOverview(pausedRef));
+    QVERIFY2(pausedOverview, why(pausedOverview));
+    QCOMPARE(pausedOverview->details.sandbox.state, SandboxState::Paused);
+    auto pausedMcp = QCoro::waitFor(readMcp(pausedRef));
+    if (session->hostFolder(*now).isEmpty()) {
+        QVERIFY(pausedOverview->filesError);
+        QCOMPARE(pausedOverview->filesError->kind, Error::Kind::Conflict);
+        QVERIFY(!pausedMcp);
+        QCOMPARE(pausedMcp.error().kind, Error::Kind::Conflict);
+    } else {
+        QVERIFY2(!pausedOverview->filesError, qPrintable(pausedOverview->filesError->message));
+        QVERIFY2(pausedMcp && pausedMcp->config, why(pausedMcp));
+    }
 }
 
 } // namespace PaddockTest

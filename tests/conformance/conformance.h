@@ -70,6 +70,8 @@ private Q_SLOTS:
     void anotherProcessReattachesWithoutBootstrapping();
     void aLostSandboxIsLetGo();
     void killThroughTheSessionDropsTheWorkspace();
+    // The inspector's reads (src/core/inspect/workspaceinspector.h) over this backend.
+    void inspectorReadsAgentScopesWorkspace();
 
 private:
     QString nextWorkspaceId(const char *what);

@@ -174,11 +174,12 @@ void TestWorkspaceInspector::overviewSaysWhatIsThere()
     QStringList agentFiles;
     for (const FileEntry &entry : std::as_const(overview->agentFiles))
         agentFiles.append(entry.name);
-    // The agents' project folders; the gateway home (.agentscope, inside the workdir locally) and
-    // Paddock's metadata are there too, as what they are: files at the top level.
+    // The agents' project folders.
     QVERIFY2(agentFiles.contains(QStringLiteral("20260821_q3-review")), qPrintable(agentFiles.join(u',')));
     QVERIFY(agentFiles.contains(QStringLiteral("20260822_staging-check")));
     QVERIFY(!agentFiles.contains(QStringLiteral("sessions")));
+    QVERIFY(!agentFiles.contains(QStringLiteral(".agentscope"))); // the gateway home, shown as such
+    QVERIFY(!agentFiles.contains(QStringLiteral(".paddock"))); // Paddock's own
     QStringList transient;
     for (const FileEntry &entry : std::as_const(overview->transient))
         transient.append(entry.name);
@@ -305,6 +306,7 @@ void TestWorkspaceInspector::transcriptComesInPagesAndRangesReadAgain()
     QVERIFY(reread);
     QCOMPARE(again.size(), 1);
     QCOMPARE(again.first().id, merged.id);
+    QCOMPARE(again.first().offset, merged.offset); // the file's offset, not the read's
     QCOMPARE(again.first().blocks.size(), merged.blocks.size());
 
     // Session 1: the tool call is paired with its result, whose truncation links the file.

@@ -109,6 +109,7 @@ QCoro::Task<int> runKill(Session &s);
 QCoro::Task<int> runRenew(Session &s);
 QCoro::Task<int> runSweep(Session &s);
 QCoro::Task<int> runLogs(Session &s);
+QCoro::Task<int> runInspect(Session &s);
 QCoro::Task<int> runHelp(Session &s);
 
 } // namespace Paddock::Ctl

@@ -12,7 +12,7 @@ namespace Paddock::Ctl {
 
 namespace {
 
-constexpr std::array<Command, 11> Table{{
+constexpr std::array<Command, 12> Table{{
     {"assign-id",
      "--isolation per_agent|per_session|per_user --user U --agent A [--session S]",
      {{"isolation", "policy"}, {"user", "id"}, {"agent", "id"}, {"session", "id"}},
@@ -35,6 +35,13 @@ constexpr std::array<Command, 11> Table{{
     {"renew", "ID --seconds N [--allow-shorter]", {{"seconds", "n"}, {"allow-shorter"}}, 1, 1, true, runRenew},
     {"sweep", "--idle SECONDS [--dry-run]", {{"idle", "seconds"}, {"dry-run"}}, 0, 0, true, runSweep},
     {"logs", "ID [--follow]", {{"follow"}}, 1, 1, true, runLogs},
+    {"inspect",
+     "ID [--json] [--section overview|sessions|skills|mcp|data|gateway]",
+     {{"json"}, {"section", "name"}},
+     1,
+     1,
+     true,
+     runInspect},
     {"help", "", {}, 0, 0, false, runHelp},
 }};
 

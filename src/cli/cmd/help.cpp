@@ -27,6 +27,9 @@ QString helpText()
                    "renew sets the expiry to now + N seconds. When that is earlier than the current\n"
                    "expiry, it changes nothing and fails, unless --allow-shorter is given.\n");
     text += Tr::tr("\n"
+                   "inspect shows what is inside a workspace (all sections, or --section's), every\n"
+                   "secret masked; it writes nothing to the workspace.\n");
+    text += Tr::tr("\n"
                    "Global options:\n"
                    "  --backend %1  where workspaces live (default: local)\n"
                    "  --bootstrap FILE       bootstrap commands, one shell command per line\n"

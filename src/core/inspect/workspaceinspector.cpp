@@ -111,10 +111,27 @@ Result<ProfileSession *> usable(const WorkspaceRef &ref)
     return ref.session.data();
 }
 
+// The session, for a read of the workspace's files: only while the sandbox runs, unless its
+// workdir is a folder on this computer (a paused sandbox's file server does not answer: an
+// OpenSandbox execd is frozen, a stopped Pod has no exec).
+Result<ProfileSession *> filesUsable(const WorkspaceRef &ref)
+{
+    auto session = usable(ref);
+    if (!session)
+        return session;
+    if (ref.sandbox.state != SandboxState::Running && (*session)->hostFolder(ref.sandbox).isEmpty()) {
+        const QString state =
+            ref.sandbox.rawState.isEmpty() ? sandboxStateName(ref.sandbox.state) : ref.sandbox.rawState;
+        return fail(
+            Error::conflict(Tr::tr("the workspace is %1: its files can be read only while it runs").arg(state)));
+    }
+    return session;
+}
+
 // A whole file of at most `limit` bytes (a longer one: only its first `limit`, and *truncated).
 QCoro::Task<Result<FileChunk>> readHead(WorkspaceRef ref, QString path, qint64 limit)
 {
-    auto session = usable(ref);
+    auto session = filesUsable(ref);
     if (!session)
         co_return fail(session.error());
     FileChunk whole;
@@ -143,7 +160,7 @@ bool isMissing(const Error &error)
 // The entries of a folder; a missing folder is nullopt.
 QCoro::Task<Result<std::optional<QList<FileEntry>>>> listIfThere(WorkspaceRef ref, QString path)
 {
-    auto session = usable(ref);
+    auto session = filesUsable(ref);
     if (!session)
         co_return fail(session.error());
     auto listed = co_await (*session)->listFolder(ref.sandbox.sandboxId, path);
@@ -240,6 +257,7 @@ void readProbe(const ExecResult &result, GatewayView *view)
 {
     const QList<QByteArray> lines = result.stdOut.split('\n');
     QByteArray body;
+    QStringList tried;
     int status = -1;
     bool inBody = false;
     for (const QByteArray &line : lines) {
@@ -254,6 +272,8 @@ void readProbe(const ExecResult &result, GatewayView *view)
             if (ok && port > 0 && port < 65536)
                 view->port = port;
             view->portFromCommandLine = parts.value(2) == "cmdline";
+        } else if (line.startsWith("tried ")) {
+            tried = QString::fromUtf8(line.mid(6)).split(u' ', Qt::SkipEmptyParts);
         } else if (line.startsWith("tool ")) {
             view->probeTool = QString::fromUtf8(line.mid(5)).trimmed();
         } else if (line.startsWith("status ")) {
@@ -267,7 +287,9 @@ void readProbe(const ExecResult &result, GatewayView *view)
     if (view->probeTool == QLatin1String("none")) {
         view->health = GatewayView::Health::NoTool;
         view->probeTool.clear();
-        view->healthDetail = Tr::tr("none of curl, wget, python3, bash or busybox is in the workspace to ask it");
+        view->healthDetail = tried.isEmpty()
+            ? Tr::tr("none of curl, wget, python3, bash, nc or busybox is in the workspace to ask it")
+            : Tr::tr("no tool in the workspace could ask it (%1 did not run)").arg(tried.join(QStringLiteral(", ")));
         return;
     }
     const QByteArray lower = body.toLower();
@@ -289,34 +311,38 @@ void readProbe(const ExecResult &result, GatewayView *view)
 }
 
 // Asks the gateway's /health from inside the workspace, with whatever the image has: curl, wget,
-// python3 (the system's or the gateway's venv), bash's /dev/tcp, busybox. Reads /proc for the
-// port the gateway was started with; writes nothing. The pattern's brackets keep the script from
-// finding its own command line.
+// python3 (the system's or the gateway's venv), bash's /dev/tcp, nc, busybox nc; a tool that
+// cannot run or crashes (Debian's static busybox wget does) is passed over. Reads /proc for the
+// port this workspace's gateway (<home>/_mcp_gateway_app.py) was started with; writes nothing.
+// The pattern's brackets keep the script from finding its own command line.
 QString probeScript()
 {
-    return QStringLiteral(
-        "home=$1; port=5600; from=default\n"
-        "for f in /proc/[0-9]*/cmdline; do\n"
-        "  c=$(tr '\\000' ' ' < \"$f\" 2>/dev/null) || continue\n"
-        "  case $c in *[_]mcp_gateway_app.py*)\n"
-        "    set -- $c; while [ $# -gt 1 ]; do [ \"$1\" = --port ] && { port=$2; from=cmdline; }; shift; done\n"
-        "    break;;\n"
-        "  esac\n"
-        "done\n"
-        "echo \"port $port $from\"\n"
-        "url=http://127.0.0.1:$port/health\n"
-        "py=; for p in python3 \"$home/.venv/bin/python\"; do command -v \"$p\" >/dev/null 2>&1 && { py=$p; break; }; "
-        "done\n"
-        "if command -v curl >/dev/null 2>&1; then tool=curl; out=$(curl -sS -m 5 \"$url\" 2>&1); s=$?\n"
-        "elif command -v wget >/dev/null 2>&1; then tool=wget; out=$(wget -q -T 5 -O - \"$url\" 2>&1); s=$?\n"
-        "elif [ -n \"$py\" ]; then tool=python3; out=$(\"$py\" -c 'import sys,urllib.request as u\n"
-        "print(u.urlopen(sys.argv[1],timeout=5).read().decode(\"utf-8\",\"replace\"))' \"$url\" 2>&1); s=$?\n"
-        "elif command -v bash >/dev/null 2>&1; then tool=bash; out=$(bash -c 'exec 3<>/dev/tcp/127.0.0.1/'\"$port\"' "
-        "&& printf \"GET /health HTTP/1.0\\r\\nHost: 127.0.0.1\\r\\n\\r\\n\" >&3 && cat <&3' 2>&1); s=$?\n"
-        "elif command -v busybox >/dev/null 2>&1; then tool=busybox; out=$(busybox wget -q -T 5 -O - \"$url\" 2>&1); "
-        "s=$?\n"
-        "else echo 'tool none'; exit 0; fi\n"
-        "echo \"tool $tool\"; echo \"status $s\"; echo body; printf '%s\\n' \"$out\" | head -c 4000\n");
+    return QString::fromUtf8(R"sh(home=$1; port=5600; from=default
+for f in /proc/[0-9]*/cmdline; do
+  c=$(tr '\000' ' ' < "$f" 2>/dev/null) || continue
+  case $c in *"$home"/[_]mcp_gateway_app.py*)
+    set -- $c; while [ $# -gt 1 ]; do [ "$1" = --port ] && { port=$2; from=cmdline; }; shift; done
+    break;;
+  esac
+done
+echo "port $port $from"
+url=http://127.0.0.1:$port/health
+request='GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n'
+have() { command -v "$1" >/dev/null 2>&1; }
+# A tool that cannot run or crashes (126, 127, a signal) says nothing about the gateway: the next one.
+ask() { t=$1; shift; tried="$tried $t"; out=$("$@" 2>&1); s=$?; [ $s -lt 126 ] && tool=$t; }
+py=; for p in python3 "$home/.venv/bin/python"; do have "$p" && { py=$p; break; }; done
+tool=; tried=
+have curl && ask curl curl -sS -m 5 "$url"
+[ -z "$tool" ] && have wget && ask wget wget -q -T 5 -O - "$url"
+[ -z "$tool" ] && [ -n "$py" ] && ask python3 "$py" -c 'import sys,urllib.request as u
+print(u.urlopen(sys.argv[1],timeout=5).read().decode("utf-8","replace"))' "$url"
+[ -z "$tool" ] && have bash && ask bash bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && printf "$0" >&3 && cat <&3' "$request" "$port"
+[ -z "$tool" ] && have nc && ask nc sh -c 'printf "$0" | nc -w 5 127.0.0.1 "$1"' "$request" "$port"
+[ -z "$tool" ] && have busybox && ask busybox sh -c 'printf "$0" | busybox nc -w 5 127.0.0.1 "$1"' "$request" "$port"
+if [ -z "$tool" ]; then echo "tool none"; echo "tried$tried"; exit 0; fi
+echo "tool $tool"; echo "status $s"; echo body; printf '%s\n' "$out" | head -c 4000
+)sh");
 }
 
 } // namespace
@@ -443,6 +469,10 @@ QCoro::Task<Result<Overview>> readOverview(WorkspaceRef ref)
             overview.hasSessions = true;
         else if (entry.name.startsWith(QLatin1String(".skill-staging-")))
             overview.transient.append(entry);
+        else if (overview.layout.workdir + u'/' + entry.name == overview.layout.gatewayHome)
+            continue; // the gateway home inside the workdir (local workspaces): its own section
+        else if (entry.name == QLatin1String(".paddock"))
+            continue; // Paddock's own metadata (local workspaces)
         else
             overview.agentFiles.append(entry);
     }
@@ -549,7 +579,7 @@ QCoro::Task<Result<qint64>> countContextLines(WorkspaceRef ref, QString sessionI
     qint64 lines = 0;
     char last = '\n';
     while (true) {
-        auto session = usable(ref);
+        auto session = filesUsable(ref);
         if (!session)
             co_return fail(session.error());
         auto chunk = co_await (*session)->readFile(ref.sandbox.sandboxId, path, offset, ScanChunk);
@@ -592,7 +622,7 @@ readTranscript(WorkspaceRef ref, TranscriptRead read,
     qint64 chunkSize = std::min<qint64>(64 * 1024, std::max<qint64>(1, read.chunkSize));
     bool first = true;
     while (true) {
-        auto session = usable(ref);
+        auto session = filesUsable(ref);
         if (!session)
             co_return fail(session.error());
         qint64 want = std::min(chunkSize, MaxFileChunk);
@@ -624,6 +654,8 @@ readTranscript(WorkspaceRef ref, TranscriptRead read,
             return reader->takeMessages();
         });
         QList<TranscriptMessage> messages = co_await job;
+        for (TranscriptMessage &message : messages)
+            message.offset += read.offset; // the file's offsets, wherever the read began
         if (ref.cancelled())
             co_return fail(cancelledError());
         progress.bytesRead = offset;
@@ -640,7 +672,7 @@ readTranscript(WorkspaceRef ref, TranscriptRead read,
 
 QCoro::Task<Result<TextPage>> readTextPage(WorkspaceRef ref, QString path, qint64 offset, qint64 length)
 {
-    auto session = usable(ref);
+    auto session = filesUsable(ref);
     if (!session)
         co_return fail(session.error());
     auto chunk = co_await (*session)->readFile(ref.sandbox.sandboxId, path, offset, length);
@@ -917,7 +949,7 @@ QCoro::Task<Result<QHash<QString, QSet<QString>>>> scanReferences(WorkspaceRef r
                     *complete = false;
                     co_return references;
                 }
-                auto usableSession = usable(ref);
+                auto usableSession = filesUsable(ref);
                 if (!usableSession)
                     co_return fail(usableSession.error());
                 auto chunk = co_await (*usableSession)->readFile(ref.sandbox.sandboxId, path, offset, ScanChunk);
@@ -1084,7 +1116,7 @@ QCoro::Task<Result<GatewayView>> readGateway(WorkspaceRef ref, bool probe)
 
 QCoro::Task<Result<QString>> readGatewayLogTail(WorkspaceRef ref, qint64 bytes)
 {
-    auto session = usable(ref);
+    auto session = filesUsable(ref);
     if (!session)
         co_return fail(session.error());
     const QString path = (*session)->layout(ref.sandbox).gatewayHome + QStringLiteral("/gateway.log");
@@ -1095,7 +1127,7 @@ QCoro::Task<Result<QString>> readGatewayLogTail(WorkspaceRef ref, qint64 bytes)
         co_return fail(info.error());
     const qint64 want = std::clamp<qint64>(bytes, 0, MaxFileChunk);
     const qint64 offset = std::max<qint64>(0, info->size - want);
-    auto again = usable(ref);
+    auto again = filesUsable(ref);
     if (!again)
         co_return fail(again.error());
     auto chunk = co_await (*again)->readFile(ref.sandbox.sandboxId, path, offset, want);

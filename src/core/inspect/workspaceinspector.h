@@ -63,7 +63,9 @@ struct Overview
     bool hasData = false;
     bool hasSkills = false;
     bool hasSessions = false;
-    QList<FileEntry> agentFiles; // everything else at the top level: what the agents made
+    // Everything else at the top level: what the agents made (not the gateway home where it is
+    // inside the workdir, nor Paddock's own .paddock metadata).
+    QList<FileEntry> agentFiles;
     // Transient entries AgentScope leaves while it works: .skill-staging-* at the top level and
     // skills/<agent_id>.equipping-<pid>/, with their times (old ones are leftovers of a crash).
     QList<FileEntry> transient;
@@ -114,7 +116,12 @@ struct TranscriptProgress
 // small, so the first page shows soon) and parsed on a worker thread; onPage gets each batch of
 // finished messages on the calling thread as soon as it is parsed, in order. Reads from `offset`
 // (a message's offset: re-reading a range, or continuing) up to `length` bytes (-1: to the end).
-// Reading from an offset counts lines from there (firstLine is relative to it: add what you knew).
+// Messages' offsets are the file's; their line numbers count from where the read began (firstLine
+// is relative to it: add what you knew).
+//
+// Every read of the workspace's files (all the functions below but readOverview's details) is
+// refused with Conflict while the sandbox is not Running, unless its workdir is a folder on this
+// computer (Backend::hostFolder): a paused sandbox's file server does not answer.
 struct TranscriptRead
 {
     QString sessionId;

@@ -10,15 +10,19 @@
 namespace Paddock::Kubernetes {
 
 // The Backend file calls of one Pod, through pod exec: the API server has no file API, and
-// kubectl cp is tar over exec too. Each call is a short POSIX sh script that GNU coreutils and
-// busybox both run (`[ -L ]`, `stat -c`, `readlink`, `tail -c`, `head -c`, `cat`, `mv`), with
-// the paths as arguments, never inside the script. Output comes back byte for byte (the
-// websocket's channels are binary): a listing as NUL-separated fields, a read as the size then
-// the bytes, a download streamed to a QSaveFile, an upload streamed on stdin into a temporary
-// file beside the target, renamed over it at the end.
+// kubectl cp is tar over exec too. Each call is ONE short POSIX sh script that GNU coreutils and
+// busybox both run (`[ -L ]`, `stat -c`, `readlink -f`, `tail -c`, `head -c`, `cat`, `wc -c`,
+// `mv`), with the paths as arguments, never inside the script. Output comes back byte for byte
+// (the websocket's channels are binary): a listing as NUL-separated fields, a read as the size
+// then the bytes, a download streamed to a QSaveFile, an upload streamed on stdin into a
+// temporary file beside the target, renamed over it only when every byte sent arrived.
 //
-// Confinement: every path goes through confineWorkspacePath() and is then resolved in the Pod
-// (`readlink -f`, the same exec as the call itself where it can be): a path that leads out of the
+// Confinement: every path goes through confineWorkspacePath() first. The script then resolves it
+// in the Pod (`readlink -f`), checks the result against the workspace roots (as given and as the
+// Pod resolves them: a workdir behind a symlink in the image works) and acts on what it checked,
+// in the same exec, so nothing can be swapped between a check and its use by another exec: it
+// works from inside the resolved folder (`cd -P`, checked again with `pwd -P`), and reads through
+// the descriptor it opened (what /proc says was opened is checked). A path that leads out of the
 // workdir and the gateway home is refused before anything is read or written.
 class PodFiles
 {
@@ -33,10 +37,8 @@ public:
     QCoro::Task<Result<>> upload(QString localPath, QString path);
 
 private:
-    // `path` confined and resolved in the Pod (followLast: a symlink at its end too).
-    QCoro::Task<Result<QString>> resolve(QString path, bool followLast);
-    // sh -c script with the arguments; output kept whole (not only its first MiB) unless
-    // `onStdout` takes it.
+    // sh -c (the common functions, then `script`) with the workspace roots, then the arguments;
+    // output kept whole (not only its first MiB) unless `onStdout` takes it.
     // (Every argument is passed named by the callers, never a temporary in a co_await: GCC 12.)
     QCoro::Task<Result<ExecResult>> shell(QString script, QStringList arguments,
                                           std::function<void(const QByteArray &)> onStdout, StdinSource stdinSource);
