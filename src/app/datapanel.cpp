@@ -122,10 +122,6 @@ void DataPanel::clearShown()
 
 void DataPanel::load()
 {
-    if (!filesReadable()) {
-        m_note->setNote(InspectorNote::Kind::Info, filesUnreadableText());
-        return;
-    }
     read();
 }
 
@@ -177,8 +173,7 @@ QCoro::Task<void> DataPanel::read()
 void DataPanel::render()
 {
     if (m_error) {
-        m_note->setNote(m_error->kind == Error::Kind::Unsupported ? InspectorNote::Kind::Info
-                                                                  : InspectorNote::Kind::Error,
+        m_note->setNote(Inspector::noteKind(*m_error),
                         tr("data/ could not be read: %1").arg(Inspector::errorText(*m_error)));
         return;
     }

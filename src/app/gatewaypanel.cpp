@@ -110,10 +110,6 @@ void GatewayPanel::clearShown()
 
 void GatewayPanel::load()
 {
-    if (!filesReadable()) {
-        m_note->setNote(InspectorNote::Kind::Info, filesUnreadableText());
-        return;
-    }
     read(false);
 }
 
@@ -208,7 +204,7 @@ void GatewayPanel::render()
     QStringList notes;
     InspectorNote::Kind kind = InspectorNote::Kind::Info;
     if (m_error) {
-        kind = m_error->kind == Error::Kind::Unsupported ? InspectorNote::Kind::Info : InspectorNote::Kind::Error;
+        kind = Inspector::noteKind(*m_error);
         notes.append(tr("The gateway could not be read: %1").arg(Inspector::errorText(*m_error)));
     }
     if (m_logError) {

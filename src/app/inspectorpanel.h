@@ -35,7 +35,9 @@ public:
     bool isLoaded() const { return m_loaded; }
     // Whether the workspace's files can be read now: its sandbox runs, or its workdir is a folder
     // on this computer (local, Docker's bind mount). A paused sandbox's files cannot be reached
-    // (OpenSandbox's execd is stopped with it, a stopped Pod is gone), and asking would only wait.
+    // (OpenSandbox's execd is frozen with it, a stopped Pod is gone), and asking would only wait.
+    // The core's reads refuse them themselves (Conflict); a panel that calls the session's file
+    // calls directly (Files) asks this first.
     bool filesReadable() const;
     // What a panel says in place of its files when they cannot be read.
     QString filesUnreadableText() const;

@@ -366,6 +366,12 @@ QString errorText(const Error &error)
     }
 }
 
+InspectorNote::Kind noteKind(const Error &error)
+{
+    return error.kind == Error::Kind::Unsupported || error.kind == Error::Kind::Conflict ? InspectorNote::Kind::Info
+                                                                                         : InspectorNote::Kind::Error;
+}
+
 QString sizeText(qint64 bytes)
 {
     return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);

@@ -156,6 +156,9 @@ namespace Inspector {
 // How an error of a read is said in a panel: the message, after what it means here ("This
 // backend cannot read a workspace's files" for Unsupported).
 QString errorText(const Paddock::Error &error);
+// How a note says it: information for what is so (a backend without files, a sandbox that is not
+// running: Unsupported, Conflict), an error for what went wrong.
+InspectorNote::Kind noteKind(const Paddock::Error &error);
 QString sizeText(qint64 bytes);
 // A time in the local zone, in the language's short format with seconds.
 QString timeText(const QDateTime &time);

@@ -99,10 +99,6 @@ void McpPanel::clearShown()
 
 void McpPanel::load()
 {
-    if (!filesReadable()) {
-        m_note->setNote(InspectorNote::Kind::Info, filesUnreadableText());
-        return;
-    }
     read();
 }
 
@@ -184,7 +180,7 @@ void McpPanel::render()
     InspectorNote::Kind kind = InspectorNote::Kind::Info;
     QList<InspectorItem> items;
     if (m_error) {
-        kind = m_error->kind == Error::Kind::Unsupported ? InspectorNote::Kind::Info : InspectorNote::Kind::Error;
+        kind = Inspector::noteKind(*m_error);
         notes.append(tr(".mcp could not be read: %1").arg(Inspector::errorText(*m_error)));
     } else if (m_view_ && !m_view_->present) {
         notes.append(tr("There is no .mcp: no session's MCP servers differ from the defaults the workspace manager "

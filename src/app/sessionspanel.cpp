@@ -404,10 +404,6 @@ void SessionsPanel::clearShown()
 
 void SessionsPanel::load()
 {
-    if (!filesReadable()) {
-        m_note->setNote(InspectorNote::Kind::Info, filesUnreadableText());
-        return;
-    }
     loadList();
 }
 
@@ -427,8 +423,7 @@ QCoro::Task<void> SessionsPanel::loadList()
     m_inFlight = 0;
     if (!sessions) {
         m_listError = sessions.error();
-        m_note->setNote(sessions.error().kind == Error::Kind::Unsupported ? InspectorNote::Kind::Info
-                                                                          : InspectorNote::Kind::Error,
+        m_note->setNote(Inspector::noteKind(sessions.error()),
                         tr("The sessions could not be listed: %1").arg(Inspector::errorText(sessions.error())));
         co_return;
     }
@@ -591,17 +586,14 @@ QCoro::Task<void> SessionsPanel::loadTranscript(qint64 offset, int lineBase)
     m_transcriptDone = false;
     m_transcriptError.reset();
     updateSessionHeader();
-    // Offsets may come relative to where the read began: the first page tells.
-    auto offsetBase = std::make_shared<std::optional<qint64>>();
+    // Offsets are the file's; line numbers count from where the read began.
     std::function<void(QList<TranscriptMessage>, TranscriptProgress)> onPage =
-        [self, ref, offset, lineBase, offsetBase](QList<TranscriptMessage> messages, TranscriptProgress progress) {
+        [self, ref, lineBase](QList<TranscriptMessage> messages, TranscriptProgress progress) {
             if (!self || !self->m_transcriptSlot.isCurrent(ref))
                 return;
-            if (!offsetBase->has_value() && !messages.isEmpty())
-                *offsetBase = messages.constFirst().offset < offset ? offset : 0;
             TranscriptModel *model = self->m_transcript->model();
             const bool first = model->rowCount() == 0;
-            model->append(std::move(messages), lineBase, offsetBase->value_or(0));
+            model->append(std::move(messages), lineBase);
             progress.linesRead += lineBase;
             self->m_progress = progress;
             if (first && model->rowCount() > 0 && self->m_transcript->currentRow() < 0)

@@ -69,10 +69,6 @@ void SkillsPanel::clearShown()
 
 void SkillsPanel::load()
 {
-    if (!filesReadable()) {
-        m_note->setNote(InspectorNote::Kind::Info, filesUnreadableText());
-        return;
-    }
     read();
 }
 
@@ -97,8 +93,7 @@ QCoro::Task<void> SkillsPanel::read()
 void SkillsPanel::render()
 {
     if (m_error) {
-        m_note->setNote(m_error->kind == Error::Kind::Unsupported ? InspectorNote::Kind::Info
-                                                                  : InspectorNote::Kind::Error,
+        m_note->setNote(Inspector::noteKind(*m_error),
                         tr("skills/ could not be read: %1").arg(Inspector::errorText(*m_error)));
         if (!m_skills)
             return;
