@@ -73,6 +73,9 @@ DataPanel::DataPanel(QWidget *parent)
     m_view->header()->resizeSection(SizeColumn, fontMetrics().horizontalAdvance(QStringLiteral("1023.9 MB")) + 16);
     m_view->header()->resizeSection(TypeColumn,
                                     fontMetrics().horizontalAdvance(QStringLiteral("jpeg (image/jpeg)")) + 16);
+    m_view->header()->resizeSection(ReferencesColumn, 220);
+    m_view->header()->resizeSection(
+        ModifiedColumn, fontMetrics().horizontalAdvance(Inspector::timeText(QDateTime::currentDateTime())) + 24);
     m_info->setObjectName(QStringLiteral("dataPreviewInfo"));
     m_info->setWordWrap(true);
     m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
