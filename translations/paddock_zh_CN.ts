@@ -2317,24 +2317,6 @@
         <translation>无（不运行任何命令）</translation>
     </message>
     <message>
-        <source>Docker backend:
-  --docker-host URL      the engine: unix:///path or tcp://host:port
-                         (default: DOCKER_HOST, else unix:///var/run/docker.sock)
-  --image IMAGE          image of new containers; it must be on the engine
-                         (default: debian:bookworm-slim)
-  --basedir DIR          host folder for the workspaces&apos; /workspace (default: %1)
-  kill --delete-files    also delete the workspace&apos;s host folder
-</source>
-        <translation>Docker 后端：
-  --docker-host URL      Docker 引擎：unix:///path 或 tcp://host:port
-                         （默认：DOCKER_HOST，未设置时为 unix:///var/run/docker.sock）
-  --image IMAGE          新容器的镜像，必须已在该引擎上
-                         （默认：debian:bookworm-slim）
-  --basedir DIR          工作区 /workspace 在主机上的文件夹（默认：%1）
-  kill --delete-files    同时删除工作区在主机上的文件夹
-</translation>
-    </message>
-    <message>
         <source>--image needs an image name</source>
         <translation>--image 需要指定镜像名称</translation>
     </message>
@@ -2345,16 +2327,6 @@
     <message>
         <source>The folder that holds one folder per workspace; empty for the default</source>
         <translation>存放工作区的文件夹，每个工作区在其中占一个子文件夹；留空则使用默认位置</translation>
-    </message>
-    <message>
-        <source>Local backend:
-  --basedir DIR          the base folder (default: %1)
-  --bubblewrap           run commands inside bubblewrap (bwrap)
-</source>
-        <translation>本地后端：
-  --basedir DIR          基础文件夹（默认：%1）
-  --bubblewrap           在 bubblewrap (bwrap) 中运行命令
-</translation>
     </message>
     <message>
         <source>OpenSandbox</source>
@@ -3416,6 +3388,128 @@
         <source>the workspace is %1: its files can be read only while it runs</source>
         <translation>工作区处于 %1 状态：只有在运行时才能读取其文件</translation>
     </message>
+    <message>
+        <source>a user id is needed: the AgentScope layout keeps each workspace in &lt;base folder&gt;/&lt;user id&gt;/&lt;agent id&gt;</source>
+        <translation>需要用户 ID：AgentScope 布局把每个工作区放在 &lt;基础文件夹&gt;/&lt;用户 ID&gt;/&lt;智能体 ID&gt; 中</translation>
+    </message>
+    <message>
+        <source>an agent id is needed: the AgentScope layout keeps each workspace in a folder named after its agent</source>
+        <translation>需要智能体 ID：AgentScope 布局把每个工作区放在以其智能体命名的文件夹中</translation>
+    </message>
+    <message>
+        <source>the user id &quot;%1&quot; cannot name a folder of the AgentScope layout: it starts with a dot or holds / or \, and would leave the base folder</source>
+        <translation>用户 ID“%1”不能作为 AgentScope 布局中的文件夹名：它以点开头或含有 / 或 \，会超出基础文件夹的范围</translation>
+    </message>
+    <message>
+        <source>the agent id &quot;%1&quot; cannot name a folder of the AgentScope layout: AgentScope refuses agent ids that start with a dot or hold / or \</source>
+        <translation>智能体 ID“%1”不能作为 AgentScope 布局中的文件夹名：AgentScope 拒绝以点开头或含有 / 或 \ 的智能体 ID</translation>
+    </message>
+    <message>
+        <source>the user id &quot;%1&quot; is too long for a folder name (at most 255 bytes)</source>
+        <translation>用户 ID“%1”太长，不能作为文件夹名（最多 255 字节）</translation>
+    </message>
+    <message>
+        <source>the agent id &quot;%1&quot; is too long for a folder name (at most 255 bytes)</source>
+        <translation>智能体 ID“%1”太长，不能作为文件夹名（最多 255 字节）</translation>
+    </message>
+    <message>
+        <source>The AgentScope layout works with the per-agent isolation only: AgentScope keeps one folder per agent, and only that isolation gives each folder one workspace id.</source>
+        <translation>AgentScope 布局只能与按智能体隔离（PER_AGENT）一起使用：AgentScope 为每个智能体保留一个文件夹，只有这种隔离粒度才让每个文件夹对应一个工作区 ID。</translation>
+    </message>
+    <message>
+        <source>unknown layout &quot;%1&quot;; valid choices: paddock, agentscope</source>
+        <translation>未知的布局“%1”；有效值：paddock、agentscope</translation>
+    </message>
+    <message>
+        <source>--layout agentscope works with --isolation per_agent only: AgentScope keeps one folder per agent, and only per_agent gives each folder one workspace id</source>
+        <translation>--layout agentscope 只能与 --isolation per_agent 一起使用：AgentScope 为每个智能体保留一个文件夹，只有 per_agent 才让每个文件夹对应一个工作区 ID</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; holds a colon, which a Docker bind mount of its folder cannot carry</source>
+        <translation>“%1”含有冒号，Docker 无法绑定挂载这样的文件夹</translation>
+    </message>
+    <message>
+        <source>workspace id &quot;%1&quot; cannot be part of the container name %2: Docker names take letters, digits and _ . - only</source>
+        <translation>工作区 ID“%1”不能用在容器名 %2 中：Docker 容器名只能含有字母、数字和 _ . -</translation>
+    </message>
+    <message>
+        <source>container %1 runs already, over another folder than %2</source>
+        <translation>容器 %1 已在运行，但挂载的不是文件夹 %2</translation>
+    </message>
+    <message>
+        <source>the /workspace of container %1 is not a folder &lt;user&gt;/&lt;agent&gt; of %2</source>
+        <translation>容器 %1 的 /workspace 不是 %2 下的 &lt;用户&gt;/&lt;智能体&gt; 文件夹</translation>
+    </message>
+    <message>
+        <source>Removes the container %1 and deletes its host folder %2 with every file of the workspace (closing keeps the folder): its data cannot be recovered.</source>
+        <translation>将移除容器 %1，并删除其宿主机上的文件夹 %2 及工作区的所有文件（关闭会保留该文件夹）：其数据无法恢复。</translation>
+    </message>
+    <message>
+        <source>Paddock: containers paddock-&lt;workspace id&gt; over &lt;folder&gt;/&lt;workspace id&gt;, labelled with the workspace, user and agent ids; closing freezes (or stops) them.
+AgentScope: the containers of AgentScope&apos;s DockerWorkspaceManager, as_ws_&lt;workspace id&gt; over &lt;folder&gt;/&lt;user id&gt;/&lt;agent id&gt;, labelled only as AgentScope labels them (the user and agent are read from the folder); closing removes the container and keeps the folder, listed as Stopped; killing deletes the folder too. Works with the per-agent isolation only.</source>
+        <translation>Paddock：容器名为 paddock-&lt;工作区 ID&gt;，挂载 &lt;文件夹&gt;/&lt;工作区 ID&gt;，带有工作区、用户和智能体 ID 标签；关闭时冻结（或停止）容器。
+AgentScope：AgentScope 的 DockerWorkspaceManager 所用的容器，名为 as_ws_&lt;工作区 ID&gt;，挂载 &lt;文件夹&gt;/&lt;用户 ID&gt;/&lt;智能体 ID&gt;，只带 AgentScope 自己的标签（用户和智能体从文件夹读出）；关闭时移除容器并保留文件夹，列为已停止；销毁时也删除文件夹。只能与按智能体隔离（PER_AGENT）一起使用。</translation>
+    </message>
+    <message>
+        <source>Docker backend:
+  --docker-host URL      the engine: unix:///path or tcp://host:port
+                         (default: DOCKER_HOST, else unix:///var/run/docker.sock)
+  --image IMAGE          image of new containers; it must be on the engine
+                         (default: debian:bookworm-slim)
+  --basedir DIR          host folder for the workspaces&apos; /workspace (default: %1)
+  --layout L             paddock (default): &lt;basedir&gt;/&lt;workspace id&gt;; agentscope:
+                         AgentScope&apos;s as_ws_&lt;id&gt; containers over
+                         &lt;basedir&gt;/&lt;user id&gt;/&lt;agent id&gt;, removed on close, the
+                         folder deleted on kill (with --isolation per_agent only)
+  kill --delete-files    also delete the workspace&apos;s host folder (paddock layout)
+</source>
+        <translation>Docker 后端：
+  --docker-host URL      Docker 引擎：unix:///path 或 tcp://host:port
+                         （默认：DOCKER_HOST，未设置时为 unix:///var/run/docker.sock）
+  --image IMAGE          新容器的镜像，必须已在该引擎上
+                         （默认：debian:bookworm-slim）
+  --basedir DIR          工作区 /workspace 在主机上的文件夹（默认：%1）
+  --layout L             paddock（默认）：&lt;basedir&gt;/&lt;工作区 ID&gt;；agentscope：
+                         AgentScope 的 as_ws_&lt;ID&gt; 容器，挂载
+                         &lt;basedir&gt;/&lt;用户 ID&gt;/&lt;智能体 ID&gt;，关闭时移除容器，
+                         销毁时删除文件夹（只能与 --isolation per_agent 一起使用）
+  kill --delete-files    同时删除工作区在主机上的文件夹（paddock 布局）
+</translation>
+    </message>
+    <message>
+        <source>agent id &quot;%1&quot; would lead out of the base folder %2</source>
+        <translation>智能体 ID“%1”会超出基础文件夹 %2 的范围</translation>
+    </message>
+    <message>
+        <source>in the AgentScope layout the workspace of agent %1 is %2, the id AgentScope&apos;s LocalWorkspaceManager gives its folder, not %3</source>
+        <translation>在 AgentScope 布局中，智能体 %1 的工作区是 %2（AgentScope 的 LocalWorkspaceManager 给其文件夹的 ID），而不是 %3</translation>
+    </message>
+    <message>
+        <source>Deletes the folder %1 with every file of the workspace, which AgentScope gives every user of agent %2: its data cannot be recovered.</source>
+        <translation>将删除文件夹 %1 及工作区的所有文件，AgentScope 让智能体 %2 的所有用户共用它：其数据无法恢复。</translation>
+    </message>
+    <message>
+        <source>Paddock: one folder per workspace, &lt;folder&gt;/&lt;workspace id&gt;, with Paddock&apos;s metadata inside it.
+AgentScope: the folders AgentScope&apos;s LocalWorkspaceManager keeps, &lt;folder&gt;/&lt;agent id&gt;, one per agent whoever the user (no user is recorded), listed as soon as they hold .mcp, skills, sessions or data; Paddock keeps its metadata beside them in &lt;folder&gt;/.paddock. Works with the per-agent isolation only.</source>
+        <translation>Paddock：每个工作区一个文件夹 &lt;文件夹&gt;/&lt;工作区 ID&gt;，Paddock 的元数据放在其中。
+AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件夹&gt;/&lt;智能体 ID&gt;，每个智能体一个，与用户无关（不记录用户），只要含有 .mcp、skills、sessions 或 data 就会列出；Paddock 把元数据放在它们旁边的 &lt;文件夹&gt;/.paddock 中。只能与按智能体隔离（PER_AGENT）一起使用。</translation>
+    </message>
+    <message>
+        <source>Local backend:
+  --basedir DIR          the base folder (default: %1)
+  --layout L             paddock (default): &lt;basedir&gt;/&lt;workspace id&gt;;
+                         agentscope: AgentScope&apos;s &lt;basedir&gt;/&lt;agent id&gt;, the user
+                         not recorded (with --isolation per_agent only)
+  --bubblewrap           run commands inside bubblewrap (bwrap)
+</source>
+        <translation>本地后端：
+  --basedir DIR          基础文件夹（默认：%1）
+  --layout L             paddock（默认）：&lt;basedir&gt;/&lt;工作区 ID&gt;；
+                         agentscope：AgentScope 的 &lt;basedir&gt;/&lt;智能体 ID&gt;，不记录
+                         用户（只能与 --isolation per_agent 一起使用）
+  --bubblewrap           在 bubblewrap (bwrap) 中运行命令
+</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
@@ -3825,6 +3919,30 @@
     <message>
         <source>%1 (current)</source>
         <translation>%1（当前）</translation>
+    </message>
+    <message>
+        <source>Layou&amp;t:</source>
+        <translation>布局(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>How the workspaces are laid out in the folder: Paddock&apos;s own way, or AgentScope&apos;s</source>
+        <translation>工作区在文件夹中如何存放：Paddock 自己的方式，或 AgentScope 的方式</translation>
+    </message>
+    <message>
+        <source>Paddock&apos;s</source>
+        <translation>Paddock 的</translation>
+    </message>
+    <message>
+        <source>AgentScope&apos;s</source>
+        <translation>AgentScope 的</translation>
+    </message>
+    <message>
+        <source>A folder per workspace id, with Paddock&apos;s metadata in it</source>
+        <translation>每个工作区 ID 一个文件夹，Paddock 的元数据放在其中</translation>
+    </message>
+    <message>
+        <source>The folders and containers of AgentScope&apos;s own workspace managers</source>
+        <translation>AgentScope 自己的工作区管理器所用的文件夹和容器</translation>
     </message>
 </context>
 <context>
@@ -5540,6 +5658,10 @@ inspect 显示工作区里有什么（全部部分，或 --section 指定的部�
     <message>
         <source>--section takes %1, not &quot;%2&quot;</source>
         <translation>--section 的取值为 %1，而不是“%2”</translation>
+    </message>
+    <message>
+        <source>--delete-files does not apply here: kill deletes the workspaces&apos; files in this layout</source>
+        <translation>--delete-files 在此不适用：在这种布局中，销毁本来就会删除工作区的文件</translation>
     </message>
 </context>
 </TS>

@@ -102,6 +102,7 @@ ProfilesDialog::ProfilesDialog(ProfileStore *store, SecretStore *secrets, Secret
     connect(m_ui->storageSizeEdit, &QLineEdit::textChanged, this, edited("storageSize"));
     connect(m_ui->storageClassEdit, &QLineEdit::textChanged, this, edited("storageClass"));
     connect(m_ui->basedirEdit, &QLineEdit::textChanged, this, edited("basedir"));
+    connect(m_ui->layoutBox, &QComboBox::currentIndexChanged, this, edited("layout"));
     connect(m_ui->stopInsteadOfPauseBox, &QCheckBox::toggled, this, edited("stopInsteadOfPause"));
     connect(m_ui->bootstrapFileEdit, &QLineEdit::textChanged, this, edited("bootstrapFile"));
     connect(m_ui->isolationBox, &QComboBox::currentIndexChanged, this, edited("isolation"));
@@ -136,6 +137,7 @@ void ProfilesDialog::setupFields()
         field("storageSize", m_ui->storageSizeEdit, m_ui->storageSizeField, m_ui->storageSizeError),
         field("storageClass", m_ui->storageClassEdit, m_ui->storageClassField, m_ui->storageClassError),
         field("basedir", m_ui->basedirEdit, m_ui->basedirField, m_ui->basedirError),
+        field("layout", m_ui->layoutBox, m_ui->layoutField, m_ui->layoutError),
         field("bootstrapFile", m_ui->bootstrapFileEdit, m_ui->bootstrapFileField, m_ui->bootstrapFileError),
         field("isolation", m_ui->isolationBox, m_ui->isolationField, m_ui->isolationError),
         field("ttl", m_ui->ttlBox, m_ui->ttlField, m_ui->ttlError),
@@ -257,6 +259,16 @@ void ProfilesDialog::fillChoices(bool keepChosen)
     if (protocol.isValid())
         setComboData(m_ui->protocolBox, protocol, protocol.toString());
 
+    const QVariant layout = keepChosen ? m_ui->layoutBox->currentData() : QVariant();
+    m_ui->layoutBox->clear();
+    m_ui->layoutBox->addItem(tr("Paddock's"), int(Profile::Layout::Paddock));
+    m_ui->layoutBox->addItem(tr("AgentScope's"), int(Profile::Layout::AgentScope));
+    m_ui->layoutBox->setItemData(0, tr("A folder per workspace id, with Paddock's metadata in it"), Qt::ToolTipRole);
+    m_ui->layoutBox->setItemData(1, tr("The folders and containers of AgentScope's own workspace managers"),
+                                 Qt::ToolTipRole);
+    if (layout.isValid())
+        m_ui->layoutBox->setCurrentIndex(std::max(0, m_ui->layoutBox->findData(layout)));
+
     const QVariant isolation = keepChosen ? m_ui->isolationBox->currentData() : QVariant();
     m_ui->isolationBox->clear();
     m_ui->isolationBox->addItem(tr("One workspace per agent (PER_AGENT)"), int(IsolationPolicy::PerAgent));
@@ -338,6 +350,7 @@ void ProfilesDialog::showProfile(const Profile &profile, bool isNew)
     m_ui->storageSizeEdit->setText(profile.storageSize);
     m_ui->storageClassEdit->setText(profile.storageClass);
     m_ui->basedirEdit->setText(QDir::toNativeSeparators(profile.basedir));
+    m_ui->layoutBox->setCurrentIndex(std::max(0, m_ui->layoutBox->findData(int(profile.layout))));
     m_ui->bootstrapFileEdit->setText(QDir::toNativeSeparators(profile.bootstrapFile));
     m_ui->isolationBox->setCurrentIndex(std::max(0, m_ui->isolationBox->findData(int(profile.isolation))));
     m_ui->ttlBox->setValue(spinValue(m_ui->ttlBox, profile.ttl));
@@ -383,6 +396,7 @@ Profile ProfilesDialog::formProfile() const
     profile.storageSize = m_ui->storageSizeEdit->text().trimmed();
     profile.storageClass = m_ui->storageClassEdit->text().trimmed();
     profile.basedir = QDir::fromNativeSeparators(m_ui->basedirEdit->text().trimmed());
+    profile.layout = Profile::Layout(m_ui->layoutBox->currentData().toInt());
     profile.bootstrapFile = QDir::fromNativeSeparators(m_ui->bootstrapFileEdit->text().trimmed());
     profile.isolation = IsolationPolicy(m_ui->isolationBox->currentData().toInt());
     profile.ttl = std::chrono::seconds(m_ui->ttlBox->value());
@@ -445,6 +459,7 @@ void ProfilesDialog::updateRows()
         {m_ui->storageSizeField, "storageSize"},
         {m_ui->storageClassField, "storageClass"},
         {m_ui->basedirField, "basedir"},
+        {m_ui->layoutField, "layout"},
     };
     for (const auto &[row, field] : rows)
         setRowShown(row, uses(field));
@@ -475,6 +490,10 @@ void ProfilesDialog::updatePlaceholders()
         if (!hint.toolTip.isEmpty())
             edit->setToolTip(hint.toolTip);
     }
+    // What each layout means on this backend.
+    const FieldHint layout = backend && backend->hint ? backend->hint(QStringLiteral("layout")) : FieldHint{};
+    if (!layout.toolTip.isEmpty())
+        m_ui->layoutBox->setToolTip(layout.toolTip);
 }
 
 // Leaving the key field empty keeps a stored key; without one, requests go without a key. A

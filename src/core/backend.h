@@ -30,6 +30,10 @@ enum class Capability {
     Exec = 0x20, // exec() runs commands in the workspace
     Watch = 0x40, // with setWatching(true), sandboxChanged and sandboxRemoved report changes as they happen
     ContainerLogStream = 0x80, // followContainerLog() streams the container log as it is written
+    // A workspace belongs to an agent whoever the user (AgentScope's LocalWorkspaceManager keeps
+    // it at <basedir>/<agent_id>): no user is recorded or listed, and the manager assigns ids with
+    // an empty user, as AgentScope's does.
+    UserNotRecorded = 0x100,
 };
 Q_DECLARE_FLAGS(Capabilities, Capability)
 Q_DECLARE_OPERATORS_FOR_FLAGS(Capabilities)

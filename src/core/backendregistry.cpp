@@ -1,5 +1,7 @@
 #include "backendregistry.h"
 
+#include "tr.h"
+
 #include <algorithm>
 
 namespace Paddock {
@@ -43,6 +45,34 @@ QStringList BackendRegistry::ids() const
     for (const BackendFactory &factory : m_factories)
         ids.append(factory.id);
     return ids;
+}
+
+QList<FieldError> validateLayout(const Profile &profile)
+{
+    if (profile.layout != Profile::Layout::AgentScope || profile.isolation == IsolationPolicy::PerAgent)
+        return {};
+    return {{QStringLiteral("layout"),
+             Tr::tr("The AgentScope layout works with the per-agent isolation only: AgentScope keeps one folder per "
+                    "agent, and only that isolation gives each folder one workspace id.")}};
+}
+
+Result<> layoutFromCommandLine(Profile &profile, const std::function<std::optional<QString>(const QString &)> &value)
+{
+    if (const auto given = value(QStringLiteral("layout"))) {
+        const auto layout = Profile::parseLayout(*given);
+        if (!layout) {
+            return fail(Error::invalidArgument(
+                Tr::tr("unknown layout \"%1\"; valid choices: paddock, agentscope").arg(*given)));
+        }
+        profile.layout = *layout;
+    }
+    if (profile.layout == Profile::Layout::AgentScope && profile.isolation != IsolationPolicy::PerAgent) {
+        return fail(
+            Error::invalidArgument(Tr::tr("--layout agentscope works with --isolation per_agent only: AgentScope "
+                                          "keeps one folder per agent, and only per_agent gives each folder "
+                                          "one workspace id")));
+    }
+    return {};
 }
 
 } // namespace Paddock

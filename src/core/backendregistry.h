@@ -69,10 +69,11 @@ struct BackendFactory
     Capabilities capabilities; // what every backend of this kind can do (an instance may add some)
     // The Profile members this kind uses beyond the common ones (name, bootstrapFile, the
     // manager's and the console's settings): "domain", "protocol", "useServerProxy", "image",
-    // "sandboxTimeout", "dockerHost", "stopInsteadOfPause", "basedir", "bubblewrap", "kubeconfig",
-    // "kubeContext", "kubeNamespace", "storageSize", "storageClass".
+    // "sandboxTimeout", "dockerHost", "stopInsteadOfPause", "basedir", "layout", "bubblewrap",
+    // "kubeconfig", "kubeContext", "kubeNamespace", "storageSize", "storageClass".
     QStringList profileFields;
-    // The hint of one of its fields ("image", "basedir", "bootstrapFile", "apiKey"); empty: none.
+    // The hint of one of its fields ("image", "basedir", "layout", "bootstrapFile", "apiKey");
+    // empty: none.
     std::function<FieldHint(const QString &field)> hint;
     // The choices of one of its fields for a profile as it is being edited (reads small local
     // files); empty function or values: none to offer.
@@ -118,6 +119,13 @@ private:
     BackendRegistry();
     QList<BackendFactory> m_factories;
 };
+
+// The "layout" field, as the backends that have one (Local, Docker) check and fill it: the
+// AgentScope layout takes the per_agent isolation only (FieldError on "layout"), and paddockctl's
+// `--layout agentscope|paddock` (InvalidArgument on a bad word, or on agentscope with another
+// isolation).
+QList<FieldError> validateLayout(const Profile &profile);
+Result<> layoutFromCommandLine(Profile &profile, const std::function<std::optional<QString>(const QString &)> &value);
 
 // Each backend folder's registration (backends/<name>/<name>factory.cpp).
 BackendFactory localBackendFactory();

@@ -148,6 +148,10 @@ void ProfileStore::load()
         profile.storageSize = value("storageSize").toString();
         profile.storageClass = value("storageClass").toString();
         profile.basedir = value("basedir").toString();
+        // Files written before there were layouts (or by hand, with a word this build does not
+        // know) keep Paddock's own.
+        if (const auto layout = Profile::parseLayout(value("layout").toString()))
+            profile.layout = *layout;
         profile.bubblewrap = value("bubblewrap").toBool();
         profile.bootstrapFile = value("bootstrapFile").toString();
         if (auto isolation = parseIsolationPolicy(value("isolation").toString()))
@@ -195,6 +199,7 @@ void ProfileStore::write()
         set("storageSize", profile.storageSize);
         set("storageClass", profile.storageClass);
         set("basedir", profile.basedir);
+        set("layout", Profile::layoutName(profile.layout));
         set("bubblewrap", profile.bubblewrap);
         set("bootstrapFile", profile.bootstrapFile);
         set("isolation", isolationPolicyName(profile.isolation));

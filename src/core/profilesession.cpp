@@ -63,6 +63,7 @@ void ProfileSession::setUp(ProvisionOptions provision)
     managerOptions.isolation = m_profile.isolation;
     managerOptions.ttl = m_profile.ttl;
     managerOptions.sweepInterval = m_profile.sweepInterval;
+    managerOptions.assignWithoutUser = m_backend->capabilities().testFlag(Capability::UserNotRecorded);
     m_manager = std::make_unique<WorkspaceManager>(m_provisioner.get(), managerOptions);
 
     // The manager's own news, as events.

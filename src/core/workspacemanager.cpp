@@ -74,7 +74,8 @@ Result<QString> WorkspaceManager::assignWorkspaceId(const QString &userId, const
         return fail(ok.error());
     if (auto ok = validatePrincipalId(Principal::Agent, agentId); !ok)
         return fail(ok.error());
-    return Paddock::assignWorkspaceId(m_options.isolation, userId, agentId, sessionId);
+    return Paddock::assignWorkspaceId(m_options.isolation, m_options.assignWithoutUser ? QString() : userId, agentId,
+                                      sessionId);
 }
 
 Result<QString> WorkspaceManager::resolveWorkspaceId(const WorkspaceRequest &request) const

@@ -28,6 +28,9 @@ struct ManagerOptions
     std::chrono::milliseconds ttl{std::chrono::seconds(3600)};
     std::chrono::milliseconds sweepInterval{std::chrono::seconds(300)};
     std::shared_ptr<Clock> clock; // null: the steady clock
+    // Ids are assigned with an empty user whoever asks (Capability::UserNotRecorded: AgentScope's
+    // LocalWorkspaceManager calls assign_workspace_id with user_id=""). An explicit id still wins.
+    bool assignWithoutUser = false;
 };
 
 struct WorkspaceRequest

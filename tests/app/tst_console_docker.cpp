@@ -3,10 +3,13 @@
 // log, then paused, resumed and killed from the window's actions, the container and its host
 // folder checked on the engine and on disk after each. A Docker kill keeps the host folder unless
 // the confirmation's box is ticked. A Docker host nobody answers on shows its problem in place.
+// In AgentScope's layout the console shows AgentScope's containers with their user and agent and
+// the folders of closed ones as Stopped.
 
 #include "backends/docker/dockerbackend.h"
 #include "confirmdialog.h"
 #include "console.h"
+#include "isolation.h"
 #include "logmodel.h"
 #include "logviewer.h"
 #include "mainwindow.h"
@@ -23,6 +26,7 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QLineEdit>
@@ -272,6 +276,85 @@ private Q_SLOTS:
         }
         QCOMPARE(engineState(container), QStringLiteral("exited"));
         QCOMPARE(m_engine->docker({QStringLiteral("rm"), QStringLiteral("-f"), container}), 0);
+    }
+
+    // AgentScope's layout: a container AgentScope made shows with its user and agent (from its
+    // bind mount), a closed workspace's folder as Stopped; Pause (close) removes the container and
+    // the row reads Stopped; Resume makes it again; Kill says it deletes the folder, and does.
+    void agentscopeLayoutShowsAgentScopesWorkspaces()
+    {
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
+        MemorySecretStore secrets;
+        Profile profile = dockerProfile(dir, QStringLiteral("AgentScope on Docker"));
+        profile.layout = Profile::Layout::AgentScope;
+        QVERIFY(save(settings, profile));
+        const QString basedir = profile.basedir;
+        const QString folder = basedir + QStringLiteral("/alice/coder");
+        QVERIFY(QDir().mkpath(folder + QStringLiteral("/data")));
+        QVERIFY(QDir().mkpath(basedir + QStringLiteral("/bob/writer/sessions")));
+        const QString aliceId =
+            assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("alice"), QStringLiteral("coder"));
+        const QString bobId =
+            assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("bob"), QStringLiteral("writer"));
+        const QString container = QStringLiteral("as_ws_") + aliceId;
+        // As AgentScope's DockerWorkspace makes it (network none: this engine has no bridge).
+        QCOMPARE(
+            m_engine->docker({QStringLiteral("run"), QStringLiteral("--detach"), QStringLiteral("--name"), container,
+                              QStringLiteral("--label"), QStringLiteral("agentscope.workspace=true"),
+                              QStringLiteral("--label"), QStringLiteral("agentscope.workspace.id=") + aliceId,
+                              QStringLiteral("--workdir"), QStringLiteral("/workspace"), QStringLiteral("--volume"),
+                              folder + QStringLiteral(":/workspace:rw"), QStringLiteral("--network"),
+                              QStringLiteral("none"), m_image, QStringLiteral("sleep"), QStringLiteral("infinity")}),
+            0);
+
+        Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
+        console.window()->resize(1200, 800);
+        console.window()->show();
+        QCoro::waitFor(console.start());
+        QCoro::waitFor(console.switchTo(profile.id));
+        MainWindow *window = console.window();
+        QTRY_VERIFY(recordOf(window, aliceId) != nullptr && recordOf(window, bobId) != nullptr);
+        const WorkspaceRecord *alice = recordOf(window, aliceId);
+        QCOMPARE(alice->info.userId, QStringLiteral("alice"));
+        QCOMPARE(alice->info.agentId, QStringLiteral("coder"));
+        QCOMPARE(alice->info.sandboxId, container);
+        const QString key = alice->key();
+        QCOMPARE(stateText(window, key), QStringLiteral("Running"));
+        QCOMPARE(recordOf(window, bobId)->info.userId, QStringLiteral("bob"));
+        QCOMPARE(stateText(window, recordOf(window, bobId)->key()), QStringLiteral("Stopped"));
+
+        // Pause is AgentScope's close: the container goes, the row (the same) reads Stopped.
+        QVERIFY(select(window, key));
+        auto *pause = window->findChild<QAction *>(QStringLiteral("actionPause"));
+        QTRY_VERIFY(pause->isEnabled());
+        pause->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(stateText(window, key), QStringLiteral("Stopped"), 30'000);
+        QCOMPARE(engineState(container), QString());
+        QVERIFY(QFileInfo(folder + QStringLiteral("/data")).isDir());
+        QVERIFY(select(window, key));
+        auto *resume = window->findChild<QAction *>(QStringLiteral("actionResume"));
+        QTRY_VERIFY(resume->isEnabled());
+        resume->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(stateText(window, key), QStringLiteral("Running"), 30'000);
+        QCOMPARE(engineState(container), QStringLiteral("running"));
+
+        // Kill deletes the folder too, and says so; there is no box to keep it.
+        QVERIFY(select(window, key));
+        auto *kill = window->findChild<QAction *>(QStringLiteral("actionKill"));
+        QTRY_VERIFY(kill->isEnabled());
+        kill->trigger();
+        ConfirmDialog *confirm = nullptr;
+        QTRY_VERIFY((confirm = window->findChild<ConfirmDialog *>(QStringLiteral("confirmAction"))) != nullptr
+                    && confirm->isVisible());
+        QVERIFY(!confirm->findChild<QCheckBox *>(QStringLiteral("deleteFoldersBox")));
+        QVERIFY2(confirm->warningText().contains(folder), qPrintable(confirm->warningText()));
+        confirm->confirmButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(recordOf(window, aliceId) == nullptr, 30'000);
+        QCOMPARE(engineState(container), QString());
+        QVERIFY(!QFileInfo::exists(folder));
+        QVERIFY(recordOf(window, bobId) != nullptr);
+        QCoro::waitFor(console.shutdown());
     }
 
     void unreachableEngineShowsInPlace()

@@ -196,6 +196,7 @@ const QList<FormRow> FormRows{
     {"storageSizeLabel", "storageSizeEdit", {Profile::Kind::Kubernetes}},
     {"storageClassLabel", "storageClassEdit", {Profile::Kind::Kubernetes}},
     {"basedirLabel", "basedirEdit", {Profile::Kind::Local, Profile::Kind::Docker}},
+    {"layoutLabel", "layoutBox", {Profile::Kind::Local, Profile::Kind::Docker}},
     {nullptr, "stopInsteadOfPauseBox", {Profile::Kind::Docker}},
     {"bootstrapFileLabel", "bootstrapFileEdit", AllKinds},
     {"isolationLabel", "isolationBox", AllKinds},
@@ -809,6 +810,55 @@ private Q_SLOTS:
         QCOMPARE(f.keychain.writes, 0);
     }
 
+    // Local and Docker keep their workspaces in Paddock's layout or AgentScope's: a choice of
+    // their own, whose tooltip says what each means there; the AgentScope layout takes the
+    // per-agent isolation only, said under the choice.
+    void layoutChoice()
+    {
+        Fixture f;
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        QSignalSpy changed(&dialog, &ProfilesDialog::profilesChanged);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        auto *layoutBox = find<QComboBox>(dialog, "layoutBox");
+        QVERIFY(layoutBox->isVisible());
+        QCOMPARE(layoutBox->currentData().toInt(), int(Profile::Layout::Paddock));
+        QCOMPARE(itemTexts(layoutBox), (QStringList{QStringLiteral("Paddock's"), QStringLiteral("AgentScope's")}));
+        for (int i = 0; i < layoutBox->count(); ++i)
+            QVERIFY(!layoutBox->itemData(i, Qt::ToolTipRole).toString().isEmpty());
+        QVERIFY2(layoutBox->toolTip().contains(QLatin1String("<folder>/<agent id>"))
+                     && layoutBox->toolTip().contains(QLatin1String("LocalWorkspaceManager")),
+                 qPrintable(layoutBox->toolTip()));
+
+        layoutBox->setCurrentIndex(layoutBox->findData(int(Profile::Layout::AgentScope)));
+        QVERIFY(dialog.hasUnsavedChanges());
+        auto *isolationBox = find<QComboBox>(dialog, "isolationBox");
+        isolationBox->setCurrentIndex(isolationBox->findData(int(IsolationPolicy::PerUser)));
+        const QByteArray before = f.fileBytes();
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QTRY_VERIFY(errorOf(dialog, "layout")->isVisible());
+        QVERIFY2(errorOf(dialog, "layout")->text().contains(QLatin1String("per-agent")),
+                 qPrintable(errorOf(dialog, "layout")->text()));
+        QCOMPARE(formProblem(dialog), QString());
+        QCOMPARE(f.fileBytes(), before);
+        isolationBox->setCurrentIndex(isolationBox->findData(int(IsolationPolicy::PerAgent)));
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QTRY_COMPARE(changed.count(), 1);
+        QCOMPARE(f.reread(QStringLiteral("local"))->layout, Profile::Layout::AgentScope);
+
+        // A new profile: Docker's own meaning of the layouts; none on OpenSandbox.
+        QTest::mouseClick(find<QPushButton>(dialog, "addButton"), Qt::LeftButton);
+        auto *kindBox = find<QComboBox>(dialog, "kindBox");
+        kindBox->setCurrentIndex(kindBox->findData(int(Profile::Kind::Docker)));
+        QVERIFY(layoutBox->isVisible());
+        QCOMPARE(layoutBox->currentData().toInt(), int(Profile::Layout::Paddock));
+        QVERIFY2(layoutBox->toolTip().contains(QLatin1String("as_ws_<workspace id>")),
+                 qPrintable(layoutBox->toolTip()));
+        kindBox->setCurrentIndex(kindBox->findData(int(Profile::Kind::OpenSandbox)));
+        QVERIFY(!layoutBox->isVisible());
+        QCOMPARE(formProblem(dialog), QString());
+    }
+
     void localNameFollowsTheLanguage()
     {
         Fixture f;
@@ -1028,9 +1078,9 @@ private Q_SLOTS:
             QVERIFY2(label->text().contains(u'&'), qPrintable(label->text()));
             buddies.append(label->buddy()->objectName());
         }
-        for (const char *field :
-             {"profileList", "nameEdit", "kindBox", "domainEdit", "protocolBox", "apiKeyEdit", "imageEdit",
-              "sandboxTimeoutBox", "basedirEdit", "isolationBox", "ttlBox", "sweepIntervalBox", "refreshIntervalBox"})
+        for (const char *field : {"profileList", "nameEdit", "kindBox", "domainEdit", "protocolBox", "apiKeyEdit",
+                                  "imageEdit", "sandboxTimeoutBox", "basedirEdit", "layoutBox", "isolationBox",
+                                  "ttlBox", "sweepIntervalBox", "refreshIntervalBox"})
             QVERIFY2(buddies.contains(QLatin1String(field)), field);
         for (const QAbstractButton *button : dialog.findChildren<QAbstractButton *>()) {
             QVERIFY2(button->text().contains(u'&') || !button->accessibleName().isEmpty(),

@@ -307,6 +307,11 @@ private Q_SLOTS:
         QTest::newRow("renew bad seconds")
             << QStringList{"renew", "abc", "--seconds", "soon"} << "positive whole number";
         QTest::newRow("sweep bad idle") << QStringList{"sweep", "--idle", "-5"} << "whole number";
+        QTest::newRow("unknown layout") << QStringList{"--layout", "flat", "list"}
+                                        << "unknown layout \"flat\"; valid choices: paddock, agentscope";
+        QTest::newRow("agentscope layout per_user")
+            << QStringList{"--layout", "agentscope", "open", "--user", "u", "--agent", "a", "--isolation", "per_user"}
+            << "--layout agentscope works with --isolation per_agent only";
         QTest::newRow("missing bootstrap file")
             << QStringList{"--bootstrap", "/nonexistent/boot.txt", "open", "--user", "u", "--agent", "a"}
             << "/nonexistent/boot.txt";
@@ -392,6 +397,66 @@ private Q_SLOTS:
         QCOMPARE(logs.exitCode, 0);
         QVERIFY(logs.out.contains(QLatin1String(" cmd echo hello from bootstrap\n")));
         QVERIFY(logs.out.contains(QLatin1String(" out hello from bootstrap\n")));
+    }
+
+    // --layout agentscope: AgentScope's LocalWorkspaceManager's folders <basedir>/<agent_id>, listed
+    // Idle with the id AgentScope gives them and no user, opened where AgentScope opens them.
+    void agentscopeLayout()
+    {
+        const QString folder = m_basedir + QStringLiteral("/a1");
+        QVERIFY(QDir().mkpath(folder));
+        QDirIterator fixture(QStringLiteral(AGENTSCOPE_FIXTURES "/local"), QDir::Files | QDir::Hidden,
+                             QDirIterator::Subdirectories);
+        while (fixture.hasNext()) {
+            const QString path = fixture.next();
+            const QString target = folder + path.mid(QStringLiteral(AGENTSCOPE_FIXTURES "/local").size());
+            QVERIFY(QDir().mkpath(QFileInfo(target).path()) && QFile::copy(path, target));
+        }
+        const auto agentscope = [this](QStringList args) {
+            return local(QStringList{QStringLiteral("--layout"), QStringLiteral("agentscope")} + args);
+        };
+        const auto row = [this](const QStringList &args) {
+            const QJsonArray rows = QJsonDocument::fromJson(run(args).out.toUtf8()).array();
+            return rows.size() == 1 ? rows.first().toObject() : QJsonObject();
+        };
+        const QString id = QStringLiteral("19f69055a5066d5f"); // BLAKE2b-8 of "::a1"
+        QJsonObject listed = row(agentscope({"list", "--json"}));
+        QCOMPARE(listed.value(QLatin1String("workspaceId")).toString(), id);
+        QCOMPARE(listed.value(QLatin1String("sandboxId")).toString(), QStringLiteral("a1"));
+        QCOMPARE(listed.value(QLatin1String("state")).toString(), QStringLiteral("Idle"));
+        QCOMPARE(listed.value(QLatin1String("userId")).toString(), QString());
+        QCOMPARE(listed.value(QLatin1String("agentId")).toString(), QStringLiteral("a1"));
+        // Paddock's own layout over the same folder sees none of AgentScope's.
+        QCOMPARE(run(local({"list", "--json"})).out.trimmed(), QStringLiteral("[\n]"));
+
+        const Run opened = run(agentscope({"open", "--user", "alice", "--agent", "a1"}));
+        QCOMPARE(opened.exitCode, 0);
+        QCOMPARE(opened.out, id + u'\n');
+        QCOMPARE(row(agentscope({"list", "--json"})).value(QLatin1String("state")).toString(),
+                 QStringLiteral("Running"));
+        QVERIFY(QFileInfo(m_basedir + QStringLiteral("/.paddock/a1/workspace.json")).isFile());
+        QVERIFY(!QFileInfo::exists(folder + QStringLiteral("/.paddock")));
+        // Another user of that agent: the same workspace.
+        QCOMPARE(run(agentscope({"open", "--user", "bob", "--agent", "a1"})).out, id + u'\n');
+        QCOMPARE(run(agentscope({"close", id})).exitCode, 0);
+        QCOMPARE(row(agentscope({"list", "--json"})).value(QLatin1String("state")).toString(),
+                 QStringLiteral("Paused"));
+
+        // What AgentScope would not do is refused: an id it would not give the folder, an agent
+        // id it refuses.
+        Run refused = run(agentscope({"open", "--user", "bob", "--agent", "a1", "--workspace-id", "deadbeef"}));
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(id), qPrintable(refused.err));
+        refused = run(agentscope({"open", "--user", "bob", "--agent", ".seed"}));
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QLatin1String("\".seed\"")), qPrintable(refused.err));
+        QVERIFY(!QFileInfo::exists(m_basedir + QStringLiteral("/.seed")));
+
+        const Run killed = run(agentscope({"kill", id}));
+        QCOMPARE(killed.exitCode, 0);
+        QCOMPARE(killed.out, QStringLiteral("%1 killed; deleted %2\n").arg(id, folder));
+        QVERIFY(!QFileInfo::exists(folder));
+        QCOMPARE(run(agentscope({"list", "--json"})).out.trimmed(), QStringLiteral("[\n]"));
     }
 
     void lifecycleCommands()

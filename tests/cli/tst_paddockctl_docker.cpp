@@ -3,6 +3,7 @@
 // close, kill keeping the host folder and kill --delete-files, the usage errors, and the engine's
 // socket refused to a user outside the docker group (nobody, through setpriv, when run as root).
 
+#include "isolation.h"
 #include "privatedocker.h"
 
 #include <QDir>
@@ -194,6 +195,94 @@ private Q_SLOTS:
         const Run wipe = run(docker({QStringLiteral("kill"), QStringLiteral("--delete-files"), id}));
         QVERIFY2(wipe.exitCode == 0, qPrintable(wipe.err));
         QVERIFY(!QFileInfo::exists(folder));
+    }
+
+    // --layout agentscope: the containers of AgentScope's DockerWorkspaceManager, their user and
+    // agent read from the bind mount; close removes the container and keeps the folder (Stopped);
+    // kill deletes the folder too.
+    void agentscopeLayout()
+    {
+        const QString basedir = m_home.filePath(QStringLiteral("agentscope"));
+        const QString folder = basedir + QStringLiteral("/alice/coder");
+        QVERIFY(QDir().mkpath(folder + QStringLiteral("/sessions")));
+        const QString id = Paddock::assignWorkspaceId(Paddock::IsolationPolicy::PerAgent, QStringLiteral("alice"),
+                                                      QStringLiteral("coder"));
+        const QString name = QStringLiteral("as_ws_") + id;
+        // AgentScope's container as its DockerWorkspace makes it (another client than Paddock: the
+        // docker CLI). Only the network is this engine's: it has no bridge.
+        QCOMPARE(
+            m_engine->docker({QStringLiteral("run"), QStringLiteral("--detach"), QStringLiteral("--name"), name,
+                              QStringLiteral("--label"), QStringLiteral("agentscope.workspace=true"),
+                              QStringLiteral("--label"), QStringLiteral("agentscope.workspace.id=") + id,
+                              QStringLiteral("--workdir"), QStringLiteral("/workspace"), QStringLiteral("--volume"),
+                              folder + QStringLiteral(":/workspace:rw"), QStringLiteral("--network"),
+                              QStringLiteral("none"), m_image, QStringLiteral("sleep"), QStringLiteral("infinity")}),
+            0);
+        const auto containerId = [this, &name] {
+            QByteArray out;
+            return m_engine->docker({QStringLiteral("inspect"), QStringLiteral("-f"), QStringLiteral("{{.Id}}"), name},
+                                    &out)
+                    == 0
+                ? out.trimmed()
+                : QByteArray();
+        };
+        const QByteArray agentscopes = containerId();
+        QVERIFY(!agentscopes.isEmpty());
+        const QStringList options{QStringLiteral("--backend"),     QStringLiteral("docker"),
+                                  QStringLiteral("--docker-host"), m_engine->dockerHost(),
+                                  QStringLiteral("--image"),       m_image,
+                                  QStringLiteral("--basedir"),     basedir,
+                                  QStringLiteral("--layout"),      QStringLiteral("agentscope")};
+        const auto row = [&] {
+            const QJsonArray rows =
+                QJsonDocument::fromJson(
+                    run(options + QStringList{QStringLiteral("list"), QStringLiteral("--json")}).out.toUtf8())
+                    .array();
+            return rows.size() == 1 ? rows.first().toObject() : QJsonObject();
+        };
+        QJsonObject listed = row();
+        QCOMPARE(listed.value(QLatin1String("workspaceId")).toString(), id);
+        QCOMPARE(listed.value(QLatin1String("sandboxId")).toString(), name);
+        QCOMPARE(listed.value(QLatin1String("userId")).toString(), QStringLiteral("alice"));
+        QCOMPARE(listed.value(QLatin1String("agentId")).toString(), QStringLiteral("coder"));
+        QCOMPARE(listed.value(QLatin1String("state")).toString(), QStringLiteral("running"));
+
+        const Run opened = run(options
+                               + QStringList{QStringLiteral("open"), QStringLiteral("--user"), QStringLiteral("alice"),
+                                             QStringLiteral("--agent"), QStringLiteral("coder")});
+        QVERIFY2(opened.exitCode == 0, qPrintable(opened.err));
+        QCOMPARE(opened.out, id + u'\n');
+        QCOMPARE(containerId(), agentscopes); // reattached, not replaced
+
+        QCOMPARE(run(options + QStringList{QStringLiteral("close"), id}).exitCode, 0);
+        QVERIFY(containerId().isEmpty());
+        listed = row();
+        QCOMPARE(listed.value(QLatin1String("state")).toString(), QStringLiteral("Stopped"));
+        QCOMPARE(listed.value(QLatin1String("userId")).toString(), QStringLiteral("alice"));
+        QVERIFY(QFileInfo(folder + QStringLiteral("/sessions")).isDir());
+
+        const Run again = run(options
+                              + QStringList{QStringLiteral("open"), QStringLiteral("--user"), QStringLiteral("alice"),
+                                            QStringLiteral("--agent"), QStringLiteral("coder")});
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        QVERIFY(!containerId().isEmpty());
+        QCOMPARE(row().value(QLatin1String("state")).toString(), QStringLiteral("running"));
+
+        // kill deletes the folder anyway in this layout: --delete-files has nothing to add.
+        const Run both = run(options + QStringList{QStringLiteral("kill"), QStringLiteral("--delete-files"), id});
+        QCOMPARE(both.exitCode, 2);
+        QVERIFY2(both.err.contains(QLatin1String("--delete-files does not apply here")), qPrintable(both.err));
+        const Run killed = run(options + QStringList{QStringLiteral("kill"), id});
+        QVERIFY2(killed.exitCode == 0, qPrintable(killed.err));
+        QCOMPARE(killed.out, QStringLiteral("%1 killed; deleted %2\n").arg(id, folder));
+        QVERIFY(containerId().isEmpty());
+        QVERIFY(!QFileInfo::exists(folder));
+        QCOMPARE(row(), QJsonObject());
+
+        const Run bad =
+            run(options + QStringList{QStringLiteral("--layout"), QStringLiteral("docker"), QStringLiteral("list")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(QLatin1String("unknown layout \"docker\"")), qPrintable(bad.err));
     }
 
     void sweepPausesAnIdleContainer()

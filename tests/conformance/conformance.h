@@ -7,6 +7,7 @@
 #include "conformancetarget.h"
 #include "workspacemanager.h"
 
+#include <QHash>
 #include <QObject>
 #include <QTemporaryDir>
 
@@ -74,7 +75,11 @@ private Q_SLOTS:
     void inspectorReadsAgentScopesWorkspace();
 
 private:
+    // A new workspace of the suite: its id (the target's for the name cf-<n>-<what>, the user
+    // "conformance-user" and an agent of the same name), remembered with its user and agent.
     QString nextWorkspaceId(const char *what);
+    // The same, for a user and an agent of the check's own.
+    WorkspaceIds nextWorkspace(const char *what, const QString &userId, const QString &agentId);
     // Made with m_backend and killed by cleanup().
     Paddock::Result<Paddock::SandboxInfo> make(Paddock::Backend &backend, const QString &workspaceId);
     void remember(const QString &sandboxId);
@@ -98,6 +103,7 @@ private:
     std::unique_ptr<Paddock::BootstrapLogStore> m_logs;
     std::unique_ptr<Paddock::Backend> m_backend; // a fresh one for every check
     QStringList m_made; // sandboxes the current check made
+    QHash<QString, WorkspaceIds> m_ids; // by workspace id, what nextWorkspace() gave
     std::optional<Paddock::SandboxInfo> m_commandSandbox;
     int m_counter = 0;
     bool m_ready = false;

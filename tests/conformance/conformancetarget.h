@@ -38,6 +38,22 @@ struct ConformanceExpectations
     // Where the backend has Capability::Files but its file calls are not written yet: why. The
     // file checks are skipped with it.
     QString filesMissing;
+    // The profile's metadata (CreateSpec::metadata) comes back in the sandbox's metadata. False
+    // where the backend labels its sandboxes only as AgentScope does (Docker in AgentScope's
+    // layout).
+    bool keepsProfileMetadata = true;
+    // Paddock's bootstrap marker outlives a close: a workspace opened again does not bootstrap
+    // again. False where a close removes the sandbox and AgentScope's gateway home with it, so
+    // each new one bootstraps, as AgentScope's do (Docker in AgentScope's layout).
+    bool bootstrapSurvivesClose = true;
+};
+
+// The ids of a workspace the suite makes: its workspace id, its user and its agent.
+struct WorkspaceIds
+{
+    QString workspaceId;
+    QString userId;
+    QString agentId;
 };
 
 class ConformanceTarget
@@ -78,6 +94,14 @@ public:
                                  const QDateTime &time, QString *why);
     // A sandbox id that no sandbox has, shaped as this backend's ids are.
     virtual QString unknownSandboxId() const { return QStringLiteral("conformance-no-such-sandbox"); }
+    // The ids of the workspace the suite calls `name`, for a user and an agent (every workspace of
+    // the suite has an agent of its own). The default: `name` is its workspace id. A backend whose
+    // ids follow from the user and the agent (AgentScope's layouts, where a workspace is the
+    // folder of an agent) gives the id it assigns them.
+    virtual WorkspaceIds workspaceIds(const QString &name, const QString &userId, const QString &agentId) const
+    {
+        return {name, userId, agentId};
+    }
 };
 
 // The suite over one target: the main() of a tst_conformance_<backend> executable. The target

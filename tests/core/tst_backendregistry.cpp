@@ -102,6 +102,57 @@ private Q_SLOTS:
                             [](const FieldError &error) { return error.field == QLatin1String("dockerHost"); }));
     }
 
+    // The layout is Local's and Docker's alone: its field, its option, what it makes.
+    void layoutIsLocalAndDockers()
+    {
+        for (const BackendFactory &factory : BackendRegistry::instance().factories()) {
+            const bool has = factory.kind == Profile::Kind::Local || factory.kind == Profile::Kind::Docker;
+            QCOMPARE(factory.usesField(QStringLiteral("layout")), has);
+            QCOMPARE(factory.takesOption(QStringLiteral("layout")), has);
+            if (!has)
+                continue;
+            const FieldHint hint = factory.hint(QStringLiteral("layout"));
+            QVERIFY2(hint.toolTip.contains(QLatin1String("Paddock:"))
+                         && hint.toolTip.contains(QLatin1String("AgentScope:")),
+                     qPrintable(hint.toolTip));
+            QVERIFY2(factory.commandLineHelp().contains(QLatin1String("--layout")), qPrintable(factory.id));
+
+            const auto given = [](const QString &word) {
+                return [word](const QString &name) -> std::optional<QString> {
+                    return name == QLatin1String("layout") ? std::optional(word) : std::nullopt;
+                };
+            };
+            Profile profile;
+            profile.kind = factory.kind;
+            QVERIFY(factory.fromCommandLine(profile, given(QStringLiteral("agentscope"))));
+            QCOMPARE(profile.layout, Profile::Layout::AgentScope);
+            QVERIFY(factory.fromCommandLine(profile, given(QStringLiteral("paddock"))));
+            QCOMPARE(profile.layout, Profile::Layout::Paddock);
+            const auto bad = factory.fromCommandLine(profile, given(QStringLiteral("flat")));
+            QVERIFY(!bad);
+            QCOMPARE(bad.error().kind, Error::Kind::InvalidArgument);
+            QVERIFY2(bad.error().message.contains(QLatin1String("\"flat\"")), qPrintable(bad.error().message));
+            profile.isolation = IsolationPolicy::PerSession;
+            const auto session = factory.fromCommandLine(profile, given(QStringLiteral("agentscope")));
+            QVERIFY(!session);
+            QVERIFY2(session.error().message.contains(QLatin1String("per_agent")), qPrintable(session.error().message));
+
+            // What AgentScope's layout changes in what the backend can do.
+            profile.isolation = IsolationPolicy::PerAgent;
+            profile.layout = Profile::Layout::AgentScope;
+            profile.basedir = QStringLiteral("/nonexistent/paddock-test");
+            const Capabilities made = factory.create(profile, {}, {}).backend->capabilities();
+            if (factory.kind == Profile::Kind::Local) {
+                QVERIFY(made.testFlag(Capability::UserNotRecorded));
+            } else {
+                // A close removes the container and keeps the folder; a kill deletes that too.
+                QVERIFY(made.testFlag(Capability::StopInsteadOfPause));
+                QVERIFY(!made.testFlag(Capability::DeleteFilesOnKill));
+                QVERIFY(!made.testFlag(Capability::UserNotRecorded));
+            }
+        }
+    }
+
     void keyFieldAsEachBackendNamesIt()
     {
         // Kubernetes calls its key a token, optional: without one the kubeconfig's credentials go.

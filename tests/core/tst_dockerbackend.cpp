@@ -8,14 +8,22 @@
 
 #include "backends/docker/dockerbackend.h"
 #include "backends/docker/dockerclient.h"
+#include "bootstraplog.h"
 #include "containerlogtail.h"
+#include "isolation.h"
 #include "privatedocker.h"
+#include "provisioner.h"
+#include "workspacemanager.h"
 
 #ifndef Q_MOC_RUN
 #include <QCoroTask>
 #endif
 
+#include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -52,6 +60,58 @@ private:
         options.image = m_image;
         options.basedir = m_dir.filePath(name);
         return options;
+    }
+
+    // What `docker inspect -f FORMAT` says of a container, trimmed; empty when it is not there.
+    QByteArray inspect(const QString &container, const QString &format)
+    {
+        QByteArray out;
+        if (m_engine->docker({QStringLiteral("inspect"), QStringLiteral("-f"), format, container}, &out) != 0)
+            return {};
+        return out.trimmed();
+    }
+
+    // The container AgentScope's DockerWorkspace makes for a workspace
+    // (`_docker_workspace.py`, _create_and_start_container), through the Engine API as aiodocker
+    // sends it: as_ws_<id>, its two labels, `sleep infinity` in /workspace, the host folder bound
+    // read-write there; then started. Only NetworkMode is this engine's (it has no bridge; AgentScope
+    // sets none and gets the engine's default).
+    bool makeAgentScopeContainer(const QString &workspaceId, const QString &hostFolder)
+    {
+        CurlHttpClient http(*EngineAddress::parse(m_engine->dockerHost()));
+        const QJsonObject config{
+            {QStringLiteral("Image"), m_image},
+            {QStringLiteral("Cmd"), QJsonArray{QStringLiteral("sleep"), QStringLiteral("infinity")}},
+            {QStringLiteral("WorkingDir"), QStringLiteral("/workspace")},
+            {QStringLiteral("Labels"),
+             QJsonObject{{QStringLiteral("agentscope.workspace"), QStringLiteral("true")},
+                         {QStringLiteral("agentscope.workspace.id"), workspaceId}}},
+            {QStringLiteral("HostConfig"),
+             QJsonObject{{QStringLiteral("Binds"), QJsonArray{QString(hostFolder + QStringLiteral(":/workspace:rw"))}},
+                         {QStringLiteral("NetworkMode"), QStringLiteral("none")}}},
+        };
+        HttpRequest create;
+        create.method = "POST";
+        create.target = "/v1.41/containers/create?name=as_ws_" + workspaceId.toUtf8();
+        create.body = QJsonDocument(config).toJson(QJsonDocument::Compact);
+        const auto created = QCoro::waitFor(http.send(create));
+        if (!created || created->status != 201) {
+            qWarning() << "create:" << (created ? created->body : created.error().message.toUtf8());
+            return false;
+        }
+        HttpRequest start;
+        start.method = "POST";
+        start.target = "/v1.41/containers/as_ws_" + workspaceId.toUtf8() + "/start";
+        const auto started = QCoro::waitFor(http.send(start));
+        return started && started->status == 204;
+    }
+
+    static bool writeFile(const QString &path, const QByteArray &bytes)
+    {
+        if (!QDir().mkpath(QFileInfo(path).path()))
+            return false;
+        QFile file(path);
+        return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
     }
 
     int containerCount()
@@ -207,6 +267,154 @@ private Q_SLOTS:
         QCOMPARE(QCoro::waitFor(stopping.get(made->sandboxId))->rawState, QStringLiteral("exited"));
         QCOMPARE(QCoro::waitFor(stopping.resume(made->sandboxId))->rawState, QStringLiteral("running"));
         QVERIFY(QCoro::waitFor(freezing.kill(made->sandboxId, {})).has_value());
+    }
+
+    // AgentScope's layout: a container AgentScope made is listed with its user and agent (read
+    // from its bind mount) and a Paddock open of that (user, agent) reattaches to it; a close
+    // removes it and keeps the folder, which then reads Stopped; open again makes the container
+    // again as AgentScope does; a kill deletes the folder too.
+    void agentscopeLayoutListsAndReattachesAgentScopesContainers()
+    {
+        DockerOptions options = this->options(QStringLiteral("agentscope"));
+        options.layout = Profile::Layout::AgentScope;
+        const QString basedir = options.basedir;
+        const QString aliceFolder = basedir + QStringLiteral("/alice/coder");
+        QVERIFY(writeFile(aliceFolder + QStringLiteral("/data/from-agentscope.txt"), "made by AgentScope\n"));
+        QVERIFY(writeFile(basedir + QStringLiteral("/bob/writer/sessions/s1/context.jsonl"), "{}\n"));
+        QVERIFY(QDir().mkpath(basedir + QStringLiteral("/carol/nothing-of-agentscope")));
+        const QString aliceId =
+            assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("alice"), QStringLiteral("coder"));
+        const QString bobId =
+            assignWorkspaceId(IsolationPolicy::PerAgent, QStringLiteral("bob"), QStringLiteral("writer"));
+        QVERIFY(makeAgentScopeContainer(aliceId, aliceFolder));
+        const QByteArray agentscopeContainer = inspect(QStringLiteral("as_ws_") + aliceId, QStringLiteral("{{.Id}}"));
+        QVERIFY(!agentscopeContainer.isEmpty());
+        // A container of Paddock's own layout on the same engine is not AgentScope's.
+        DockerBackend paddock(this->options(QStringLiteral("agentscope-paddock")));
+        const auto own = QCoro::waitFor(
+            paddock.create(CreateSpec{QStringLiteral("ws-own"), QStringLiteral("u"), QStringLiteral("a"), {}}));
+        QVERIFY(own);
+
+        DockerBackend backend(options);
+        QCOMPARE(backend.capabilities(),
+                 Capabilities(Capability::ContainerLog | Capability::Files | Capability::Exec
+                              | Capability::StopInsteadOfPause));
+        auto listed = QCoro::waitFor(backend.list({}));
+        QVERIFY2(listed, qPrintable(listed ? QString() : listed.error().message));
+        QCOMPARE(listed->size(), 2);
+        const auto row = [&listed](const QString &sandboxId) {
+            for (const SandboxInfo &info : *listed) {
+                if (info.sandboxId == sandboxId)
+                    return info;
+            }
+            return SandboxInfo{};
+        };
+        const SandboxInfo alice = row(QStringLiteral("as_ws_") + aliceId);
+        QCOMPARE(alice.workspaceId, aliceId);
+        QCOMPARE(alice.userId, QStringLiteral("alice"));
+        QCOMPARE(alice.agentId, QStringLiteral("coder"));
+        QCOMPARE(alice.state, SandboxState::Running);
+        QCOMPARE(alice.rawState, QStringLiteral("running"));
+        QCOMPARE(backend.hostFolder(alice), aliceFolder);
+        const SandboxInfo bob = row(QStringLiteral("as_ws_") + bobId);
+        QCOMPARE(bob.workspaceId, bobId);
+        QCOMPARE(bob.userId, QStringLiteral("bob"));
+        QCOMPARE(bob.agentId, QStringLiteral("writer"));
+        QCOMPARE(bob.state, SandboxState::Paused);
+        QCOMPARE(bob.rawState, QStringLiteral("Stopped"));
+        QCOMPARE(QCoro::waitFor(backend.get(bob.sandboxId))->rawState, QStringLiteral("Stopped"));
+
+        // Paddock opens (alice, coder): AgentScope's container, not a new one.
+        const QString logs = m_dir.filePath(QStringLiteral("agentscope-logs"));
+        BootstrapLogStore logStore(logs);
+        Provisioner provisioner(&backend, &logStore, ProvisionOptions{});
+        WorkspaceManager manager(&provisioner, {});
+        const auto opened = QCoro::waitFor(
+            manager.getWorkspace(WorkspaceRequest{QStringLiteral("alice"), QStringLiteral("coder"), {}, std::nullopt}));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        QCOMPARE((*opened)->id(), aliceId);
+        QCOMPARE(inspect(QStringLiteral("as_ws_") + aliceId, QStringLiteral("{{.Id}}")), agentscopeContainer);
+        const auto read =
+            QCoro::waitFor(backend.readFile(alice.sandboxId, QStringLiteral("data/from-agentscope.txt"), 0, 1024));
+        QVERIFY2(read, qPrintable(read ? QString() : read.error().message));
+        QCOMPARE(read->data, QByteArray("made by AgentScope\n"));
+        // Paddock's marker is in AgentScope's gateway home, in the container, not in the folder.
+        QCOMPARE(QDir(aliceFolder).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+                 (QStringList{QStringLiteral("data"), QStringLiteral("sessions"), QStringLiteral("skills")}));
+
+        // Closed as AgentScope closes: the container goes, the folder stays and reads Stopped.
+        QVERIFY(QCoro::waitFor(manager.close(aliceId)));
+        QVERIFY(inspect(QStringLiteral("as_ws_") + aliceId, QStringLiteral("{{.Id}}")).isEmpty());
+        QVERIFY(QFileInfo::exists(aliceFolder + QStringLiteral("/data/from-agentscope.txt")));
+        const auto closed = QCoro::waitFor(backend.get(alice.sandboxId));
+        QVERIFY2(closed, qPrintable(closed ? QString() : closed.error().message));
+        QCOMPARE(closed->state, SandboxState::Paused);
+        QCOMPARE(closed->rawState, QStringLiteral("Stopped"));
+        QCOMPARE(closed->userId, QStringLiteral("alice"));
+        QCOMPARE(closed->agentId, QStringLiteral("coder"));
+
+        // Opened again: the container as AgentScope makes it, over the same folder.
+        const auto reopened = QCoro::waitFor(
+            manager.getWorkspace(WorkspaceRequest{QStringLiteral("alice"), QStringLiteral("coder"), {}, std::nullopt}));
+        QVERIFY2(reopened, qPrintable(reopened ? QString() : reopened.error().message));
+        const QString name = QStringLiteral("as_ws_") + aliceId;
+        QCOMPARE(inspect(name, QStringLiteral("{{json .Config.Labels}}")),
+                 QByteArray("{\"agentscope.workspace\":\"true\",\"agentscope.workspace.id\":\"") + aliceId.toUtf8()
+                     + "\"}");
+        QCOMPARE(
+            inspect(name, QStringLiteral("{{json .Config.Cmd}} {{.Config.WorkingDir}} {{json .HostConfig.Binds}}")),
+            QByteArray("[\"sleep\",\"infinity\"] /workspace [\"") + QFile::encodeName(aliceFolder)
+                + ":/workspace:rw\"]");
+        QCOMPARE(inspect(name, QStringLiteral("{{.Config.Image}} {{.State.Status}}")), m_image.toUtf8() + " running");
+        const auto again = QCoro::waitFor(backend.readFile(name, QStringLiteral("data/from-agentscope.txt"), 0, 1024));
+        QVERIFY(again);
+        QCOMPARE(again->data, QByteArray("made by AgentScope\n"));
+
+        // A closed workspace that Paddock never held opens where AgentScope would put it.
+        const auto resumed = QCoro::waitFor(backend.resume(bob.sandboxId));
+        QVERIFY2(resumed, qPrintable(resumed ? QString() : resumed.error().message));
+        QCOMPARE(resumed->state, SandboxState::Running);
+        QCOMPARE(resumed->userId, QStringLiteral("bob"));
+        QCOMPARE(inspect(bob.sandboxId, QStringLiteral("{{(index .Mounts 0).Source}}")),
+                 QFile::encodeName(basedir + QStringLiteral("/bob/writer")));
+
+        // Kill: the container and the folder (closing keeps it; killing does not).
+        QVERIFY(backend.killWarning(*resumed).contains(basedir + QStringLiteral("/bob/writer")));
+        const auto killed = QCoro::waitFor(manager.kill(aliceId, name));
+        QVERIFY2(killed, qPrintable(killed ? QString() : killed.error().message));
+        QVERIFY(inspect(name, QStringLiteral("{{.Id}}")).isEmpty());
+        QVERIFY(!QFileInfo::exists(aliceFolder));
+        QVERIFY(!QFileInfo::exists(basedir + QStringLiteral("/alice")));
+        QVERIFY(QCoro::waitFor(backend.kill(bob.sandboxId, {})));
+        QVERIFY(!QFileInfo::exists(basedir + QStringLiteral("/bob")));
+        QCOMPARE(QCoro::waitFor(backend.get(bob.sandboxId)).error().kind, Error::Kind::NotFound);
+        QVERIFY(QCoro::waitFor(backend.list({}))->isEmpty());
+        QVERIFY(QCoro::waitFor(paddock.kill(own->sandboxId, {})));
+    }
+
+    void agentscopeLayoutRefusesIdsItCannotLayOut()
+    {
+        DockerOptions options = this->options(QStringLiteral("agentscope-bad"));
+        options.layout = Profile::Layout::AgentScope;
+        DockerBackend backend(options);
+        const int before = containerCount();
+        const std::initializer_list<std::pair<const char *, const char *>> bad{
+            {"", "agent"}, {"user", ""}, {"..", "agent"}, {"user", ".seed"}, {"a/b", "agent"}, {"user", "a:b"}};
+        for (const auto &[user, agent] : bad) {
+            const QString userId = QString::fromUtf8(user);
+            const QString agentId = QString::fromUtf8(agent);
+            const auto created = QCoro::waitFor(backend.create(
+                CreateSpec{assignWorkspaceId(IsolationPolicy::PerAgent, userId, agentId), userId, agentId, {}}));
+            QVERIFY2(!created, user);
+            QCOMPARE(created.error().kind, Error::Kind::InvalidArgument);
+        }
+        // A workspace id that no container name can hold.
+        const auto named = QCoro::waitFor(backend.create(
+            CreateSpec{QStringLiteral("not a name"), QStringLiteral("user"), QStringLiteral("agent"), {}}));
+        QVERIFY(!named);
+        QCOMPARE(named.error().kind, Error::Kind::InvalidArgument);
+        QCOMPARE(containerCount(), before);
+        QVERIFY(!QFileInfo::exists(options.basedir));
     }
 
     void containerLogIsTailed()

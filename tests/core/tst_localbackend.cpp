@@ -48,15 +48,24 @@ QList<BootstrapCommand> commands(std::initializer_list<const char *> lines, std:
     return list;
 }
 
-// One "process": a backend, a log store and a manager over a basedir.
+// One "process": a backend, a log store and a manager over a basedir (in AgentScope's layout the
+// manager assigns ids as a ProfileSession makes it: without the user).
 struct Stack
 {
-    Stack(const QString &basedir, const QString &logRoot, QList<BootstrapCommand> bootstrap, bool bubblewrap = false)
-        : backend(LocalOptions{basedir, bubblewrap})
+    Stack(const QString &basedir, const QString &logRoot, QList<BootstrapCommand> bootstrap, bool bubblewrap = false,
+          Profile::Layout layout = Profile::Layout::Paddock)
+        : backend(LocalOptions{basedir, bubblewrap, layout})
         , logs(logRoot)
         , provisioner(&backend, &logs, ProvisionOptions{std::move(bootstrap), {}, 30'000ms})
-        , manager(&provisioner, {})
+        , manager(&provisioner, managerOptions(layout))
     {
+    }
+
+    static ManagerOptions managerOptions(Profile::Layout layout)
+    {
+        ManagerOptions options;
+        options.assignWithoutUser = layout == Profile::Layout::AgentScope;
+        return options;
     }
 
     Result<WorkspacePtr> open(const QString &user, const QString &agent)
@@ -81,6 +90,26 @@ struct Stack
     Provisioner provisioner;
     WorkspaceManager manager;
 };
+
+// A copy of a fixture folder (tests/data/agentscope-workspace/...), hidden files too.
+bool copyTree(const QString &from, const QString &to)
+{
+    if (!QDir().mkpath(to))
+        return false;
+    const QDir source(from);
+    for (const QFileInfo &entry :
+         source.entryInfoList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot | QDir::System)) {
+        const QString target = to + u'/' + entry.fileName();
+        if (entry.isDir() ? !copyTree(entry.filePath(), target) : !QFile::copy(entry.filePath(), target))
+            return false;
+    }
+    return true;
+}
+
+QStringList entriesOf(const QString &folder)
+{
+    return QDir(folder).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot | QDir::System, QDir::Name);
+}
 
 QStringList texts(const QList<LogLine> &lines, LogLine::Kind kind)
 {
@@ -388,6 +417,186 @@ private Q_SLOTS:
         QCOMPARE(QCoro::waitFor(stack.backend.list({}))->size(), 1);
     }
 
+    // AgentScope's LocalWorkspaceManager keeps <basedir>/<agent_id>: every folder holding any of
+    // .mcp, skills/, sessions/, data/ is listed, Idle, under the id AgentScope gives it (BLAKE2b-8
+    // of "::<agent_id>"), with no user; reading writes nothing.
+    void agentscopeLayoutListsTheAgentsFolders()
+    {
+        QVERIFY(copyTree(QStringLiteral(AGENTSCOPE_FIXTURES "/local"), m_basedir + QStringLiteral("/a1")));
+        for (const char *only :
+             {"only-mcp/.mcp", "only-sessions/sessions/", "only-data/data/", "only-skills/skills/"}) {
+            const QString path = m_basedir + u'/' + QLatin1String(only);
+            if (path.endsWith(u'/')) {
+                QVERIFY(QDir().mkpath(path));
+            } else {
+                QVERIFY(QDir().mkpath(QFileInfo(path).path()));
+                QFile file(path);
+                QVERIFY(file.open(QIODevice::WriteOnly));
+            }
+        }
+        // Not workspaces: a folder with none of them, a hidden one, a link to one, a file.
+        QVERIFY(QDir().mkpath(m_basedir + QStringLiteral("/no-markers/notes")));
+        QVERIFY(QDir().mkpath(m_basedir + QStringLiteral("/.hidden/sessions")));
+        QVERIFY(QFile::link(m_basedir + QStringLiteral("/a1"), m_basedir + QStringLiteral("/linked")));
+        QFile plain(m_basedir + QStringLiteral("/plain-file"));
+        QVERIFY(plain.open(QIODevice::WriteOnly));
+        plain.close();
+        const QStringList before = entriesOf(m_basedir);
+
+        LocalBackend backend(LocalOptions{m_basedir, false, Profile::Layout::AgentScope});
+        QVERIFY(backend.capabilities().testFlag(Capability::UserNotRecorded));
+        const auto listed = QCoro::waitFor(backend.list({}));
+        QVERIFY2(listed, qPrintable(listed ? QString() : listed.error().message));
+        QStringList agents;
+        for (const SandboxInfo &info : *listed) {
+            agents.append(info.sandboxId);
+            QCOMPARE(info.agentId, info.sandboxId);
+            QCOMPARE(info.workspaceId, assignWorkspaceId(IsolationPolicy::PerAgent, QString(), info.agentId));
+            QVERIFY(info.userId.isEmpty());
+            QCOMPARE(info.state, SandboxState::Paused);
+            QCOMPARE(info.rawState, QStringLiteral("Idle"));
+            QCOMPARE(info.metadata.value(WorkspaceIdKey), info.workspaceId);
+            QVERIFY(!info.metadata.contains(UserIdKey));
+            QVERIFY(info.createdAt.isValid());
+        }
+        QCOMPARE(agents,
+                 (QStringList{QStringLiteral("a1"), QStringLiteral("only-data"), QStringLiteral("only-mcp"),
+                              QStringLiteral("only-sessions"), QStringLiteral("only-skills")}));
+        // AgentScope's own vector (reference §1): PER_AGENT, user "", agent "a1".
+        QCOMPARE(listed->constFirst().workspaceId, QStringLiteral("19f69055a5066d5f"));
+
+        const auto byId = QCoro::waitFor(backend.list(ListFilter{QStringLiteral("19f69055a5066d5f"), {}}));
+        QVERIFY(byId);
+        QCOMPARE(byId->size(), 1);
+        QCOMPARE(byId->constFirst().sandboxId, QStringLiteral("a1"));
+        QVERIFY(QCoro::waitFor(backend.list(ListFilter{QStringLiteral("19f69055a5066d5f"),
+                                                       QList<SandboxState>{SandboxState::Running}}))
+                    ->isEmpty());
+        QCOMPARE(QCoro::waitFor(backend.get(QStringLiteral("a1")))->rawState, QStringLiteral("Idle"));
+        QCOMPARE(QCoro::waitFor(backend.get(QStringLiteral("no-markers"))).error().kind, Error::Kind::NotFound);
+        QCOMPARE(backend.hostFolder(listed->constFirst()), m_basedir + QStringLiteral("/a1"));
+        QCOMPARE(backend.layout(listed->constFirst()).workdir, m_basedir + QStringLiteral("/a1"));
+        QCOMPARE(entriesOf(m_basedir), before);
+        // The files are AgentScope's, read as they are.
+        const auto mcp = QCoro::waitFor(backend.readFile(QStringLiteral("a1"), QStringLiteral(".mcp"), 0, 1 << 20));
+        QVERIFY2(mcp, qPrintable(mcp ? QString() : mcp.error().message));
+        QCOMPARE(mcp->data, readFile(QStringLiteral(AGENTSCOPE_FIXTURES "/local/.mcp")));
+
+        // Paddock's layout over the same basedir sees none of them (they have no metadata).
+        LocalBackend paddock(LocalOptions{m_basedir, false});
+        QVERIFY(QCoro::waitFor(paddock.list({}))->isEmpty());
+    }
+
+    // Opening (user, agent) uses <basedir>/<agent_id> as AgentScope does, whoever the user; Paddock's
+    // metadata and bootstrap marker go beside it, in <basedir>/.paddock/<agent_id>, never inside.
+    void agentscopeLayoutOpensTheAgentsFolder()
+    {
+        const QString folder = m_basedir + QStringLiteral("/a1");
+        QVERIFY(copyTree(QStringLiteral(AGENTSCOPE_FIXTURES "/local"), folder));
+        const QStringList fixture = entriesOf(folder);
+        Stack stack(m_basedir, m_logs, commands({"echo bootstrapped >> data/runs.txt"}), false,
+                    Profile::Layout::AgentScope);
+        const auto alice = stack.open(QStringLiteral("alice"), QStringLiteral("a1"));
+        QVERIFY2(alice, qPrintable(alice ? QString() : alice.error().message));
+        QCOMPARE((*alice)->id(), QStringLiteral("19f69055a5066d5f"));
+        const SandboxInfo opened = stack.info(QStringLiteral("a1"));
+        QCOMPARE(opened.state, SandboxState::Running);
+        QCOMPARE(opened.workspaceId, QStringLiteral("19f69055a5066d5f"));
+        QVERIFY(opened.userId.isEmpty());
+        QCOMPARE(opened.agentId, QStringLiteral("a1"));
+        // The bootstrap ran in the agent's folder; nothing of Paddock's is in it.
+        QCOMPARE(readFile(folder + QStringLiteral("/data/runs.txt")), QByteArray("bootstrapped\n"));
+        QCOMPARE(entriesOf(folder), fixture);
+        QCOMPARE(readFile(folder + QStringLiteral("/.mcp")),
+                 readFile(QStringLiteral(AGENTSCOPE_FIXTURES "/local/.mcp")));
+        QVERIFY(QFileInfo(m_basedir + QStringLiteral("/.paddock/a1/workspace.json")).isFile());
+        QVERIFY(QFileInfo::exists(m_basedir + QStringLiteral("/.paddock/a1/.agentscope/.bootstrap-complete")));
+        const QJsonObject metadata =
+            QJsonDocument::fromJson(readFile(m_basedir + QStringLiteral("/.paddock/a1/workspace.json"))).object();
+        QCOMPARE(metadata.value(QLatin1String("state")).toString(), QStringLiteral("Running"));
+        QVERIFY(metadata.value(QLatin1String("userId")).toString().isEmpty());
+
+        // Another user of that agent gets the same workspace (AgentScope ignores the user).
+        const auto bob = stack.open(QStringLiteral("bob"), QStringLiteral("a1"));
+        QVERIFY(bob);
+        QCOMPARE(bob->get(), alice->get());
+
+        // A new agent gets a new folder, with AgentScope's layout in it and nothing else.
+        const auto fresh = stack.open(QStringLiteral("alice"), QStringLiteral("运维"));
+        QVERIFY2(fresh, qPrintable(fresh ? QString() : fresh.error().message));
+        QCOMPARE((*fresh)->id(), assignWorkspaceId(IsolationPolicy::PerAgent, QString(), QStringLiteral("运维")));
+        QCOMPARE(entriesOf(m_basedir + QStringLiteral("/运维")),
+                 (QStringList{QStringLiteral("data"), QStringLiteral("sessions"), QStringLiteral("skills")}));
+
+        // Closed: Paused, and so a second process sees it; opened again, no second bootstrap.
+        QVERIFY(QCoro::waitFor(stack.manager.close((*alice)->id())));
+        LocalBackend second(LocalOptions{m_basedir, false, Profile::Layout::AgentScope});
+        const auto seen = QCoro::waitFor(second.get(QStringLiteral("a1")));
+        QVERIFY(seen);
+        QCOMPARE(seen->state, SandboxState::Paused);
+        QCOMPARE(seen->rawState, QStringLiteral("Paused"));
+        QCOMPARE(QCoro::waitFor(second.list({}))->size(), 2);
+        const auto again = stack.open(QStringLiteral("carol"), QStringLiteral("a1"));
+        QVERIFY(again);
+        QCOMPARE(readFile(folder + QStringLiteral("/data/runs.txt")), QByteArray("bootstrapped\n"));
+    }
+
+    void agentscopeLayoutRefusesWhatAgentScopeWouldAndWhatLeavesBasedir()
+    {
+        QVERIFY(QDir().mkpath(m_basedir));
+        const QString outside = m_dir.path() + QStringLiteral("/outside-agentscope");
+        QVERIFY(QDir().mkpath(outside + QStringLiteral("/sessions")));
+        QVERIFY(QFile::link(outside, m_basedir + QStringLiteral("/planted")));
+        LocalBackend backend(LocalOptions{m_basedir, false, Profile::Layout::AgentScope});
+        const QStringList refused{QString(),
+                                  QStringLiteral("."),
+                                  QStringLiteral(".."),
+                                  QStringLiteral(".paddock"),
+                                  QStringLiteral("a/b"),
+                                  QStringLiteral("a\\b"),
+                                  QStringLiteral("planted"),
+                                  QString(256, u'x')};
+        for (const QString &agent : refused) {
+            const auto created = QCoro::waitFor(backend.create(CreateSpec{
+                assignWorkspaceId(IsolationPolicy::PerAgent, QString(), agent), QStringLiteral("u"), agent, {}}));
+            QVERIFY2(!created, qPrintable(agent));
+            QCOMPARE(created.error().kind, Error::Kind::InvalidArgument);
+            QVERIFY(!backend.workspacePath(agent));
+            QVERIFY(!QCoro::waitFor(backend.kill(agent, {})));
+        }
+        // An id AgentScope would not give the folder of that agent.
+        const auto mismatched = QCoro::waitFor(
+            backend.create(CreateSpec{QStringLiteral("not-its-id"), QStringLiteral("u"), QStringLiteral("agent"), {}}));
+        QVERIFY(!mismatched);
+        QCOMPARE(mismatched.error().kind, Error::Kind::InvalidArgument);
+        QVERIFY2(mismatched.error().message.contains(
+                     assignWorkspaceId(IsolationPolicy::PerAgent, QString(), QStringLiteral("agent"))),
+                 qPrintable(mismatched.error().message));
+        QCOMPARE(entriesOf(m_basedir), QStringList{QStringLiteral("planted")});
+        QVERIFY(QFileInfo::exists(outside + QStringLiteral("/sessions")));
+        QVERIFY(QCoro::waitFor(backend.list({}))->isEmpty());
+    }
+
+    void agentscopeLayoutKillDeletesTheFolderAndPaddocksMetadata()
+    {
+        QVERIFY(copyTree(QStringLiteral(AGENTSCOPE_FIXTURES "/local"), m_basedir + QStringLiteral("/a1")));
+        QVERIFY(copyTree(QStringLiteral(AGENTSCOPE_FIXTURES "/local"), m_basedir + QStringLiteral("/a2")));
+        Stack stack(m_basedir, m_logs, {}, false, Profile::Layout::AgentScope);
+        QVERIFY(stack.open(QStringLiteral("u"), QStringLiteral("a1")));
+        const SandboxInfo a1 = stack.info(QStringLiteral("a1"));
+        QVERIFY2(stack.backend.killWarning(a1).contains(m_basedir + QStringLiteral("/a1")),
+                 qPrintable(stack.backend.killWarning(a1)));
+        QVERIFY(QCoro::waitFor(stack.manager.kill(a1.workspaceId, a1.sandboxId)));
+        QVERIFY(!QFileInfo::exists(m_basedir + QStringLiteral("/a1")));
+        QVERIFY(!QFileInfo::exists(m_basedir + QStringLiteral("/.paddock/a1")));
+        QVERIFY(QFileInfo::exists(m_basedir + QStringLiteral("/a2/.mcp")));
+        QCOMPARE(QCoro::waitFor(stack.backend.get(QStringLiteral("a1"))).error().kind, Error::Kind::NotFound);
+        // An Idle folder (never opened) is killed the same way.
+        QVERIFY(QCoro::waitFor(stack.backend.kill(QStringLiteral("a2"), {})));
+        QVERIFY(!QFileInfo::exists(m_basedir + QStringLiteral("/a2")));
+        QVERIFY(QCoro::waitFor(stack.backend.list({}))->isEmpty());
+    }
+
     void bubblewrapConfinesCommandsToTheWorkspace()
     {
         if (QStandardPaths::findExecutable(QStringLiteral("bwrap")).isEmpty())
@@ -412,6 +621,14 @@ private Q_SLOTS:
         // /tmp inside the sandbox is its own: nothing reached the host's /tmp.
         QVERIFY(!QFileInfo::exists(outsideMarker));
         QCOMPARE(texts(stack.log((*workspace)->id()), LogLine::Kind::Stdout), QStringList{outsideMarker});
+
+        // In AgentScope's layout the gateway home (the marker) is outside the folder: bound too.
+        const QString agentscopeBase = m_basedir + QStringLiteral("-agentscope");
+        Stack agentscope(agentscopeBase, m_logs, commands({"echo inside > in.txt"}), true, Profile::Layout::AgentScope);
+        const auto opened = agentscope.open(QStringLiteral("u"), QStringLiteral("a"));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        QCOMPARE(readFile(agentscopeBase + QStringLiteral("/a/in.txt")), QByteArray("inside\n"));
+        QVERIFY(QFileInfo::exists(agentscopeBase + QStringLiteral("/.paddock/a/.agentscope/.bootstrap-complete")));
     }
 };
 

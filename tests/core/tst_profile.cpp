@@ -175,6 +175,74 @@ private Q_SLOTS:
         QCOMPARE(Profile::parseKind(QStringLiteral("docker")), Profile::Kind::Docker);
     }
 
+    // Local and Docker keep their workspaces in Paddock's layout or AgentScope's: saved, loaded
+    // (files written before layouts existed load as Paddock's), and checked against the isolation.
+    void layoutIsKeptAndChecked()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("paddock.ini"));
+        Profile local = Profile::local();
+        local.layout = Profile::Layout::AgentScope;
+        local.basedir = dir.filePath(QStringLiteral("agents"));
+        Profile docker;
+        docker.id = QStringLiteral("docker");
+        docker.name = QStringLiteral("Docker");
+        docker.kind = Profile::Kind::Docker;
+        docker.layout = Profile::Layout::AgentScope;
+        {
+            QSettings settings(path, QSettings::IniFormat);
+            ProfileStore store(&settings);
+            QVERIFY(store.save(local));
+            QVERIFY(store.save(docker));
+        }
+        {
+            QSettings settings(path, QSettings::IniFormat);
+            QCOMPARE(settings.value(QStringLiteral("profiles/1/layout")).toString(), QStringLiteral("agentscope"));
+            ProfileStore store(&settings);
+            QCOMPARE(store.profile(QStringLiteral("local"))->layout, Profile::Layout::AgentScope);
+            QCOMPARE(store.profile(QStringLiteral("docker")), docker);
+        }
+        // An older file has no layout; an unknown word is not guessed at either: Paddock's.
+        QSettings old(dir.filePath(QStringLiteral("old.ini")), QSettings::IniFormat);
+        old.beginWriteArray(QStringLiteral("profiles"), 2);
+        old.setArrayIndex(0);
+        old.setValue(QStringLiteral("id"), QStringLiteral("d"));
+        old.setValue(QStringLiteral("kind"), QStringLiteral("docker"));
+        old.setArrayIndex(1);
+        old.setValue(QStringLiteral("id"), QStringLiteral("e"));
+        old.setValue(QStringLiteral("kind"), QStringLiteral("docker"));
+        old.setValue(QStringLiteral("layout"), QStringLiteral("kubernetes"));
+        old.endArray();
+        ProfileStore oldStore(&old);
+        QCOMPARE(oldStore.profile(QStringLiteral("d"))->layout, Profile::Layout::Paddock);
+        QCOMPARE(oldStore.profile(QStringLiteral("e"))->layout, Profile::Layout::Paddock);
+
+        // AgentScope's layout gives one folder one id only under per_agent.
+        for (Profile *profile : {&local, &docker}) {
+            for (const IsolationPolicy policy : {IsolationPolicy::PerUser, IsolationPolicy::PerSession}) {
+                profile->isolation = policy;
+                const QList<FieldError> errors = validateProfile(*profile);
+                QCOMPARE(fields(errors), QStringList{QStringLiteral("layout")});
+                QVERIFY2(errors.constFirst().message.contains(QLatin1String("per-agent")),
+                         qPrintable(errors.constFirst().message));
+                profile->layout = Profile::Layout::Paddock;
+                QVERIFY(validateProfile(*profile).isEmpty());
+                profile->layout = Profile::Layout::AgentScope;
+            }
+            profile->isolation = IsolationPolicy::PerAgent;
+        }
+        QSettings settings(path, QSettings::IniFormat);
+        ProfileStore store(&settings);
+        docker.isolation = IsolationPolicy::PerUser;
+        QList<FieldError> errors;
+        QVERIFY(!store.save(docker, &errors));
+        QCOMPARE(fields(errors), QStringList{QStringLiteral("layout")});
+        QCOMPARE(store.profile(QStringLiteral("docker"))->isolation, IsolationPolicy::PerAgent); // nothing written
+        QCOMPARE(Profile::layoutName(Profile::Layout::AgentScope), QStringLiteral("agentscope"));
+        QCOMPARE(Profile::parseLayout(QStringLiteral("paddock")), Profile::Layout::Paddock);
+        QVERIFY(!Profile::parseLayout(QStringLiteral("AgentScope")));
+    }
+
     void kubernetesProfile()
     {
         QTemporaryDir dir;

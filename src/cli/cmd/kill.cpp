@@ -34,6 +34,12 @@ QCoro::Task<Result<QString>> killOne(Session &s, QString id, SandboxInfo sandbox
 QCoro::Task<int> runKill(Session &s)
 {
     if (s.has("delete-files") && !s.session->can(Capability::DeleteFilesOnKill)) {
+        // A backend that keeps files on kill in one layout may delete them in another (Docker in
+        // AgentScope's layout): there the option has nothing to add.
+        const BackendFactory *own = BackendRegistry::instance().find(s.session->profile().kind);
+        if (own && own->capabilities.testFlag(Capability::DeleteFilesOnKill))
+            co_return s.usage(Tr::tr("--delete-files does not apply here: kill deletes the workspaces' files in this "
+                                     "layout"));
         QStringList deleting; // the backends that can, as the message names them
         for (const BackendFactory &factory : BackendRegistry::instance().factories()) {
             if (factory.capabilities.testFlag(Capability::DeleteFilesOnKill))

@@ -1,5 +1,6 @@
 #include "dockerbackend.h"
 
+#include "../../agentscopelayout.h"
 #include "../../isolation.h"
 #include "../../linesplitter.h"
 #include "../../logging.h"
@@ -14,8 +15,11 @@
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QRegularExpression>
+#include <QSet>
 #include <QStandardPaths>
 #include <QtConcurrent>
+
+#include <unistd.h>
 
 namespace Paddock::Docker {
 
@@ -64,6 +68,80 @@ QString containerName(const QString &workspaceId)
     return allowed.match(workspaceId).hasMatch() ? QStringLiteral("paddock-") + workspaceId : QString();
 }
 
+// AgentScope's layout (`_docker/_docker_workspace.py`): the container of a workspace is named
+// as_ws_<workspace id> and carries these two labels, and nothing else.
+constexpr QLatin1String AgentScopeLabel{"agentscope.workspace"};
+constexpr QLatin1String AgentScopeNamePrefix{"as_ws_"};
+// The raw state of a closed workspace's folder (no container).
+constexpr QLatin1String StoppedState{"Stopped"};
+
+QString agentscopeName(const QString &workspaceId)
+{
+    return AgentScopeNamePrefix + workspaceId;
+}
+
+// The id AgentScope's DockerWorkspaceManager gives (user, agent): assign_workspace_id under PER_AGENT
+// (the only isolation this layout takes).
+QString agentscopeWorkspaceId(const QString &userId, const QString &agentId)
+{
+    return assignWorkspaceId(IsolationPolicy::PerAgent, userId, agentId);
+}
+
+// A folder <basedir>/<user id>/<agent id> that holds an AgentScope workspace.
+struct AgentFolder
+{
+    QString userId;
+    QString agentId;
+    QString path;
+    QDateTime created;
+};
+
+// Every such folder (names that can be ids only). Reads the disk: on a worker thread.
+QList<AgentFolder> scanAgentFolders(const QString &basedir)
+{
+    QList<AgentFolder> found;
+    const auto filters = QDir::Dirs | QDir::NoDotAndDotDot | QDir::NoSymLinks;
+    for (const QString &user : QDir(basedir).entryList(filters, QDir::Name)) {
+        if (!validateAgentScopeFolderName(Principal::User, user) || user.contains(u':'))
+            continue;
+        const QString userFolder = basedir + u'/' + user;
+        for (const QString &agent : QDir(userFolder).entryList(filters, QDir::Name)) {
+            if (!validateAgentScopeFolderName(Principal::Agent, agent) || agent.contains(u':'))
+                continue;
+            const QString path = userFolder + u'/' + agent;
+            if (!holdsAgentScopeWorkspace(path))
+                continue;
+            const QFileInfo info(path);
+            found.append(
+                {user, agent, path, (info.birthTime().isValid() ? info.birthTime() : info.lastModified()).toUTC()});
+        }
+    }
+    return found;
+}
+
+// A closed workspace of AgentScope's layout: its folder, listed under the container it would have.
+SandboxInfo stoppedInfo(const AgentFolder &folder)
+{
+    SandboxInfo info;
+    info.workspaceId = agentscopeWorkspaceId(folder.userId, folder.agentId);
+    info.sandboxId = agentscopeName(info.workspaceId);
+    info.userId = folder.userId;
+    info.agentId = folder.agentId;
+    info.state = SandboxState::Paused;
+    info.rawState = StoppedState;
+    info.backend = QStringLiteral("docker");
+    info.createdAt = folder.created;
+    info.metadata.insert(AgentScopeLabel, QStringLiteral("true"));
+    info.metadata.insert(WorkspaceIdKey, info.workspaceId);
+    info.fingerprint = fingerprintOf(info);
+    return info;
+}
+
+bool isStoppedFolder(const SandboxInfo &info)
+{
+    return info.rawState == StoppedState;
+}
+
 } // namespace
 
 DockerBackend::DockerBackend(DockerOptions options, QObject *parent)
@@ -77,6 +155,9 @@ DockerBackend::DockerBackend(DockerOptions options, QObject *parent)
         m_http = std::make_unique<CurlHttpClient>(*m_address);
         m_client = std::make_unique<DockerClient>(m_http.get());
     }
+    // AgentScope binds os.path.abspath(<basedir>/<user>/<agent>), and the mounts say it so.
+    if (agentscope())
+        m_basedir = QDir::cleanPath(QDir(m_basedir).absolutePath());
 }
 
 DockerBackend::~DockerBackend()
@@ -123,6 +204,12 @@ QString DockerBackend::instanceKey() const
 
 WorkspaceLayout DockerBackend::layout(const SandboxInfo &) const
 {
+    if (agentscope()) {
+        // AgentScope's gateway home is in the container, not on the bind mount: Paddock's marker
+        // goes with the container, so every new container (after a close) bootstraps again.
+        const QString home = AgentScopeGatewayHome;
+        return {QString(Workdir), home, home + QStringLiteral("/.bootstrap-complete"), {}};
+    }
     const QString workdir = Workdir;
     const QString gatewayHome = workdir + QStringLiteral("/.agentscope");
     // No AgentScope marker: AgentScope's Docker workspaces bake their gateway into the image and
@@ -135,6 +222,44 @@ Result<QString> DockerBackend::hostFolder(const QString &workspaceId) const
     if (auto valid = validateWorkspaceId(workspaceId); !valid)
         return fail(valid.error());
     return m_basedir + u'/' + workspaceId;
+}
+
+Result<QString> DockerBackend::agentscopeFolder(const QString &userId, const QString &agentId) const
+{
+    if (auto valid = validateAgentScopeFolderName(Principal::User, userId); !valid)
+        return fail(valid.error());
+    if (auto valid = validateAgentScopeFolderName(Principal::Agent, agentId); !valid)
+        return fail(valid.error());
+    for (const QString &id : {userId, agentId}) {
+        if (id.contains(u':')) {
+            return fail(Error::invalidArgument(
+                Tr::tr("\"%1\" holds a colon, which a Docker bind mount of its folder cannot carry").arg(id)));
+        }
+    }
+    return m_basedir + u'/' + userId + u'/' + agentId;
+}
+
+SandboxInfo DockerBackend::sandboxOf(const ContainerInfo &container) const
+{
+    SandboxInfo info = toSandbox(container);
+    if (!agentscope())
+        return info;
+    // Found by its name (which a close and a new container keep), and its user and agent read
+    // from <basedir>/<user id>/<agent id>, the only place AgentScope writes them.
+    if (!container.name.isEmpty())
+        info.sandboxId = container.name;
+    info.userId.clear();
+    info.agentId.clear();
+    const QString source = QDir::cleanPath(container.mounts.value(QString(Workdir)));
+    if (source.startsWith(m_basedir + u'/')) {
+        const QStringList parts = source.mid(m_basedir.size() + 1).split(u'/');
+        if (parts.size() == 2) {
+            info.userId = parts.at(0);
+            info.agentId = parts.at(1);
+        }
+    }
+    info.fingerprint = fingerprintOf(info);
+    return info;
 }
 
 Result<> DockerBackend::deleteFolder(const QString &workspaceId) const
@@ -162,6 +287,8 @@ QCoro::Task<Result<QList<SandboxInfo>>> DockerBackend::list(ListFilter filter)
 {
     if (auto ok = usable(); !ok)
         co_return fail(ok.error());
+    if (agentscope())
+        co_return co_await listAgentScope(std::move(filter));
     QMap<QString, QString> labels;
     labels.insert(WorkspaceIdKey, filter.workspaceId.value_or(QString()));
     auto containers = co_await m_client->list(labels);
@@ -176,20 +303,80 @@ QCoro::Task<Result<QList<SandboxInfo>>> DockerBackend::list(ListFilter filter)
     co_return sandboxes;
 }
 
+QCoro::Task<Result<QList<SandboxInfo>>> DockerBackend::listAgentScope(ListFilter filter)
+{
+    // AgentScope's containers carry agentscope.workspace=true (Paddock's own layout does not).
+    QMap<QString, QString> labels;
+    labels.insert(AgentScopeLabel, QStringLiteral("true"));
+    auto containers = co_await m_client->list(labels);
+    if (!containers)
+        co_return fail(containers.error());
+    QList<SandboxInfo> sandboxes;
+    QSet<QString> mounted; // the folders a container holds
+    QSet<QString> names; // and the sandbox ids those containers take
+    const auto wanted = [&filter](const SandboxInfo &info) {
+        return (!filter.workspaceId || info.workspaceId == *filter.workspaceId)
+            && (filter.states.isEmpty() || filter.states.contains(info.state));
+    };
+    for (const ContainerInfo &container : std::as_const(*containers)) {
+        SandboxInfo info = sandboxOf(container);
+        if (container.mounts.contains(QString(Workdir)))
+            mounted.insert(QDir::cleanPath(container.mounts.value(QString(Workdir))));
+        names.insert(info.sandboxId);
+        if (wanted(info))
+            sandboxes.append(std::move(info));
+    }
+    // Then the folders that no container holds: closed workspaces (AgentScope removes the
+    // container on close). Read on a worker thread and waited for through m_waits, so a backend
+    // destroyed meanwhile waits for the scan; only locals after it.
+    const QString basedir = m_basedir;
+    QFuture<QList<AgentFolder>> scan = QtConcurrent::run(scanAgentFolders, basedir);
+    QFuture<void> scanned(scan);
+    co_await m_waits.finished(std::move(scanned), WaitSet::OnClose::Finish);
+    const QList<AgentFolder> folders = scan.result();
+    for (const AgentFolder &folder : folders) {
+        if (mounted.contains(folder.path))
+            continue;
+        SandboxInfo info = stoppedInfo(folder);
+        // Its container's name is taken by one over another folder (ids given by hand).
+        if (names.contains(info.sandboxId))
+            continue;
+        if (wanted(info))
+            sandboxes.append(std::move(info));
+    }
+    co_return sandboxes;
+}
+
 QCoro::Task<Result<SandboxInfo>> DockerBackend::get(QString sandboxId)
 {
     if (auto ok = usable(); !ok)
         co_return fail(ok.error());
     auto container = co_await m_client->inspect(sandboxId);
-    if (!container)
+    if (container)
+        co_return sandboxOf(*container);
+    if (!agentscope() || container.error().kind != Error::Kind::NotFound || !sandboxId.startsWith(AgentScopeNamePrefix))
         co_return fail(container.error());
-    co_return toSandbox(*container);
+    // AgentScope's layout: a closed workspace is its folder, under the container's name.
+    ListFilter named;
+    named.workspaceId = sandboxId.mid(AgentScopeNamePrefix.size());
+    auto listed = co_await listAgentScope(std::move(named));
+    if (!listed)
+        co_return fail(listed.error());
+    for (const SandboxInfo &info : std::as_const(*listed)) {
+        if (info.sandboxId == sandboxId)
+            co_return info;
+    }
+    co_return fail(container.error());
 }
 
 QCoro::Task<Result<SandboxInfo>> DockerBackend::create(CreateSpec spec)
 {
     if (auto ok = usable(); !ok)
         co_return fail(ok.error());
+    // AgentScope's layout labels its containers with the two labels of AgentScope's alone: the
+    // profile's metadata is not kept there.
+    if (agentscope())
+        co_return co_await startAgentScope(spec.workspaceId, spec.userId, spec.agentId);
     auto folder = hostFolder(spec.workspaceId);
     if (!folder)
         co_return fail(folder.error());
@@ -246,6 +433,115 @@ QCoro::Task<Result<SandboxInfo>> DockerBackend::create(CreateSpec spec)
     co_return co_await get(*id);
 }
 
+QCoro::Task<Result<SandboxInfo>> DockerBackend::startAgentScope(QString workspaceId, QString userId, QString agentId)
+{
+    if (auto ok = usable(); !ok)
+        co_return fail(ok.error());
+    static const QRegularExpression allowed(QStringLiteral("^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,120}$"));
+    const QString name = agentscopeName(workspaceId);
+    if (auto valid = validateWorkspaceId(workspaceId); !valid)
+        co_return fail(valid.error());
+    if (!allowed.match(name).hasMatch()) {
+        co_return fail(Error::invalidArgument(
+            Tr::tr("workspace id \"%1\" cannot be part of the container name %2: Docker names take letters, digits "
+                   "and _ . - only")
+                .arg(workspaceId, name)));
+    }
+    auto folder = agentscopeFolder(userId, agentId);
+    if (!folder)
+        co_return fail(folder.error());
+    if (m_options.image.isEmpty())
+        co_return fail(Error::invalidArgument(Tr::tr("No image is set for new Docker containers.")));
+    auto present = co_await m_client->imageExists(m_options.image);
+    if (!present)
+        co_return fail(present.error());
+    if (!*present) {
+        co_return fail(Error::notFound(
+            Tr::tr("The image %1 is not on the Docker engine at %2: pull, build or import it there first.")
+                .arg(m_options.image, m_address->display())));
+    }
+    // As AgentScope's create_or_replace: a container of that name that does not run goes; one
+    // that runs over this folder is the workspace already.
+    auto existing = co_await m_client->inspect(name);
+    if (existing) {
+        if (existing->status == QLatin1String("running")) {
+            if (QDir::cleanPath(existing->mounts.value(QString(Workdir))) == *folder)
+                co_return sandboxOf(*existing);
+            co_return fail(
+                Error::conflict(Tr::tr("container %1 runs already, over another folder than %2").arg(name, *folder)));
+        }
+        if (auto removed = co_await m_client->remove(name, true); !removed)
+            co_return fail(removed.error());
+    } else if (existing.error().kind != Error::Kind::NotFound) {
+        co_return fail(existing.error());
+    }
+
+    // The folders made here go again if no container comes of them (only while empty); one that
+    // was there (the workspace's data) stays whatever happens.
+    const QString userFolder = QFileInfo(*folder).path();
+    const QString madeUser = QFileInfo::exists(userFolder) ? QString() : userFolder;
+    const QString madeFolder = QFileInfo::exists(*folder) ? QString() : *folder;
+    if (!QDir().mkpath(*folder))
+        co_return fail(Error::io(Tr::tr("cannot create the workspace folder %1").arg(*folder)));
+    const auto dropFolders = [madeUser, madeFolder] {
+        if (!madeFolder.isEmpty())
+            QDir().rmdir(madeFolder);
+        if (!madeUser.isEmpty())
+            QDir().rmdir(madeUser);
+    };
+
+    // AgentScope's container (`_docker_workspace.py`, _create_and_start_container): its name, its
+    // two labels, `sleep infinity` in /workspace, the folder bound read-write there.
+    ContainerSpec container;
+    container.name = name;
+    container.image = m_options.image;
+    container.cmd = {QStringLiteral("sleep"), QStringLiteral("infinity")};
+    container.workingDir = Workdir;
+    container.networkMode = m_options.networkMode;
+    container.labels.insert(AgentScopeLabel, QStringLiteral("true"));
+    container.labels.insert(WorkspaceIdKey, workspaceId);
+    container.binds.append(*folder + u':' + QString(Workdir) + QStringLiteral(":rw"));
+    auto id = co_await m_client->create(container);
+    if (!id) {
+        dropFolders();
+        co_return fail(id.error());
+    }
+    auto started = co_await m_client->start(*id);
+    if (!started) {
+        qCWarning(lcDocker).noquote() << "container" << name
+                                      << "did not start; removing it:" << started.error().message;
+        const auto removed = co_await m_client->remove(*id, true);
+        if (!removed)
+            qCWarning(lcDocker).noquote() << "and it could not be removed:" << removed.error().message;
+        dropFolders();
+        co_return fail(started.error());
+    }
+    qCInfo(lcDocker).noquote() << "created container" << name << "for workspace" << workspaceId << "over" << *folder;
+    co_return co_await get(name);
+}
+
+QCoro::Task<Result<>> DockerBackend::removeAgentScope(SandboxInfo sandbox)
+{
+    if (sandbox.state == SandboxState::Running) {
+        // As AgentScope's close on Linux: what root wrote in the bind mount is given back to this
+        // process's user (10 s at most; a failure does not stop the close).
+        ExecRequest chown;
+        chown.argv = QStringList{QStringLiteral("chown"), QStringLiteral("-R"),
+                                 QStringLiteral("%1:%2").arg(::getuid()).arg(::getgid()), QString(Workdir)};
+        chown.timeout = std::chrono::seconds(10);
+        const auto given = co_await exec(sandbox.sandboxId, std::move(chown));
+        if (!given || given->exitCode != 0) {
+            qCInfo(lcDocker).noquote() << "chown of /workspace in" << sandbox.sandboxId << "failed:"
+                                       << (given ? QString::fromUtf8(given->stdErr).trimmed() : given.error().message);
+        }
+    }
+    // kill and delete(force=True) in one: DELETE ?force=1.
+    auto removed = co_await m_client->remove(sandbox.sandboxId, true);
+    if (!removed && removed.error().kind == Error::Kind::NotFound)
+        co_return Result<>{}; // gone already: closed
+    co_return removed;
+}
+
 QCoro::Task<Result<SandboxInfo>> DockerBackend::connect(QString sandboxId)
 {
     auto info = co_await get(sandboxId);
@@ -263,6 +559,9 @@ QCoro::Task<Result<SandboxInfo>> DockerBackend::resume(QString sandboxId)
     auto info = co_await get(sandboxId);
     if (!info)
         co_return fail(info.error());
+    // AgentScope's layout: a closed workspace gets its container again, where AgentScope makes it.
+    if (agentscope() && isStoppedFolder(*info))
+        co_return co_await startAgentScope(info->workspaceId, info->userId, info->agentId);
     if (info->rawState == QLatin1String("paused")) {
         if (auto done = co_await m_client->unpause(sandboxId); !done)
             co_return fail(done.error());
@@ -280,6 +579,15 @@ QCoro::Task<Result<>> DockerBackend::pause(QString sandboxId)
 {
     if (auto ok = usable(); !ok)
         co_return ok;
+    if (agentscope()) {
+        // Close as AgentScope closes: the container goes, its folder stays (listed as Stopped).
+        auto info = co_await get(sandboxId);
+        if (!info)
+            co_return fail(info.error());
+        if (isStoppedFolder(*info))
+            co_return Result<>{}; // closed already
+        co_return co_await removeAgentScope(*info);
+    }
     if (m_options.stopInsteadOfPause)
         co_return co_await m_client->stop(sandboxId, std::chrono::seconds(10));
     auto paused = co_await m_client->pause(sandboxId);
@@ -298,7 +606,19 @@ QCoro::Task<Result<>> DockerBackend::kill(QString sandboxId, KillOptions options
     if (auto ok = usable(); !ok)
         co_return ok;
     QString folder;
-    if (options.deleteFiles) {
+    if (agentscope()) {
+        // Closing already removes the container and keeps the folder: a kill deletes both.
+        auto info = co_await get(sandboxId);
+        if (!info)
+            co_return fail(info.error());
+        if (!isStoppedFolder(*info)) {
+            if (auto removed = co_await removeAgentScope(*info); !removed)
+                co_return removed;
+        }
+        folder = hostFolder(*info);
+        if (folder.isEmpty())
+            co_return Result<>{}; // its /workspace is not a folder of this basedir: not ours to delete
+    } else if (options.deleteFiles) {
         // The folder is named by the container's workspace label: read it before the container goes.
         auto info = co_await get(sandboxId);
         if (!info)
@@ -308,22 +628,31 @@ QCoro::Task<Result<>> DockerBackend::kill(QString sandboxId, KillOptions options
             co_return fail(path.error());
         folder = *path;
     }
-    if (auto removed = co_await m_client->remove(sandboxId, true); !removed)
-        co_return removed;
+    if (!agentscope()) {
+        if (auto removed = co_await m_client->remove(sandboxId, true); !removed)
+            co_return removed;
+    }
     if (folder.isEmpty())
         co_return Result<>{};
     // A big folder takes a while: deleted on a worker thread, and waited for through m_waits, so
     // a backend destroyed meanwhile waits for it and this task says what was done. Only locals
     // after it.
+    const QString userFolder = agentscope() ? QFileInfo(folder).path() : QString();
     QFuture<Result<>> removing = QtConcurrent::run(&DockerBackend::removeFolder, folder);
     QFuture<void> removed(removing);
     co_await m_waits.finished(std::move(removed), WaitSet::OnClose::Finish);
     Result<> outcome = removing.result();
+    if (outcome && !userFolder.isEmpty())
+        QDir().rmdir(userFolder); // the user's folder, once it holds no other agent's
     co_return outcome;
 }
 
 Capabilities DockerBackend::capabilities() const
 {
+    // AgentScope's layout: a close removes the container (its processes end) and keeps the folder,
+    // and a kill deletes the folder too.
+    if (agentscope())
+        return {Capability::ContainerLog, Capability::Files, Capability::Exec, Capability::StopInsteadOfPause};
     Capabilities capabilities{Capability::ContainerLog, Capability::DeleteFilesOnKill, Capability::Files,
                               Capability::Exec};
     if (m_options.stopInsteadOfPause)
@@ -333,7 +662,36 @@ Capabilities DockerBackend::capabilities() const
 
 QString DockerBackend::hostFolder(const SandboxInfo &sandbox) const
 {
+    if (agentscope()) {
+        // Its user and agent come from its mount: empty when that is no folder of this basedir.
+        if (sandbox.userId.isEmpty() || sandbox.agentId.isEmpty())
+            return {};
+        return agentscopeFolder(sandbox.userId, sandbox.agentId).value_or(QString());
+    }
     return hostFolder(sandbox.workspaceId).value_or(QString());
+}
+
+Result<QString> DockerBackend::folderOf(const SandboxInfo &sandbox) const
+{
+    if (!agentscope())
+        return hostFolder(sandbox.workspaceId);
+    if (sandbox.userId.isEmpty() || sandbox.agentId.isEmpty()) {
+        return fail(Error::unsupported(Tr::tr("the /workspace of container %1 is not a folder <user>/<agent> of %2")
+                                           .arg(sandbox.sandboxId, m_basedir)));
+    }
+    return agentscopeFolder(sandbox.userId, sandbox.agentId);
+}
+
+QString DockerBackend::killWarning(const SandboxInfo &sandbox) const
+{
+    if (!agentscope())
+        return {};
+    const QString folder = hostFolder(sandbox);
+    if (folder.isEmpty())
+        return {};
+    return Tr::tr("Removes the container %1 and deletes its host folder %2 with every file of the workspace (closing "
+                  "keeps the folder): its data cannot be recovered.")
+        .arg(sandbox.sandboxId, folder);
 }
 
 QCoro::Task<Result<SandboxInfo>> DockerBackend::renew(QString sandboxId, std::chrono::seconds)
@@ -404,7 +762,7 @@ QCoro::Task<Result<std::optional<QDateTime>>> DockerBackend::sessionsActivity(QS
     auto info = co_await get(sandboxId);
     if (!info)
         co_return fail(info.error());
-    auto folder = hostFolder(info->workspaceId);
+    auto folder = folderOf(*info);
     if (!folder)
         co_return fail(folder.error());
     // A QString, not a QStringBuilder of temporaries: run() keeps its arguments for later.
@@ -423,7 +781,7 @@ QCoro::Task<Result<HostFolderFiles>> DockerBackend::filesOf(QString sandboxId)
     auto info = co_await get(sandboxId);
     if (!info)
         co_return fail(info.error());
-    auto folder = hostFolder(info->workspaceId);
+    auto folder = folderOf(*info);
     if (!folder)
         co_return fail(folder.error());
     co_return HostFolderFiles(layout(*info), *folder);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "../../backend.h"
+#include "../../profile.h"
 #include "../../waitset.h"
 #include "curlhttp.h"
 
@@ -12,6 +13,7 @@
 namespace Paddock::Docker {
 
 class DockerClient;
+struct ContainerInfo;
 
 struct DockerOptions
 {
@@ -26,14 +28,26 @@ struct DockerOptions
     // Keeps the container alive; answers `docker stop` at once.
     QStringList command{QStringLiteral("sh"), QStringLiteral("-c"),
                         QStringLiteral("trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done")};
-    QString networkMode = QStringLiteral("none");
+    QString networkMode = QStringLiteral("none"); // empty: the engine's default network
     bool stopInsteadOfPause = false; // pause (and so close) stops the container instead of freezing it
+    // Paddock's layout, or AgentScope's DockerWorkspaceManager's (README.md): containers named
+    // as_ws_<workspace id>, labelled only as AgentScope labels them, running `sleep infinity` over
+    // <basedir>/<user id>/<agent id>, and removed on close (their folders, kept, read Stopped).
+    // `command` and stopInsteadOfPause do not apply there.
+    Profile::Layout layout = Profile::Layout::Paddock;
 };
 
 // Workspaces as Docker containers: labelled with the AgentScope ids and found again by label;
 // /workspace is a host folder, so kill removes the container and keeps the files (say so to
 // delete them too: deleteFolder()). Pause freezes the processes (`docker pause`); a stopped
 // container counts as paused (its raw state says "exited") and resume starts it again.
+//
+// In AgentScope's layout (DockerOptions::layout) the backend shows and makes the containers of
+// AgentScope's DockerWorkspaceManager: a sandbox id is the container's name, as_ws_<workspace id>;
+// the user and the agent are read from its bind mount <basedir>/<user id>/<agent id>; pause (close)
+// removes the container and keeps the folder, which is then listed under the same sandbox id as
+// Stopped (Paused, raw state "Stopped", Capability::StopInsteadOfPause) until resume makes the
+// container again; kill removes both.
 class DockerBackend final : public Backend
 {
     Q_OBJECT
@@ -41,6 +55,8 @@ class DockerBackend final : public Backend
 
 public:
     static constexpr QLatin1String Workdir{"/workspace"};
+    // AgentScope's gateway home, baked into its images (`_docker/_make_dockerfile.py`).
+    static constexpr QLatin1String AgentScopeGatewayHome{"/root/.agentscope"};
 
     // A bad DOCKER_HOST is reported by every call (and by ping()).
     explicit DockerBackend(DockerOptions options, QObject *parent = nullptr);
@@ -54,8 +70,12 @@ public:
     QString basedir() const { return m_basedir; }
     // The engine answers (a clear message when there is none, or the socket may not be opened).
     QCoro::Task<Result<>> ping();
-    // The host folder of a workspace, which kill() keeps.
+    // The host folder of a workspace in Paddock's layout, which kill() keeps.
     Result<QString> hostFolder(const QString &workspaceId) const;
+    // The host folder of a user's agent in AgentScope's layout, <basedir>/<user id>/<agent id>;
+    // InvalidArgument for ids that cannot name its folders (as AgentScope's own refusals, or a
+    // `:`, which Docker's bind syntax cannot carry).
+    Result<QString> agentscopeFolder(const QString &userId, const QString &agentId) const;
     using Backend::hostFolder;
     // Removes a workspace's host folder (after kill(), when the user asks for it).
     Result<> deleteFolder(const QString &workspaceId) const;
@@ -75,6 +95,7 @@ public:
     QCoro::Task<Result<>> kill(QString sandboxId, KillOptions options) override;
     Capabilities capabilities() const override;
     QString hostFolder(const SandboxInfo &sandbox) const override;
+    QString killWarning(const SandboxInfo &sandbox) const override;
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
     QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
     QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;
@@ -92,6 +113,20 @@ public:
 
 private:
     Result<> usable() const;
+    bool agentscope() const { return m_options.layout == Profile::Layout::AgentScope; }
+    // A container as this layout reports it (AgentScope's: named, its user and agent from its mount).
+    SandboxInfo sandboxOf(const ContainerInfo &container) const;
+    // AgentScope's layout: its containers, and the folders of closed workspaces (no container).
+    QCoro::Task<Result<QList<SandboxInfo>>> listAgentScope(ListFilter filter);
+    // AgentScope's layout: makes and starts as_ws_<id> over the folder of (user, agent), replacing
+    // a container of that name that is not running, as AgentScope's create_or_replace does.
+    QCoro::Task<Result<SandboxInfo>> startAgentScope(QString workspaceId, QString userId, QString agentId);
+    // AgentScope's layout: what AgentScope's close does (the files given back to this user, then
+    // the container killed and removed). A container that is gone already is fine.
+    QCoro::Task<Result<>> removeAgentScope(SandboxInfo sandbox);
+    // The host folder of a workspace: by its workspace id in Paddock's layout, by its user and
+    // agent in AgentScope's.
+    Result<QString> folderOf(const SandboxInfo &sandbox) const;
     // The files of a container's workspace, as its host folder holds them.
     QCoro::Task<Result<HostFolderFiles>> filesOf(QString sandboxId);
     template<typename T>

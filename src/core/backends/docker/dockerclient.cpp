@@ -27,6 +27,18 @@ QMap<QString, QString> labelsOf(const QJsonValue &value)
     return labels;
 }
 
+// "Mounts" of a listing or an inspection: [{"Source": ..., "Destination": ...}, ...].
+QMap<QString, QString> mountsOf(const QJsonValue &value)
+{
+    QMap<QString, QString> mounts;
+    for (const QJsonValue &mount : value.toArray()) {
+        const QJsonObject object = mount.toObject();
+        mounts.insert(object.value(QLatin1String("Destination")).toString(),
+                      object.value(QLatin1String("Source")).toString());
+    }
+    return mounts;
+}
+
 QByteArray json(const QJsonObject &object)
 {
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
@@ -144,6 +156,7 @@ QCoro::Task<Result<QList<ContainerInfo>>> DockerClient::list(QMap<QString, QStri
         info.status = object.value(QLatin1String("State")).toString();
         info.labels = labelsOf(object.value(QLatin1String("Labels")));
         info.created = QDateTime::fromSecsSinceEpoch(object.value(QLatin1String("Created")).toInteger(), Qt::UTC);
+        info.mounts = mountsOf(object.value(QLatin1String("Mounts")));
         containers.append(info);
     }
     co_return containers;
@@ -172,6 +185,7 @@ QCoro::Task<Result<ContainerInfo>> DockerClient::inspect(QString id)
     for (const QJsonValue &bind :
          object.value(QLatin1String("HostConfig")).toObject().value(QLatin1String("Binds")).toArray())
         info.binds.append(bind.toString());
+    info.mounts = mountsOf(object.value(QLatin1String("Mounts")));
     co_return info;
 }
 
@@ -207,7 +221,8 @@ QCoro::Task<Result<QString>> DockerClient::create(ContainerSpec spec)
     body.insert(QStringLiteral("Env"), QJsonArray::fromStringList(env));
     QJsonObject host;
     host.insert(QStringLiteral("Binds"), QJsonArray::fromStringList(spec.binds));
-    host.insert(QStringLiteral("NetworkMode"), spec.networkMode);
+    if (!spec.networkMode.isEmpty())
+        host.insert(QStringLiteral("NetworkMode"), spec.networkMode);
     body.insert(QStringLiteral("HostConfig"), host);
     HttpRequest request;
     request.method = QByteArrayLiteral("POST");

@@ -27,6 +27,7 @@ struct ContainerInfo
     QMap<QString, QString> labels;
     QDateTime created; // UTC
     QStringList binds; // host:container[:mode], when inspected
+    QMap<QString, QString> mounts; // where in the container -> the host source, listed or inspected
 };
 
 // What a new container gets.
@@ -39,7 +40,7 @@ struct ContainerSpec
     QMap<QString, QString> labels;
     QMap<QString, QString> env;
     QStringList binds; // host:container[:mode]
-    QString networkMode = QStringLiteral("none");
+    QString networkMode = QStringLiteral("none"); // empty: the engine's default network
 };
 
 // Docker's multiplexed exec stream: frames of [stream, 0, 0, 0, size (4 bytes, big-endian)]

@@ -18,7 +18,7 @@ BackendFactory dockerBackendFactory()
     factory.capabilities = {Capability::ContainerLog, Capability::DeleteFilesOnKill, Capability::Files,
                             Capability::Exec};
     factory.profileFields = {QStringLiteral("dockerHost"), QStringLiteral("image"), QStringLiteral("basedir"),
-                             QStringLiteral("stopInsteadOfPause")};
+                             QStringLiteral("layout"), QStringLiteral("stopInsteadOfPause")};
     factory.hint = [](const QString &field) -> FieldHint {
         if (field == QLatin1String("image"))
             return {QString(DockerOptions::DefaultImage),
@@ -30,6 +30,16 @@ BackendFactory dockerBackendFactory()
                            "container; empty for the default")};
         if (field == QLatin1String("bootstrapFile"))
             return {Tr::tr("none (no commands are run)"), {}};
+        if (field == QLatin1String("layout")) {
+            return {
+                QStringLiteral("paddock"),
+                Tr::tr("Paddock: containers paddock-<workspace id> over <folder>/<workspace id>, labelled with the "
+                       "workspace, user and agent ids; closing freezes (or stops) them.\nAgentScope: the containers "
+                       "of AgentScope's DockerWorkspaceManager, as_ws_<workspace id> over <folder>/<user id>/<agent "
+                       "id>, labelled only as AgentScope labels them (the user and agent are read from the folder); "
+                       "closing removes the container and keeps the folder, listed as Stopped; killing deletes "
+                       "the folder too. Works with the per-agent isolation only.")};
+        }
         if (field == QLatin1String("dockerHost")) {
             // What an empty host means here: DOCKER_HOST when set, else the system's engine (or
             // why DOCKER_HOST cannot be used).
@@ -40,7 +50,8 @@ BackendFactory dockerBackendFactory()
     };
     factory.commandLineOptions = {{QStringLiteral("docker-host"), QStringLiteral("url")},
                                   {QStringLiteral("image"), QStringLiteral("image")},
-                                  {QStringLiteral("basedir"), QStringLiteral("dir")}};
+                                  {QStringLiteral("basedir"), QStringLiteral("dir")},
+                                  {QStringLiteral("layout"), QStringLiteral("layout")}};
     factory.commandLineHelp = [] {
         return Tr::tr("Docker backend:\n"
                       "  --docker-host URL      the engine: unix:///path or tcp://host:port\n"
@@ -48,7 +59,11 @@ BackendFactory dockerBackendFactory()
                       "  --image IMAGE          image of new containers; it must be on the engine\n"
                       "                         (default: debian:bookworm-slim)\n"
                       "  --basedir DIR          host folder for the workspaces' /workspace (default: %1)\n"
-                      "  kill --delete-files    also delete the workspace's host folder\n")
+                      "  --layout L             paddock (default): <basedir>/<workspace id>; agentscope:\n"
+                      "                         AgentScope's as_ws_<id> containers over\n"
+                      "                         <basedir>/<user id>/<agent id>, removed on close, the\n"
+                      "                         folder deleted on kill (with --isolation per_agent only)\n"
+                      "  kill --delete-files    also delete the workspace's host folder (paddock layout)\n")
             .arg(DockerBackend::defaultBasedir());
     };
     factory.validate = [](const Profile &profile) {
@@ -61,6 +76,7 @@ BackendFactory dockerBackendFactory()
         if (profile.image.trimmed().contains(space))
             errors.append(
                 {QStringLiteral("image"), Tr::tr("An image name has no spaces, for example debian:bookworm-slim.")});
+        errors.append(validateLayout(profile));
         return errors;
     };
     factory.fromCommandLine = [](Profile &profile, const auto &value) -> Result<> {
@@ -79,7 +95,7 @@ BackendFactory dockerBackendFactory()
                 return fail(Error::invalidArgument(Tr::tr("--basedir needs a folder")));
             profile.basedir = *basedir;
         }
-        return {};
+        return layoutFromCommandLine(profile, value);
     };
     factory.toCommandLine = [](const Profile &profile) {
         QStringList arguments;
@@ -96,6 +112,7 @@ BackendFactory dockerBackendFactory()
         options.image = profile.image.isEmpty() ? QString(DockerOptions::DefaultImage) : profile.image;
         options.basedir = profile.basedir;
         options.stopInsteadOfPause = profile.stopInsteadOfPause;
+        options.layout = profile.layout;
         BackendSetup setup;
         setup.backend = std::make_unique<DockerBackend>(options);
         return setup;

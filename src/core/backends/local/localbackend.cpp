@@ -1,5 +1,6 @@
 #include "localbackend.h"
 
+#include "../../agentscopelayout.h"
 #include "../../isolation.h"
 #include "../../linesplitter.h"
 #include "../../logging.h"
@@ -27,9 +28,6 @@
 namespace Paddock {
 
 namespace {
-
-constexpr auto MetadataDir = "/.paddock";
-constexpr auto MetadataFile = "/.paddock/workspace.json";
 
 QString isoTime(const QDateTime &time)
 {
@@ -71,6 +69,13 @@ QString LocalBackend::instanceKey() const
 
 namespace {
 
+// The workspace id AgentScope's LocalWorkspaceManager gives the folder of an agent: its
+// assign_workspace_id with user_id="" under PER_AGENT (the only isolation this layout takes).
+QString agentscopeWorkspaceId(const QString &agentId)
+{
+    return assignWorkspaceId(IsolationPolicy::PerAgent, {}, agentId);
+}
+
 // Free of the backend object, so a scan on a worker thread never touches it.
 Result<QString> workspacePathIn(const QString &basedir, const QString &workspaceId)
 {
@@ -86,25 +91,114 @@ Result<QString> workspacePathIn(const QString &basedir, const QString &workspace
     return path;
 }
 
-Result<SandboxInfo> readInfoIn(const QString &basedir, const QString &workspaceId)
+// AgentScope's layout: the folder of an agent, <basedir>/<agent id>.
+Result<QString> agentPathIn(const QString &basedir, const QString &agentId)
 {
-    auto path = workspacePathIn(basedir, workspaceId);
+    if (auto valid = validateAgentScopeFolderName(Principal::Agent, agentId); !valid)
+        return fail(valid.error());
+    const QString path = QDir::cleanPath(basedir + u'/' + agentId);
+    if (QFileInfo(path).isSymLink() || QFileInfo(path).dir().absolutePath() != basedir) {
+        return fail(Error::invalidArgument(
+            Tr::tr("agent id \"%1\" would lead out of the base folder %2").arg(agentId, basedir)));
+    }
+    return path;
+}
+
+} // namespace
+
+// Where the workspaces of one basedir are, in one layout: copied into the work on worker threads.
+// A sandbox id is the workspace id in Paddock's layout, the agent id in AgentScope's.
+struct LocalPlace
+{
+    QString basedir;
+    Profile::Layout layout = Profile::Layout::Paddock;
+
+    bool agentscope() const { return layout == Profile::Layout::AgentScope; }
+    Result<QString> folder(const QString &sandboxId) const
+    {
+        return agentscope() ? agentPathIn(basedir, sandboxId) : workspacePathIn(basedir, sandboxId);
+    }
+    // Paddock's metadata of a workspace: inside its folder in Paddock's layout; in AgentScope's,
+    // beside the agents' folders, in <basedir>/.paddock/<agent id>, where AgentScope never looks.
+    QString metadataDir(const QString &sandboxId, const QString &folder) const
+    {
+        if (agentscope())
+            return basedir + QStringLiteral("/.paddock/") + sandboxId;
+        return folder + QStringLiteral("/.paddock");
+    }
+    QString metadataFile(const QString &sandboxId, const QString &folder) const
+    {
+        return metadataDir(sandboxId, folder) + QStringLiteral("/workspace.json");
+    }
+    WorkspaceLayout layoutOf(const QString &sandboxId, const QString &folder) const
+    {
+        // No AgentScope marker: AgentScope's local workspaces have no gateway and no bootstrap. In
+        // AgentScope's layout Paddock's gateway home (its bootstrap marker) is with its metadata,
+        // outside what the agents see.
+        const QString gatewayHome =
+            (agentscope() ? metadataDir(sandboxId, folder) : folder) + QStringLiteral("/.agentscope");
+        return {folder, gatewayHome, gatewayHome + QStringLiteral("/.bootstrap-complete"), {}};
+    }
+    // Whether the folder is a workspace (and not only a name): Paddock's metadata is there, or, in
+    // AgentScope's layout, the folder holds an AgentScope workspace.
+    bool isWorkspace(const QString &sandboxId, const QString &folder) const
+    {
+        if (!agentscope())
+            return QFileInfo(metadataFile(sandboxId, folder)).isFile();
+        return QFileInfo(folder).isDir()
+            && (QFileInfo(metadataFile(sandboxId, folder)).isFile() || holdsAgentScopeWorkspace(folder));
+    }
+};
+
+namespace {
+
+Error noWorkspace(const LocalPlace &place, const QString &sandboxId)
+{
+    return Error::notFound(Tr::tr("there is no local workspace %1 in %2").arg(sandboxId, place.basedir));
+}
+
+// An AgentScope folder Paddock has not opened: Idle (Paused to the contract: nothing of Paddock's
+// runs in it), made when the folder was, and the ids as AgentScope gives them; no user.
+SandboxInfo idleInfo(const QString &agentId, const QString &folder)
+{
+    const QFileInfo info(folder);
+    SandboxInfo idle;
+    idle.sandboxId = agentId;
+    idle.workspaceId = agentscopeWorkspaceId(agentId);
+    idle.agentId = agentId;
+    idle.state = SandboxState::Paused;
+    idle.rawState = QStringLiteral("Idle");
+    idle.backend = QStringLiteral("local");
+    idle.createdAt = (info.birthTime().isValid() ? info.birthTime() : info.lastModified()).toUTC();
+    idle.metadata.insert(WorkspaceIdKey, idle.workspaceId);
+    idle.metadata.insert(AgentIdKey, agentId);
+    idle.fingerprint = fingerprintOf(idle);
+    return idle;
+}
+
+Result<SandboxInfo> readInfoIn(const LocalPlace &place, const QString &sandboxId)
+{
+    auto path = place.folder(sandboxId);
     if (!path)
         return fail(path.error());
-    QFile file(*path + QLatin1String(MetadataFile));
+    if (place.agentscope() && !QFileInfo(*path).isDir())
+        return fail(noWorkspace(place, sandboxId)); // Paddock's metadata of a folder that is gone
+    QFile file(place.metadataFile(sandboxId, *path));
     if (!file.open(QIODevice::ReadOnly)) {
-        return fail(Error::notFound(Tr::tr("there is no local workspace %1 in %2").arg(workspaceId, basedir)));
+        if (place.agentscope() && holdsAgentScopeWorkspace(*path))
+            return idleInfo(sandboxId, *path);
+        return fail(noWorkspace(place, sandboxId));
     }
     QJsonParseError parseError{};
     const QJsonObject json = QJsonDocument::fromJson(file.readAll(), &parseError).object();
     if (parseError.error != QJsonParseError::NoError) {
         return fail(Error::io(Tr::tr("the metadata of workspace %1 (%2) is damaged: %3")
-                                  .arg(workspaceId, file.fileName(), parseError.errorString())));
+                                  .arg(sandboxId, file.fileName(), parseError.errorString())));
     }
 
     SandboxInfo info;
-    info.sandboxId = workspaceId;
-    info.workspaceId = json.value(QLatin1String("workspaceId")).toString(workspaceId);
+    info.sandboxId = sandboxId;
+    info.workspaceId = json.value(QLatin1String("workspaceId")).toString(sandboxId);
     info.userId = json.value(QLatin1String("userId")).toString();
     info.agentId = json.value(QLatin1String("agentId")).toString();
     info.rawState = json.value(QLatin1String("state")).toString();
@@ -116,17 +210,30 @@ Result<SandboxInfo> readInfoIn(const QString &basedir, const QString &workspaceI
     const QJsonObject metadata = json.value(QLatin1String("metadata")).toObject();
     for (auto it = metadata.begin(); it != metadata.end(); ++it)
         info.metadata.insert(it.key(), it.value().toString());
+    if (place.agentscope()) {
+        // The folder says who it is, as AgentScope sees it: its agent, the id AgentScope gives it,
+        // and no user (any user's request for that agent lands here).
+        info.workspaceId = agentscopeWorkspaceId(sandboxId);
+        info.agentId = sandboxId;
+        info.userId.clear();
+        info.metadata.remove(UserIdKey);
+        info.metadata.insert(AgentIdKey, sandboxId);
+        info.metadata.insert(WorkspaceIdKey, info.workspaceId);
+    }
     info.fingerprint = fingerprintOf(info);
     return info;
 }
 
-Result<> writeInfoIn(const QString &basedir, const SandboxInfo &info)
+Result<> writeInfoIn(const LocalPlace &place, const SandboxInfo &info)
 {
-    auto path = workspacePathIn(basedir, info.sandboxId);
+    auto path = place.folder(info.sandboxId);
     if (!path)
         return fail(path.error());
-    if (!QDir().mkpath(*path + QLatin1String(MetadataDir)))
-        return fail(Error::io(Tr::tr("cannot create %1").arg(*path + QLatin1String(MetadataDir))));
+    // In AgentScope's layout the gateway home is made with the metadata: bubblewrap binds it.
+    const QString dir = place.agentscope() ? place.layoutOf(info.sandboxId, *path).gatewayHome
+                                           : place.metadataDir(info.sandboxId, *path);
+    if (!QDir().mkpath(dir))
+        return fail(Error::io(Tr::tr("cannot create %1").arg(dir)));
 
     QJsonObject metadata;
     for (auto it = info.metadata.cbegin(); it != info.metadata.cend(); ++it)
@@ -141,7 +248,7 @@ Result<> writeInfoIn(const QString &basedir, const SandboxInfo &info)
         {QStringLiteral("lastActivityAt"), isoTime(info.lastActivityAt)},
         {QStringLiteral("metadata"), metadata},
     };
-    QSaveFile file(*path + QLatin1String(MetadataFile));
+    QSaveFile file(place.metadataFile(info.sandboxId, *path));
     const QByteArray bytes = QJsonDocument(json).toJson();
     // flush() first: Qt 6.4's commit() reports success when its own flush failed (a full disk, a
     // file size limit) and puts an empty file in place of the metadata, and the workspace would
@@ -156,16 +263,17 @@ Result<> writeInfoIn(const QString &basedir, const SandboxInfo &info)
     return {};
 }
 
-Result<SandboxInfo> setStateIn(const QString &basedir, const QString &workspaceId, SandboxState state)
+Result<SandboxInfo> setStateIn(const LocalPlace &place, const QString &sandboxId, SandboxState state)
 {
-    auto info = readInfoIn(basedir, workspaceId);
+    auto info = readInfoIn(place, sandboxId);
     if (!info)
         return info;
     info->state = state;
     info->rawState = sandboxStateName(state);
     info->lastActivityAt = QDateTime::currentDateTimeUtc();
-    if (auto written = writeInfoIn(basedir, *info); !written)
+    if (auto written = writeInfoIn(place, *info); !written)
         return fail(written.error());
+    info->fingerprint = fingerprintOf(*info);
     return info;
 }
 
@@ -191,15 +299,36 @@ Result<> checkWritableIn(const QString &basedir)
     return {};
 }
 
-Result<SandboxInfo> createIn(const QString &basedir, const CreateSpec &spec)
+// The sandbox id of a new workspace: its workspace id in Paddock's layout; in AgentScope's, its
+// agent, whose folder it is, and only under the id AgentScope gives that folder.
+Result<QString> newSandboxId(const LocalPlace &place, const CreateSpec &spec)
 {
-    auto path = workspacePathIn(basedir, spec.workspaceId);
+    if (!place.agentscope())
+        return spec.workspaceId;
+    if (auto valid = validateAgentScopeFolderName(Principal::Agent, spec.agentId); !valid)
+        return fail(valid.error());
+    const QString expected = agentscopeWorkspaceId(spec.agentId);
+    if (spec.workspaceId != expected) {
+        return fail(Error::invalidArgument(
+            Tr::tr("in the AgentScope layout the workspace of agent %1 is %2, the id AgentScope's "
+                   "LocalWorkspaceManager gives its folder, not %3")
+                .arg(spec.agentId, expected, spec.workspaceId)));
+    }
+    return spec.agentId;
+}
+
+Result<SandboxInfo> createIn(const LocalPlace &place, const CreateSpec &spec)
+{
+    auto sandboxId = newSandboxId(place, spec);
+    if (!sandboxId)
+        return fail(sandboxId.error());
+    auto path = place.folder(*sandboxId);
     if (!path)
         return fail(path.error());
-    if (auto writable = checkWritableIn(basedir); !writable)
+    if (auto writable = checkWritableIn(place.basedir); !writable)
         return fail(writable.error());
-    if (readInfoIn(basedir, spec.workspaceId))
-        return fail(Error::conflict(Tr::tr("local workspace %1 already exists").arg(spec.workspaceId)));
+    if (readInfoIn(place, *sandboxId))
+        return fail(Error::conflict(Tr::tr("local workspace %1 already exists").arg(*sandboxId)));
 
     // A folder without our metadata (made by hand or by AgentScope) is adopted with its files.
     const bool existed = QFileInfo(*path).isDir();
@@ -207,9 +336,10 @@ Result<SandboxInfo> createIn(const QString &basedir, const CreateSpec &spec)
         return fail(Error::io(Tr::tr("cannot create the workspace folder %1").arg(*path)));
 
     SandboxInfo info;
-    info.sandboxId = spec.workspaceId;
+    info.sandboxId = *sandboxId;
     info.workspaceId = spec.workspaceId;
-    info.userId = spec.userId;
+    // AgentScope's local folders belong to their agent, whoever the user: none is recorded.
+    info.userId = place.agentscope() ? QString() : spec.userId;
     info.agentId = spec.agentId;
     info.state = SandboxState::Running;
     info.rawState = sandboxStateName(info.state);
@@ -217,43 +347,51 @@ Result<SandboxInfo> createIn(const QString &basedir, const CreateSpec &spec)
     info.createdAt = QDateTime::currentDateTimeUtc();
     info.lastActivityAt = info.createdAt;
     info.metadata = spec.metadata;
-    info.metadata.insert(UserIdKey, spec.userId);
+    info.metadata.remove(UserIdKey);
+    if (!place.agentscope())
+        info.metadata.insert(UserIdKey, spec.userId);
     info.metadata.insert(AgentIdKey, spec.agentId);
     info.metadata.insert(WorkspaceIdKey, spec.workspaceId); // last, so nothing overrides it
-    if (auto written = writeInfoIn(basedir, info); !written) {
+    if (auto written = writeInfoIn(place, info); !written) {
         // No half-made workspace: take back what this call created.
         if (!existed)
             QDir(*path).removeRecursively();
-        else
-            QDir(*path + QLatin1String(MetadataDir)).removeRecursively();
+        if (existed || place.agentscope())
+            QDir(place.metadataDir(*sandboxId, *path)).removeRecursively();
         return fail(written.error());
     }
+    info.fingerprint = fingerprintOf(info);
     qCInfo(lcLocal).noquote() << "created workspace" << *path;
     return info;
 }
 
-Result<SandboxInfo> connectIn(const QString &basedir, const QString &workspaceId)
+Result<SandboxInfo> connectIn(const LocalPlace &place, const QString &sandboxId)
 {
-    auto info = readInfoIn(basedir, workspaceId);
+    auto info = readInfoIn(place, sandboxId);
     if (!info)
         return info;
     if (info->state != SandboxState::Running) {
-        return fail(Error::conflict(
-            Tr::tr("local workspace %1 is %2, not Running").arg(workspaceId, sandboxStateName(info->state))));
+        return fail(Error::conflict(Tr::tr("local workspace %1 is %2, not Running").arg(sandboxId, info->rawState)));
     }
-    return setStateIn(basedir, workspaceId, SandboxState::Running);
+    return setStateIn(place, sandboxId, SandboxState::Running);
 }
 
-Result<> killIn(const QString &basedir, const QString &workspaceId)
+Result<> killIn(const LocalPlace &place, const QString &sandboxId)
 {
-    auto path = workspacePathIn(basedir, workspaceId);
+    auto path = place.folder(sandboxId);
     if (!path)
         return fail(path.error());
-    if (!readInfoIn(basedir, workspaceId))
-        return fail(Error::notFound(Tr::tr("there is no local workspace %1 in %2").arg(workspaceId, basedir)));
+    if (!readInfoIn(place, sandboxId))
+        return fail(noWorkspace(place, sandboxId));
     if (!QDir(*path).removeRecursively())
         return fail(Error::io(Tr::tr("could not delete all of %1").arg(*path)));
     qCInfo(lcLocal).noquote() << "deleted workspace folder" << *path;
+    if (place.agentscope()) {
+        // Paddock's metadata beside it; what is left of it is ignored (its folder is gone).
+        const QString metadata = place.metadataDir(sandboxId, *path);
+        if (!QDir(metadata).removeRecursively())
+            qCWarning(lcLocal).noquote() << "could not delete all of" << metadata;
+    }
     return {};
 }
 
@@ -316,6 +454,7 @@ LocalBackend::LocalBackend(LocalOptions options, QObject *parent)
     , m_options(std::move(options))
     , m_basedir(
           QDir::cleanPath(QDir(m_options.basedir.isEmpty() ? defaultBasedir() : m_options.basedir).absolutePath()))
+    , m_place(std::make_unique<LocalPlace>(LocalPlace{m_basedir, m_options.layout}))
     , m_work(std::make_shared<LocalFileWork>())
 {
 }
@@ -325,9 +464,9 @@ LocalBackend::~LocalBackend()
     m_waits.close();
 }
 
-Result<QString> LocalBackend::workspacePath(const QString &workspaceId) const
+Result<QString> LocalBackend::workspacePath(const QString &sandboxId) const
 {
-    return workspacePathIn(m_basedir, workspaceId);
+    return m_place->folder(sandboxId);
 }
 
 Result<> LocalBackend::checkWritable() const
@@ -335,25 +474,14 @@ Result<> LocalBackend::checkWritable() const
     return checkWritableIn(m_basedir);
 }
 
-namespace {
-
-WorkspaceLayout layoutOf(const QString &workdir)
-{
-    const QString gatewayHome = workdir + QStringLiteral("/.agentscope");
-    // No AgentScope marker: AgentScope's local workspaces have no gateway and no bootstrap.
-    return {workdir, gatewayHome, gatewayHome + QStringLiteral("/.bootstrap-complete"), {}};
-}
-
-} // namespace
-
 WorkspaceLayout LocalBackend::layout(const SandboxInfo &sandbox) const
 {
-    return layoutOf(m_basedir + u'/' + sandbox.sandboxId);
+    return m_place->layoutOf(sandbox.sandboxId, m_basedir + u'/' + sandbox.sandboxId);
 }
 
-Result<SandboxInfo> LocalBackend::readInfo(const QString &workspaceId) const
+Result<SandboxInfo> LocalBackend::readInfo(const QString &sandboxId) const
 {
-    return readInfoIn(m_basedir, workspaceId);
+    return readInfoIn(*m_place, sandboxId);
 }
 
 QCoro::Task<Result<SandboxInfo>> LocalBackend::readOrdered(QString workspaceId)
@@ -363,7 +491,7 @@ QCoro::Task<Result<SandboxInfo>> LocalBackend::readOrdered(QString workspaceId)
     if (!m_work->busy(workspaceId))
         co_return readInfo(workspaceId);
     QFuture<Result<SandboxInfo>> read =
-        m_work->run(workspaceId, [basedir = m_basedir, workspaceId] { return readInfoIn(basedir, workspaceId); });
+        m_work->run(workspaceId, [place = *m_place, workspaceId] { return readInfoIn(place, workspaceId); });
     co_return co_await settled(m_waits, std::move(read));
 }
 
@@ -375,9 +503,30 @@ QCoro::Task<Result<QList<SandboxInfo>>> LocalBackend::list(ListFilter filter)
     const auto accept = [&filter](const SandboxInfo &info) {
         return filter.states.isEmpty() || filter.states.contains(info.state);
     };
-    if (filter.workspaceId) {
+    if (filter.workspaceId && !m_place->agentscope()) {
         // Local workspaces live at <basedir>/<id>: no scan needed.
         if (auto info = co_await readOrdered(*filter.workspaceId); info && accept(*info))
+            found.append(*info);
+        else if (!info && info.error().kind != Error::Kind::NotFound)
+            co_return fail(info.error());
+        co_return found;
+    }
+    if (filter.workspaceId) {
+        // AgentScope's layout: the folder whose agent id hashes to it (names only, on a worker
+        // thread: a basedir may hold many).
+        QFuture<QString> match = QtConcurrent::run([basedir = m_basedir, id = *filter.workspaceId] {
+            const QStringList entries =
+                QDir(basedir).entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Name);
+            for (const QString &entry : entries) {
+                if (validateAgentScopeFolderName(Principal::Agent, entry) && agentscopeWorkspaceId(entry) == id)
+                    return entry;
+            }
+            return QString();
+        });
+        const QString agent = co_await settled(m_waits, std::move(match));
+        if (agent.isEmpty())
+            co_return found;
+        if (auto info = co_await readOrdered(agent); info && accept(*info))
             found.append(*info);
         else if (!info && info.error().kind != Error::Kind::NotFound)
             co_return fail(info.error());
@@ -387,12 +536,15 @@ QCoro::Task<Result<QList<SandboxInfo>>> LocalBackend::list(ListFilter filter)
     // A full scan reads one file per workspace: off the caller's thread (the console's GUI
     // thread among them). It works on copies, never on this object, which may be gone by the
     // time the scan ends.
-    QFuture<QList<SandboxInfo>> scan = QtConcurrent::run([basedir = m_basedir, states = filter.states] {
+    QFuture<QList<SandboxInfo>> scan = QtConcurrent::run([place = *m_place, states = filter.states] {
         QList<SandboxInfo> scanned;
         const QStringList entries =
-            QDir(basedir).entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Name);
+            QDir(place.basedir).entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Name);
         for (const QString &entry : entries) {
-            auto info = readInfoIn(basedir, entry);
+            // In AgentScope's layout a name no agent can have is no workspace (and not a problem).
+            if (place.agentscope() && !validateAgentScopeFolderName(Principal::Agent, entry))
+                continue;
+            auto info = readInfoIn(place, entry);
             if (!info) {
                 if (info.error().kind != Error::Kind::NotFound)
                     qCWarning(lcLocal).noquote() << info.error().message;
@@ -421,15 +573,15 @@ QCoro::Task<Result<std::optional<QDateTime>>> LocalBackend::sessionsActivity(QSt
 namespace {
 
 // The files of a workspace on a worker thread: NotFound when it is no workspace (any more).
-template<typename T, typename Work> std::function<Result<T>()> onFiles(QString basedir, QString id, Work work)
+template<typename T, typename Work> std::function<Result<T>()> onFiles(LocalPlace place, QString id, Work work)
 {
-    return [basedir = std::move(basedir), id = std::move(id), work = std::move(work)]() -> Result<T> {
-        auto folder = workspacePathIn(basedir, id);
+    return [place = std::move(place), id = std::move(id), work = std::move(work)]() -> Result<T> {
+        auto folder = place.folder(id);
         if (!folder)
             return fail(folder.error());
-        if (!QFileInfo(*folder + QLatin1String(MetadataFile)).isFile())
-            return fail(Error::notFound(Tr::tr("there is no local workspace %1 in %2").arg(id, basedir)));
-        const HostFolderFiles files(layoutOf(*folder), *folder);
+        if (!place.isWorkspace(id, *folder))
+            return fail(noWorkspace(place, id));
+        const HostFolderFiles files(place.layoutOf(id, *folder), *folder);
         return work(files);
     };
 }
@@ -441,7 +593,7 @@ QCoro::Task<Result<QList<FileEntry>>> LocalBackend::listFolder(QString sandboxId
     if (m_waits.isClosed())
         co_return fail(closedError());
     QFuture<Result<QList<FileEntry>>> job = QtConcurrent::run(onFiles<QList<FileEntry>>(
-        m_basedir, sandboxId, [path](const HostFolderFiles &files) { return files.listFolder(path); }));
+        *m_place, sandboxId, [path](const HostFolderFiles &files) { return files.listFolder(path); }));
     co_return co_await settled(m_waits, std::move(job));
 }
 
@@ -450,7 +602,7 @@ QCoro::Task<Result<FileEntry>> LocalBackend::stat(QString sandboxId, QString pat
     if (m_waits.isClosed())
         co_return fail(closedError());
     QFuture<Result<FileEntry>> job = QtConcurrent::run(
-        onFiles<FileEntry>(m_basedir, sandboxId, [path](const HostFolderFiles &files) { return files.stat(path); }));
+        onFiles<FileEntry>(*m_place, sandboxId, [path](const HostFolderFiles &files) { return files.stat(path); }));
     co_return co_await settled(m_waits, std::move(job));
 }
 
@@ -458,8 +610,8 @@ QCoro::Task<Result<FileChunk>> LocalBackend::readFile(QString sandboxId, QString
 {
     if (m_waits.isClosed())
         co_return fail(closedError());
-    QFuture<Result<FileChunk>> job = QtConcurrent::run(
-        onFiles<FileChunk>(m_basedir, sandboxId, [path, offset, length](const HostFolderFiles &files) {
+    QFuture<Result<FileChunk>> job =
+        QtConcurrent::run(onFiles<FileChunk>(*m_place, sandboxId, [path, offset, length](const HostFolderFiles &files) {
             return files.readFile(path, offset, length);
         }));
     co_return co_await settled(m_waits, std::move(job));
@@ -470,7 +622,7 @@ QCoro::Task<Result<>> LocalBackend::download(QString sandboxId, QString path, QS
     if (m_waits.isClosed())
         co_return fail(closedError());
     QFuture<Result<>> job =
-        QtConcurrent::run(onFiles<void>(m_basedir, sandboxId, [path, localPath](const HostFolderFiles &files) {
+        QtConcurrent::run(onFiles<void>(*m_place, sandboxId, [path, localPath](const HostFolderFiles &files) {
             return files.download(path, localPath);
         }));
     co_return co_await settled(m_waits, std::move(job));
@@ -482,7 +634,7 @@ QCoro::Task<Result<>> LocalBackend::upload(QString sandboxId, QString localPath,
         co_return fail(closedError());
     // A write: in order with the other work on this workspace (a kill asked before it ends first).
     QFuture<Result<>> job =
-        m_work->run(sandboxId, onFiles<void>(m_basedir, sandboxId, [path, localPath](const HostFolderFiles &files) {
+        m_work->run(sandboxId, onFiles<void>(*m_place, sandboxId, [path, localPath](const HostFolderFiles &files) {
                         return files.upload(localPath, path);
                     }));
     co_return co_await settled(m_waits, std::move(job));
@@ -499,11 +651,16 @@ QCoro::Task<Result<SandboxInfo>> LocalBackend::create(CreateSpec spec)
 {
     if (m_waits.isClosed())
         co_return fail(closedError());
-    if (auto path = workspacePath(spec.workspaceId); !path)
+    // Refused here and now when its ids cannot be (an agent AgentScope refuses, an id it would
+    // not give that agent's folder, one that leads out of basedir).
+    const auto sandboxId = newSandboxId(*m_place, spec);
+    if (!sandboxId)
+        co_return fail(sandboxId.error());
+    if (auto path = workspacePath(*sandboxId); !path)
         co_return fail(path.error());
-    const QString workspaceId = spec.workspaceId;
+    // In order with the other work on its folder.
     QFuture<Result<SandboxInfo>> created =
-        m_work->run(workspaceId, [basedir = m_basedir, spec = std::move(spec)] { return createIn(basedir, spec); });
+        m_work->run(*sandboxId, [place = *m_place, spec = std::move(spec)] { return createIn(place, spec); });
     co_return co_await settled(m_waits, std::move(created));
 }
 
@@ -514,7 +671,7 @@ QCoro::Task<Result<SandboxInfo>> LocalBackend::connect(QString sandboxId)
     if (auto path = workspacePath(sandboxId); !path)
         co_return fail(path.error());
     QFuture<Result<SandboxInfo>> connected =
-        m_work->run(sandboxId, [basedir = m_basedir, sandboxId] { return connectIn(basedir, sandboxId); });
+        m_work->run(sandboxId, [place = *m_place, sandboxId] { return connectIn(place, sandboxId); });
     co_return co_await settled(m_waits, std::move(connected));
 }
 
@@ -525,7 +682,7 @@ QCoro::Task<Result<SandboxInfo>> LocalBackend::resume(QString sandboxId)
     if (auto path = workspacePath(sandboxId); !path)
         co_return fail(path.error());
     QFuture<Result<SandboxInfo>> resumed = m_work->run(
-        sandboxId, [basedir = m_basedir, sandboxId] { return setStateIn(basedir, sandboxId, SandboxState::Running); });
+        sandboxId, [place = *m_place, sandboxId] { return setStateIn(place, sandboxId, SandboxState::Running); });
     co_return co_await settled(m_waits, std::move(resumed));
 }
 
@@ -535,8 +692,8 @@ QCoro::Task<Result<>> LocalBackend::pause(QString sandboxId)
         co_return fail(closedError());
     if (auto path = workspacePath(sandboxId); !path)
         co_return fail(path.error());
-    QFuture<Result<>> paused = m_work->run(sandboxId, [basedir = m_basedir, sandboxId]() -> Result<> {
-        auto info = setStateIn(basedir, sandboxId, SandboxState::Paused);
+    QFuture<Result<>> paused = m_work->run(sandboxId, [place = *m_place, sandboxId]() -> Result<> {
+        auto info = setStateIn(place, sandboxId, SandboxState::Paused);
         if (!info)
             return fail(info.error());
         return {};
@@ -546,12 +703,27 @@ QCoro::Task<Result<>> LocalBackend::pause(QString sandboxId)
 
 Capabilities LocalBackend::capabilities() const
 {
-    return {Capability::Files, Capability::Exec};
+    Capabilities capabilities{Capability::Files, Capability::Exec};
+    if (m_place->agentscope())
+        capabilities |= Capability::UserNotRecorded;
+    return capabilities;
 }
 
 QString LocalBackend::hostFolder(const SandboxInfo &sandbox) const
 {
+    // The folder is named by the sandbox id: the agent's in AgentScope's layout.
+    if (m_place->agentscope())
+        return workspacePath(sandbox.sandboxId.isEmpty() ? sandbox.agentId : sandbox.sandboxId).value_or(QString());
     return workspacePath(sandbox.workspaceId.isEmpty() ? sandbox.sandboxId : sandbox.workspaceId).value_or(QString());
+}
+
+QString LocalBackend::killWarning(const SandboxInfo &sandbox) const
+{
+    if (!m_place->agentscope())
+        return {};
+    return Tr::tr("Deletes the folder %1 with every file of the workspace, which AgentScope gives every user of agent "
+                  "%2: its data cannot be recovered.")
+        .arg(hostFolder(sandbox), sandbox.agentId);
 }
 
 Result<> LocalBackend::checkConfiguration() const
@@ -567,7 +739,7 @@ QCoro::Task<Result<>> LocalBackend::kill(QString sandboxId, KillOptions)
         co_return fail(path.error());
     // 20,000 files take a good part of a second to delete: never on the caller's thread.
     QFuture<Result<>> killed =
-        m_work->run(sandboxId, [basedir = m_basedir, sandboxId] { return killIn(basedir, sandboxId); });
+        m_work->run(sandboxId, [place = *m_place, sandboxId] { return killIn(place, sandboxId); });
     co_return co_await settled(m_waits, std::move(killed));
 }
 
@@ -601,8 +773,13 @@ QStringList LocalBackend::bubblewrapArguments(const QString &workdir, const QStr
         args << QStringLiteral("--ro-bind-try") << path << path;
     }
     args << QStringLiteral("--proc") << QStringLiteral("/proc") << QStringLiteral("--dev") << QStringLiteral("/dev")
-         << QStringLiteral("--tmpfs") << QStringLiteral("/tmp") << QStringLiteral("--bind") << workdir << workdir
-         << QStringLiteral("--setenv") << QStringLiteral("HOME") << workdir << QStringLiteral("--chdir")
+         << QStringLiteral("--tmpfs") << QStringLiteral("/tmp") << QStringLiteral("--bind") << workdir << workdir;
+    // AgentScope's layout keeps Paddock's gateway home (its bootstrap marker) beside the folder.
+    if (m_place->agentscope()) {
+        const QString home = m_place->layoutOf(QFileInfo(workdir).fileName(), workdir).gatewayHome;
+        args << QStringLiteral("--bind-try") << home << home;
+    }
+    args << QStringLiteral("--setenv") << QStringLiteral("HOME") << workdir << QStringLiteral("--chdir")
          << (cwd.startsWith(workdir) ? cwd : workdir) << QStringLiteral("--");
     return args;
 }
@@ -618,8 +795,8 @@ QCoro::Task<Result<ExecResult>> LocalBackend::exec(QString sandboxId, ExecReques
         co_return fail(Error::invalidArgument(Tr::tr("no command to run")));
     // A workspace that was never made, or was killed, is not found, as on every backend (not a
     // command that failed to start in a folder that is not there).
-    if (!QFileInfo::exists(*path + QLatin1String(MetadataFile)))
-        co_return fail(Error::notFound(Tr::tr("there is no local workspace %1 in %2").arg(sandboxId, m_basedir)));
+    if (!m_place->isWorkspace(sandboxId, *path))
+        co_return fail(noWorkspace(*m_place, sandboxId));
     const QString cwd = request.cwd.isEmpty() ? *path : request.cwd;
 
     QProcess process;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "../../backend.h"
+#include "../../profile.h"
 #include "../../waitset.h"
 
 #include <QString>
@@ -10,11 +11,14 @@
 namespace Paddock {
 
 class LocalFileWork;
+struct LocalPlace;
 
 struct LocalOptions
 {
     QString basedir; // empty: <XDG_DATA_HOME>/paddock/workspaces
     bool bubblewrap = false; // run commands inside bwrap with only the workspace writable
+    // Paddock's layout, or AgentScope's LocalWorkspaceManager's (README.md).
+    Profile::Layout layout = Profile::Layout::Paddock;
 };
 
 // The embedded default backend: a workspace is the folder <basedir>/<workspace id>.
@@ -22,6 +26,13 @@ struct LocalOptions
 // workspace again by scanning basedir. Commands run as child processes in the folder.
 // States: Running (open in a manager) and Paused (closed; files kept). Files are removed only
 // by kill(), which deletes exactly workspacePath(id).
+//
+// In AgentScope's layout (LocalOptions::layout) a workspace is the folder <basedir>/<agent id>
+// that AgentScope's LocalWorkspaceManager keeps, whoever the user: its sandbox id is the agent id,
+// its workspace id the one AgentScope gives it, no user is recorded (Capability::UserNotRecorded),
+// and Paddock's metadata is beside it, in <basedir>/.paddock/<agent id>. A folder that holds any
+// of .mcp, skills/, sessions/, data/ is a workspace; until Paddock opens it, it is Idle (Paused,
+// raw state "Idle").
 //
 // The file work runs on worker threads, never on the caller's (the console's GUI thread): a
 // full list() and sessionsActivity() read there; create, connect, resume and pause write the
@@ -46,8 +57,9 @@ public:
 
     QString basedir() const { return m_basedir; }
     bool usesBubblewrap() const { return m_options.bubblewrap; }
-    // The folder of a workspace, or an error if the id is invalid or would escape basedir.
-    Result<QString> workspacePath(const QString &workspaceId) const;
+    // The folder of a workspace (by its sandbox id: the workspace id, or the agent id in
+    // AgentScope's layout), or an error if the id is invalid or would escape basedir.
+    Result<QString> workspacePath(const QString &sandboxId) const;
     // Whether new workspaces can be created under basedir (it exists or can be made, and is writable).
     Result<> checkWritable() const;
 
@@ -65,6 +77,7 @@ public:
     QCoro::Task<Result<>> kill(QString sandboxId, KillOptions options) override;
     Capabilities capabilities() const override;
     QString hostFolder(const SandboxInfo &sandbox) const override;
+    QString killWarning(const SandboxInfo &sandbox) const override;
     Result<> checkConfiguration() const override;
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
     QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
@@ -79,13 +92,14 @@ public:
     QCoro::Task<Result<>> upload(QString sandboxId, QString localPath, QString path) override;
 
 private:
-    Result<SandboxInfo> readInfo(const QString &workspaceId) const;
+    Result<SandboxInfo> readInfo(const QString &sandboxId) const;
     QStringList bubblewrapArguments(const QString &workdir, const QString &cwd) const;
     // A read of one workspace: here and now when no work on it is under way, else after it.
     QCoro::Task<Result<SandboxInfo>> readOrdered(QString workspaceId);
 
     LocalOptions m_options;
     QString m_basedir;
+    std::unique_ptr<LocalPlace> m_place; // basedir and layout, as the work on other threads gets them
     std::shared_ptr<LocalFileWork> m_work;
     WaitSet m_waits; // closed by the destructor
 };

@@ -13,24 +13,37 @@ BackendFactory localBackendFactory()
     factory.id = QStringLiteral("local");
     factory.displayName = [] { return Tr::tr("Local"); };
     factory.capabilities = {Capability::Files, Capability::Exec};
-    factory.profileFields = {QStringLiteral("basedir")};
+    factory.profileFields = {QStringLiteral("basedir"), QStringLiteral("layout")};
     factory.hint = [](const QString &field) -> FieldHint {
         if (field == QLatin1String("basedir"))
             return {QDir::toNativeSeparators(LocalBackend::defaultBasedir()),
                     Tr::tr("The folder that holds one folder per workspace; empty for the default")};
         if (field == QLatin1String("bootstrapFile"))
             return {Tr::tr("none (no commands are run)"), {}};
+        if (field == QLatin1String("layout")) {
+            return {
+                QStringLiteral("paddock"),
+                Tr::tr("Paddock: one folder per workspace, <folder>/<workspace id>, with Paddock's metadata inside "
+                       "it.\nAgentScope: the folders AgentScope's LocalWorkspaceManager keeps, <folder>/<agent id>, "
+                       "one per agent whoever the user (no user is recorded), listed as soon as they hold .mcp, "
+                       "skills, sessions or data; Paddock keeps its metadata beside them in <folder>/.paddock. "
+                       "Works with the per-agent isolation only.")};
+        }
         return {};
     };
     factory.commandLineOptions = {{QStringLiteral("basedir"), QStringLiteral("dir")},
+                                  {QStringLiteral("layout"), QStringLiteral("layout")},
                                   {QStringLiteral("bubblewrap"), {}}};
     factory.commandLineHelp = [] {
         return Tr::tr("Local backend:\n"
                       "  --basedir DIR          the base folder (default: %1)\n"
+                      "  --layout L             paddock (default): <basedir>/<workspace id>;\n"
+                      "                         agentscope: AgentScope's <basedir>/<agent id>, the user\n"
+                      "                         not recorded (with --isolation per_agent only)\n"
                       "  --bubblewrap           run commands inside bubblewrap (bwrap)\n")
             .arg(LocalBackend::defaultBasedir());
     };
-    factory.validate = [](const Profile &) { return QList<FieldError>{}; };
+    factory.validate = [](const Profile &profile) { return validateLayout(profile); };
     factory.fromCommandLine = [](Profile &profile, const auto &value) -> Result<> {
         if (const auto basedir = value(QStringLiteral("basedir"))) {
             if (basedir->isEmpty())
@@ -38,7 +51,7 @@ BackendFactory localBackendFactory()
             profile.basedir = *basedir;
         }
         profile.bubblewrap = value(QStringLiteral("bubblewrap")).has_value();
-        return {};
+        return layoutFromCommandLine(profile, value);
     };
     factory.toCommandLine = [](const Profile &profile) {
         QStringList arguments;
@@ -48,7 +61,8 @@ BackendFactory localBackendFactory()
     };
     factory.create = [](const Profile &profile, const QByteArray &, const BackendContext &) {
         BackendSetup setup;
-        setup.backend = std::make_unique<LocalBackend>(LocalOptions{profile.basedir, profile.bubblewrap});
+        setup.backend =
+            std::make_unique<LocalBackend>(LocalOptions{profile.basedir, profile.bubblewrap, profile.layout});
         return setup;
     };
     return factory;
