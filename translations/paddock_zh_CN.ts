@@ -9,6 +9,17 @@
     </message>
 </context>
 <context>
+    <name>CommandActions</name>
+    <message>
+        <source>This workspace has no terminal command: its backend cannot be reached from a terminal on this computer.</source>
+        <translation>此工作区没有终端命令：无法从这台计算机上的终端访问其后端。</translation>
+    </message>
+    <message>
+        <source>Open Terminal</source>
+        <translation>打开终端</translation>
+    </message>
+</context>
+<context>
     <name>ConfirmDialog</name>
     <message>
         <source>Workspaces this applies to</source>
@@ -292,6 +303,10 @@
         <translation>网关主目录</translation>
     </message>
     <message>
+        <source>empty</source>
+        <translation>为空</translation>
+    </message>
+    <message>
         <source>present</source>
         <translation>存在</translation>
     </message>
@@ -300,56 +315,16 @@
         <translation>缺失</translation>
     </message>
     <message>
-        <source>absent</source>
-        <translation>不存在</translation>
-    </message>
-    <message>
-        <source>Bootstrap</source>
-        <translation>初始化</translation>
-    </message>
-    <message>
-        <source>port %1 (from its command line)</source>
-        <translation>端口 %1（取自其命令行）</translation>
-    </message>
-    <message>
-        <source>port %1 (the default)</source>
-        <translation>端口 %1（默认值）</translation>
-    </message>
-    <message>
-        <source>Health</source>
-        <translation>健康状态</translation>
-    </message>
-    <message>
-        <source>Answer</source>
-        <translation>应答</translation>
-    </message>
-    <message>
-        <source>Check &amp;Health</source>
-        <translation>检查健康状态(&amp;H)</translation>
-    </message>
-    <message>
-        <source>Ask the gateway&apos;s /health from inside the workspace (one read-only command; it works without curl)</source>
-        <translation>从工作区内部询问网关的 /health（一条只读命令；没有 curl 也可以）</translation>
-    </message>
-    <message>
-        <source>Show &amp;gateway.log</source>
-        <translation>显示 gateway.log(&amp;G)</translation>
-    </message>
-    <message>
-        <source>Show the last part of gateway.log in the Logs dock, likely secrets masked</source>
-        <translation>在日志停靠窗口中显示 gateway.log 的最后部分，疑似机密已遮盖</translation>
-    </message>
-    <message>
-        <source>empty</source>
-        <translation>为空</translation>
-    </message>
-    <message>
         <source>An empty gateway script is never valid (an older Paddock wrote it); Paddock removes it when it opens the workspace.</source>
         <translation>空的网关脚本永远无效（由旧版 Paddock 写入）；Paddock 打开工作区时会删除它。</translation>
     </message>
     <message>
         <source>AgentScope&apos;s MCP gateway, written last by its bootstrap.</source>
         <translation>AgentScope 的 MCP 网关，由其初始化最后写入。</translation>
+    </message>
+    <message>
+        <source>absent</source>
+        <translation>不存在</translation>
     </message>
     <message>
         <source>Paddock&apos;s marker: written last by a bootstrap that is not AgentScope&apos;s.</source>
@@ -366,6 +341,10 @@
     <message>
         <source>The bootstrap is not complete: there is no gateway script and no marker; opening the workspace bootstraps it again.</source>
         <translation>初始化未完成：既没有网关脚本也没有标记；打开工作区时会重新初始化。</translation>
+    </message>
+    <message>
+        <source>Bootstrap</source>
+        <translation>初始化</translation>
     </message>
     <message>
         <source>complete</source>
@@ -386,6 +365,14 @@
     <message>
         <source>The gateway has not been started here.</source>
         <translation>网关尚未在此启动过。</translation>
+    </message>
+    <message>
+        <source>port %1 (from its command line)</source>
+        <translation>端口 %1（取自其命令行）</translation>
+    </message>
+    <message>
+        <source>port %1 (the default)</source>
+        <translation>端口 %1（默认值）</translation>
     </message>
     <message>
         <source>not asked</source>
@@ -426,6 +413,30 @@
     <message>
         <source>The gateway cannot be asked: the workspace has none of curl, wget, python3, bash or busybox.</source>
         <translation>无法询问网关：工作区中没有 curl、wget、python3、bash 或 busybox。</translation>
+    </message>
+    <message>
+        <source>Health</source>
+        <translation>健康状态</translation>
+    </message>
+    <message>
+        <source>Answer</source>
+        <translation>应答</translation>
+    </message>
+    <message>
+        <source>Check &amp;Health</source>
+        <translation>检查健康状态(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Ask the gateway&apos;s /health from inside the workspace (one read-only command; it works without curl)</source>
+        <translation>从工作区内部询问网关的 /health（一条只读命令；没有 curl 也可以）</translation>
+    </message>
+    <message>
+        <source>Show &amp;gateway.log</source>
+        <translation>显示 gateway.log(&amp;G)</translation>
+    </message>
+    <message>
+        <source>Show the last part of gateway.log in the Logs dock, likely secrets masked</source>
+        <translation>在日志停靠窗口中显示 gateway.log 的最后部分，疑似机密已遮盖</translation>
     </message>
 </context>
 <context>
@@ -1275,6 +1286,22 @@
     <message>
         <source>Stop the running workspaces idle longer than a time you choose (asks first)</source>
         <translation>停止空闲时间超过指定时长的运行中工作区（会先确认）</translation>
+    </message>
+    <message>
+        <source>Run Co&amp;mmand…</source>
+        <translation>运行命令(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Run a shell command in the selected workspace and watch its output</source>
+        <translation>在选中的工作区中运行 shell 命令并查看其输出</translation>
+    </message>
+    <message>
+        <source>Open &amp;Terminal</source>
+        <translation>打开终端(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Open a terminal with a shell in the selected workspace</source>
+        <translation>打开一个终端，在选中的工作区中运行 shell</translation>
     </message>
 </context>
 <context>
@@ -3510,6 +3537,54 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
   --bubblewrap           在 bubblewrap (bwrap) 中运行命令
 </translation>
     </message>
+    <message>
+        <source>cancelled: the command was not started</source>
+        <translation>已取消：命令未启动</translation>
+    </message>
+    <message>
+        <source>the command in container %1 could not be stopped: %2</source>
+        <translation>无法停止容器 %1 中的命令：%2</translation>
+    </message>
+    <message>
+        <source>cancelled: the command was stopped</source>
+        <translation>已取消：命令已停止</translation>
+    </message>
+    <message>
+        <source>The image of container %1 has no sh, which a command that can be cancelled needs.</source>
+        <translation>容器 %1 的镜像中没有 sh，而可取消的命令需要它。</translation>
+    </message>
+    <message>
+        <source>the command in pod %1 could not be stopped: %2</source>
+        <translation>无法停止 Pod %1 中的命令：%2</translation>
+    </message>
+    <message>
+        <source>cancelled: the connection to the command was closed</source>
+        <translation>已取消：与命令的连接已关闭</translation>
+    </message>
+    <message>
+        <source>execd at %1 could not stop the command: %2</source>
+        <translation>位于 %1 的 execd 无法停止命令：%2</translation>
+    </message>
+    <message>
+        <source>the profile %1 is read-only: no command is run</source>
+        <translation>配置文件 %1 为只读：不会运行任何命令</translation>
+    </message>
+    <message>
+        <source>workspace %1 is stopped: resume it to run commands in it</source>
+        <translation>工作区 %1 已停止：请先恢复它，才能在其中运行命令</translation>
+    </message>
+    <message>
+        <source>workspace %1 is paused: resume it to run commands in it</source>
+        <translation>工作区 %1 已暂停：请先恢复它，才能在其中运行命令</translation>
+    </message>
+    <message>
+        <source>workspace %1 is not running (%2): commands run only in a running workspace</source>
+        <translation>工作区 %1 未在运行（%2）：命令只能在运行中的工作区中运行</translation>
+    </message>
+    <message>
+        <source>stopped: the profile %1 was closed while the command ran</source>
+        <translation>已停止：命令运行期间配置文件 %1 已关闭</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
@@ -4148,6 +4223,117 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
     </message>
 </context>
 <context>
+    <name>RunDialog</name>
+    <message>
+        <source>Run Command</source>
+        <translation>运行命令</translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation>恢复(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Co&amp;mmand:</source>
+        <translation>命令(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>A shell command, run with sh -c in the workspace&apos;s folder. Up and Down go through the commands run before.</source>
+        <translation>一条 shell 命令，在工作区的文件夹中以 sh -c 运行。按上、下方向键可浏览以前运行过的命令。</translation>
+    </message>
+    <message>
+        <source>R&amp;un</source>
+        <translation>运行(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Stop</source>
+        <translation>停止(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Stop the command (with everything it started) in the workspace</source>
+        <translation>在工作区中停止该命令（连同它启动的一切）</translation>
+    </message>
+    <message>
+        <source>&amp;Copy Output</source>
+        <translation>复制输出(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Run Command in %1</source>
+        <translation>在 %1 中运行命令</translation>
+    </message>
+    <message>
+        <source>Runs a shell command (sh -c) in the working folder of workspace &lt;b&gt;%1&lt;/b&gt; of profile &lt;b&gt;%2&lt;/b&gt;.</source>
+        <translation>在配置文件 &lt;b&gt;%2&lt;/b&gt; 的工作区 &lt;b&gt;%1&lt;/b&gt; 的工作文件夹中运行 shell 命令（sh -c）。</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>What the command printed; lines on stderr are marked red</source>
+        <translation>命令的输出；标准错误的行以红色标出</translation>
+    </message>
+    <message>
+        <source>The output has bytes that are not UTF-8; they are shown as �.</source>
+        <translation>输出中有些字节不是 UTF-8，显示为 �。</translation>
+    </message>
+    <message>
+        <source>The output has NUL bytes; they are shown as ^@.</source>
+        <translation>输出中含有 NUL 字节，显示为 ^@。</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>Running… %1 s</source>
+        <translation>正在运行… %1 秒</translation>
+    </message>
+    <message>
+        <source>Resuming the workspace…</source>
+        <translation>正在恢复工作区…</translation>
+    </message>
+    <message>
+        <source>This workspace is stopped. Commands run only in a running workspace: resume it first.</source>
+        <translation>此工作区已停止。命令只能在运行中的工作区中运行：请先恢复它。</translation>
+    </message>
+    <message>
+        <source>This workspace is paused. Commands run only in a running workspace: resume it first.</source>
+        <translation>此工作区已暂停。命令只能在运行中的工作区中运行：请先恢复它。</translation>
+    </message>
+    <message>
+        <source>This workspace is %1. Commands run only in a running workspace.</source>
+        <translation>此工作区的状态为%1。命令只能在运行中的工作区中运行。</translation>
+    </message>
+    <message>
+        <source>The workspace could not be resumed: %1</source>
+        <translation>无法恢复工作区：%1</translation>
+    </message>
+    <message>
+        <source>The workspace was resumed; commands can run.</source>
+        <translation>工作区已恢复，可以运行命令了。</translation>
+    </message>
+    <message>
+        <source>The profile was closed: open its workspaces again to run commands.</source>
+        <translation>配置文件已关闭：请重新打开其工作区后再运行命令。</translation>
+    </message>
+    <message>
+        <source>Exit code %1 after %2 s.</source>
+        <translation>退出码 %1，用时 %2 秒。</translation>
+    </message>
+    <message>
+        <source>Cancelled after %1 s: the command was stopped.</source>
+        <translation>已在 %1 秒后取消：命令已停止。</translation>
+    </message>
+    <message>
+        <source>The command could not be run: %1</source>
+        <translation>无法运行命令：%1</translation>
+    </message>
+</context>
+<context>
     <name>SessionListModel</name>
     <message>
         <source>Session</source>
@@ -4484,6 +4670,29 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
     <message>
         <source>Workspaces cannot be opened: their bootstrap logs go to %1, which cannot be written (%2).</source>
         <translation>无法打开工作区：其初始化日志应写入 %1，但该位置无法写入（%2）。</translation>
+    </message>
+</context>
+<context>
+    <name>TerminalLauncher</name>
+    <message>
+        <source>%1 and %2</source>
+        <translation>%1 和 %2</translation>
+    </message>
+    <message>
+        <source>$TERMINAL (not set)</source>
+        <translation>$TERMINAL（未设置）</translation>
+    </message>
+    <message>
+        <source>No terminal emulator was found. Paddock looked for %1. Set TERMINAL to your terminal&apos;s program, or install one of these.</source>
+        <translation>未找到终端模拟器。Paddock 查找了 %1。请将 TERMINAL 设为你的终端程序，或安装其中之一。</translation>
+    </message>
+    <message>
+        <source>%1 is not installed on this computer, and the workspace&apos;s terminal needs it.</source>
+        <translation>这台计算机上没有安装 %1，而工作区的终端需要它。</translation>
+    </message>
+    <message>
+        <source>The terminal %1 could not be started.</source>
+        <translation>无法启动终端 %1。</translation>
     </message>
 </context>
 <context>
@@ -5343,18 +5552,6 @@ Global options:
     </message>
     <message>
         <source>
-  --help, --version
-
-Exit codes: 0 success, 1 the operation failed, 2 usage error.
-</source>
-        <translation>
-  --help, --version
-
-退出码：0 表示成功，1 表示操作失败，2 表示用法错误。
-</translation>
-    </message>
-    <message>
-        <source>
 inspect shows what is inside a workspace (all sections, or --section&apos;s), every
 secret masked; it writes nothing to the workspace.
 </source>
@@ -5662,6 +5859,83 @@ inspect 显示工作区里有什么（全部部分，或 --section 指定的部�
     <message>
         <source>--delete-files does not apply here: kill deletes the workspaces&apos; files in this layout</source>
         <translation>--delete-files 在此不适用：在这种布局中，销毁本来就会删除工作区的文件</translation>
+    </message>
+    <message>
+        <source>no command given: paddockctl exec ID -- COMMAND [ARGUMENT...]</source>
+        <translation>未给出命令：paddockctl exec ID -- COMMAND [ARGUMENT...]</translation>
+    </message>
+    <message>
+        <source>resume it first: paddockctl resume %1</source>
+        <translation>请先恢复它：paddockctl resume %1</translation>
+    </message>
+    <message>
+        <source>there is no file %1 here</source>
+        <translation>本机上没有文件 %1</translation>
+    </message>
+    <message>
+        <source>%1 is not a file</source>
+        <translation>%1 不是文件</translation>
+    </message>
+    <message>
+        <source>cannot read %1</source>
+        <translation>无法读取 %1</translation>
+    </message>
+    <message>
+        <source>files needs one of ls, cat, get, put after the workspace id</source>
+        <translation>files 在工作区 ID 之后需要 ls、cat、get、put 之一</translation>
+    </message>
+    <message>
+        <source>wrong number of arguments for files %1</source>
+        <translation>files %1 的参数个数不对</translation>
+    </message>
+    <message>
+        <source>--json applies to files ls only</source>
+        <translation>--json 仅适用于 files ls</translation>
+    </message>
+    <message>
+        <source>the %1 backend cannot read a workspace&apos;s files</source>
+        <translation>%1 后端无法读取工作区的文件</translation>
+    </message>
+    <message>
+        <source>
+exec runs COMMAND in a running workspace (no shell between, stdin not passed):
+its stdout and stderr as they come, byte for byte, and its exit status; 125
+when it could not be run (no such workspace, not running, the backend failed).
+Ctrl+C or SIGTERM stop it in the workspace (exit 130 or 143).
+</source>
+        <translation>
+exec 在运行中的工作区里运行 COMMAND（中间没有 shell，不传递标准输入）：
+其标准输出和标准错误随到随出、逐字节不变，并返回其退出码；无法运行时
+（没有该工作区、未在运行、后端失败）返回 125。
+Ctrl+C 或 SIGTERM 会在工作区中停止它（退出码 130 或 143）。
+</translation>
+    </message>
+    <message>
+        <source>
+files reaches a workspace&apos;s files: PATH is relative to its working folder, or
+absolute inside it; nothing outside. ls lists a folder (--json: name, kind,
+size, modified, target); cat prints a file; get and put copy one file, whole or
+not at all (into a folder: under its own name).
+</source>
+        <translation>
+files 访问工作区的文件：PATH 相对于其工作文件夹，或是其中的绝对路径；不能在其外。
+ls 列出文件夹（--json：name、kind、size、modified、target）；cat 输出文件；
+get 和 put 复制单个文件，要么完整复制，要么什么也不写（复制到文件夹时沿用原文件名）。
+</translation>
+    </message>
+    <message>
+        <source>
+  --help, --version
+
+Exit codes: 0 success, 1 the operation failed, 2 usage error; exec: the
+command&apos;s own, or 125 when it could not be run.
+</source>
+        <translation>
+  --help, --version
+
+退出码：0 表示成功，1 表示操作失败，2 表示用法错误；exec：命令自身的退出码，
+无法运行时为 125。
+</translation>
     </message>
 </context>
 </TS>

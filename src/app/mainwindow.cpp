@@ -3,6 +3,7 @@
 #include "activitytracker.h"
 #include "backendregistry.h"
 #include "bootstraplog.h"
+#include "commandactions.h"
 #include "dialogwait.h"
 #include "elidedlabel.h"
 #include "i18n.h"
@@ -51,6 +52,7 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     , m_ui(std::make_unique<Ui::MainWindow>())
     , m_activity(new ActivityTracker(this))
     , m_actions(nullptr)
+    , m_commands(nullptr)
     , m_live(nullptr)
     , m_model(new WorkspaceTreeModel(this))
     , m_proxy(new WorkspaceFilterProxy(this))
@@ -69,6 +71,16 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
             statusBar()->showMessage(summary);
             m_lastSummary = summary;
         });
+    });
+    // Run Command and Open Terminal, on the chosen workspace.
+    m_commands = new CommandActions(m_ui->actionRunCommand, m_ui->actionOpenTerminal, this);
+    connect(m_ui->actionRunCommand, &QAction::triggered, this, [this] {
+        if (const WorkspaceRecord *record = chosenRecord({}))
+            m_commands->runCommand(*record);
+    });
+    connect(m_ui->actionOpenTerminal, &QAction::triggered, this, [this] {
+        if (const WorkspaceRecord *record = chosenRecord({}))
+            m_commands->openTerminal(*record);
     });
     // Where the backend watches, the shown profile's changes reach the tree as they happen;
     // the listings at the refresh interval reconcile.
@@ -219,10 +231,13 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     logSeparator->setSeparator(true);
     auto *copySeparator = new QAction(this);
     copySeparator->setSeparator(true);
+    auto *commandSeparator = new QAction(this);
+    commandSeparator->setSeparator(true);
     m_ui->workspaceView->addActions({m_ui->actionOpen, m_ui->actionClose, logSeparator, m_ui->actionShowLog,
-                                     m_ui->actionShowContainerLog, m_ui->actionRetryBootstrap, separator,
-                                     m_ui->actionPause, m_ui->actionResume, m_ui->actionRenew, m_ui->actionKill,
-                                     copySeparator, m_ui->actionCopyId, m_ui->actionRefresh});
+                                     m_ui->actionShowContainerLog, m_ui->actionRetryBootstrap, commandSeparator,
+                                     m_ui->actionRunCommand, m_ui->actionOpenTerminal, separator, m_ui->actionPause,
+                                     m_ui->actionResume, m_ui->actionRenew, m_ui->actionKill, copySeparator,
+                                     m_ui->actionCopyId, m_ui->actionRefresh});
     connect(m_ui->actionCopyId, &QAction::triggered, this, &MainWindow::copyIds);
     connect(m_ui->actionRetryBootstrap, &QAction::triggered, this, &MainWindow::retryBootstrap);
     connect(m_ui->actionFocusLogs, &QAction::triggered, this, &MainWindow::switchFocus);
@@ -303,6 +318,7 @@ void MainWindow::setSession(ProfileSession *session, const QString &profileId, c
     m_session = session;
     m_logs = session ? session->logs() : nullptr;
     m_actions->setSession(session);
+    m_commands->setSession(session);
     if (m_session) {
         // What happens to the profile's workspaces shows in the table: an opened workspace, a
         // closed one, what the sweeper paused, a sandbox lost behind our back.
@@ -823,6 +839,7 @@ void MainWindow::setReadOnly(bool readOnly)
     for (QAction *action : {m_ui->actionOpen, m_ui->actionClose, m_ui->actionPause, m_ui->actionResume,
                             m_ui->actionRenew, m_ui->actionKill, m_ui->actionPauseIdle, m_ui->actionRetryBootstrap})
         action->setVisible(!readOnly);
+    m_commands->setReadOnly(readOnly);
     updateActions();
 }
 
@@ -863,6 +880,7 @@ void MainWindow::updateActions()
     m_ui->actionResume->setEnabled(!m_readOnly && any(WorkspaceAction::Resume));
     m_ui->actionRenew->setEnabled(!m_readOnly && any(WorkspaceAction::Renew));
     m_ui->actionKill->setEnabled(!m_readOnly && any(WorkspaceAction::Kill));
+    m_commands->update(chosenRecord({}));
 }
 
 void MainWindow::openWorkspace()
@@ -957,6 +975,7 @@ void MainWindow::showAbout()
 void MainWindow::setSettings(QSettings *settings)
 {
     m_windowState->restore(settings);
+    m_commands->setSettings(settings);
 }
 
 OpenDialog *MainWindow::openDialog(const OpenDialog::Request &prefill)

@@ -28,6 +28,7 @@ namespace Paddock {
 class BootstrapLogStore;
 } // namespace Paddock
 class ActivityTracker;
+class CommandActions;
 class ElidedLabel;
 class InspectorDock;
 class LiveUpdates;
@@ -65,6 +66,8 @@ public:
     void setSession(Paddock::ProfileSession *session, const QString &profile = {}, const QString &problem = {});
     Paddock::ProfileSession *session() const { return m_session; }
     WorkspaceActionController *actions() const { return m_actions; }
+    // Run Command and Open Terminal.
+    CommandActions *commands() const { return m_commands; }
     // What keeps the tree live between listings where the backend watches.
     LiveUpdates *liveUpdates() const { return m_live; }
     ActivityTracker *activity() const { return m_activity; }
@@ -172,6 +175,7 @@ private:
     QPointer<Paddock::BootstrapLogStore> m_logs; // the session's
     ActivityTracker *m_activity;
     WorkspaceActionController *m_actions;
+    CommandActions *m_commands;
     LiveUpdates *m_live;
     QString m_profile;
     WorkspaceTreeModel *m_model;

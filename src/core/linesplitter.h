@@ -12,21 +12,25 @@ namespace Paddock {
 // Cuts one output stream into lines as bytes arrive (a line split across reads is joined
 // first, a trailing \r is dropped) and keeps the stream's last MaxKeptOutput bytes for the
 // ExecResult. Every backend's exec() uses it, so every backend reports lines the same way.
+// `onData` (ExecRequest::onData) gets every piece as it is fed, before its lines.
 class LineSplitter
 {
 public:
     static constexpr qsizetype MaxKeptOutput = 1 << 20;
 
     LineSplitter(OutputChannel channel, const std::function<void(OutputChannel, const QByteArray &)> &onLine,
-                 QByteArray &kept)
+                 QByteArray &kept, std::function<void(OutputChannel, const QByteArray &)> onData = {})
         : m_channel(channel)
         , m_onLine(onLine)
+        , m_onData(std::move(onData))
         , m_kept(kept)
     {
     }
 
     void feed(const QByteArray &bytes)
     {
+        if (m_onData && !bytes.isEmpty())
+            m_onData(m_channel, bytes);
         m_kept += bytes;
         if (m_kept.size() > 2 * MaxKeptOutput)
             m_kept = m_kept.right(MaxKeptOutput);
@@ -60,6 +64,7 @@ private:
 
     OutputChannel m_channel;
     const std::function<void(OutputChannel, const QByteArray &)> &m_onLine;
+    std::function<void(OutputChannel, const QByteArray &)> m_onData;
     QByteArray &m_kept;
     QByteArray m_pending;
 };

@@ -37,6 +37,11 @@ QString decodeText(QByteArrayView bytes, bool *invalid, bool *nul)
 
 } // namespace
 
+QString decodeForDisplay(QByteArrayView bytes, bool *invalidUtf8, bool *hasNul)
+{
+    return decodeText(bytes, invalidUtf8, hasNul);
+}
+
 LogLineView splitLogLine(QByteArrayView line)
 {
     LogLineView view;

@@ -44,6 +44,8 @@ struct DisplayLine
 };
 // `raw` is the start of a line whose whole length is `length` bytes.
 DisplayLine decodeLogLine(QByteArrayView raw, qint64 length);
+// Any bytes decoded for display as a log line's text is (U+FFFD, "^@"), the flags set when so.
+QString decodeForDisplay(QByteArrayView bytes, bool *invalidUtf8 = nullptr, bool *hasNul = nullptr);
 // The text of a line as search sees it: the text part, decoded as for display.
 QString searchText(QByteArrayView line);
 

@@ -1,6 +1,7 @@
 #include "profilesession.h"
 
 #include "bootstraplog.h"
+#include "canceltoken.h"
 #include "logging.h"
 #include "provisioner.h"
 #include "tr.h"
@@ -11,6 +12,7 @@
 #include <QFile>
 #include <QLocale>
 #include <QPointer>
+#include <QScopeGuard>
 #include <QTimer>
 
 #include <algorithm>
@@ -378,6 +380,74 @@ QCoro::Task<Result<>> ProfileSession::upload(QString sandboxId, QString localPat
     co_return co_await m_backend->upload(std::move(sandboxId), std::move(localPath), std::move(path));
 }
 
+bool ProfileSession::canExec() const
+{
+    return !m_shuttingDown && !m_profile.readOnly && can(Capability::Exec);
+}
+
+std::optional<TerminalCommand> ProfileSession::terminalCommand(const SandboxInfo &sandbox) const
+{
+    if (m_shuttingDown || m_profile.readOnly || !m_backend)
+        return std::nullopt;
+    return m_backend->terminalCommand(sandbox);
+}
+
+QCoro::Task<Result<ExecResult>> ProfileSession::exec(QString sandboxId, ExecRequest request)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown)
+        co_return fail(closedError());
+    if (m_profile.readOnly) {
+        co_return fail(Error::invalidArgument(
+            Tr::tr("the profile %1 is read-only: no command is run").arg(m_profile.displayName())));
+    }
+    if (!can(Capability::Exec)) {
+        const QString message = Tr::tr("the %1 backend cannot run commands in a workspace").arg(m_backend->name());
+        co_return fail(Error::unsupported(message));
+    }
+    if (request.argv.isEmpty())
+        co_return fail(Error::invalidArgument(Tr::tr("no command to run")));
+    // The command runs only in a running sandbox; a paused one is said to be paused, and
+    // resuming it is the caller's choice (a Resume the user sees), never a hidden one.
+    auto sandbox = co_await m_backend->get(sandboxId);
+    if (!sandbox)
+        co_return fail(sandbox.error());
+    if (m_shuttingDown)
+        co_return fail(closedError());
+    if (sandbox->state != SandboxState::Running) {
+        const QString id = sandbox->workspaceId.isEmpty() ? sandboxId : sandbox->workspaceId;
+        QString message;
+        if (sandbox->state == SandboxState::Paused) {
+            message = can(Capability::StopInsteadOfPause)
+                ? Tr::tr("workspace %1 is stopped: resume it to run commands in it").arg(id)
+                : Tr::tr("workspace %1 is paused: resume it to run commands in it").arg(id);
+        } else {
+            message = Tr::tr("workspace %1 is not running (%2): commands run only in a running workspace")
+                          .arg(id, sandbox->rawState.isEmpty() ? sandboxStateName(sandbox->state) : sandbox->rawState);
+        }
+        co_return fail(Error::conflict(message));
+    }
+    // The session's own token stops the command at shutdown; the caller's is passed on to it.
+    const auto stop = std::make_shared<CancelToken>();
+    const std::shared_ptr<CancelToken> given = request.cancel;
+    int givenId = 0;
+    if (given)
+        givenId = given->onCancel([stop] { stop->cancel(); });
+    m_execs.append(stop);
+    const auto forget = qScopeGuard([this, stop, given, givenId] {
+        m_execs.removeOne(stop);
+        if (given && givenId != 0)
+            given->remove(givenId);
+    });
+    request.cancel = stop;
+    auto ran = co_await m_backend->exec(std::move(sandboxId), std::move(request));
+    if (!ran && ran.error().kind == Error::Kind::Cancelled && m_shuttingDown && !(given && given->isCancelled()))
+        co_return fail(
+            Error{Error::Kind::Cancelled,
+                  Tr::tr("stopped: the profile %1 was closed while the command ran").arg(m_profile.displayName())});
+    co_return ran;
+}
+
 namespace {
 
 Error sessionGone()
@@ -639,6 +709,10 @@ QCoro::Task<void> ProfileSession::shutdown(WorkspaceManager::StopMode mode)
     }
     setWatched(false); // nothing more is reported
     m_shuttingDown = true;
+    // Commands still running would keep the session open for as long as they run: stopped.
+    const QList<std::shared_ptr<CancelToken>> running = m_execs;
+    for (const std::shared_ptr<CancelToken> &command : running)
+        command->cancel();
     const auto done = m_shutdownDone;
     qCInfo(lcSession).noquote() << "closing profile" << m_profile.id;
     co_await m_manager->stop(mode);

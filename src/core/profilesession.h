@@ -172,6 +172,18 @@ public:
     // One of Paddock's own read-only commands (the inspector's gateway probe), never a user's:
     // allowed on a read-only profile. Unsupported without Capability::Exec.
     QCoro::Task<Result<ExecResult>> inspectExec(QString sandboxId, ExecRequest request);
+    // Runs a command in a workspace (Capability::Exec): the console's Run Command, paddockctl
+    // exec. Refused before anything runs on a read-only profile (InvalidArgument), where the
+    // backend cannot run commands (Unsupported), and for a sandbox that is not running
+    // (Conflict, saying it is paused or stopped: resuming it is the caller's visible choice,
+    // never done here). request.cancel stops the command; shutdown() stops those still running.
+    QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request);
+    // Whether exec() may be offered: the backend runs commands and the profile is not read-only.
+    bool canExec() const;
+    // The command that opens an interactive shell in a workspace from a terminal here
+    // (Backend::terminalCommand); nullopt where there is none, on a read-only profile, and after
+    // shutdown.
+    std::optional<TerminalCommand> terminalCommand(const SandboxInfo &sandbox) const;
     // Where a ContainerLogTail reads through this session (while it exists and is not shut down).
     ContainerLogSource containerLogSource();
 
@@ -238,6 +250,7 @@ private:
     bool m_shutDown = false;
     bool m_watched = false;
     QSet<QString> m_releasing; // workspace ids this session is closing through the manager
+    QList<std::shared_ptr<CancelToken>> m_execs; // the commands running: shutdown() stops them
     TaskTracker m_tasks;
     std::shared_ptr<Broadcast<bool>> m_shutdownDone = std::make_shared<Broadcast<bool>>();
 };

@@ -91,6 +91,10 @@ struct ExecRequest
     std::chrono::milliseconds timeout{0}; // 0: none
     // Called once for every complete line, in arrival order, without the newline.
     std::function<void(OutputChannel, const QByteArray &)> onLine;
+    // Called with every piece of output as it arrives, the bytes as the command wrote them (not
+    // cut into lines, nothing dropped, none kept back), before onLine gets the lines it ends:
+    // for a caller that passes the output on byte for byte (paddockctl exec).
+    std::function<void(OutputChannel, const QByteArray &)> onData;
     // Cancelled while the command runs: the backend stops it (its whole process group where it
     // can) and exec() returns a Cancelled error. Null: it runs to its end or its timeout.
     std::shared_ptr<CancelToken> cancel;

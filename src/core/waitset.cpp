@@ -1,5 +1,7 @@
 #include "waitset.h"
 
+#include "canceltoken.h"
+
 #include <QCoroTask>
 
 #include <QCoreApplication>
@@ -113,10 +115,13 @@ void killGroup(QProcess &process)
 
 } // namespace
 
-QCoro::Task<WaitSet::ProcessEnd> WaitSet::run(QProcess &process, std::chrono::milliseconds timeout)
+QCoro::Task<WaitSet::ProcessEnd> WaitSet::run(QProcess &process, std::chrono::milliseconds timeout,
+                                              std::shared_ptr<CancelToken> cancel)
 {
     if (m_closed)
         co_return ProcessEnd::Closed;
+    if (cancel && cancel->isCancelled())
+        co_return ProcessEnd::Cancelled;
     Wait done(*this, [&process] {
         killGroup(process);
         process.waitForFinished(5'000);
@@ -160,6 +165,22 @@ QCoro::Task<WaitSet::ProcessEnd> WaitSet::run(QProcess &process, std::chrono::mi
         killGroup(process);
     });
 
+    // A cancel kills the group at once; the wait still ends when the process has exited.
+    bool cancelled = false;
+    int cancelId = 0;
+    if (cancel) {
+        cancelId = cancel->onCancel([&cancelled, &process] {
+            if (process.state() == QProcess::NotRunning)
+                return; // it ended already: what it did stands
+            cancelled = true;
+            killGroup(process);
+        });
+    }
+    const auto forgetCancel = qScopeGuard([&cancel, cancelId] {
+        if (cancel && cancelId != 0)
+            cancel->remove(cancelId);
+    });
+
     process.start();
     if (timeout.count() > 0)
         timer.start(timeout);
@@ -169,6 +190,8 @@ QCoro::Task<WaitSet::ProcessEnd> WaitSet::run(QProcess &process, std::chrono::mi
         co_return ProcessEnd::Closed;
     if (!outcome->started)
         co_return ProcessEnd::FailedToStart;
+    if (cancelled)
+        co_return ProcessEnd::Cancelled;
     co_return timedOut ? ProcessEnd::TimedOut : ProcessEnd::Finished;
 }
 

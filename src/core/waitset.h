@@ -13,9 +13,11 @@ QT_END_NAMESPACE
 #include <chrono>
 #include <coroutine>
 #include <functional>
+#include <memory>
 
 namespace Paddock {
 
+class CancelToken;
 class WaitSet;
 
 // One suspension that its WaitSet can end: `co_await wait;` resumes at ring(), in the ringer's
@@ -81,14 +83,17 @@ public:
         Finished, // it exited (whatever its status: see the QProcess)
         FailedToStart, // process.errorString() says why
         TimedOut, // it ran past the time limit: its process group was killed and it exited
+        Cancelled, // `cancel` was cancelled while it ran: its process group was killed and it exited
         Closed, // the set closed first (or was closed already): its process group was killed
     };
     // Starts `process`, set up by the caller (program, arguments, channels, readers), and waits
     // until it ends. Its child modifier should call setsid(), so that killing it on a time limit
-    // (`timeout`, zero: none) or a close ends its children too; a close then reaps it (up to
-    // 5 s). Resumed from the event loop, never inside QProcess's own signal, since resuming may
-    // end the caller's frame and the QProcess with it.
-    QCoro::Task<ProcessEnd> run(QProcess &process, std::chrono::milliseconds timeout);
+    // (`timeout`, zero: none), a cancel (`cancel`, null: none; one cancelled already starts
+    // nothing) or a close ends its children too; a close then reaps it (up to 5 s). Resumed
+    // from the event loop, never inside QProcess's own signal, since resuming may end the
+    // caller's frame and the QProcess with it.
+    QCoro::Task<ProcessEnd> run(QProcess &process, std::chrono::milliseconds timeout,
+                                std::shared_ptr<CancelToken> cancel = {});
 
     void close();
     bool isClosed() const { return m_closed; }

@@ -158,8 +158,8 @@ private Q_SLOTS:
         QVERIFY(QRegularExpression(QStringLiteral("^paddockctl \\d+\\.\\d+\\.\\d+\n$")).match(version.out).hasMatch());
         const Run help = run({QStringLiteral("--help")});
         QCOMPARE(help.exitCode, 0);
-        for (const char *command :
-             {"assign-id", "open", "list", "pause", "resume", "close", "kill", "renew", "sweep", "logs"})
+        for (const char *command : {"assign-id", "open", "list", "pause", "resume", "close", "kill", "renew", "sweep",
+                                    "logs", "exec", "files"})
             QVERIFY2(help.out.contains(QLatin1String(command)), command);
     }
 
@@ -705,6 +705,177 @@ private Q_SLOTS:
         QVERIFY(unknown.out.isEmpty());
         const Run badId = run(local({QStringLiteral("inspect"), QStringLiteral("../x")}));
         QCOMPARE(badId.exitCode, 2);
+    }
+
+    // exec: the command's bytes as they are (NUL, not UTF-8, no last newline), stderr apart, its
+    // exit status passed through; 125 when it cannot run (no workspace, paused), 2 for usage.
+    void execPassesTheOutputAndTheExitStatusThrough()
+    {
+        const QString id = run(local({"open", "--user", "u", "--agent", "a"})).out.trimmed();
+        QVERIFY(!id.isEmpty());
+        QProcess process;
+        start(process,
+              local({QStringLiteral("exec"), id, QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                     QStringLiteral("printf 'a\\000b\\377\\r\\nlast'; printf 'oops\\n' >&2; exit 3")}));
+        QVERIFY(process.waitForFinished(60'000));
+        QCOMPARE(process.exitCode(), 3);
+        QCOMPARE(process.readAllStandardOutput(), QByteArray("a\0b\xff\r\nlast", 10));
+        QCOMPARE(process.readAllStandardError(), QByteArray("oops\n"));
+        // Arguments reach the program as given, no shell between.
+        const Run args = run(local({"exec", id, "--", "printf", "%s|", "a b", "$HOME", "中文"}));
+        QCOMPARE(args.exitCode, 0);
+        QCOMPARE(args.out, QStringLiteral("a b|$HOME|中文|"));
+        // A program that is not there: what the workspace says (127), not paddockctl's 125.
+        const Run absent = run(local({"exec", id, "--", "no-such-program-paddockctl"}));
+        QCOMPARE(absent.exitCode, 127);
+
+        const Run unknown = run(local({"exec", "nope", "--", "true"}));
+        QCOMPARE(unknown.exitCode, 125);
+        QVERIFY2(unknown.err.contains(QLatin1String("no workspace nope")), qPrintable(unknown.err));
+        QCOMPARE(run(local({"pause", id})).exitCode, 0);
+        const Run paused = run(local({"exec", id, "--", "touch", "ran"}));
+        QCOMPARE(paused.exitCode, 125);
+        QVERIFY2(paused.err.contains(QLatin1String("is paused")), qPrintable(paused.err));
+        QVERIFY2(paused.err.contains(QStringLiteral("paddockctl resume %1").arg(id)), qPrintable(paused.err));
+        QVERIFY(!QFileInfo::exists(m_basedir + u'/' + id + QStringLiteral("/ran")));
+        QCOMPARE(state(id), QStringLiteral("Paused")); // never resumed behind the user's back
+        QCOMPARE(run(local({"exec", id})).exitCode, 2);
+        QCOMPARE(run(local({"exec", "../x", "--", "true"})).exitCode, 2);
+    }
+
+    void execStreamsTheOutputAsItComes()
+    {
+        const QString id = run(local({"open", "--user", "u", "--agent", "stream"})).out.trimmed();
+        QVERIFY(!id.isEmpty());
+        QProcess process;
+        start(process,
+              local({QStringLiteral("exec"), id, QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                     QStringLiteral("echo first; echo early >&2; while [ ! -e release ]; do sleep 0.1; done; "
+                                    "echo second")}));
+        QByteArray out;
+        QByteArray err;
+        QTRY_COMPARE((out += process.readAllStandardOutput()), QByteArray("first\n"));
+        QTRY_COMPARE((err += process.readAllStandardError()), QByteArray("early\n"));
+        QCOMPARE(process.state(), QProcess::Running);
+        QFile release(m_basedir + u'/' + id + QStringLiteral("/release"));
+        QVERIFY(release.open(QIODevice::WriteOnly));
+        release.close();
+        QVERIFY(process.waitForFinished(60'000));
+        QCOMPARE(process.exitCode(), 0);
+        QCOMPARE(out + process.readAllStandardOutput(), QByteArray("first\nsecond\n"));
+    }
+
+    // Ctrl+C and SIGTERM stop the command in the workspace and end as a shell says: 130, 143.
+    void execStopsTheCommandOnCtrlCAndSigterm_data()
+    {
+        QTest::addColumn<int>("signal");
+        QTest::newRow("SIGINT") << int(SIGINT);
+        QTest::newRow("SIGTERM") << int(SIGTERM);
+    }
+    void execStopsTheCommandOnCtrlCAndSigterm()
+    {
+        QFETCH(int, signal);
+        const QString id = run(local({"open", "--user", "u", "--agent", "stop"})).out.trimmed();
+        QVERIFY(!id.isEmpty());
+        const QString pidFile = m_basedir + u'/' + id + QStringLiteral("/pid");
+        QFile::remove(pidFile);
+        QProcess process;
+        start(process,
+              local({QStringLiteral("exec"), id, QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                     QStringLiteral("echo $$ > pid; echo up; sleep 300; touch finished")}));
+        QTRY_VERIFY(process.readAllStandardOutput().contains("up") || QFileInfo(pidFile).size() > 0);
+        QTRY_VERIFY(QFileInfo(pidFile).size() > 0);
+        const QByteArray pid = readFile(pidFile).trimmed();
+        QVERIFY(QFileInfo::exists(QStringLiteral("/proc/") + QString::fromLatin1(pid)));
+        ::kill(static_cast<pid_t>(process.processId()), signal);
+        QVERIFY(process.waitForFinished(60'000));
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 128 + signal);
+        // The command's shell was killed and reaped: gone.
+        QVERIFY(!QFileInfo::exists(QStringLiteral("/proc/") + QString::fromLatin1(pid)));
+        QVERIFY(!QFileInfo::exists(m_basedir + u'/' + id + QStringLiteral("/finished")));
+    }
+
+    void filesListCatGetAndPut()
+    {
+        const QString id = run(local({"open", "--user", "u", "--agent", "files"})).out.trimmed();
+        QVERIFY(!id.isEmpty());
+        const QString root = m_basedir + u'/' + id;
+        // 3 MB of every byte value: more than one chunk of cat.
+        QByteArray big;
+        for (int i = 0; i < 3 * 1024 * 1024; ++i)
+            big.append(char((i * 7 + i / 251) & 0xff));
+        QFile bigFile(root + QStringLiteral("/data/big.bin"));
+        QVERIFY(bigFile.open(QIODevice::WriteOnly));
+        QCOMPARE(bigFile.write(big), big.size());
+        bigFile.close();
+        QVERIFY(QFile::link(QStringLiteral("big.bin"), root + QStringLiteral("/data/link")));
+
+        const Run listed = run(local({"files", id, "ls", "data"}));
+        QCOMPARE(listed.exitCode, 0);
+        const QStringList lines = listed.out.split(u'\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 2);
+        QVERIFY2(lines.at(0).startsWith(u'-') && lines.at(0).endsWith(QLatin1String("  big.bin"))
+                     && lines.at(0).contains(QString::number(big.size())),
+                 qPrintable(listed.out));
+        QVERIFY2(lines.at(1).startsWith(u'l') && lines.at(1).endsWith(QLatin1String("link -> big.bin")),
+                 qPrintable(listed.out));
+        const Run json = run(local({"files", id, "ls", "--json"}));
+        QCOMPARE(json.exitCode, 0);
+        const QJsonArray entries = QJsonDocument::fromJson(json.out.toUtf8()).array();
+        const auto named = [&entries](const QString &name) {
+            for (const QJsonValue &entry : entries) {
+                if (entry[QLatin1String("name")].toString() == name)
+                    return entry.toObject();
+            }
+            return QJsonObject();
+        };
+        QCOMPARE(named(QStringLiteral("data")).value(QLatin1String("kind")).toString(), QStringLiteral("folder"));
+        QVERIFY(named(QStringLiteral("data")).value(QLatin1String("modified")).toString().endsWith(u'Z'));
+        const Run one = run(local({"files", id, "ls", "data/big.bin", "--json"}));
+        QCOMPARE(QJsonDocument::fromJson(one.out.toUtf8()).array().first()[QLatin1String("size")].toInteger(),
+                 big.size());
+
+        QProcess cat;
+        start(cat, local({QStringLiteral("files"), id, QStringLiteral("cat"), QStringLiteral("data/link")}));
+        QByteArray catted;
+        while (cat.state() != QProcess::NotRunning || cat.bytesAvailable() > 0) {
+            cat.waitForReadyRead(1000);
+            catted += cat.readAllStandardOutput();
+        }
+        QCOMPARE(cat.exitCode(), 0);
+        QVERIFY(catted == big);
+
+        // get: to a file, and into a folder under the file's own name.
+        const QString here = m_home.path() + QStringLiteral("/got-") + id;
+        QVERIFY(QDir().mkpath(here));
+        QCOMPARE(run(local({"files", id, "get", "data/big.bin", here + QStringLiteral("/copy.bin")})).exitCode, 0);
+        QVERIFY(readFile(here + QStringLiteral("/copy.bin")) == big);
+        QCOMPARE(run(local({"files", id, "get", "data/big.bin", here})).exitCode, 0);
+        QVERIFY(readFile(here + QStringLiteral("/big.bin")) == big);
+        // put: to a path, and into a folder; then read back.
+        const QString mine = writeBootstrap(QStringLiteral("upload.txt"), "uploaded\n");
+        QCOMPARE(run(local({"files", id, "put", mine, "data/up.txt"})).exitCode, 0);
+        QCOMPARE(readFile(root + QStringLiteral("/data/up.txt")), QByteArray("uploaded\n"));
+        QCOMPARE(run(local({"files", id, "put", mine, "skills"})).exitCode, 0);
+        QCOMPARE(run(local({"files", id, "cat", "skills/upload.txt"})).out, QStringLiteral("uploaded\n"));
+
+        // Bad input: a clear message, nothing written.
+        const Run outside = run(local({"files", id, "get", "../../x", here + QStringLiteral("/outside")}));
+        QCOMPARE(outside.exitCode, 2);
+        QVERIFY2(outside.err.contains(QLatin1String("outside the workspace")), qPrintable(outside.err));
+        QVERIFY(!QFileInfo::exists(here + QStringLiteral("/outside")));
+        const Run missing = run(local({"files", id, "get", "data/none", here + QStringLiteral("/none")}));
+        QCOMPARE(missing.exitCode, 1);
+        QVERIFY(!QFileInfo::exists(here + QStringLiteral("/none")));
+        const Run noLocal = run(local({"files", id, "put", here + QStringLiteral("/absent"), "data/x"}));
+        QCOMPARE(noLocal.exitCode, 1);
+        QVERIFY(!QFileInfo::exists(root + QStringLiteral("/data/x")));
+        QCOMPARE(run(local({"files", id, "cat", "data"})).exitCode == 0, false);
+        QCOMPARE(run(local({"files", id, "frob"})).exitCode, 2);
+        QCOMPARE(run(local({"files", id, "cat"})).exitCode, 2);
+        QCOMPARE(run(local({"files", id, "cat", "data/up.txt", "--json"})).exitCode, 2);
+        QCOMPARE(run(local({"files", "nope", "ls"})).exitCode, 1);
     }
 
     void logsFollowShowsNewLines()

@@ -15,6 +15,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
+
 namespace {
 
 struct Run
@@ -34,7 +36,7 @@ private:
     QTemporaryDir m_home;
     PaddockTest::FakeKubernetesProcess m_server;
 
-    Run run(const QStringList &args, const QString &kubeconfig = {}) const
+    QProcessEnvironment environment() const
     {
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path() + QStringLiteral("/data"));
@@ -42,12 +44,20 @@ private:
         env.remove(QStringLiteral("KUBECONFIG"));
         env.remove(QStringLiteral("KUBERNETES_SERVICE_HOST"));
         env.remove(QStringLiteral("QT_LOGGING_RULES"));
+        return env;
+    }
+
+    QStringList global(const QString &kubeconfig = {}) const
+    {
+        return QStringList{QStringLiteral("--backend"), QStringLiteral("kubernetes"), QStringLiteral("--kubeconfig"),
+                           kubeconfig.isEmpty() ? m_server.kubeconfigPath() : kubeconfig};
+    }
+
+    Run run(const QStringList &args, const QString &kubeconfig = {}) const
+    {
         QProcess process;
-        process.setProcessEnvironment(env);
-        const QStringList global{QStringLiteral("--backend"), QStringLiteral("kubernetes"),
-                                 QStringLiteral("--kubeconfig"),
-                                 kubeconfig.isEmpty() ? m_server.kubeconfigPath() : kubeconfig};
-        process.start(QStringLiteral(PADDOCKCTL_PATH), global + args);
+        process.setProcessEnvironment(environment());
+        process.start(QStringLiteral(PADDOCKCTL_PATH), global(kubeconfig) + args);
         if (!process.waitForFinished(120'000))
             qFatal("paddockctl %s did not finish", qPrintable(args.join(u' ')));
         return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
@@ -150,6 +160,81 @@ private Q_SLOTS:
         step = run({QStringLiteral("pause"), id});
         QCOMPARE(step.exitCode, 1);
         QVERIFY2(step.err.contains(QStringLiteral("no workspace %1").arg(id)), qPrintable(step.err));
+    }
+
+    // exec and files into a Pod: the bytes and the exit status passed through, Ctrl+C kills the
+    // command in the Pod (not only the connection), files land whole.
+    void execAndFilesReachThePod()
+    {
+        const QString bootstrap = file(QStringLiteral("empty.txt"), "");
+        const Run opened =
+            run({QStringLiteral("--bootstrap"), bootstrap, QStringLiteral("open"), QStringLiteral("--user"),
+                 QStringLiteral("u"), QStringLiteral("--agent"), QStringLiteral("exec")});
+        QVERIFY2(opened.exitCode == 0, qPrintable(opened.err));
+        const QString id = opened.out.trimmed();
+
+        QProcess process;
+        process.setProcessEnvironment(environment());
+        process.start(QStringLiteral(PADDOCKCTL_PATH),
+                      global()
+                          + QStringList{QStringLiteral("exec"), id, QStringLiteral("--"), QStringLiteral("sh"),
+                                        QStringLiteral("-c"),
+                                        QStringLiteral("printf 'a\\000b\\nlast'; echo oops >&2; exit 4")});
+        QVERIFY(process.waitForFinished(60'000));
+        QCOMPARE(process.exitCode(), 4);
+        QCOMPARE(process.readAllStandardOutput(), QByteArray("a\0b\nlast", 8));
+        QCOMPARE(process.readAllStandardError(), QByteArray("oops\n"));
+        const Run cwd = run({QStringLiteral("exec"), id, QStringLiteral("--"), QStringLiteral("pwd")});
+        QCOMPARE(cwd.exitCode, 0);
+        QCOMPARE(cwd.out, QStringLiteral("/workspace\n"));
+
+        // Ctrl+C: 130, and the command's group is gone from the Pod (its heartbeat stands still).
+        QProcess slow;
+        slow.setProcessEnvironment(environment());
+        slow.start(QStringLiteral(PADDOCKCTL_PATH),
+                   global()
+                       + QStringList{QStringLiteral("exec"), id, QStringLiteral("--"), QStringLiteral("sh"),
+                                     QStringLiteral("-c"),
+                                     QStringLiteral("(while :; do date +%s%N > beat; sleep 0.1; done) & "
+                                                    "echo up; sleep 300")});
+        QByteArray said;
+        QTRY_VERIFY_WITH_TIMEOUT((said += slow.readAllStandardOutput()).contains("up"), 30'000);
+        ::kill(static_cast<pid_t>(slow.processId()), SIGINT);
+        QVERIFY(slow.waitForFinished(60'000));
+        QCOMPARE(slow.exitCode(), 130);
+        const Run beat =
+            run({QStringLiteral("exec"), id, QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                 QStringLiteral("a=$(cat beat); sleep 1; b=$(cat beat); [ \"$a\" = \"$b\" ]")});
+        QCOMPARE(beat.exitCode, 0);
+
+        const QString local = file(QStringLiteral("up.txt"), "to the pod\n");
+        Run step = run({QStringLiteral("files"), id, QStringLiteral("put"), local, QStringLiteral("data/")});
+        QVERIFY2(step.exitCode == 0, qPrintable(step.err));
+        step =
+            run({QStringLiteral("files"), id, QStringLiteral("ls"), QStringLiteral("data"), QStringLiteral("--json")});
+        QVERIFY2(step.exitCode == 0, qPrintable(step.err));
+        const QJsonArray entries = QJsonDocument::fromJson(step.out.toUtf8()).array();
+        QCOMPARE(entries.size(), 1);
+        QCOMPARE(entries.first()[QLatin1String("name")].toString(), QStringLiteral("up.txt"));
+        QCOMPARE(entries.first()[QLatin1String("size")].toInteger(), 11);
+        step = run({QStringLiteral("files"), id, QStringLiteral("cat"), QStringLiteral("data/up.txt")});
+        QCOMPARE(step.out, QStringLiteral("to the pod\n"));
+        const QString back = m_home.path() + QStringLiteral("/back.txt");
+        step = run({QStringLiteral("files"), id, QStringLiteral("get"), QStringLiteral("data/up.txt"), back});
+        QVERIFY2(step.exitCode == 0, qPrintable(step.err));
+        QFile got(back);
+        QVERIFY(got.open(QIODevice::ReadOnly));
+        QCOMPARE(got.readAll(), QByteArray("to the pod\n"));
+        step = run({QStringLiteral("files"), id, QStringLiteral("cat"), QStringLiteral("/etc/passwd")});
+        QCOMPARE(step.exitCode, 2);
+
+        // A stopped workspace: said, not resumed.
+        QCOMPARE(run({QStringLiteral("pause"), id}).exitCode, 0);
+        step = run({QStringLiteral("exec"), id, QStringLiteral("--"), QStringLiteral("true")});
+        QCOMPARE(step.exitCode, 125);
+        QVERIFY2(step.err.contains(QLatin1String("is stopped")), qPrintable(step.err));
+        QCOMPARE(row(id).value(QLatin1String("state")).toString(), QStringLiteral("Stopped"));
+        QCOMPARE(run({QStringLiteral("kill"), id}).exitCode, 0);
     }
 
     void badInputGetsOneClearMessage()

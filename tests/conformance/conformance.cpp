@@ -1,6 +1,7 @@
 #include "conformance.h"
 
 #include "bootstraplog.h"
+#include "canceltoken.h"
 #include "inspect/secretmask.h"
 #include "inspect/workspaceinspector.h"
 #include "profilesession.h"
@@ -636,6 +637,74 @@ void BackendConformance::execTimeoutKeepsTheOutputSoFar()
     QVERIFY(!done->timedOut);
     QCOMPARE(done->exitCode, 4);
     QCOMPARE(done->stdOut, QByteArray("out\n"));
+}
+
+// A cancel stops the command for good, with everything in its process group, and says so
+// (Cancelled); what it printed before the cancel came through onLine. A token cancelled before
+// the call runs nothing. "Gone" is shown by a heartbeat a background child of the command
+// writes every 0.1 s, read twice a second apart by another command: it works where every
+// command runs in a sandbox of its own (the OpenSandbox fake) as well as where they share one.
+void BackendConformance::execCancelStopsTheCommandAndItsGroup()
+{
+    auto sandbox = commandSandbox();
+    QVERIFY2(sandbox, why(sandbox));
+    auto cleared = shell(*m_backend, *sandbox, QStringLiteral("rm -f .conformance-beat .conformance-finished"));
+    QVERIFY2(cleared && cleared->exitCode == 0, why(cleared));
+
+    ExecRequest early;
+    early.argv = QStringList{QStringLiteral("touch"), QStringLiteral(".conformance-finished")};
+    early.cancel = std::make_shared<CancelToken>();
+    early.cancel->cancel();
+    auto notRun = QCoro::waitFor(m_backend->exec(sandbox->sandboxId, early));
+    QVERIFY(!notRun);
+    QCOMPARE(kindName(notRun.error().kind), kindName(Error::Kind::Cancelled));
+    auto touched = exists(*m_backend, *sandbox, QStringLiteral(".conformance-finished"));
+    QVERIFY2(touched, why(touched));
+    QVERIFY2(!*touched, "a command whose token was cancelled before the call ran");
+
+    QList<std::pair<OutputChannel, QByteArray>> lines;
+    ExecRequest request;
+    request.argv = QStringList{
+        QStringLiteral("sh"), QStringLiteral("-c"),
+        QStringLiteral("(i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo $i > .conformance-beat; sleep 0.1; done) & "
+                       "while [ ! -s .conformance-beat ]; do sleep 0.1; done; "
+                       "echo started; echo also >&2; sleep 300; touch .conformance-finished")};
+    request.onLine = [&lines](OutputChannel channel, const QByteArray &line) { lines.append({channel, line}); };
+    const auto token = std::make_shared<CancelToken>();
+    request.cancel = token;
+    std::optional<QCoro::Task<Result<ExecResult>>> running = m_backend->exec(sandbox->sandboxId, request);
+    // However this check ends, the command is cancelled and awaited: onLine refers to `lines`.
+    const auto stopAnyway = qScopeGuard([&] {
+        if (running) {
+            token->cancel();
+            QCoro::waitFor(std::move(*running));
+        }
+    });
+    const std::pair<OutputChannel, QByteArray> started{OutputChannel::Stdout, "started"};
+    const std::pair<OutputChannel, QByteArray> also{OutputChannel::Stderr, "also"};
+    QTRY_VERIFY_WITH_TIMEOUT(lines.contains(started) && lines.contains(also), 30'000);
+
+    token->cancel();
+    Result<ExecResult> ran = QCoro::waitFor(std::move(*running));
+    running.reset();
+    QVERIFY2(!ran, "a cancelled command gave a result");
+    QCOMPARE(kindName(ran.error().kind), kindName(Error::Kind::Cancelled));
+    QVERIFY(!ran.error().message.isEmpty());
+    QCOMPARE(lines.size(), 2); // what came before the cancel, through onLine, and nothing else
+
+    // Gone, the child too: the heartbeat stands still, and the command never got to its end.
+    auto beat = shell(*m_backend, *sandbox,
+                      QStringLiteral("a=$(cat .conformance-beat); sleep 1; b=$(cat .conformance-beat); "
+                                     "echo \"$a $b\"; [ \"$a\" = \"$b\" ] && [ ! -e .conformance-finished ]"));
+    QVERIFY2(beat, why(beat));
+    QVERIFY2(beat->exitCode == 0,
+             qPrintable(QStringLiteral("the cancelled command's group still runs (heartbeat %1)")
+                            .arg(QString::fromUtf8(beat->stdOut.trimmed()))));
+
+    // The sandbox still runs commands.
+    auto after = shell(*m_backend, *sandbox, QStringLiteral("echo fine"));
+    QVERIFY2(after, why(after));
+    QCOMPARE(after->stdOut, QByteArray("fine\n"));
 }
 
 // The newest change under sessions/ (the folder, and two levels of what is in it) is the

@@ -51,6 +51,7 @@ private Q_SLOTS:
     void execPassesArgumentsAsGiven();
     void execRunsInTheWorkdirOrTheGivenFolder();
     void execTimeoutKeepsTheOutputSoFar();
+    void execCancelStopsTheCommandAndItsGroup();
     // Last activity.
     void sessionsActivityIsTheNewestChangeUnderSessions();
     // Kill.

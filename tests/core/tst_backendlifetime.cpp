@@ -263,6 +263,7 @@ private Q_SLOTS:
                         {},
                         0ms,
                         {},
+                        {},
                         {}});
         QTRY_VERIFY(QFileInfo(pidFile).size() > 0);
         QFile file(pidFile);

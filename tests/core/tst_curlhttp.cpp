@@ -4,6 +4,7 @@
 // requests at once, timeouts, connection failures with their messages, cancellation, DOCKER_HOST.
 
 #include "backends/docker/curlhttp.h"
+#include "canceltoken.h"
 
 #ifndef Q_MOC_RUN
 #include <QCoroTask>
@@ -538,6 +539,46 @@ private Q_SLOTS:
         QCOMPARE(calls, 0);
         // The connections go with the client.
         QTRY_COMPARE(server->open, 0);
+    }
+
+    // HttpRequest::cancel ends that one request (a stream that would go on), not the others; a
+    // request whose token was cancelled before is not sent; the client stays usable.
+    void aCancelEndsOneRequest_data() { addTransports(); }
+    void aCancelEndsOneRequest()
+    {
+        auto server = makeServer();
+        server->onRequest = [](const Received &request) {
+            if (request.requestLine().contains("/start"))
+                request.socket->write("HTTP/1.1 200 OK\r\nContent-Type: application/vnd.docker.raw-stream\r\n\r\nsome");
+        };
+        CurlHttpClient client(server->address);
+        const auto token = std::make_shared<CancelToken>();
+        HttpRequest attach = request("POST", "/v1.41/exec/e1/start", "{}");
+        attach.timeout = 0ms;
+        attach.cancel = token;
+        QByteArray data;
+        const auto streamed =
+            launch(client.stream(attach, [&data](QByteArrayView chunk) { data += chunk.toByteArray(); }));
+        const auto other = launch(client.send(request("GET", "/v1.41/containers/json")));
+        QTRY_COMPARE(data, QByteArray("some"));
+        QTRY_COMPARE(server->requests.size(), 2);
+        token->cancel();
+        QTRY_VERIFY(streamed->result);
+        QVERIFY(!*streamed->result);
+        QCOMPARE(streamed->result->error().kind, Error::Kind::Cancelled);
+        QVERIFY(!other->result); // still waiting for its answer
+        QCOMPARE(client.inFlight(), 1);
+
+        // Cancelled before: nothing goes out.
+        const int asked = int(server->requests.size());
+        HttpRequest late = request("GET", "/_ping");
+        late.cancel = token;
+        const auto refused = QCoro::waitFor(client.send(late));
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().kind, Error::Kind::Cancelled);
+        QCOMPARE(int(server->requests.size()), asked);
+        client.abortAll();
+        QVERIFY(other->result);
     }
 
     void abortAllKeepsTheClientUsable()

@@ -13,6 +13,7 @@
 #include "isolation.h"
 #include "privatedocker.h"
 #include "provisioner.h"
+#include "terminalrun.h"
 #include "workspacemanager.h"
 
 #ifndef Q_MOC_RUN
@@ -25,6 +26,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -251,6 +253,40 @@ private Q_SLOTS:
 
     // The raw state says how a container was paused (the conformance suite checks the states
     // every backend reports); resume undoes either.
+    void theTerminalCommandOpensAShellInTheContainer()
+    {
+        DockerBackend backend(options(QStringLiteral("term")));
+        const auto made = QCoro::waitFor(backend.create(
+            CreateSpec{QStringLiteral("ws-term"), QStringLiteral("alice"), QStringLiteral("coder"), {}}));
+        QVERIFY2(made.has_value(), qPrintable(made ? QString() : made.error().message));
+        const auto command = backend.terminalCommand(*made);
+        QVERIFY(command);
+        // The profile's engine named, whatever the docker CLI's context says; bash where there is one.
+        QCOMPARE(command->program, QStringLiteral("docker"));
+        QCOMPARE(command->arguments,
+                 (QStringList{QStringLiteral("-H"), m_engine->dockerHost(), QStringLiteral("exec"),
+                              QStringLiteral("-it"), QStringLiteral("-w"), QStringLiteral("/workspace"),
+                              made->sandboxId, QStringLiteral("sh"), QStringLiteral("-c"),
+                              QStringLiteral("command -v bash >/dev/null 2>&1 && exec bash; exec sh")}));
+        QVERIFY(command->workingDirectory.isEmpty());
+        // A backend whose engine address is bad has none.
+        DockerOptions bad = options(QStringLiteral("term-bad"));
+        bad.dockerHost = QStringLiteral("ssh://nowhere");
+        QVERIFY(!DockerBackend(bad).terminalCommand(*made));
+
+        // It really is a shell in /workspace of that container, through the docker CLI in a terminal.
+        if (!PaddockTest::canRunTerminalCommands()
+            || QStandardPaths::findExecutable(QStringLiteral("docker")).isEmpty())
+            QSKIP("script (util-linux) or the docker CLI is not installed");
+        QProcessEnvironment environment = m_engine->environment();
+        environment.remove(QStringLiteral("DOCKER_HOST")); // -H says where
+        const QByteArray shown =
+            PaddockTest::runInTerminal(*command, "pwd; echo paddock-$((6*7))\nexit\n", environment);
+        QVERIFY2(shown.contains("/workspace"), shown.constData());
+        QVERIFY2(shown.contains("paddock-42"), shown.constData());
+        QVERIFY(QCoro::waitFor(backend.kill(made->sandboxId, {})));
+    }
+
     void rawStatesSayHowItWasPaused()
     {
         DockerBackend freezing(options(QStringLiteral("raw")));

@@ -11,6 +11,7 @@
 #include "bulk.h"
 #include "fakekubernetesprocess.h"
 #include "provisioner.h"
+#include "terminalrun.h"
 
 #ifndef Q_MOC_RUN
 #include <QCoroTask>
@@ -24,6 +25,7 @@
 #include <QNetworkReply>
 #include <QScopeGuard>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -193,6 +195,78 @@ private Q_SLOTS:
         QVERIFY(QCoro::waitFor(k8s->kill(made->sandboxId, {})));
     }
 
+    // A command whose time is up is closed on and killed with its group (closing the connection
+    // alone would leave it running, as a container runtime does); its output so far is kept.
+    void aCommandThatTimesOutIsKilledInThePod()
+    {
+        auto k8s = backend();
+        const QString id = newId();
+        auto made = QCoro::waitFor(k8s->create(CreateSpec{id, u"alice"_qs, u"helper"_qs, {}}));
+        QVERIFY2(made, qPrintable(made ? QString() : made.error().message));
+        ExecRequest slow;
+        slow.argv = QStringList{u"sh"_qs, u"-c"_qs,
+                                u"(while :; do date +%s%N > beat; sleep 0.1; done) & echo before; echo also >&2; "
+                                "sleep 300"_qs};
+        slow.timeout = 1s;
+        auto timed = QCoro::waitFor(k8s->exec(made->sandboxId, slow));
+        QVERIFY2(timed, qPrintable(timed ? QString() : timed.error().message));
+        QVERIFY(timed->timedOut);
+        QCOMPARE(timed->stdOut, QByteArray("before\n"));
+        QCOMPARE(timed->stdErr, QByteArray("also\n")); // the pid announcement taken off
+        ExecRequest check;
+        check.argv = QStringList{u"sh"_qs, u"-c"_qs,
+                                 u"a=$(cat beat); sleep 1; b=$(cat beat); echo \"$a $b\"; [ \"$a\" = \"$b\" ]"_qs};
+        auto still = QCoro::waitFor(k8s->exec(made->sandboxId, check));
+        QVERIFY2(still, qPrintable(still ? QString() : still.error().message));
+        QVERIFY2(still->exitCode == 0, still->stdOut.constData());
+        QVERIFY(QCoro::waitFor(k8s->kill(made->sandboxId, {})));
+    }
+
+    // Open Terminal's command: kubectl with only what the profile names, which really gives a
+    // shell in /workspace of the Pod's container.
+    void theTerminalCommandIsKubectlExecIntoTheWorkspace()
+    {
+        BackendOptions given = options();
+        auto bare = backend(given);
+        SandboxInfo sandbox;
+        sandbox.sandboxId = u"as-ws-x"_qs;
+        auto plain = bare->terminalCommand(sandbox);
+        QVERIFY(plain);
+        QCOMPARE(plain->program, u"kubectl"_qs);
+        const QString shell = u"cd /workspace 2>/dev/null; command -v bash >/dev/null 2>&1 && exec bash; exec sh"_qs;
+        QCOMPARE(plain->arguments,
+                 (QStringList{u"-n"_qs, u"agentscope"_qs, u"exec"_qs, u"-it"_qs, u"as-ws-x"_qs, u"-c"_qs,
+                              u"workspace"_qs, u"--"_qs, u"sh"_qs, u"-c"_qs, shell}));
+        given.kubeconfigFile = m_fake.kubeconfigPath();
+        given.contextName = u"paddock-fake"_qs;
+        auto named = backend(given);
+        auto command = named->terminalCommand(sandbox);
+        QVERIFY(command);
+        QCOMPARE(command->arguments.mid(0, 4),
+                 (QStringList{u"--kubeconfig"_qs, m_fake.kubeconfigPath(), u"--context"_qs, u"paddock-fake"_qs}));
+        QCOMPARE(command->arguments.mid(4), plain->arguments);
+        // No credential on the command line, ever.
+        QVERIFY(!command->arguments.join(u' ').contains(u"token"_qs));
+        // A profile that cannot be connected with has none.
+        BackendOptions broken = options();
+        broken.configurationError = Error::invalidArgument(u"no such context"_qs);
+        QVERIFY(!backend(broken)->terminalCommand(sandbox));
+
+        if (!PaddockTest::canRunTerminalCommands() || QStandardPaths::findExecutable(u"kubectl"_qs).isEmpty())
+            QSKIP("script (util-linux) or kubectl is not installed");
+        const QString id = newId();
+        auto made = QCoro::waitFor(named->create(CreateSpec{id, u"alice"_qs, u"helper"_qs, {}}));
+        QVERIFY2(made, qPrintable(made ? QString() : made.error().message));
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.remove(u"KUBECONFIG"_qs); // --kubeconfig says which
+        environment.insert(u"HOME"_qs, m_logs.path()); // no ~/.kube/config, no cache of another cluster
+        const QByteArray shown = PaddockTest::runInTerminal(*named->terminalCommand(*made),
+                                                            "pwd; echo paddock-$((6*7))\nexit\n", environment);
+        QVERIFY2(shown.contains("/workspace"), shown.constData());
+        QVERIFY2(shown.contains("paddock-42"), shown.constData());
+        QVERIFY(QCoro::waitFor(named->kill(made->sandboxId, {})));
+    }
+
     // What AgentScope made is found, shown without an owner, and attached to as it is.
     void aWorkspaceAgentScopeMadeIsReattached()
     {
@@ -211,7 +285,7 @@ private Q_SLOTS:
         auto attached = QCoro::waitFor(k8s->connect(safeName(id)));
         QVERIFY2(attached, qPrintable(attached ? QString() : attached.error().message));
         auto ran = QCoro::waitFor(
-            k8s->exec(safeName(id), ExecRequest{{u"sh"_qs, u"-c"_qs, u"pwd; echo hi"_qs}, {}, 10s, {}, {}}));
+            k8s->exec(safeName(id), ExecRequest{{u"sh"_qs, u"-c"_qs, u"pwd; echo hi"_qs}, {}, 10s, {}, {}, {}}));
         QVERIFY2(ran, qPrintable(ran ? QString() : ran.error().message));
         QCOMPARE(ran->stdOut, QByteArray("/workspace\nhi\n"));
         // An open (create) keeps the Running Pod: same uid.
@@ -371,8 +445,8 @@ private Q_SLOTS:
 
         auto second = QCoro::waitFor(provisioner.provision(ProvisionRequest{id, u"u"_qs, u"a"_qs, {}}));
         QVERIFY2(second, qPrintable(second ? QString() : second.error().message));
-        auto boots =
-            QCoro::waitFor(k8s->exec(safeName(id), ExecRequest{{u"cat"_qs, u"/workspace/boots"_qs}, {}, 10s, {}, {}}));
+        auto boots = QCoro::waitFor(
+            k8s->exec(safeName(id), ExecRequest{{u"cat"_qs, u"/workspace/boots"_qs}, {}, 10s, {}, {}, {}}));
         QVERIFY(boots);
         QCOMPARE(boots->stdOut, QByteArray("booted\n")); // once
         QVERIFY(QCoro::waitFor(k8s->kill(safeName(id), {})));
@@ -387,11 +461,16 @@ private Q_SLOTS:
         auto k8s = backend();
         const QString name = safeName(id);
         const ExecRequest write{
-            {u"sh"_qs, u"-c"_qs, u"mkdir -p /root/.agentscope && echo x > /root/.agentscope/mark"_qs}, {}, 10s, {}, {}};
+            {u"sh"_qs, u"-c"_qs, u"mkdir -p /root/.agentscope && echo x > /root/.agentscope/mark"_qs},
+            {},
+            10s,
+            {},
+            {},
+            {}};
         QVERIFY(QCoro::waitFor(k8s->exec(name, write))->exitCode == 0);
         QVERIFY(QCoro::waitFor(k8s->pause(name)));
         QVERIFY(QCoro::waitFor(k8s->resume(name))); // made again by Paddock: with the mount
-        const ExecRequest read{{u"sh"_qs, u"-c"_qs, u"ls /root/.agentscope; ls -a /workspace"_qs}, {}, 10s, {}, {}};
+        const ExecRequest read{{u"sh"_qs, u"-c"_qs, u"ls /root/.agentscope; ls -a /workspace"_qs}, {}, 10s, {}, {}, {}};
         auto listed = QCoro::waitFor(k8s->exec(name, read));
         QVERIFY(listed);
         QVERIFY2(!listed->stdOut.contains("mark"), listed->stdOut.constData()); // AgentScope's Pod lost it

@@ -5,7 +5,9 @@
 
 #include "backends/local/localbackend.h"
 #include "bootstraplog.h"
+#include "canceltoken.h"
 #include "provisioner.h"
+#include "terminalrun.h"
 #include "workspacemanager.h"
 
 // moc cannot parse <concepts> and <coroutine>, and needs nothing from them.
@@ -595,6 +597,96 @@ private Q_SLOTS:
         QVERIFY(QCoro::waitFor(stack.backend.kill(QStringLiteral("a2"), {})));
         QVERIFY(!QFileInfo::exists(m_basedir + QStringLiteral("/a2")));
         QVERIFY(QCoro::waitFor(stack.backend.list({}))->isEmpty());
+    }
+
+    void onDataGivesTheOutputByteForByte()
+    {
+        // NUL, bytes that are not UTF-8, \r, and a last line without its newline: as written.
+        LocalBackend backend(LocalOptions{m_basedir, false});
+        QVERIFY(QCoro::waitFor(
+            backend.create(CreateSpec{QStringLiteral("bytes"), QStringLiteral("u"), QStringLiteral("a"), {}})));
+        QByteArray out;
+        QByteArray err;
+        ExecRequest request;
+        request.argv = QStringList{QStringLiteral("sh"), QStringLiteral("-c"),
+                                   QStringLiteral("printf 'a\\000b\\377\\r\\nend'; printf 'x\\ny' >&2")};
+        request.onData = [&](OutputChannel channel, const QByteArray &bytes) {
+            (channel == OutputChannel::Stdout ? out : err) += bytes;
+        };
+        auto ran = QCoro::waitFor(backend.exec(QStringLiteral("bytes"), request));
+        QVERIFY2(ran, qPrintable(ran ? QString() : ran.error().message));
+        QCOMPARE(out, QByteArray("a\0b\xff\r\nend", 9));
+        QCOMPARE(err, QByteArray("x\ny"));
+        QCOMPARE(ran->stdOut, out);
+    }
+
+    void aCancelledCommandIsStoppedAndSaysSo()
+    {
+        LocalBackend backend(LocalOptions{m_basedir, false});
+        QVERIFY(QCoro::waitFor(
+            backend.create(CreateSpec{QStringLiteral("cancel"), QStringLiteral("u"), QStringLiteral("a"), {}})));
+        QList<QByteArray> lines;
+        ExecRequest request;
+        request.argv = QStringList{QStringLiteral("sh"), QStringLiteral("-c"),
+                                   QStringLiteral("echo $$ > pid; echo up; exec sleep 300")};
+        request.onLine = [&lines](OutputChannel, const QByteArray &line) { lines.append(line); };
+        request.cancel = std::make_shared<CancelToken>();
+        const auto token = request.cancel;
+        std::optional<QCoro::Task<Result<ExecResult>>> running = backend.exec(QStringLiteral("cancel"), request);
+        QTRY_COMPARE(lines, QList<QByteArray>{"up"});
+        const QByteArray pid = readFile(m_basedir + QStringLiteral("/cancel/pid")).trimmed();
+        QVERIFY(!pid.isEmpty());
+        token->cancel();
+        Result<ExecResult> ran = QCoro::waitFor(std::move(*running));
+        running.reset();
+        QVERIFY(!ran);
+        QCOMPARE(ran.error().kind, Error::Kind::Cancelled);
+        QVERIFY(!QFileInfo::exists(QStringLiteral("/proc/") + QString::fromLatin1(pid))); // reaped: gone
+    }
+
+    void theTerminalCommandIsTheUsersShellInTheFolder()
+    {
+        LocalBackend backend(LocalOptions{m_basedir, false});
+        auto made = QCoro::waitFor(
+            backend.create(CreateSpec{QStringLiteral("term"), QStringLiteral("u"), QStringLiteral("a"), {}}));
+        QVERIFY(made);
+        const QString folder = m_basedir + QStringLiteral("/term");
+        qputenv("SHELL", "/bin/sh");
+        auto command = backend.terminalCommand(*made);
+        QVERIFY(command);
+        QCOMPARE(command->program, QStringLiteral("/bin/sh"));
+        QCOMPARE(command->arguments, QStringList());
+        QCOMPARE(command->workingDirectory, folder);
+        // No usable $SHELL: /bin/sh.
+        qputenv("SHELL", "/no/such/shell");
+        QCOMPARE(backend.terminalCommand(*made)->program, QStringLiteral("/bin/sh"));
+        qunsetenv("SHELL");
+        QCOMPARE(backend.terminalCommand(*made)->program, QStringLiteral("/bin/sh"));
+        // An id that is no workspace name has none.
+        SandboxInfo escaping = *made;
+        escaping.workspaceId = QStringLiteral("../x");
+        QVERIFY(!backend.terminalCommand(escaping));
+
+        // It really is a shell there, in a terminal.
+        if (!PaddockTest::canRunTerminalCommands())
+            QSKIP("script (util-linux) is not installed");
+        const QByteArray shown = PaddockTest::runInTerminal(*command, "pwd; echo paddock-$((6*7))\nexit\n");
+        QVERIFY2(shown.contains(folder.toUtf8()), shown.constData());
+        QVERIFY2(shown.contains("paddock-42"), shown.constData());
+
+        // Under bubblewrap: the same confinement as commands, the shell last.
+        LocalBackend confined(LocalOptions{m_basedir, true});
+        qputenv("SHELL", "/bin/sh");
+        auto wrapped = confined.terminalCommand(*made);
+        qunsetenv("SHELL");
+        QVERIFY(wrapped);
+        QCOMPARE(wrapped->program, QStringLiteral("bwrap"));
+        QCOMPARE(wrapped->arguments.constLast(), QStringLiteral("/bin/sh"));
+        QCOMPARE(wrapped->arguments.at(wrapped->arguments.size() - 2), QStringLiteral("--"));
+        QVERIFY(wrapped->arguments.contains(QStringLiteral("--unshare-all")));
+        const qsizetype chdir = wrapped->arguments.indexOf(QStringLiteral("--chdir"));
+        QVERIFY(chdir > 0);
+        QCOMPARE(wrapped->arguments.at(chdir + 1), folder);
     }
 
     void bubblewrapConfinesCommandsToTheWorkspace()

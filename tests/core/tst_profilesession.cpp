@@ -5,6 +5,7 @@
 #include "backends/local/localbackend.h"
 #include "bootstraplog.h"
 #include "bulk.h"
+#include "canceltoken.h"
 #include "fakeopensandboxprocess.h"
 #include "isolation.h"
 #include "scriptedbackend.h"
@@ -15,6 +16,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -295,6 +297,89 @@ private Q_SLOTS:
         // Freeing it now touches nothing that still runs (the asan preset checks).
         session.reset();
         QCoro::waitFor(job);
+    }
+
+    // exec runs only where it may: not on a read-only profile, not in a workspace that is not
+    // running (said as paused, never resumed behind the caller's back), not without Exec; a
+    // cancel stops it; a shutdown stops the commands still running instead of waiting for them.
+    void execIsRefusedWhereItMayNotRunAndStoppedAtShutdown()
+    {
+        QTemporaryDir dir;
+        const QString basedir = dir.filePath(QStringLiteral("ws"));
+        {
+            LocalBackend maker(LocalOptions{basedir, false});
+            QVERIFY(QCoro::waitFor(
+                maker.create(CreateSpec{QStringLiteral("run"), QStringLiteral("u"), QStringLiteral("a"), {}})));
+            QVERIFY(QCoro::waitFor(
+                maker.create(CreateSpec{QStringLiteral("paused"), QStringLiteral("u"), QStringLiteral("b"), {}})));
+            QVERIFY(QCoro::waitFor(maker.pause(QStringLiteral("paused"))));
+        }
+        ExecRequest echo;
+        echo.argv = QStringList{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo hi; touch ran")};
+
+        Profile readOnly = localProfile(basedir);
+        readOnly.readOnly = true;
+        TestSession viewer(std::make_unique<LocalBackend>(LocalOptions{basedir, false}), readOnly);
+        QVERIFY(!viewer->canExec());
+        QVERIFY(!viewer->terminalCommand(*QCoro::waitFor(viewer->get(QStringLiteral("run")))));
+        auto refused = QCoro::waitFor(viewer->exec(QStringLiteral("run"), echo));
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().kind, Error::Kind::InvalidArgument);
+        QVERIFY2(refused.error().message.contains(QLatin1String("read-only")), qPrintable(refused.error().message));
+        QVERIFY(!QFileInfo::exists(basedir + QStringLiteral("/run/ran")));
+
+        TestSession session(std::make_unique<LocalBackend>(LocalOptions{basedir, false}), localProfile(basedir));
+        QVERIFY(session->canExec());
+        QVERIFY(session->terminalCommand(*QCoro::waitFor(session->get(QStringLiteral("run")))));
+        auto paused = QCoro::waitFor(session->exec(QStringLiteral("paused"), echo));
+        QVERIFY(!paused);
+        QCOMPARE(paused.error().kind, Error::Kind::Conflict);
+        QVERIFY2(paused.error().message.contains(QLatin1String("paused")), qPrintable(paused.error().message));
+        QVERIFY(!QFileInfo::exists(basedir + QStringLiteral("/paused/ran")));
+        QCOMPARE(QCoro::waitFor(session->get(QStringLiteral("paused")))->state, SandboxState::Paused); // not resumed
+        auto missing = QCoro::waitFor(session->exec(QStringLiteral("nope"), echo));
+        QVERIFY(!missing);
+        QCOMPARE(missing.error().kind, Error::Kind::NotFound);
+        auto ran = QCoro::waitFor(session->exec(QStringLiteral("run"), echo));
+        QVERIFY2(ran, qPrintable(ran ? QString() : ran.error().message));
+        QCOMPARE(ran->stdOut, QByteArray("hi\n"));
+
+        // The caller's cancel stops it.
+        ExecRequest slow;
+        slow.argv = QStringList{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo up; exec sleep 300")};
+        QList<QByteArray> lines;
+        slow.onLine = [&lines](OutputChannel, const QByteArray &line) { lines.append(line); };
+        slow.cancel = std::make_shared<CancelToken>();
+        const auto token = slow.cancel;
+        std::optional<QCoro::Task<Result<ExecResult>>> running = session->exec(QStringLiteral("run"), slow);
+        QTRY_COMPARE(lines.size(), 1);
+        token->cancel();
+        auto stopped = QCoro::waitFor(std::move(*running));
+        QVERIFY(!stopped);
+        QCOMPARE(stopped.error().kind, Error::Kind::Cancelled);
+
+        // A shutdown stops what still runs, and says why.
+        slow.cancel = {};
+        lines.clear();
+        running = session->exec(QStringLiteral("run"), slow);
+        QTRY_COMPARE(lines.size(), 1);
+        session.shutdown();
+        QVERIFY(session->isShutDown());
+        auto ended = QCoro::waitFor(std::move(*running));
+        QVERIFY(!ended);
+        QCOMPARE(ended.error().kind, Error::Kind::Cancelled);
+        QVERIFY2(ended.error().message.contains(QLatin1String("closed")), qPrintable(ended.error().message));
+    }
+
+    void execNeedsTheCapability()
+    {
+        TestSession session(std::make_unique<ScriptedBackend>());
+        QVERIFY(!session->canExec());
+        ExecRequest echo;
+        echo.argv = QStringList{QStringLiteral("true")};
+        auto refused = QCoro::waitFor(session->exec(QStringLiteral("x"), echo));
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().kind, Error::Kind::Unsupported);
     }
 
     void theContainerLogSourceStreamsThroughTheSession()

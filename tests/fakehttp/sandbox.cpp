@@ -193,10 +193,13 @@ void PersistentSandbox::prepare(QProcess &process, const QStringList &argv, cons
     if (m_joinUserNamespace)
         args << u"--user"_s << u"--preserve-credentials"_s;
     args << u"--mount"_s << u"--uts"_s << u"--ipc"_s << u"--net"_s << u"--pid"_s << u"--root"_s << u"--"_s;
-    // No capabilities, not even as root in the sandbox's user namespace; then the working
-    // directory (nsenter's own --wd=DIR would look DIR up outside the sandbox).
+    // No capabilities, not even as root in the sandbox's user namespace; then a session of its
+    // own, as runc gives every exec (so the command leads its process group inside the sandbox,
+    // where a later command can signal that group); then the working directory (nsenter's own
+    // --wd=DIR would look DIR up outside the sandbox). nsenter's child is no group leader, so
+    // setsid(1) does not fork: the command keeps the pid, and its exit status is the command's.
     args << u"/usr/bin/setpriv"_s << u"--bounding-set=-all"_s << u"--inh-caps=-all"_s << u"--no-new-privs"_s << u"--"_s
-         << u"/usr/bin/env"_s << u"-C"_s << cwd << u"--"_s;
+         << u"/usr/bin/setsid"_s << u"/usr/bin/env"_s << u"-C"_s << cwd << u"--"_s;
     args += argv;
     process.setProgram(QStandardPaths::findExecutable(u"nsenter"_s));
     process.setArguments(args);
@@ -224,8 +227,8 @@ void PersistentSandbox::kill()
 QString PersistentSandbox::probe(const QString &bubblewrap)
 {
     if (QStandardPaths::findExecutable(u"nsenter"_s).isEmpty() || !QFile::exists(u"/usr/bin/setpriv"_s)
-        || !QFile::exists(u"/usr/bin/env"_s))
-        return u"nsenter, /usr/bin/setpriv or /usr/bin/env is missing (Debian: util-linux, coreutils)"_s;
+        || !QFile::exists(u"/usr/bin/setsid"_s) || !QFile::exists(u"/usr/bin/env"_s))
+        return u"nsenter, /usr/bin/setpriv, /usr/bin/setsid or /usr/bin/env is missing (Debian: util-linux, coreutils)"_s;
     PersistentSandbox sandbox(bubblewrap, {});
     QString error;
     if (!sandbox.start({u"sleep"_s, u"infinity"_s}, &error))

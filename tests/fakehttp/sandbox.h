@@ -67,13 +67,14 @@ public:
     // bwrap exits with the command's exit status (128 + N when signal N ended it).
     QProcess *process() const { return m_process; }
     // Sets `process` up to run argv inside the sandbox, in `cwd` (a sandbox path), with exactly
-    // `env` as its environment, with no capabilities, in its own process group. The process's
+    // `env` as its environment, with no capabilities, in its own process group, the command
+    // itself leading a session of its own inside the sandbox (as runc starts every exec). The process's
     // exit status is the command's (a command killed by a signal shows as a crash).
     void prepare(QProcess &process, const QStringList &argv, const QString &cwd, const EnvList &env) const;
     // Kills everything inside (the namespace's init, so every process in it dies too).
     void kill();
 
-    // Can sandboxes be joined on this machine (nsenter, setpriv)? Empty when they can, else why.
+    // Can sandboxes be joined on this machine (nsenter, setpriv, setsid)? Empty when they can, else why.
     static QString probe(const QString &bubblewrap);
 
 Q_SIGNALS:

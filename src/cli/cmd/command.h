@@ -110,6 +110,8 @@ QCoro::Task<int> runRenew(Session &s);
 QCoro::Task<int> runSweep(Session &s);
 QCoro::Task<int> runLogs(Session &s);
 QCoro::Task<int> runInspect(Session &s);
+QCoro::Task<int> runExec(Session &s);
+QCoro::Task<int> runFiles(Session &s);
 QCoro::Task<int> runHelp(Session &s);
 
 } // namespace Paddock::Ctl

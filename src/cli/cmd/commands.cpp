@@ -12,7 +12,7 @@ namespace Paddock::Ctl {
 
 namespace {
 
-constexpr std::array<Command, 12> Table{{
+constexpr std::array<Command, 14> Table{{
     {"assign-id",
      "--isolation per_agent|per_session|per_user --user U --agent A [--session S]",
      {{"isolation", "policy"}, {"user", "id"}, {"agent", "id"}, {"session", "id"}},
@@ -42,6 +42,14 @@ constexpr std::array<Command, 12> Table{{
      1,
      true,
      runInspect},
+    {"exec", "ID -- COMMAND [ARGUMENT...]", {}, 1, -1, true, runExec},
+    {"files",
+     "ID ls [PATH] [--json] | ID cat PATH | ID get PATH LOCAL | ID put LOCAL PATH",
+     {{"json"}},
+     2,
+     4,
+     true,
+     runFiles},
     {"help", "", {}, 0, 0, false, runHelp},
 }};
 

@@ -30,6 +30,16 @@ QString helpText()
                    "inspect shows what is inside a workspace (all sections, or --section's), every\n"
                    "secret masked; it writes nothing to the workspace.\n");
     text += Tr::tr("\n"
+                   "exec runs COMMAND in a running workspace (no shell between, stdin not passed):\n"
+                   "its stdout and stderr as they come, byte for byte, and its exit status; 125\n"
+                   "when it could not be run (no such workspace, not running, the backend failed).\n"
+                   "Ctrl+C or SIGTERM stop it in the workspace (exit 130 or 143).\n");
+    text += Tr::tr("\n"
+                   "files reaches a workspace's files: PATH is relative to its working folder, or\n"
+                   "absolute inside it; nothing outside. ls lists a folder (--json: name, kind,\n"
+                   "size, modified, target); cat prints a file; get and put copy one file, whole or\n"
+                   "not at all (into a folder: under its own name).\n");
+    text += Tr::tr("\n"
                    "Global options:\n"
                    "  --backend %1  where workspaces live (default: local)\n"
                    "  --bootstrap FILE       bootstrap commands, one shell command per line\n"
@@ -42,7 +52,8 @@ QString helpText()
     text += Tr::tr("\n"
                    "  --help, --version\n"
                    "\n"
-                   "Exit codes: 0 success, 1 the operation failed, 2 usage error.\n");
+                   "Exit codes: 0 success, 1 the operation failed, 2 usage error; exec: the\n"
+                   "command's own, or 125 when it could not be run.\n");
     return text;
 }
 

@@ -1,5 +1,6 @@
 #include "curlhttp.h"
 
+#include "../../canceltoken.h"
 #include "../../tr.h"
 
 #include <QCoroTask>
@@ -157,6 +158,9 @@ public:
     void detach(Transfer *transfer);
     void forget(Transfer *transfer) { detach(transfer); }
     void abortAll();
+    // One transfer's cancel: it ends on the next turn of the event loop (never inside the
+    // caller's cancel(), which may be anywhere).
+    void cancel(Transfer *transfer);
     void shutdown();
 
     static int onSocket(CURL *easy, curl_socket_t socket, int what, void *clientp, void *socketp);
@@ -178,6 +182,7 @@ public:
     QHash<curl_socket_t, Watch> watches;
     QList<Transfer *> transfers; // on the wire, in start order
     QList<Transfer *> pendingAdds; // started inside libcurl, not yet on the multi handle
+    QList<Transfer *> cancelled; // their HttpRequest::cancel fired: ended by the next settle()
     int depth = 0; // > 0 while inside libcurl (its callbacks may run user code)
     bool abortPending = false;
     bool closing = false;
@@ -452,6 +457,7 @@ Result<> CurlHttpClientPrivate::start(Transfer *transfer, const HttpRequest &req
 
 void CurlHttpClientPrivate::detach(Transfer *transfer)
 {
+    cancelled.removeOne(transfer);
     if (transfer->owner == this) {
         transfers.removeOne(transfer);
         pendingAdds.removeOne(transfer);
@@ -508,6 +514,13 @@ void CurlHttpClientPrivate::settle()
             ended.append(transfer);
         }
     }
+    // (detach() takes a transfer out of `cancelled`, so what is left there is still in flight.)
+    while (!cancelled.isEmpty()) {
+        Transfer *transfer = cancelled.constFirst();
+        transfer->cancelled = true;
+        detach(transfer);
+        ended.append(transfer);
+    }
     if (abortPending) {
         abortPending = false;
         const QList<Transfer *> aborted = std::exchange(transfers, {});
@@ -531,6 +544,21 @@ void CurlHttpClientPrivate::abortAll()
     abortPending = !transfers.isEmpty();
     if (depth == 0 && abortPending)
         settle(); // else drive() settles once libcurl returns
+}
+
+void CurlHttpClientPrivate::cancel(Transfer *transfer)
+{
+    if (transfer->owner != this || transfer->finished || cancelled.contains(transfer))
+        return;
+    transfer->cancelled = true; // a transfer inside libcurl stops at its next write
+    cancelled.append(transfer);
+    QMetaObject::invokeMethod(
+        q,
+        [this] {
+            if (depth == 0 && !cancelled.isEmpty())
+                settle(); // else drive() settles once libcurl returns
+        },
+        Qt::QueuedConnection);
 }
 
 void CurlHttpClientPrivate::shutdown()
@@ -561,7 +589,7 @@ CurlHttpClientPrivate::perform(HttpRequest request, std::function<void(QByteArra
 {
     // Copies: once the transfer is awaited the client may be gone.
     const EngineAddress engine = address;
-    if (closing) {
+    if (closing || (request.cancel && request.cancel->isCancelled())) {
         Transfer cancelled;
         cancelled.cancelled = true;
         co_return outcome(cancelled, request, engine);
@@ -576,8 +604,20 @@ CurlHttpClientPrivate::perform(HttpRequest request, std::function<void(QByteArra
     }
     QElapsedTimer elapsed;
     elapsed.start();
+    // The token may outlive the client: the callback holds the transfer only while this frame
+    // waits for it, and is removed when the wait ends (the transfer is no longer the client's).
+    int cancelId = 0;
+    if (request.cancel) {
+        Transfer *raw = transfer.get();
+        cancelId = request.cancel->onCancel([raw] {
+            if (raw->owner)
+                raw->owner->cancel(raw);
+        });
+    }
     TransferDone done{transfer.get()};
     co_await done;
+    if (request.cancel && cancelId != 0)
+        request.cancel->remove(cancelId);
 
     // Only locals from here on.
     Result<HttpResponse> result = outcome(*transfer, request, engine);

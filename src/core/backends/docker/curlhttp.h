@@ -18,6 +18,10 @@
 #include <functional>
 #include <memory>
 
+namespace Paddock {
+class CancelToken;
+}
+
 namespace Paddock::Docker {
 
 // Where the engine listens, as DOCKER_HOST says it: unix:///path, tcp://host:port (plain HTTP;
@@ -47,6 +51,9 @@ struct HttpRequest
     QByteArray body; // sent with Content-Type: application/json when not empty (or contentType)
     QByteArray contentType;
     std::chrono::milliseconds timeout{30'000}; // whole transfer; 0: no limit (streams)
+    // Cancelled while the request is in flight: it ends at once with a Cancelled error (as
+    // abortAll() ends every request). Null: none.
+    std::shared_ptr<CancelToken> cancel;
 };
 
 struct HttpResponse

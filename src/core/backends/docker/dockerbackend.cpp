@@ -1,6 +1,8 @@
 #include "dockerbackend.h"
 
 #include "../../agentscopelayout.h"
+#include "../../canceltoken.h"
+#include "../../execgroup.h"
 #include "../../isolation.h"
 #include "../../linesplitter.h"
 #include "../../logging.h"
@@ -15,6 +17,7 @@
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QSet>
 #include <QStandardPaths>
 #include <QtConcurrent>
@@ -714,6 +717,8 @@ QCoro::Task<Result<ExecResult>> DockerBackend::exec(QString sandboxId, ExecReque
         co_return fail(ok.error());
     if (request.argv.isEmpty())
         co_return fail(Error::invalidArgument(Tr::tr("no command to run")));
+    if (request.cancel && request.cancel->isCancelled())
+        co_return fail(Error{Error::Kind::Cancelled, Tr::tr("cancelled: the command was not started")});
     // The engine cannot end an exec: a time limit runs the command beside a watchdog that kills
     // its process group when the time is up (timelimit.h). timeout(1) would kill the command
     // only, and a child it left holding stdout would keep the exec open.
@@ -721,33 +726,135 @@ QCoro::Task<Result<ExecResult>> DockerBackend::exec(QString sandboxId, ExecReque
     const qint64 limit = std::chrono::ceil<std::chrono::seconds>(request.timeout).count();
     if (limit > 0)
         argv = withTimeLimit(argv, limit);
+    // A cancel kills the group by a second exec, which needs the command's pid: the command
+    // announces it first on stderr (execgroup.h).
+    const bool cancellable = bool(request.cancel);
+    if (cancellable)
+        argv = announcingPid(argv);
     auto result = std::make_shared<ExecResult>();
     auto onLine = std::make_shared<std::function<void(OutputChannel, const QByteArray &)>>(request.onLine);
-    auto out = std::make_shared<LineSplitter>(OutputChannel::Stdout, *onLine, result->stdOut);
-    auto err = std::make_shared<LineSplitter>(OutputChannel::Stderr, *onLine, result->stdErr);
-    const std::function<void(OutputChannel, QByteArrayView)> sink = [out, err, onLine](OutputChannel channel,
-                                                                                       QByteArrayView bytes) {
-        (channel == OutputChannel::Stdout ? out : err)->feed(bytes.toByteArray());
+    auto out = std::make_shared<LineSplitter>(OutputChannel::Stdout, *onLine, result->stdOut, request.onData);
+    auto err = std::make_shared<LineSplitter>(OutputChannel::Stderr, *onLine, result->stdErr, request.onData);
+
+    // The kill, once both the cancel and the pid are there; awaited before this returns. The
+    // callbacks below run only while the output streams, inside this frame.
+    struct Stop
+    {
+        PidAnnouncement announcement;
+        bool asked = false;
+        std::optional<QCoro::Task<Result<>>> killing;
     };
+    auto stop = std::make_shared<Stop>();
+    const auto stopReading = std::make_shared<CancelToken>();
+    const auto startKill = [this, stop, stopReading, sandboxId] {
+        if (stop->asked && !stop->killing && stop->announcement.pid())
+            stop->killing.emplace(killGroup(sandboxId, *stop->announcement.pid(), stopReading));
+    };
+    int cancelId = 0;
+    if (cancellable) {
+        cancelId = request.cancel->onCancel([stop, startKill] {
+            stop->asked = true;
+            startKill();
+        });
+    }
+    const auto forgetCancel = qScopeGuard([&request, cancelId] {
+        if (request.cancel && cancelId != 0)
+            request.cancel->remove(cancelId);
+    });
+    const std::function<void(OutputChannel, QByteArrayView)> sink =
+        [out, err, onLine, stop, startKill, cancellable](OutputChannel channel, QByteArrayView bytes) {
+            if (channel == OutputChannel::Stdout) {
+                out->feed(bytes.toByteArray());
+                return;
+            }
+            if (!cancellable) {
+                err->feed(bytes.toByteArray());
+                return;
+            }
+            const bool knew = stop->announcement.pid().has_value();
+            err->feed(stop->announcement.feed(bytes.toByteArray()));
+            if (!knew && stop->announcement.pid())
+                startKill(); // a cancel that came before the pid
+        };
     QElapsedTimer clock;
     clock.start();
     const QString cwd = request.cwd.isEmpty() ? QString(Workdir) : request.cwd;
-    auto exitCode = co_await m_client->exec(sandboxId, argv, cwd, sink);
+    auto exitCode = co_await m_client->exec(sandboxId, argv, cwd, sink, stopReading);
+    if (stop->asked) {
+        // Cancelled: the command's group was killed (or could not be: say so), and its stream
+        // ended by itself or was let go.
+        Result<> killed{};
+        if (stop->killing)
+            killed = co_await *stop->killing;
+        err->feed(stop->announcement.finish());
+        out->finish();
+        err->finish();
+        if (!killed) {
+            co_return fail(Error::backend(Tr::tr("the command in container %1 could not be stopped: %2")
+                                              .arg(sandboxId.left(12), killed.error().message)));
+        }
+        if (!exitCode && exitCode.error().kind != Error::Kind::Cancelled)
+            co_return fail(exitCode.error());
+        co_return fail(Error{Error::Kind::Cancelled, Tr::tr("cancelled: the command was stopped")});
+    }
     if (!exitCode)
         co_return fail(exitCode.error());
+    err->feed(stop->announcement.finish());
     out->finish();
     err->finish();
     const QByteArray said = result->stdOut + result->stdErr;
-    if (limit > 0 && (*exitCode == 126 || *exitCode == 127)
-        && (said.contains("\"sh\": executable file not found") || said.contains("setsid: not found"))) {
+    const bool noShell = said.contains("\"sh\": executable file not found");
+    if (limit > 0 && (*exitCode == 126 || *exitCode == 127) && (noShell || said.contains("setsid: not found"))) {
         co_return fail(Error::unsupported(
             Tr::tr("The image of container %1 has no sh or no setsid, which time limits on commands need (busybox and "
                    "util-linux have setsid).")
                 .arg(sandboxId.left(12))));
     }
+    if (cancellable && (*exitCode == 126 || *exitCode == 127) && noShell) {
+        co_return fail(Error::unsupported(
+            Tr::tr("The image of container %1 has no sh, which a command that can be cancelled needs.")
+                .arg(sandboxId.left(12))));
+    }
     result->exitCode = *exitCode;
     result->timedOut = limit > 0 && *exitCode == 137 && clock.elapsed() >= limit * 1000 - 100;
     co_return *result;
+}
+
+QCoro::Task<Result<>> DockerBackend::killGroup(QString sandboxId, qint64 pid, std::shared_ptr<CancelToken> stopReading)
+{
+    QByteArray said;
+    const std::function<void(OutputChannel, QByteArrayView)> collect = [&said](OutputChannel, QByteArrayView bytes) {
+        said.append(bytes.data(), bytes.size());
+    };
+    const QStringList argv = killGroupCommand(pid);
+    auto exitCode = co_await m_client->exec(sandboxId, argv, QString(Workdir), collect);
+    if (!exitCode)
+        co_return fail(exitCode.error());
+    if (*exitCode != 0) {
+        // Gone already (it ended as the cancel came): nothing is left to stop.
+        qCInfo(lcDocker).noquote() << "stopping process group" << pid << "in" << sandboxId.left(12) << "exited with"
+                                   << *exitCode << QString::fromUtf8(said).trimmed();
+    }
+    // Its group is dead: what is left of the stream (a child that left the group and holds it
+    // open) is not waited for.
+    stopReading->cancel();
+    co_return Result<>{};
+}
+
+std::optional<TerminalCommand> DockerBackend::terminalCommand(const SandboxInfo &sandbox) const
+{
+    if (!m_address || sandbox.sandboxId.isEmpty())
+        return std::nullopt;
+    TerminalCommand command;
+    command.program = QStringLiteral("docker");
+    // The engine this profile uses, whatever the docker CLI's own context says.
+    command.arguments =
+        QStringList{QStringLiteral("-H"),   m_address->display(),
+                    QStringLiteral("exec"), QStringLiteral("-it"),
+                    QStringLiteral("-w"),   QString(Workdir),
+                    sandbox.sandboxId,      QStringLiteral("sh"),
+                    QStringLiteral("-c"),   QStringLiteral("command -v bash >/dev/null 2>&1 && exec bash; exec sh")};
+    return command;
 }
 
 QCoro::Task<Result<QByteArray>> DockerBackend::containerLogs(QString sandboxId, int tail)

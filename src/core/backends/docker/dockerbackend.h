@@ -98,7 +98,11 @@ public:
     QString killWarning(const SandboxInfo &sandbox) const override;
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
     QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
+    // request.cancel kills the command's process group by a second exec (execgroup.h): the
+    // engine cannot end an exec.
     QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;
+    // `docker -H <the engine> exec -it -w /workspace <container> sh -c '<bash, else sh>'`.
+    std::optional<TerminalCommand> terminalCommand(const SandboxInfo &sandbox) const override;
     // `docker logs --timestamps --tail N`: the console's container log tails it.
     QCoro::Task<Result<QByteArray>> containerLogs(QString sandboxId, int tail) override;
     // Read from the host folder: no round trip to the engine.
@@ -127,6 +131,8 @@ private:
     // The host folder of a workspace: by its workspace id in Paddock's layout, by its user and
     // agent in AgentScope's.
     Result<QString> folderOf(const SandboxInfo &sandbox) const;
+    // The second exec that ends a command's process group; then `stopReading` ends its stream.
+    QCoro::Task<Result<>> killGroup(QString sandboxId, qint64 pid, std::shared_ptr<CancelToken> stopReading);
     // The files of a container's workspace, as its host folder holds them.
     QCoro::Task<Result<HostFolderFiles>> filesOf(QString sandboxId);
     template<typename T>

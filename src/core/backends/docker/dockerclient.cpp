@@ -332,7 +332,8 @@ QCoro::Task<Result<QByteArray>> DockerClient::logs(QString id, int tail)
 }
 
 QCoro::Task<Result<int>> DockerClient::exec(QString id, QStringList argv, QString workingDir,
-                                            std::function<void(OutputChannel, QByteArrayView)> onOutput)
+                                            std::function<void(OutputChannel, QByteArrayView)> onOutput,
+                                            std::shared_ptr<CancelToken> stopReading)
 {
     QJsonObject body;
     body.insert(QStringLiteral("Cmd"), QJsonArray::fromStringList(argv));
@@ -357,6 +358,7 @@ QCoro::Task<Result<int>> DockerClient::exec(QString id, QStringList argv, QStrin
     HttpRequest startRequest = post(target(QStringLiteral("/exec/") + execId + QStringLiteral("/start")));
     startRequest.body = json(startBody);
     startRequest.timeout = std::chrono::milliseconds(0);
+    startRequest.cancel = std::move(stopReading);
     auto demuxer = std::make_shared<StreamDemuxer>(onOutput);
     const std::function<void(QByteArrayView)> sink = [demuxer](QByteArrayView chunk) { demuxer->feed(chunk); };
     const auto streamed = co_await m_http->stream(std::move(startRequest), sink);

@@ -95,9 +95,11 @@ public:
     // starting with its RFC 3339 time, as `docker logs --timestamps --tail N` shows them.
     QCoro::Task<Result<QByteArray>> logs(QString id, int tail);
     // Runs argv in the container and streams its output, demultiplexed, as it comes; the
-    // exit code at the end.
+    // exit code at the end. `stopReading` cancelled while the output streams ends the stream at
+    // once (Cancelled); the engine has no way to end the command itself.
     QCoro::Task<Result<int>> exec(QString id, QStringList argv, QString workingDir,
-                                  std::function<void(OutputChannel, QByteArrayView)> onOutput);
+                                  std::function<void(OutputChannel, QByteArrayView)> onOutput,
+                                  std::shared_ptr<CancelToken> stopReading = {});
 
 private:
     QCoro::Task<Result<HttpResponse>> call(HttpRequest request);

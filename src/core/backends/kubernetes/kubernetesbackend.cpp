@@ -1,5 +1,8 @@
 #include "kubernetesbackend.h"
 
+#include "../../canceltoken.h"
+#include "../../execgroup.h"
+#include "../../linesplitter.h"
 #include "../../logging.h"
 #include "../../shellquote.h"
 #include "../../tr.h"
@@ -9,6 +12,8 @@
 #include <QCoroTask>
 
 #include <QDeadlineTimer>
+#include <QScopeGuard>
+#include <QTimer>
 
 #include <algorithm>
 #include <utility>
@@ -643,15 +648,140 @@ QCoro::Task<Result<ExecResult>> KubernetesBackend::exec(QString sandboxId, ExecR
         co_return fail(*m_options.configurationError);
     if (request.argv.isEmpty())
         co_return fail(Error::invalidArgument(Tr::tr("there is no command to run")));
-    const QStringList argv = cwdCommand(request.argv, request.cwd);
-    const QByteArray noInput;
-    auto result = co_await execRaw(sandboxId, argv, noInput, request.timeout, request.onLine);
-    if (!result && result.error().kind == Error::Kind::NotFound && m_held.contains(sandboxId) && !m_closing) {
-        const QString workspaceId = m_pods.value(sandboxId).workspaceId();
-        forget(sandboxId);
-        Q_EMIT sandboxLost(sandboxId, workspaceId);
+    if (request.cancel && request.cancel->isCancelled())
+        co_return fail(Error{Error::Kind::Cancelled, Tr::tr("cancelled: the command was not started")});
+    // Closing the connection leaves the command running in a real Pod: one that may have to be
+    // ended (a cancel, a time limit) says its pid first, and a second exec kills its group.
+    const bool stoppable = request.cancel || request.timeout.count() > 0;
+    PodExecCommand command;
+    command.argv = cwdCommand(request.argv, request.cwd);
+    if (stoppable)
+        command.argv = announcingPid(command.argv);
+    command.container = ContainerName;
+    command.timeout = request.timeout;
+    const auto letGo = std::make_shared<CancelToken>();
+    command.cancel = letGo;
+
+    // The lines are cut here, after the announcement is taken off stderr.
+    ExecResult result;
+    LineSplitter out(OutputChannel::Stdout, request.onLine, result.stdOut, request.onData);
+    LineSplitter err(OutputChannel::Stderr, request.onLine, result.stdErr, request.onData);
+    struct Stop
+    {
+        PidAnnouncement announcement;
+        bool cancelled = false; // request.cancel fired
+        bool wanted = false; // the command is to be killed (cancelled, or its time is up)
+        std::optional<QCoro::Task<Result<>>> killing;
+    };
+    Stop stop;
+    const auto startKill = [this, &stop, &sandboxId, &letGo] {
+        if (stop.wanted && !stop.killing && stop.announcement.pid())
+            stop.killing.emplace(killGroup(sandboxId, *stop.announcement.pid(), letGo));
+    };
+    // A cancel before the pid waits for it (it is the command's first output); should none come
+    // (the connection is not up yet, say), the connection is let go after a while, which ends a
+    // command that has not started.
+    QTimer noPid;
+    noPid.setSingleShot(true);
+    QObject::connect(&noPid, &QTimer::timeout, &noPid, [&letGo] { letGo->cancel(); });
+    int cancelId = 0;
+    if (request.cancel) {
+        cancelId = request.cancel->onCancel([&stop, &startKill, &noPid] {
+            stop.cancelled = true;
+            stop.wanted = true;
+            startKill();
+            if (!stop.announcement.pid())
+                noPid.start(std::chrono::seconds(5));
+        });
     }
+    const auto forgetCancel = qScopeGuard([&request, cancelId] {
+        if (request.cancel && cancelId != 0)
+            request.cancel->remove(cancelId);
+    });
+    command.onChunk = [&](OutputChannel channel, const QByteArray &data) {
+        if (channel == OutputChannel::Stdout) {
+            out.feed(data);
+            return;
+        }
+        if (!stoppable) {
+            err.feed(data);
+            return;
+        }
+        const bool knew = stop.announcement.pid().has_value();
+        err.feed(stop.announcement.feed(data));
+        if (!knew && stop.announcement.pid()) {
+            noPid.stop();
+            startKill(); // a cancel that came before the pid
+        }
+    };
+
+    auto ran = co_await runInPod(sandboxId, std::move(command));
+    noPid.stop();
+    err.feed(stop.announcement.finish());
+    out.finish();
+    err.finish();
+    // A time limit that passed leaves the command running in the Pod: it is ended too.
+    if (ran && ran->timedOut) {
+        stop.wanted = true;
+        startKill();
+    }
+    Result<> killed{};
+    if (stop.killing)
+        killed = co_await *stop.killing;
+    if (stop.cancelled) {
+        if (!killed) {
+            co_return fail(Error::backend(
+                Tr::tr("the command in pod %1 could not be stopped: %2").arg(sandboxId, killed.error().message)));
+        }
+        if (ran || ran.error().kind == Error::Kind::Cancelled)
+            co_return fail(Error{Error::Kind::Cancelled, Tr::tr("cancelled: the command was stopped")});
+    } else if (!killed) {
+        qCWarning(lcKube).noquote() << "a command that timed out in pod" << sandboxId
+                                    << "could not be stopped:" << killed.error().message;
+    }
+    if (!ran) {
+        if (ran.error().kind == Error::Kind::NotFound && m_held.contains(sandboxId) && !m_closing) {
+            const QString workspaceId = m_pods.value(sandboxId).workspaceId();
+            forget(sandboxId);
+            Q_EMIT sandboxLost(sandboxId, workspaceId);
+        }
+        co_return fail(ran.error());
+    }
+    result.exitCode = ran->exitCode;
+    result.timedOut = ran->timedOut;
     co_return result;
+}
+
+QCoro::Task<Result<>> KubernetesBackend::killGroup(QString podName, qint64 pid, std::shared_ptr<CancelToken> letGo)
+{
+    PodExecCommand command;
+    command.argv = killGroupCommand(pid);
+    command.container = ContainerName;
+    command.timeout = std::chrono::seconds(60);
+    auto killed = co_await runInPod(std::move(podName), std::move(command));
+    if (!killed)
+        co_return fail(killed.error());
+    // Its group is dead (or was gone already): what is left of the connection is not waited for.
+    letGo->cancel();
+    co_return Result<>{};
+}
+
+std::optional<TerminalCommand> KubernetesBackend::terminalCommand(const SandboxInfo &sandbox) const
+{
+    if (m_options.configurationError || sandbox.sandboxId.isEmpty())
+        return std::nullopt;
+    TerminalCommand command;
+    command.program = QStringLiteral("kubectl");
+    if (!m_options.kubeconfigFile.isEmpty())
+        command.arguments << QStringLiteral("--kubeconfig") << m_options.kubeconfigFile;
+    if (!m_options.contextName.isEmpty())
+        command.arguments << QStringLiteral("--context") << m_options.contextName;
+    command.arguments << QStringLiteral("-n") << m_options.cluster.ns << QStringLiteral("exec") << QStringLiteral("-it")
+                      << sandbox.sandboxId << QStringLiteral("-c") << QString(ContainerName) << QStringLiteral("--")
+                      << QStringLiteral("sh") << QStringLiteral("-c")
+                      << QStringLiteral("cd %1 2>/dev/null; command -v bash >/dev/null 2>&1 && exec bash; exec sh")
+                             .arg(shellQuote(layout(sandbox).workdir));
+    return command;
 }
 
 QCoro::Task<Result<ExecResult>>

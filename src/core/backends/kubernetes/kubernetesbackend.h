@@ -23,6 +23,9 @@ class PodExecClient;
 struct BackendOptions
 {
     ClusterTarget cluster;
+    // As the profile names them (empty: not named), for the kubectl of terminalCommand().
+    QString kubeconfigFile;
+    QString contextName;
     // The profile cannot be connected with (a kubeconfig that does not parse, an unknown context):
     // every call fails with this, and checkConfiguration() says it.
     std::optional<Error> configurationError;
@@ -83,7 +86,14 @@ public:
     QCoro::Task<Result<>> kill(QString sandboxId, KillOptions options) override;
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
     QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
+    // A command with a cancel or a time limit announces its pid first (execgroup.h): closing
+    // the exec connection does not end it in a real Pod, so a cancel, and a time limit that
+    // passes, kill its process group by a second exec.
     QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;
+    // `kubectl [--kubeconfig F] [--context C] -n NS exec -it <pod> -c workspace -- sh -c '…'`,
+    // with only the options the profile sets (a token typed into the profile is never put on a
+    // command line: kubectl then uses the kubeconfig's own credentials).
+    std::optional<TerminalCommand> terminalCommand(const SandboxInfo &sandbox) const override;
     // Capability::Files through pod exec (podfiles.h).
     QCoro::Task<Result<QList<FileEntry>>> listFolder(QString sandboxId, QString path) override;
     QCoro::Task<Result<FileEntry>> stat(QString sandboxId, QString path) override;
@@ -108,6 +118,8 @@ public:
     QCoro::Task<Result<ExecResult>> runInPod(QString podName, PodExecCommand command);
 
 private:
+    // The second exec that ends a command's process group, then lets its connection go.
+    QCoro::Task<Result<>> killGroup(QString podName, qint64 pid, std::shared_ptr<CancelToken> letGo);
     template<typename T, typename Work> QCoro::Task<Result<T>> onFiles(QString podName, Work work);
     QCoro::Task<Result<SandboxInfo>> openWorkspace(QString workspaceId, Owner owner);
     QCoro::Task<Result<>> ensureNamespace();

@@ -230,6 +230,8 @@ BackendFactory kubernetesBackendFactory()
     };
     factory.create = [](const Profile &profile, const QByteArray &key, const BackendContext &) {
         BackendOptions options;
+        options.kubeconfigFile = profile.kubeconfig.trimmed();
+        options.contextName = profile.kubeContext.trimmed();
         ResolveOptions resolve;
         resolve.token = key;
         auto connection = lookupConnection(profile.kubeconfig.trimmed(), profile.kubeContext.trimmed(), resolve);

@@ -1,5 +1,6 @@
 #include "podexec.h"
 
+#include "../../canceltoken.h"
 #include "../../linesplitter.h"
 #include "../../shellquote.h"
 #include "../../tr.h"
@@ -534,6 +535,27 @@ QCoro::Task<Result<PodExecResult>> PodExecClient::execute(std::shared_ptr<Shared
     if (command.timeout.count() > 0)
         deadline.start(command.timeout);
 
+    bool cancelled = false;
+    int cancelId = 0;
+    if (command.cancel) {
+        if (command.cancel->isCancelled())
+            co_return fail(Error{Error::Kind::Cancelled, Tr::tr("cancelled: the command was not started")});
+        cancelId = command.cancel->onCancel([&cancelled, &wake] {
+            cancelled = true;
+            wake.notify();
+        });
+    }
+    const auto forgetCancel = qScopeGuard([&command, cancelId] {
+        if (command.cancel && cancelId != 0)
+            command.cancel->remove(cancelId);
+    });
+    const auto stopped = [&]() -> Result<PodExecResult> {
+        stdoutLines.finish();
+        stderrLines.finish();
+        qCInfo(lcKubeExec).noquote() << "exec in pod" << pod << "cancelled";
+        return fail(Error{Error::Kind::Cancelled, Tr::tr("cancelled: the connection to the command was closed")});
+    };
+
     const auto timeUp = [&]() -> Result<PodExecResult> {
         stdoutLines.finish();
         stderrLines.finish();
@@ -550,11 +572,15 @@ QCoro::Task<Result<PodExecResult>> PodExecClient::execute(std::shared_ptr<Shared
         link = std::make_unique<Link>(wake, settings);
         qCDebug(lcKubeExec).noquote() << "exec in pod" << pod << "at" << host << "offering" << offered;
         link->open(request, offered);
-        while (!link->connected && !link->failed && !link->disconnected && !timedOut && !shared->closing)
+        while (!link->connected && !link->failed && !link->disconnected && !timedOut && !cancelled && !shared->closing)
             co_await pause(shared->waits, wake);
         if (shared->closing) {
             link->close();
             co_return fail(closedError());
+        }
+        if (cancelled) {
+            link->close();
+            co_return stopped();
         }
         if (timedOut) {
             link->close();
@@ -706,6 +732,10 @@ QCoro::Task<Result<PodExecResult>> PodExecClient::execute(std::shared_ptr<Shared
         if (timedOut) {
             link->close();
             co_return timeUp();
+        }
+        if (cancelled) {
+            link->close();
+            co_return stopped();
         }
         if (link->dead) {
             link->close();

@@ -51,6 +51,10 @@ struct PodExecCommand
     QByteArray stdinData;
     StdinSource stdinSource;
     std::chrono::milliseconds timeout{0}; // the whole exec, handshake included; 0: none
+    // Cancelled while the exec runs: the connection is closed at once and the run ends with a
+    // Cancelled error. That alone does not end the command in a real Pod (the container runtime
+    // lets it run on): KubernetesBackend kills it by a second exec.
+    std::shared_ptr<CancelToken> cancel;
     // Called for every complete line of each stream, as it arrives, without the newline (as
     // ExecRequest::onLine), and for every piece of output as received, in arrival order.
     std::function<void(OutputChannel, const QByteArray &)> onLine;

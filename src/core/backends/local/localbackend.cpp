@@ -1,6 +1,7 @@
 #include "localbackend.h"
 
 #include "../../agentscopelayout.h"
+#include "../../canceltoken.h"
 #include "../../isolation.h"
 #include "../../linesplitter.h"
 #include "../../logging.h"
@@ -793,6 +794,8 @@ QCoro::Task<Result<ExecResult>> LocalBackend::exec(QString sandboxId, ExecReques
         co_return fail(path.error());
     if (request.argv.isEmpty())
         co_return fail(Error::invalidArgument(Tr::tr("no command to run")));
+    if (request.cancel && request.cancel->isCancelled())
+        co_return fail(Error{Error::Kind::Cancelled, Tr::tr("cancelled: the command was not started")});
     // A workspace that was never made, or was killed, is not found, as on every backend (not a
     // command that failed to start in a folder that is not there).
     if (!m_place->isWorkspace(sandboxId, *path))
@@ -816,18 +819,26 @@ QCoro::Task<Result<ExecResult>> LocalBackend::exec(QString sandboxId, ExecReques
     }
 
     ExecResult result;
-    LineSplitter out(OutputChannel::Stdout, request.onLine, result.stdOut);
-    LineSplitter err(OutputChannel::Stderr, request.onLine, result.stdErr);
+    LineSplitter out(OutputChannel::Stdout, request.onLine, result.stdOut, request.onData);
+    LineSplitter err(OutputChannel::Stderr, request.onLine, result.stdErr, request.onData);
     QObject::connect(&process, &QProcess::readyReadStandardOutput, &process,
                      [&] { out.feed(process.readAllStandardOutput()); });
     QObject::connect(&process, &QProcess::readyReadStandardError, &process,
                      [&] { err.feed(process.readAllStandardError()); });
 
-    // A closing backend stops the command (its whole process group) and ends the wait at once.
-    const WaitSet::ProcessEnd end = co_await m_waits.run(process, request.timeout);
+    // A closing backend stops the command (its whole process group) and ends the wait at once;
+    // a cancel stops it the same way, and the wait ends once it has exited.
+    const WaitSet::ProcessEnd end = co_await m_waits.run(process, request.timeout, request.cancel);
     if (end == WaitSet::ProcessEnd::Closed) {
         co_return fail(Error{Error::Kind::Cancelled,
                              Tr::tr("cancelled: the local backend was closed, and the command was stopped")});
+    }
+    if (end == WaitSet::ProcessEnd::Cancelled) {
+        out.feed(process.readAllStandardOutput());
+        err.feed(process.readAllStandardError());
+        out.finish();
+        err.finish();
+        co_return fail(Error{Error::Kind::Cancelled, Tr::tr("cancelled: the command was stopped")});
     }
     result.timedOut = end == WaitSet::ProcessEnd::TimedOut;
     if (end == WaitSet::ProcessEnd::FailedToStart) {
@@ -848,6 +859,25 @@ QCoro::Task<Result<ExecResult>> LocalBackend::exec(QString sandboxId, ExecReques
     err.finish();
     result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
     co_return result;
+}
+
+std::optional<TerminalCommand> LocalBackend::terminalCommand(const SandboxInfo &sandbox) const
+{
+    const auto folder = workspacePath(sandbox.workspaceId.isEmpty() ? sandbox.sandboxId : sandbox.workspaceId);
+    if (!folder)
+        return std::nullopt;
+    QString shell = qEnvironmentVariable("SHELL");
+    if (shell.isEmpty() || !QFileInfo(shell).isExecutable())
+        shell = QStringLiteral("/bin/sh");
+    TerminalCommand command;
+    command.workingDirectory = *folder;
+    if (m_options.bubblewrap) {
+        command.program = QStringLiteral("bwrap");
+        command.arguments = bubblewrapArguments(*folder, *folder) << shell;
+    } else {
+        command.program = shell;
+    }
+    return command;
 }
 
 } // namespace Paddock

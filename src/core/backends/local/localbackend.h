@@ -81,7 +81,11 @@ public:
     Result<> checkConfiguration() const override;
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
     QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
+    // request.cancel ends the command's whole process group (as a timeout does): Cancelled.
     QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;
+    // The user's shell ($SHELL, else /bin/sh) in the workspace folder; under bubblewrap when
+    // commands run under it, with the same confinement.
+    std::optional<TerminalCommand> terminalCommand(const SandboxInfo &sandbox) const override;
     // Read on a worker thread: a large sessions/ folder never stalls the caller's thread.
     QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId) override;
     // On worker threads: reads beside the other work, an upload in order with it.

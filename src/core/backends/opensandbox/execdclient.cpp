@@ -1,6 +1,7 @@
 #include "execdclient.h"
 
 #include "../../bulk.h"
+#include "../../canceltoken.h"
 #include "../../linesplitter.h"
 #include "../../tr.h"
 #include "execdstream.h"
@@ -14,6 +15,7 @@
 #include <QJsonObject>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
+#include <QScopeGuard>
 #include <QTimer>
 #include <QUuid>
 
@@ -365,22 +367,37 @@ QCoro::Task<Result<>> ExecdClient::removeFile(QString path)
 }
 
 QCoro::Task<Result<ExecResult>> ExecdClient::run(ExecdCommand command,
-                                                 std::function<void(OutputChannel, const QByteArray &)> onLine)
+                                                 std::function<void(OutputChannel, const QByteArray &)> onLine,
+                                                 std::function<void(OutputChannel, const QByteArray &)> onData,
+                                                 std::shared_ptr<CancelToken> cancel)
 {
     command.background = false;
-    auto streamed = co_await stream(std::move(command), std::move(onLine));
+    auto streamed = co_await stream(std::move(command), std::move(onLine), std::move(onData), std::move(cancel));
     if (!streamed)
         co_return fail(streamed.error());
     ExecResult result = streamed->result;
     co_return result;
 }
 
+QCoro::Task<Result<>> ExecdClient::interruptAndLetGo(QString commandId, QPointer<QNetworkReply> reply)
+{
+    auto interrupted = co_await interrupt(commandId);
+    if (interrupted && reply) {
+        // Queued: the stream's coroutine resumes from the event loop, not inside this one.
+        QMetaObject::invokeMethod(reply.data(), &QNetworkReply::abort, Qt::QueuedConnection);
+    }
+    co_return interrupted;
+}
+
 QCoro::Task<Result<ExecdClient::Streamed>>
-ExecdClient::stream(ExecdCommand command, std::function<void(OutputChannel, const QByteArray &)> onLine)
+ExecdClient::stream(ExecdCommand command, std::function<void(OutputChannel, const QByteArray &)> onLine,
+                    std::function<void(OutputChannel, const QByteArray &)> onData, std::shared_ptr<CancelToken> cancel)
 {
     // A stream is sent outside HttpClient::send(): after abortAll() nothing would end it.
     if (m_http->isClosing())
         co_return fail(HttpClient::closedError());
+    if (cancel && cancel->isCancelled())
+        co_return fail(Error{Error::Kind::Cancelled, Tr::tr("cancelled: the command was not started")});
     const QNetworkRequest request = streamRequest(m_target);
     const QByteArray body = commandBody(command);
     // Sent once: a command must not run twice because a connection dropped.
@@ -390,19 +407,39 @@ ExecdClient::stream(ExecdCommand command, std::function<void(OutputChannel, cons
     ExecResult &result = streamed.result;
     QList<ExecdEvent> events;
     ExecdStreamParser parser;
-    LineSplitter out(OutputChannel::Stdout, onLine, result.stdOut);
-    LineSplitter err(OutputChannel::Stderr, onLine, result.stdErr);
+    LineSplitter out(OutputChannel::Stdout, onLine, result.stdOut, onData);
+    LineSplitter err(OutputChannel::Stderr, onLine, result.stdErr, onData);
+    // A cancel interrupts the command once its id is known (the stream's first event).
+    bool cancelled = false;
+    std::optional<QCoro::Task<Result<>>> interrupting;
+    const auto interruptNow = [&] {
+        if (cancelled && !interrupting && !streamed.commandId.isEmpty())
+            interrupting.emplace(interruptAndLetGo(streamed.commandId, QPointer<QNetworkReply>(reply.get())));
+    };
     const auto take = [&](const QList<ExecdEvent> &arrived) {
         for (const ExecdEvent &event : arrived) {
             if (event.type == ExecdEvent::Type::Stdout)
                 out.feed(event.text.toUtf8());
             else if (event.type == ExecdEvent::Type::Stderr)
                 err.feed(event.text.toUtf8());
-            else if (event.type == ExecdEvent::Type::Init && streamed.commandId.isEmpty())
+            else if (event.type == ExecdEvent::Type::Init && streamed.commandId.isEmpty()) {
                 streamed.commandId = event.text;
+                interruptNow();
+            }
             events.append(event);
         }
     };
+    int cancelId = 0;
+    if (cancel) {
+        cancelId = cancel->onCancel([&cancelled, &interruptNow] {
+            cancelled = true;
+            interruptNow();
+        });
+    }
+    const auto forgetCancel = qScopeGuard([&cancel, cancelId] {
+        if (cancel && cancelId != 0)
+            cancel->remove(cancelId);
+    });
 
     // Three missed pings: the stream is dead, whatever TCP thinks.
     bool dead = false;
@@ -424,8 +461,23 @@ ExecdClient::stream(ExecdCommand command, std::function<void(OutputChannel, cons
     co_await reply.get();
     m_http->untrack(reply.get());
     watchdog.stop();
+    // The interrupt under way is awaited whatever happens next: it uses this client.
+    Result<> interrupted{};
+    if (interrupting)
+        interrupted = co_await *interrupting;
     if (m_http->isClosing())
         co_return fail(HttpClient::closedError());
+    if (cancelled) {
+        // Interrupted (or ended on its own meanwhile): what it printed went to onLine.
+        out.finish();
+        err.finish();
+        if (!interrupted) {
+            co_return fail(
+                Error::backend(Tr::tr("execd at %1 could not stop the command: %2")
+                                   .arg(m_target.base.toString(QUrl::RemoveUserInfo), interrupted.error().message)));
+        }
+        co_return fail(Error{Error::Kind::Cancelled, Tr::tr("cancelled: the command was stopped")});
+    }
 
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (dead) {

@@ -11,6 +11,7 @@
 #include <QJsonObject>
 #include <QMap>
 #include <QObject>
+#include <QPointer>
 #include <QUrl>
 
 #include <chrono>
@@ -18,6 +19,7 @@
 #include <optional>
 
 class QNetworkAccessManager;
+class QNetworkReply;
 
 namespace Paddock::OpenSandbox {
 
@@ -100,8 +102,13 @@ public:
     const ExecdTarget &target() const { return m_target; }
 
     QCoro::Task<Result<bool>> ping();
+    // `cancel` cancelled while the command runs: execd interrupts it (DELETE /command, which
+    // kills its process group), the stream is let go, and the run ends with a Cancelled error.
+    // onData gets the output as it arrives (ExecRequest::onData).
     QCoro::Task<Result<ExecResult>> run(ExecdCommand command,
-                                        std::function<void(OutputChannel, const QByteArray &)> onLine);
+                                        std::function<void(OutputChannel, const QByteArray &)> onLine,
+                                        std::function<void(OutputChannel, const QByteArray &)> onData = {},
+                                        std::shared_ptr<CancelToken> cancel = {});
 
     // Background commands: execd answers with the command id at once; the output goes to one
     // combined log read by cursor.
@@ -137,7 +144,12 @@ private:
         QString commandId;
     };
     QCoro::Task<Result<Streamed>> stream(ExecdCommand command,
-                                         std::function<void(OutputChannel, const QByteArray &)> onLine);
+                                         std::function<void(OutputChannel, const QByteArray &)> onLine,
+                                         std::function<void(OutputChannel, const QByteArray &)> onData = {},
+                                         std::shared_ptr<CancelToken> cancel = {});
+    // Interrupts a running command, then lets its stream go (the reply is aborted once execd
+    // said yes, so the run need not wait for the stream's last events).
+    QCoro::Task<Result<>> interruptAndLetGo(QString commandId, QPointer<QNetworkReply> reply);
     HttpRequest request(const QByteArray &method, const QString &path, const QByteArray &query = {}) const;
     QCoro::Task<Result<HttpResponse>> send(HttpRequest request); // m_http's, and unreachable() on no answer
     void noteFailure(const Error &error);

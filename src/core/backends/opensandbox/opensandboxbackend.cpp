@@ -1,5 +1,6 @@
 #include "opensandboxbackend.h"
 
+#include "../../canceltoken.h"
 #include "../../isolation.h"
 #include "../../shellquote.h"
 #include "../../tr.h"
@@ -303,6 +304,8 @@ QCoro::Task<Result<ExecResult>> OpenSandboxBackend::exec(QString sandboxId, Exec
 {
     if (request.argv.isEmpty())
         co_return fail(Error::invalidArgument(Tr::tr("no command to run")));
+    if (request.cancel && request.cancel->isCancelled())
+        co_return fail(Error{Error::Kind::Cancelled, Tr::tr("cancelled: the command was not started")});
     ExecdCommand command;
     command.command = shellJoin(request.argv);
     command.cwd = request.cwd.isEmpty() ? m_options.workdir : request.cwd;
@@ -311,7 +314,7 @@ QCoro::Task<Result<ExecResult>> OpenSandboxBackend::exec(QString sandboxId, Exec
         auto handle = co_await acquireExecd(sandboxId);
         if (!handle)
             co_return fail(handle.error());
-        auto result = co_await handle->client->run(command, request.onLine);
+        auto result = co_await handle->client->run(command, request.onLine, request.onData, request.cancel);
         if (!result) {
             // Could not connect: the command never left, so it may go to the new endpoint.
             if (retryElsewhere(sandboxId, *handle, result.error()) && attempt == 1)

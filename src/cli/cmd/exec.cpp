@@ -1,0 +1,139 @@
+// exec ID -- COMMAND...: runs a command in a workspace (its newest sandbox) through the profile's
+// session, its stdout and stderr passed on byte for byte as they arrive, its exit status passed
+// through. 125: the command could not be run (no such workspace, not running, the backend
+// failed). Ctrl+C or SIGTERM stop the command in the workspace (its whole process group) and end
+// with 130 or 143, as a shell reports them; a second one ends paddockctl at once.
+
+#include "command.h"
+
+#include "canceltoken.h"
+
+#include <QCoroTask>
+
+#include <QSocketNotifier>
+
+#include <csignal>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace Paddock::Ctl {
+
+namespace {
+
+constexpr int CannotRun = 125; // as docker and podman exec say "the command did not run"
+
+int signalPipe[2] = {-1, -1};
+volatile std::sig_atomic_t signalsSeen = 0;
+
+void onSignal(int signal)
+{
+    // A second one ends at once: the user means it.
+    if (signalsSeen != 0)
+        ::_exit(128 + signal);
+    signalsSeen = 1;
+    const char byte = char(signal);
+    [[maybe_unused]] const auto written = ::write(signalPipe[1], &byte, 1);
+}
+
+// While it exists, SIGINT and SIGTERM cancel the command (through the event loop) and SIGPIPE is
+// ignored (a reader that went away is seen as a failed write, and also cancels it).
+class StopOnSignals final
+{
+    Q_DISABLE_COPY_MOVE(StopOnSignals)
+
+public:
+    explicit StopOnSignals(std::shared_ptr<CancelToken> cancel)
+    {
+        if (::pipe2(signalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
+            return;
+        m_notifier = std::make_unique<QSocketNotifier>(signalPipe[0], QSocketNotifier::Read);
+        QObject::connect(m_notifier.get(), &QSocketNotifier::activated, m_notifier.get(), [this, cancel] {
+            char byte = 0;
+            while (::read(signalPipe[0], &byte, 1) == 1)
+                m_signal = byte;
+            cancel->cancel();
+        });
+        struct sigaction action = {};
+        action.sa_handler = onSignal;
+        sigemptyset(&action.sa_mask);
+        ::sigaction(SIGINT, &action, &m_oldInt);
+        ::sigaction(SIGTERM, &action, &m_oldTerm);
+        struct sigaction ignore = {};
+        ignore.sa_handler = SIG_IGN;
+        sigemptyset(&ignore.sa_mask);
+        ::sigaction(SIGPIPE, &ignore, &m_oldPipe);
+    }
+    ~StopOnSignals()
+    {
+        if (!m_notifier)
+            return;
+        ::sigaction(SIGINT, &m_oldInt, nullptr);
+        ::sigaction(SIGTERM, &m_oldTerm, nullptr);
+        ::sigaction(SIGPIPE, &m_oldPipe, nullptr);
+        m_notifier.reset();
+        ::close(signalPipe[0]);
+        ::close(signalPipe[1]);
+        signalPipe[0] = signalPipe[1] = -1;
+    }
+    // The signal that stopped the command (SIGINT, SIGTERM), or 0.
+    int signal() const { return m_signal; }
+
+private:
+    std::unique_ptr<QSocketNotifier> m_notifier;
+    int m_signal = 0;
+    struct sigaction m_oldInt = {};
+    struct sigaction m_oldTerm = {};
+    struct sigaction m_oldPipe = {};
+};
+
+} // namespace
+
+QCoro::Task<int> runExec(Session &s)
+{
+    const QString id = s.args.constFirst();
+    if (auto valid = validateWorkspaceId(id); !valid)
+        co_return s.usage(valid.error().message);
+    const QStringList argv = s.args.mid(1);
+    if (argv.isEmpty())
+        co_return s.usage(Tr::tr("no command given: paddockctl exec ID -- COMMAND [ARGUMENT...]"));
+    auto sandbox = co_await s.session->find(id);
+    if (!sandbox) {
+        s.failed(QStringLiteral("exec %1").arg(id), sandbox.error());
+        co_return CannotRun;
+    }
+
+    const auto cancel = std::make_shared<CancelToken>();
+    const StopOnSignals stopper(cancel);
+    bool brokenPipe = false;
+    ExecRequest request;
+    request.argv = argv;
+    request.cancel = cancel;
+    // Byte for byte, as it arrives (NUL, bytes that are not UTF-8, a last line without newline).
+    request.onData = [&brokenPipe, cancel](OutputChannel channel, const QByteArray &bytes) {
+        std::FILE *stream = channel == OutputChannel::Stdout ? stdout : stderr;
+        if (brokenPipe)
+            return;
+        write(stream, bytes);
+        if (std::ferror(stream)) {
+            // Whoever read the output went away (`| head`): the command is stopped, as a
+            // pipeline's writer would be.
+            brokenPipe = true;
+            cancel->cancel();
+        }
+    };
+    auto ran = co_await s.session->exec(sandbox->sandboxId, request);
+    if (!ran) {
+        if (ran.error().kind == Error::Kind::Cancelled && stopper.signal() != 0)
+            co_return 128 + stopper.signal();
+        if (ran.error().kind == Error::Kind::Cancelled && brokenPipe)
+            co_return 128 + SIGPIPE;
+        s.failed(QStringLiteral("exec %1").arg(id), ran.error());
+        if (ran.error().kind == Error::Kind::Conflict && sandbox->state != SandboxState::Running)
+            err(Tr::tr("resume it first: paddockctl resume %1").arg(id));
+        co_return CannotRun;
+    }
+    // A status beyond what a process can exit with (-1: ended by a signal it does not name).
+    co_return ran->exitCode >= 0 && ran->exitCode <= 255 ? ran->exitCode : 255;
+}
+
+} // namespace Paddock::Ctl
