@@ -221,6 +221,26 @@ void PersistentSandbox::kill()
     }
 }
 
+void PersistentSandbox::signalAll(int signal) const
+{
+    if (m_killed || m_initPid <= 0)
+        return;
+    const QString ns = QFile::symLinkTarget(u"/proc/%1/ns/pid"_s.arg(m_initPid));
+    // Never this process's own namespace (that would be every process on the host).
+    if (ns.isEmpty() || ns == QFile::symLinkTarget(u"/proc/self/ns/pid"_s))
+        return;
+    const QStringList pids = QDir(u"/proc"_s).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QString &pid : pids) {
+        bool numeric = false;
+        const qint64 value = pid.toLongLong(&numeric);
+        if (!numeric)
+            continue;
+        const QString link = QFile::symLinkTarget(u"/proc/"_s + pid + u"/ns/pid"_s);
+        if (value == m_initPid || link == ns)
+            ::kill(static_cast<pid_t>(value), signal);
+    }
+}
+
 QString PersistentSandbox::probe(const QString &bubblewrap)
 {
     if (QStandardPaths::findExecutable(u"nsenter"_s).isEmpty() || !QFile::exists(u"/usr/bin/setpriv"_s)
