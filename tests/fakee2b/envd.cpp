@@ -1051,7 +1051,7 @@ void FakeE2b::filesystemRpc(Sandbox &sandbox, HttpConnection *connection, const 
         return unaryError(connection, u"unauthenticated"_s,
                           QJsonDocument::fromJson(refusal.body).object().value(u"message"_s).toString());
     }
-    const auto entryResponse = [&](const ResolvedPath &where) {
+    const auto entryResponse = [&](const ResolvedPath &where) -> QByteArray {
         return "{\"entry\":" + entryInfo(sandbox, where.path, where.hostPath) + '}';
     };
     const auto exists = [](const ResolvedPath &where) {
