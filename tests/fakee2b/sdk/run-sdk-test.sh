@@ -72,6 +72,7 @@ if ! start_fake; then
     [ "${CI:-}" = true ] && { echo "tst_fakee2b_sdk: the fake did not start (bubblewrap?)" >&2; exit 1; }
     echo "tst_fakee2b_sdk: the fake cannot confine commands here: running it with --no-bwrap" >&2
     start_fake --no-bwrap || { cat "$workdir/fake.log" >&2; exit 1; }
+    export FAKE_E2B_UNCONFINED=1
 fi
 api_url=$(sed -n 1p "$workdir/urls")
 envd_url=$(sed -n 2p "$workdir/urls")
