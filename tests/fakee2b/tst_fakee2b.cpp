@@ -23,6 +23,8 @@
 #include <QTest>
 #include <QUrlQuery>
 
+#include "fakee2bprocess.h"
+
 #include <csignal>
 #include <memory>
 #include <sys/prctl.h>
@@ -804,6 +806,19 @@ private Q_SLOTS:
         QVERIFY(slow->isFinished() || done.wait(WaitMs));
         QCOMPARE(slow->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 200);
         QCOMPARE(fake(u"stats"_s).value(u"maxInflight"_s).toInt(), 1);
+    }
+
+    // tests/support/fakee2bprocess.h, what the backend's tests start the fake with.
+    void supportProcess()
+    {
+        PaddockTest::FakeE2bProcess fake;
+        QVERIFY2(fake.start({u"--seed"_s, u"3"_s, u"--envd-port"_s, u"0"_s}), qPrintable(fake.error()));
+        QVERIFY(fake.apiUrl() != fake.envdUrl());
+        QCOMPARE(fake.stats().value(u"sandboxes"_s).toInt(), 3);
+        QCOMPARE(fake.info().value(u"envdUrl"_s).toString(), fake.envdUrl().toString());
+        QCOMPARE(fake.advanceClock(2.5).value(u"offsetMs"_s).toInteger(), 2500);
+        QCOMPARE(fake.post(u"/_fake/envd"_s, {{u"unreachable"_s, true}}).value(u"unreachable"_s).toBool(), true);
+        QCOMPARE(fake.stop(), 0);
     }
 
     void sigterm()
