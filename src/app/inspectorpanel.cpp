@@ -37,9 +37,7 @@ void InspectorPanel::updateWorkspace(const WorkspaceRef &ref)
 
 bool InspectorPanel::filesReadable() const
 {
-    if (m_ref.sandbox.state == SandboxState::Running)
-        return true;
-    return m_ref.session && !m_ref.session->hostFolder(m_ref.sandbox).isEmpty();
+    return m_ref.filesReadable(); // the core's rule, which its reads apply too
 }
 
 QString InspectorPanel::filesUnreadableText() const
