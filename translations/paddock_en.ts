@@ -2,6 +2,40 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en" sourcelanguage="en">
 <context>
+    <name>DataPanel</name>
+    <message numerus="yes">
+        <source>%n file(s). Finding which session files refer to them…</source>
+        <translation>
+            <numerusform>%n file. Finding which session files refer to it…</numerusform>
+            <numerusform>%n files. Finding which session files refer to them…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s). References were found in %1 of session files; a file nothing refers to is normal (data/ is never cleaned when sessions are deleted).</source>
+        <translation>
+            <numerusform>%n file. References were found in %1 of session files; a file nothing refers to is normal (data/ is never cleaned when sessions are deleted).</numerusform>
+            <numerusform>%n files. References were found in %1 of session files; a file nothing refers to is normal (data/ is never cleaned when sessions are deleted).</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s)</source>
+        <translation>
+            <numerusform>%n file</numerusform>
+            <numerusform>%n files</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>FilesPanel</name>
+    <message numerus="yes">
+        <source>%n more entry(ies) not shown</source>
+        <translation>
+            <numerusform>%n more entry not shown</numerusform>
+            <numerusform>%n more entries not shown</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>LogViewer</name>
     <message numerus="yes">
         <source>%n line(s)</source>
@@ -95,6 +129,40 @@
         <translation>
             <numerusform>%n had no time at all to go by and was left out.</numerusform>
             <numerusform>%n had no time at all to go by and were left out.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>McpPanel</name>
+    <message numerus="yes">
+        <source>%n MCP server(s)</source>
+        <translation>
+            <numerusform>%n MCP server</numerusform>
+            <numerusform>%n MCP servers</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n variable(s), values masked</source>
+        <translation>
+            <numerusform>%n variable, its value masked</numerusform>
+            <numerusform>%n variables, values masked</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n header(s), values masked</source>
+        <translation>
+            <numerusform>%n header, its value masked</numerusform>
+            <numerusform>%n headers, values masked</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>OverviewPanel</name>
+    <message numerus="yes">
+        <source>%n entry(ies)</source>
+        <translation>
+            <numerusform>%n entry</numerusform>
+            <numerusform>%n entries</numerusform>
         </translation>
     </message>
 </context>
@@ -205,6 +273,50 @@
         <translation>
             <numerusform>Shorten the lifetime of %n workspace?</numerusform>
             <numerusform>Shorten the lifetime of %n workspaces?</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>SessionsPanel</name>
+    <message numerus="yes">
+        <source>context.jsonl: reading, %1 of %2, %n message(s) so far</source>
+        <translation>
+            <numerusform>context.jsonl: reading, %1 of %2, %n message so far</numerusform>
+            <numerusform>context.jsonl: reading, %1 of %2, %n messages so far</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>context.jsonl: %1, %2 lines, %n message(s)</source>
+        <translation>
+            <numerusform>context.jsonl: %1, %2 lines, %n message</numerusform>
+            <numerusform>context.jsonl: %1, %2 lines, %n messages</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>TranscriptModel</name>
+    <message numerus="yes">
+        <source>%n tool call(s)</source>
+        <translation>
+            <numerusform>%n tool call</numerusform>
+            <numerusform>%n tool calls</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n data file(s)</source>
+        <translation>
+            <numerusform>%n data file</numerusform>
+            <numerusform>%n data files</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>TranscriptView</name>
+    <message numerus="yes">
+        <source>%n character(s)</source>
+        <translation>
+            <numerusform>%n character</numerusform>
+            <numerusform>%n characters</numerusform>
         </translation>
     </message>
 </context>

@@ -55,6 +55,547 @@
     </message>
 </context>
 <context>
+    <name>DataPanel</name>
+    <message>
+        <source>The session files could not all be read to find what refers to each data file: %1</source>
+        <translation>未能读取全部会话文件来查找引用各数据文件的位置：%1</translation>
+    </message>
+    <message>
+        <source>data/ could not be read: %1</source>
+        <translation>无法读取 data/：%1</translation>
+    </message>
+    <message>
+        <source>There is no data/ folder: nothing was offloaded from a context yet.</source>
+        <translation>没有 data/ 文件夹：尚未从上下文中卸出任何内容。</translation>
+    </message>
+    <message>
+        <source>data/ is empty.</source>
+        <translation>data/ 为空。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s). Finding which session files refer to them…</source>
+        <translation>
+            <numerusform>%n 个文件。正在查找引用它们的会话文件…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s). References were found in %1 of session files; a file nothing refers to is normal (data/ is never cleaned when sessions are deleted).</source>
+        <translation>
+            <numerusform>%n 个文件。已在 %1 的会话文件中查找引用；没有被引用的文件是正常的（删除会话时不会清理 data/）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s)</source>
+        <translation>
+            <numerusform>%n 个文件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Not named as AgentScope names data files (the SHA-256 of their content and an extension): shown as it is.</source>
+        <translation>其名称不符合 AgentScope 为数据文件命名的方式（内容的 SHA-256 加扩展名）：按原样显示。</translation>
+    </message>
+    <message>
+        <source>Referred to from:</source>
+        <translation>引用位置：</translation>
+    </message>
+    <message>
+        <source>No session file refers to it (normal: data/ is never cleaned).</source>
+        <translation>没有会话文件引用它（这是正常的：data/ 从不清理）。</translation>
+    </message>
+    <message>
+        <source>%1: %2. There is no preview of this type here; Save As… writes it to a file of your choice.</source>
+        <translation>%1：%2。此处无法预览这种类型；“另存为…”可将其写入您选择的文件。</translation>
+    </message>
+    <message>
+        <source>%1: %2 × %3 pixels</source>
+        <translation>%1：%2 × %3 像素</translation>
+    </message>
+    <message>
+        <source>(shown at %1 × %2)</source>
+        <translation>（以 %1 × %2 显示）</translation>
+    </message>
+    <message>
+        <source>%1 cannot be shown: %2</source>
+        <translation>无法显示 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1: reading…</source>
+        <translation>%1：正在读取…</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Referred To From</source>
+        <translation>引用位置</translation>
+    </message>
+    <message>
+        <source>Modified</source>
+        <translation>修改时间</translation>
+    </message>
+    <message>
+        <source>&amp;Save As…</source>
+        <translation>另存为(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Save a copy of this file on this computer (the workspace is not changed)</source>
+        <translation>在这台计算机上保存此文件的副本（不会改动工作区）</translation>
+    </message>
+</context>
+<context>
+    <name>FilesPanel</name>
+    <message>
+        <source>The profile was closed: there is nothing to read.</source>
+        <translation>配置文件已关闭：没有可读取的内容。</translation>
+    </message>
+    <message>
+        <source>Reading…</source>
+        <translation>正在读取…</translation>
+    </message>
+    <message>
+        <source>workdir</source>
+        <translation>工作目录</translation>
+    </message>
+    <message>
+        <source>gateway home</source>
+        <translation>网关主目录</translation>
+    </message>
+    <message>
+        <source>cannot be read: %1</source>
+        <translation>无法读取：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more entry(ies) not shown</source>
+        <translation>
+            <numerusform>另有 %n 项未显示</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>file</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>link to %1</source>
+        <translation>指向 %1 的链接</translation>
+    </message>
+    <message>
+        <source>device, socket or pipe</source>
+        <translation>设备、套接字或管道</translation>
+    </message>
+    <message>
+        <source>(empty)</source>
+        <translation>（空）</translation>
+    </message>
+    <message>
+        <source>%1: a folder</source>
+        <translation>%1：文件夹</translation>
+    </message>
+    <message>
+        <source>%1: a device, socket or pipe; it is not read</source>
+        <translation>%1：设备、套接字或管道；不会读取它</translation>
+    </message>
+    <message>
+        <source>%1: the MCP servers of each session. Its values hold secrets, so its text is not shown here: MCP Servers shows it with every secret masked.</source>
+        <translation>%1：各会话的 MCP 服务器。其中的值包含机密，因此这里不显示其文本：“MCP 服务器”页会遮盖所有机密后显示它。</translation>
+    </message>
+    <message>
+        <source>%1: a link; what it points to is shown</source>
+        <translation>%1：链接；显示的是它指向的内容</translation>
+    </message>
+    <message>
+        <source>%1: %2 × %3 pixels</source>
+        <translation>%1：%2 × %3 像素</translation>
+    </message>
+    <message>
+        <source>(shown at %1 × %2)</source>
+        <translation>（以 %1 × %2 显示）</translation>
+    </message>
+    <message>
+        <source>%1 cannot be shown: %2</source>
+        <translation>无法显示 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1: reading…</source>
+        <translation>%1：正在读取…</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Modified</source>
+        <translation>修改时间</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>种类</translation>
+    </message>
+    <message>
+        <source>&amp;Save As…</source>
+        <translation>另存为(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Save a copy of this file on this computer (the workspace is not changed)</source>
+        <translation>在这台计算机上保存此文件的副本（不会改动工作区）</translation>
+    </message>
+</context>
+<context>
+    <name>GatewayPanel</name>
+    <message>
+        <source>no temporary folder for the masked copy: %1</source>
+        <translation>没有可存放遮盖后副本的临时文件夹：%1</translation>
+    </message>
+    <message>
+        <source>The last %1 of gateway.log in %2, read now; likely secrets are masked. Show it again to read it again.</source>
+        <translation>%2 中 gateway.log 的最后 %1，刚刚读取；疑似机密已遮盖。再次显示即可重新读取。</translation>
+    </message>
+    <message>
+        <source>gateway.log: %1</source>
+        <translation>gateway.log：%1</translation>
+    </message>
+    <message>
+        <source>The gateway could not be read: %1</source>
+        <translation>无法读取网关：%1</translation>
+    </message>
+    <message>
+        <source>gateway.log could not be shown: %1</source>
+        <translation>无法显示 gateway.log：%1</translation>
+    </message>
+    <message>
+        <source>Asking the gateway for /health from inside the workspace…</source>
+        <translation>正在从工作区内部向网关询问 /health…</translation>
+    </message>
+    <message>
+        <source>Reading gateway.log…</source>
+        <translation>正在读取 gateway.log…</translation>
+    </message>
+    <message>
+        <source>Reading the gateway home…</source>
+        <translation>正在读取网关主目录…</translation>
+    </message>
+    <message>
+        <source>The gateway home could not be read: %1</source>
+        <translation>无法读取网关主目录：%1</translation>
+    </message>
+    <message>
+        <source>Gateway home</source>
+        <translation>网关主目录</translation>
+    </message>
+    <message>
+        <source>empty</source>
+        <translation>为空</translation>
+    </message>
+    <message>
+        <source>present</source>
+        <translation>存在</translation>
+    </message>
+    <message>
+        <source>missing</source>
+        <translation>缺失</translation>
+    </message>
+    <message>
+        <source>An empty gateway script is never valid (an older Paddock wrote it); Paddock removes it when it opens the workspace.</source>
+        <translation>空的网关脚本永远无效（由旧版 Paddock 写入）；Paddock 打开工作区时会删除它。</translation>
+    </message>
+    <message>
+        <source>AgentScope&apos;s MCP gateway, written last by its bootstrap.</source>
+        <translation>AgentScope 的 MCP 网关，由其初始化最后写入。</translation>
+    </message>
+    <message>
+        <source>absent</source>
+        <translation>不存在</translation>
+    </message>
+    <message>
+        <source>Paddock&apos;s marker: written last by a bootstrap that is not AgentScope&apos;s.</source>
+        <translation>Paddock 的标记：由非 AgentScope 的初始化最后写入。</translation>
+    </message>
+    <message>
+        <source>The bootstrap is complete: AgentScope&apos;s bootstrap wrote the gateway script last.</source>
+        <translation>初始化已完成：AgentScope 的初始化最后写入了网关脚本。</translation>
+    </message>
+    <message>
+        <source>The bootstrap is complete (Paddock&apos;s marker); that bootstrap installs no gateway.</source>
+        <translation>初始化已完成（Paddock 的标记）；这种初始化不安装网关。</translation>
+    </message>
+    <message>
+        <source>The bootstrap is not complete: there is no gateway script and no marker; opening the workspace bootstraps it again.</source>
+        <translation>初始化未完成：既没有网关脚本也没有标记；打开工作区时会重新初始化。</translation>
+    </message>
+    <message>
+        <source>Bootstrap</source>
+        <translation>初始化</translation>
+    </message>
+    <message>
+        <source>complete</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>not complete</source>
+        <translation>未完成</translation>
+    </message>
+    <message>
+        <source>%1, changed %2</source>
+        <translation>%1，修改于 %2</translation>
+    </message>
+    <message>
+        <source>Emptied each time the gateway starts.</source>
+        <translation>每次网关启动时清空。</translation>
+    </message>
+    <message>
+        <source>The gateway has not been started here.</source>
+        <translation>网关尚未在此启动过。</translation>
+    </message>
+    <message>
+        <source>port %1 (from its command line)</source>
+        <translation>端口 %1（取自其命令行）</translation>
+    </message>
+    <message>
+        <source>port %1 (the default)</source>
+        <translation>端口 %1（默认值）</translation>
+    </message>
+    <message>
+        <source>not asked</source>
+        <translation>未询问</translation>
+    </message>
+    <message>
+        <source>Check Health asks it from inside the workspace.</source>
+        <translation>“检查健康状态”会从工作区内部询问它。</translation>
+    </message>
+    <message>
+        <source>answers</source>
+        <translation>有应答</translation>
+    </message>
+    <message>
+        <source>The gateway answers on %1 (asked with %2).</source>
+        <translation>网关在 %1 上有应答（使用 %2 询问）。</translation>
+    </message>
+    <message>
+        <source>not running</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <source>The gateway is not running: nothing listens on %1 (the workspace was paused or made again since, or the gateway crashed: see gateway.log).</source>
+        <translation>网关未运行：%1 上没有程序监听（之后工作区被暂停或重建，或网关已崩溃：请查看 gateway.log）。</translation>
+    </message>
+    <message>
+        <source>unexpected answer</source>
+        <translation>应答不符合预期</translation>
+    </message>
+    <message>
+        <source>The gateway did not answer as expected on %1.</source>
+        <translation>网关在 %1 上的应答不符合预期。</translation>
+    </message>
+    <message>
+        <source>cannot be asked</source>
+        <translation>无法询问</translation>
+    </message>
+    <message>
+        <source>The gateway cannot be asked: the workspace has none of curl, wget, python3, bash or busybox.</source>
+        <translation>无法询问网关：工作区中没有 curl、wget、python3、bash 或 busybox。</translation>
+    </message>
+    <message>
+        <source>Health</source>
+        <translation>健康状态</translation>
+    </message>
+    <message>
+        <source>Answer</source>
+        <translation>应答</translation>
+    </message>
+    <message>
+        <source>Check &amp;Health</source>
+        <translation>检查健康状态(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Ask the gateway&apos;s /health from inside the workspace (one read-only command; it works without curl)</source>
+        <translation>从工作区内部询问网关的 /health（一条只读命令；没有 curl 也可以）</translation>
+    </message>
+    <message>
+        <source>Show &amp;gateway.log</source>
+        <translation>显示 gateway.log(&amp;G)</translation>
+    </message>
+    <message>
+        <source>Show the last part of gateway.log in the Logs dock, likely secrets masked</source>
+        <translation>在日志停靠窗口中显示 gateway.log 的最后部分，疑似机密已遮盖</translation>
+    </message>
+</context>
+<context>
+    <name>Inspector</name>
+    <message>
+        <source>%1 is larger than the %2 an image preview reads</source>
+        <translation>%1 超过了图片预览读取的上限 %2</translation>
+    </message>
+    <message>
+        <source>not an image Qt can read (%1)</source>
+        <translation>不是 Qt 能读取的图片（%1）</translation>
+    </message>
+    <message>
+        <source>This backend cannot read a workspace&apos;s files or run commands in it: %1</source>
+        <translation>此后端无法读取工作区的文件或在其中运行命令：%1</translation>
+    </message>
+    <message>
+        <source>Not found: %1</source>
+        <translation>未找到：%1</translation>
+    </message>
+    <message>
+        <source>Refused: %1</source>
+        <translation>已拒绝：%1</translation>
+    </message>
+    <message>
+        <source>The workspace could not be reached: %1</source>
+        <translation>无法连接到工作区：%1</translation>
+    </message>
+    <message>
+        <source>Not read: %1</source>
+        <translation>未读取：%1</translation>
+    </message>
+    <message>
+        <source>Save %1 As</source>
+        <translation>将 %1 另存为</translation>
+    </message>
+    <message>
+        <source>%1 was not saved: the workspace is no longer shown</source>
+        <translation>%1 未保存：该工作区已不再显示</translation>
+    </message>
+    <message>
+        <source>Saving %1…</source>
+        <translation>正在保存 %1…</translation>
+    </message>
+    <message>
+        <source>Saved %1 as %2</source>
+        <translation>已将 %1 保存为 %2</translation>
+    </message>
+    <message>
+        <source>%1 was not saved: %2</source>
+        <translation>%1 未保存：%2</translation>
+    </message>
+</context>
+<context>
+    <name>InspectorDock</name>
+    <message>
+        <source>A group of workspaces is selected: select one workspace to see what is inside it.</source>
+        <translation>选中的是一组工作区：请选择一个工作区以查看其中的内容。</translation>
+    </message>
+    <message>
+        <source>This profile cannot be used now, so there is nothing to inspect.</source>
+        <translation>此配置文件现在无法使用，因此没有可检查的内容。</translation>
+    </message>
+    <message>
+        <source>Select a workspace in the list to see what is inside it.</source>
+        <translation>在列表中选择一个工作区以查看其中的内容。</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Inspector</source>
+        <translation>检查器</translation>
+    </message>
+    <message>
+        <source>&amp;Inspector</source>
+        <translation>检查器(&amp;I)</translation>
+    </message>
+    <message>
+        <source>Show or hide what is inside the current workspace</source>
+        <translation>显示或隐藏当前工作区中的内容</translation>
+    </message>
+    <message>
+        <source>Overview</source>
+        <translation>概览</translation>
+    </message>
+    <message>
+        <source>Sessions</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <source>Skills</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>MCP Servers</source>
+        <translation>MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Gateway</source>
+        <translation>网关</translation>
+    </message>
+    <message>
+        <source>Files</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Redact</source>
+        <translation>脱敏</translation>
+    </message>
+    <message>
+        <source>Mask likely secrets (tokens, keys, passwords) in transcripts, tool results and file previews. MCP secrets are always masked.</source>
+        <translation>遮盖对话记录、工具结果和文件预览中的疑似机密（令牌、密钥、密码）。MCP 机密始终会被遮盖。</translation>
+    </message>
+    <message>
+        <source>Redact likely secrets</source>
+        <translation>遮盖疑似机密</translation>
+    </message>
+    <message>
+        <source>Read this tab again</source>
+        <translation>重新读取此标签页</translation>
+    </message>
+    <message>
+        <source>Read again</source>
+        <translation>重新读取</translation>
+    </message>
+</context>
+<context>
+    <name>InspectorPanel</name>
+    <message>
+        <source>This workspace is %1: its files can be read only while it runs. Resume it to look inside.</source>
+        <translation>此工作区%1：只有在它运行时才能读取其文件。请先恢复它再查看。</translation>
+    </message>
+</context>
+<context>
+    <name>InspectorTreeView</name>
+    <message>
+        <source>&amp;Copy</source>
+        <translation>复制(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Copy the selected rows as they are shown (masked values stay masked)</source>
+        <translation>按显示的样子复制选中的行（已遮盖的值保持遮盖）</translation>
+    </message>
+    <message>
+        <source>Copy &amp;Value</source>
+        <translation>复制值(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Copy the value of the current row as it is shown</source>
+        <translation>按显示的样子复制当前行的值</translation>
+    </message>
+</context>
+<context>
     <name>KeychainSecretStore</name>
     <message>
         <source>The keychain refused access while %1: %2</source>
@@ -764,6 +1305,219 @@
     </message>
 </context>
 <context>
+    <name>McpPanel</name>
+    <message>
+        <source>Copied the revealed value</source>
+        <translation>已复制显示出的值</translation>
+    </message>
+    <message>
+        <source>Reading .mcp…</source>
+        <translation>正在读取 .mcp…</translation>
+    </message>
+    <message>
+        <source>&amp;Hide Value</source>
+        <translation>隐藏值(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Reveal Value</source>
+        <translation>显示值(&amp;R)</translation>
+    </message>
+    <message>
+        <source>.mcp could not be read: %1</source>
+        <translation>无法读取 .mcp：%1</translation>
+    </message>
+    <message>
+        <source>There is no .mcp: no session&apos;s MCP servers differ from the defaults the workspace manager was given (default_mcps, which the workspace does not record).</source>
+        <translation>没有 .mcp：没有哪个会话的 MCP 服务器不同于工作区管理器的默认设置（default_mcps，工作区不记录它）。</translation>
+    </message>
+    <message>
+        <source>.mcp is a bare list (AgentScope 2.0.6 and earlier): read as the legacy scope, for callers without agent or session ids.</source>
+        <translation>.mcp 是一个简单列表（AgentScope 2.0.6 及更早版本）：按旧版作用域读取，供没有智能体或会话 ID 的调用方使用。</translation>
+    </message>
+    <message>
+        <source>.mcp, version 2, %1.</source>
+        <translation>.mcp，版本 2，%1。</translation>
+    </message>
+    <message>
+        <source>A session not listed uses the defaults the workspace manager was given, which the workspace does not record; [] means no MCP servers at all.</source>
+        <translation>未列出的会话使用工作区管理器的默认设置，工作区不记录这些设置；[] 表示完全没有 MCP 服务器。</translation>
+    </message>
+    <message>
+        <source>(legacy scope)</source>
+        <translation>（旧版作用域）</translation>
+    </message>
+    <message>
+        <source>callers without agent or session ids</source>
+        <translation>没有智能体或会话 ID 的调用方</translation>
+    </message>
+    <message>
+        <source>agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <source>[]: no MCP servers (not the defaults)</source>
+        <translation>[]：没有 MCP 服务器（不是默认设置）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n MCP server(s)</source>
+        <translation>
+            <numerusform>%n 个 MCP 服务器</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Revealed: Hide Value masks it again; Copy copies it masked</source>
+        <translation>已显示：“隐藏值”会重新遮盖它；“复制”复制的仍是遮盖后的值</translation>
+    </message>
+    <message>
+        <source>Masked: Reveal Value shows it</source>
+        <translation>已遮盖：“显示值”可显示它</translation>
+    </message>
+    <message>
+        <source>stdio</source>
+        <translation>stdio</translation>
+    </message>
+    <message>
+        <source>streamable HTTP</source>
+        <translation>可流式 HTTP</translation>
+    </message>
+    <message>
+        <source>SSE</source>
+        <translation>SSE</translation>
+    </message>
+    <message>
+        <source>unknown (%1)</source>
+        <translation>未知（%1）</translation>
+    </message>
+    <message>
+        <source>(no name)</source>
+        <translation>（无名称）</translation>
+    </message>
+    <message>
+        <source>%1; skipped by AgentScope</source>
+        <translation>%1；AgentScope 会跳过它</translation>
+    </message>
+    <message>
+        <source>Skipped because</source>
+        <translation>跳过原因</translation>
+    </message>
+    <message>
+        <source>Transport</source>
+        <translation>传输方式</translation>
+    </message>
+    <message>
+        <source>Stateful</source>
+        <translation>有状态</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>环境变量</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n variable(s), values masked</source>
+        <translation>
+            <numerusform>%n 个变量，值已遮盖</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Working folder</source>
+        <translation>工作文件夹</translation>
+    </message>
+    <message>
+        <source>Encoding errors</source>
+        <translation>编码错误处理</translation>
+    </message>
+    <message>
+        <source>URL</source>
+        <translation>URL</translation>
+    </message>
+    <message>
+        <source>Headers</source>
+        <translation>请求头</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n header(s), values masked</source>
+        <translation>
+            <numerusform>%n 个请求头，值已遮盖</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Timeout</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>Tool call timeout</source>
+        <translation>工具调用超时</translation>
+    </message>
+    <message>
+        <source>[] (none)</source>
+        <translation>[]（无）</translation>
+    </message>
+    <message>
+        <source>Enabled tools</source>
+        <translation>启用的工具</translation>
+    </message>
+    <message>
+        <source>all (not limited)</source>
+        <translation>全部（不限制）</translation>
+    </message>
+    <message>
+        <source>Disabled tools</source>
+        <translation>禁用的工具</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>Hide &amp;All</source>
+        <translation>全部隐藏(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Mask every value revealed again</source>
+        <translation>重新遮盖所有已显示的值</translation>
+    </message>
+    <message>
+        <source>Show the current row&apos;s secret value (and hide it again). Copy still copies it masked.</source>
+        <translation>显示当前行的机密值（再点一次则隐藏）。“复制”复制的仍是遮盖后的值。</translation>
+    </message>
+    <message>
+        <source>Copy Re&amp;vealed Value</source>
+        <translation>复制显示出的值(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Copy the value revealed, unmasked</source>
+        <translation>复制显示出的值，不加遮盖</translation>
+    </message>
+</context>
+<context>
     <name>OpenDialog</name>
     <message>
         <source>Open workspace</source>
@@ -868,6 +1622,211 @@
     <message>
         <source>The workspace %1 in the id field is another one: choose “Reattach to workspace id” to open it.</source>
         <translation>ID 框中的工作区 %1 是另一个工作区：如需打开它，请选择“按工作区 ID 重新连接”。</translation>
+    </message>
+</context>
+<context>
+    <name>OverviewPanel</name>
+    <message>
+        <source>Copied the workspace id %1</source>
+        <translation>已复制工作区 ID %1</translation>
+    </message>
+    <message>
+        <source>Copied a paddockctl command that inspects this workspace</source>
+        <translation>已复制检查此工作区的 paddockctl 命令</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>永不</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>Sandbox</source>
+        <translation>沙箱</translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>not recorded</source>
+        <translation>未记录</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <source>Profile</source>
+        <translation>配置文件</translation>
+    </message>
+    <message>
+        <source>Backend</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Server&apos;s state</source>
+        <translation>服务器的状态</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>the server gives none</source>
+        <translation>服务器未给出</translation>
+    </message>
+    <message>
+        <source>Image or template</source>
+        <translation>镜像或模板</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>创建时间</translation>
+    </message>
+    <message>
+        <source>Expires</source>
+        <translation>过期时间</translation>
+    </message>
+    <message>
+        <source>Last activity</source>
+        <translation>最后活动</translation>
+    </message>
+    <message>
+        <source>Resources</source>
+        <translation>资源</translation>
+    </message>
+    <message>
+        <source>Endpoints</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>Metadata</source>
+        <translation>元数据</translation>
+    </message>
+    <message>
+        <source>Workdir</source>
+        <translation>工作目录</translation>
+    </message>
+    <message>
+        <source>Gateway home</source>
+        <translation>网关主目录</translation>
+    </message>
+    <message>
+        <source>Folder on this computer</source>
+        <translation>这台计算机上的文件夹</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>present</source>
+        <translation>存在</translation>
+    </message>
+    <message>
+        <source>absent: %1</source>
+        <translation>不存在：%1</translation>
+    </message>
+    <message>
+        <source>no session&apos;s MCP servers differ from the defaults</source>
+        <translation>没有哪个会话的 MCP 服务器不同于默认设置</translation>
+    </message>
+    <message>
+        <source>nothing was offloaded</source>
+        <translation>尚未卸出任何内容</translation>
+    </message>
+    <message>
+        <source>no skills</source>
+        <translation>没有技能</translation>
+    </message>
+    <message>
+        <source>no session&apos;s context was compressed yet</source>
+        <translation>尚无会话的上下文被压缩</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1，%2</translation>
+    </message>
+    <message>
+        <source>link to %1</source>
+        <translation>指向 %1 的链接</translation>
+    </message>
+    <message>
+        <source>Agent files</source>
+        <translation>智能体的文件</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entry(ies)</source>
+        <translation>
+            <numerusform>%n 项</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>since %1: left over from a run that ended early?</source>
+        <translation>自 %1 起：可能是某次提前结束的运行留下的？</translation>
+    </message>
+    <message>
+        <source>since %1: AgentScope is at work</source>
+        <translation>自 %1 起：AgentScope 正在处理</translation>
+    </message>
+    <message>
+        <source>Transient entries</source>
+        <translation>临时条目</translation>
+    </message>
+    <message>
+        <source>Contents</source>
+        <translation>内容</translation>
+    </message>
+    <message>
+        <source>The workspace could not be read: %1</source>
+        <translation>无法读取工作区：%1</translation>
+    </message>
+    <message>
+        <source>The server&apos;s details could not be read; what the list said is shown: %1</source>
+        <translation>无法读取服务器的详情；显示的是列表中的信息：%1</translation>
+    </message>
+    <message>
+        <source>The workspace&apos;s files could not be listed: %1</source>
+        <translation>无法列出工作区的文件：%1</translation>
+    </message>
+    <message>
+        <source>Copy &amp;ID</source>
+        <translation>复制 ID(&amp;I)</translation>
+    </message>
+    <message>
+        <source>Copy the workspace id</source>
+        <translation>复制工作区 ID</translation>
+    </message>
+    <message>
+        <source>Copy as &amp;paddockctl Command</source>
+        <translation>复制为 paddockctl 命令(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Copy a paddockctl command line that inspects this workspace with this profile&apos;s backend options (never its API key, which paddockctl reads from its variable)</source>
+        <translation>复制一条使用此配置文件的后端选项检查此工作区的 paddockctl 命令行（绝不含 API 密钥，paddockctl 从其环境变量读取密钥）</translation>
     </message>
 </context>
 <context>
@@ -2375,10 +3334,6 @@
         <translation>退出状态 %1</translation>
     </message>
     <message>
-        <source>the command in the Pod did not end in time</source>
-        <translation>Pod 中的命令未在时限内结束</translation>
-    </message>
-    <message>
         <source>the inspector stopped reading this workspace</source>
         <translation>检查器已停止读取此工作区</translation>
     </message>
@@ -2439,10 +3394,6 @@
         <translation>
             <numerusform>%n 个字节中只读回了 %1 个</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>%1 did not arrive whole in the Pod: %2 was left as it was</source>
-        <translation>%1 未完整传到 Pod 中：%2 保持原样</translation>
     </message>
     <message>
         <source>%1 kept changing while it was resolved in the sandbox</source>
@@ -2625,6 +3576,22 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
     <message>
         <source>stopped: the profile %1 was closed while the command ran</source>
         <translation>已停止：命令运行期间配置文件 %1 已关闭</translation>
+    </message>
+    <message>
+        <source>an upload outside the workspace folder takes at most %1 MiB</source>
+        <translation>工作区文件夹之外的上传最多 %1 MiB</translation>
+    </message>
+    <message>
+        <source>%1 is in container %2, which is not running: it can be read only while the workspace runs</source>
+        <translation>%1 位于容器 %2 中，该容器未在运行：只有工作区运行时才能读取</translation>
+    </message>
+    <message>
+        <source>the file command in the workspace did not end in time</source>
+        <translation>工作区中的文件命令未在时限内结束</translation>
+    </message>
+    <message>
+        <source>%1 did not arrive whole in the workspace: %2 was left as it was</source>
+        <translation>%1 未完整到达工作区：%2 保持原样</translation>
     </message>
     <message>
         <source>exit code %1</source>
@@ -3531,6 +4498,136 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
     </message>
 </context>
 <context>
+    <name>SessionListModel</name>
+    <message>
+        <source>Session</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <source>Modified</source>
+        <translation>修改时间</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Lines</source>
+        <translation>行数</translation>
+    </message>
+    <message>
+        <source>Tool Results</source>
+        <translation>工具结果</translation>
+    </message>
+    <message>
+        <source>This session has no context.jsonl: only tool results were offloaded.</source>
+        <translation>此会话没有 context.jsonl：只卸出了工具结果。</translation>
+    </message>
+    <message>
+        <source>unreadable</source>
+        <translation>无法读取</translation>
+    </message>
+    <message>
+        <source>%1%</source>
+        <translation>%1%</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+</context>
+<context>
+    <name>SessionsPanel</name>
+    <message>
+        <source>The sessions could not be listed: %1</source>
+        <translation>无法列出会话：%1</translation>
+    </message>
+    <message>
+        <source>No session has a folder in sessions/. AgentScope makes one only when it compresses a session&apos;s context or cuts a tool result, so most sessions have none.</source>
+        <translation>sessions/ 中没有任何会话的文件夹。AgentScope 只在压缩会话的上下文或截断工具结果时才创建文件夹，因此大多数会话都没有。</translation>
+    </message>
+    <message>
+        <source>This session has no context.jsonl: nothing of its context was compressed out yet (only tool results were offloaded).</source>
+        <translation>此会话没有 context.jsonl：其上下文尚未有内容被压缩移出（只卸出了工具结果）。</translation>
+    </message>
+    <message>
+        <source>context.jsonl could not be read: %1</source>
+        <translation>无法读取 context.jsonl：%1</translation>
+    </message>
+    <message>
+        <source>The last line has no end yet: AgentScope may be writing it. &lt;a href=&quot;inspect:again&quot;&gt;Read it again&lt;/a&gt;</source>
+        <translation>最后一行尚未结束：AgentScope 可能正在写入。&lt;a href=&quot;inspect:again&quot;&gt;重新读取&lt;/a&gt;</translation>
+    </message>
+    <message>
+        <source>context.jsonl is empty.</source>
+        <translation>context.jsonl 为空。</translation>
+    </message>
+    <message>
+        <source>the line is no longer where it was (the file changed)</source>
+        <translation>这一行已不在原来的位置（文件已改变）</translation>
+    </message>
+    <message>
+        <source>Line %1 could not be read again: %2</source>
+        <translation>无法重新读取第 %1 行：%2</translation>
+    </message>
+    <message>
+        <source>Line %1 of %2</source>
+        <translation>%2 的第 %1 行</translation>
+    </message>
+    <message>
+        <source>Tool result: %1</source>
+        <translation>工具结果：%1</translation>
+    </message>
+    <message>
+        <source>Tool Results</source>
+        <translation>工具结果</translation>
+    </message>
+    <message>
+        <source>Session %1</source>
+        <translation>会话 %1</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Tool Results (%1)</source>
+        <translation>工具结果（%1）</translation>
+    </message>
+    <message>
+        <source>Open a tool-result file: what AgentScope cut from a tool result to fit the context</source>
+        <translation>打开一个工具结果文件：AgentScope 为适应上下文而从工具结果中截去的内容</translation>
+    </message>
+    <message numerus="yes">
+        <source>context.jsonl: reading, %1 of %2, %n message(s) so far</source>
+        <translation>
+            <numerusform>context.jsonl：正在读取，已读 %1 / %2，目前 %n 条消息</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>context.jsonl: %1, %2 lines, %n message(s)</source>
+        <translation>
+            <numerusform>context.jsonl：%1，%2 行，%n 条消息</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>context.jsonl: reading…</source>
+        <translation>context.jsonl：正在读取…</translation>
+    </message>
+    <message>
+        <source>context.jsonl: not read</source>
+        <translation>context.jsonl：未读取</translation>
+    </message>
+    <message>
+        <source>Filter sessions by id</source>
+        <translation>按 ID 筛选会话</translation>
+    </message>
+    <message>
+        <source>Filter sessions</source>
+        <translation>筛选会话</translation>
+    </message>
+</context>
+<context>
     <name>ShortcutsDialog</name>
     <message>
         <source>Keyboard Shortcuts</source>
@@ -3598,6 +4695,137 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
     </message>
 </context>
 <context>
+    <name>SkillsPanel</name>
+    <message>
+        <source>Reading skills/…</source>
+        <translation>正在读取 skills/…</translation>
+    </message>
+    <message>
+        <source>skills/ could not be read: %1</source>
+        <translation>无法读取 skills/：%1</translation>
+    </message>
+    <message>
+        <source>There is no skills/ folder: this workspace has no skills.</source>
+        <translation>没有 skills/ 文件夹：此工作区没有技能。</translation>
+    </message>
+    <message>
+        <source>Skills are kept per agent: the seed (.seed), copied into an agent&apos;s partition on its first skill call, and one partition per agent.</source>
+        <translation>技能按智能体存放：种子（.seed）会在智能体第一次调用技能时复制到它的分区中，每个智能体一个分区。</translation>
+    </message>
+    <message>
+        <source>The layout of AgentScope 2.0.6 and earlier: one flat skills/ folder shared by every agent. Newer versions move it into .seed when they open the workspace.</source>
+        <translation>AgentScope 2.0.6 及更早版本的布局：所有智能体共用一个扁平的 skills/ 文件夹。较新的版本打开工作区时会把它移入 .seed。</translation>
+    </message>
+    <message>
+        <source>Both layouts at once: the flat one of AgentScope 2.0.6 and the partitions of later versions. The move into .seed has not run, or was interrupted.</source>
+        <translation>两种布局同时存在：AgentScope 2.0.6 的扁平布局和之后版本的分区。移入 .seed 的步骤尚未运行，或被中断了。</translation>
+    </message>
+    <message>
+        <source>skills/ is empty.</source>
+        <translation>skills/ 为空。</translation>
+    </message>
+    <message>
+        <source>skills/ holds more entries than the inspector reads; the rest are not listed.</source>
+        <translation>skills/ 中的条目超过了检查器读取的数量；其余的未列出。</translation>
+    </message>
+    <message>
+        <source>skills/</source>
+        <translation>skills/</translation>
+    </message>
+    <message>
+        <source>the seed: copied into each agent&apos;s partition</source>
+        <translation>种子：会复制到每个智能体的分区中</translation>
+    </message>
+    <message>
+        <source>a partition being copied from the seed (left over if old)</source>
+        <translation>正在从种子复制的分区（若已久远则是残留）</translation>
+    </message>
+    <message>
+        <source>the partition of agent %1</source>
+        <translation>智能体 %1 的分区</translation>
+    </message>
+    <message>
+        <source>shared by every agent (2.0.6 and earlier)</source>
+        <translation>所有智能体共用（2.0.6 及更早版本）</translation>
+    </message>
+    <message>
+        <source>SKILL.md could not be read: %1</source>
+        <translation>无法读取 SKILL.md：%1</translation>
+    </message>
+    <message>
+        <source>ignored by AgentScope: %1</source>
+        <translation>AgentScope 会忽略：%1</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>%1 (AgentScope ignores this key)</source>
+        <translation>%1（AgentScope 会忽略此键）</translation>
+    </message>
+    <message>
+        <source>a SKILL.md inside a skill: not a skill of its own</source>
+        <translation>技能内部的 SKILL.md：不算独立的技能</translation>
+    </message>
+    <message>
+        <source>Files</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>no SKILL.md: AgentScope ignores this folder</source>
+        <translation>没有 SKILL.md：AgentScope 会忽略此文件夹</translation>
+    </message>
+    <message>
+        <source>a file outside any skill</source>
+        <translation>不属于任何技能的文件</translation>
+    </message>
+    <message>
+        <source>unreadable (%1): AgentScope treats it as empty and writes it again</source>
+        <translation>无法读取（%1）：AgentScope 会把它当作空的并重新写入</translation>
+    </message>
+    <message>
+        <source>the index matches the folder</source>
+        <translation>索引与文件夹一致</translation>
+    </message>
+    <message>
+        <source>the index differs from the folder; AgentScope brings it up to date when the folder&apos;s time changes</source>
+        <translation>索引与文件夹不一致；文件夹的时间改变时 AgentScope 会更新索引</translation>
+    </message>
+    <message>
+        <source>Only in the index</source>
+        <translation>仅在索引中</translation>
+    </message>
+    <message>
+        <source>Only in the folder</source>
+        <translation>仅在文件夹中</translation>
+    </message>
+    <message>
+        <source>Changed since indexed</source>
+        <translation>编入索引后已改变</translation>
+    </message>
+    <message>
+        <source>(no skills)</source>
+        <translation>（没有技能）</translation>
+    </message>
+    <message>
+        <source>equipped: AgentScope copies the seed only once</source>
+        <translation>已配备：AgentScope 只复制一次种子</translation>
+    </message>
+    <message>
+        <source>AgentScope ignores this skill: %1</source>
+        <translation>AgentScope 会忽略此技能：%1</translation>
+    </message>
+    <message>
+        <source>Skill</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>描述</translation>
+    </message>
+</context>
+<context>
     <name>StorageProblem</name>
     <message>
         <source>Settings cannot be saved: %1 cannot be written (%2). Changes last until Paddock quits.</source>
@@ -3629,6 +4857,277 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
     <message>
         <source>The terminal %1 could not be started.</source>
         <translation>无法启动终端 %1。</translation>
+    </message>
+</context>
+<context>
+    <name>TextPageView</name>
+    <message>
+        <source>%1 cannot be read: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <source>This file holds binary data (%1), not text: it is not shown as text. Save it to look at it with another program.</source>
+        <translation>此文件包含二进制数据（%1），不是文本：不会以文本显示。可将其保存后用其他程序查看。</translation>
+    </message>
+    <message>
+        <source>Likely secrets on this page are masked (Redact, in the inspector&apos;s header, shows them).</source>
+        <translation>本页中的疑似机密已遮盖（检查器顶部的“脱敏”可显示它们）。</translation>
+    </message>
+    <message>
+        <source>%1: reading…</source>
+        <translation>%1：正在读取…</translation>
+    </message>
+    <message>
+        <source>%1: bytes %2–%3 of %4</source>
+        <translation>%1：第 %2–%3 字节，共 %4</translation>
+    </message>
+    <message>
+        <source>Previous page</source>
+        <translation>上一页</translation>
+    </message>
+    <message>
+        <source>Next page</source>
+        <translation>下一页</translation>
+    </message>
+</context>
+<context>
+    <name>TranscriptModel</name>
+    <message>
+        <source>line %1</source>
+        <translation>第 %1 行</translation>
+    </message>
+    <message>
+        <source>lines %1–%2</source>
+        <translation>第 %1–%2 行</translation>
+    </message>
+    <message>
+        <source>%1 in · %2 out</source>
+        <translation>输入 %1 · 输出 %2</translation>
+    </message>
+    <message>
+        <source>not JSON</source>
+        <translation>不是 JSON</translation>
+    </message>
+    <message>
+        <source>too long: %1</source>
+        <translation>过长：%1</translation>
+    </message>
+    <message>
+        <source>incomplete</source>
+        <translation>不完整</translation>
+    </message>
+    <message>
+        <source>thinking</source>
+        <translation>思考</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tool call(s)</source>
+        <translation>
+            <numerusform>%n 次工具调用</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n data file(s)</source>
+        <translation>
+            <numerusform>%n 个数据文件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>truncated result</source>
+        <translation>结果被截断</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>AgentScope 1.x</source>
+        <translation>AgentScope 1.x</translation>
+    </message>
+    <message>
+        <source>Line %1 is not JSON (%2)</source>
+        <translation>第 %1 行不是 JSON（%2）</translation>
+    </message>
+</context>
+<context>
+    <name>TranscriptView</name>
+    <message>
+        <source>Show more (%1 more characters)</source>
+        <translation>显示更多（还有 %1 个字符）</translation>
+    </message>
+    <message>
+        <source>Read the rest (%1 more)</source>
+        <translation>读取其余部分（还有 %1）</translation>
+    </message>
+    <message>
+        <source>The image cannot be shown: %1</source>
+        <translation>无法显示图片：%1</translation>
+    </message>
+    <message>
+        <source>Loading the image…</source>
+        <translation>正在加载图片…</translation>
+    </message>
+    <message>
+        <source>redacted by the provider</source>
+        <translation>已被模型提供方隐去</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n character(s)</source>
+        <translation>
+            <numerusform>%n 个字符</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>provider fields not shown: %1</source>
+        <translation>未显示的提供方字段：%1</translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation>思考</translation>
+    </message>
+    <message>
+        <source>Tool call</source>
+        <translation>工具调用</translation>
+    </message>
+    <message>
+        <source>No result in this message.</source>
+        <translation>此消息中没有结果。</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>of %1 %2 (its call is not in this message)</source>
+        <translation>属于 %1 %2（其调用不在此消息中）</translation>
+    </message>
+    <message>
+        <source>AgentScope cut this result to fit the context; the rest is in %1.</source>
+        <translation>AgentScope 为适应上下文截断了此结果；其余部分在 %1 中。</translation>
+    </message>
+    <message>
+        <source>AgentScope cut this result to fit the context; the file with the rest is not named (%1).</source>
+        <translation>AgentScope 为适应上下文截断了此结果；未指明存放其余部分的文件（%1）。</translation>
+    </message>
+    <message>
+        <source>Metadata</source>
+        <translation>元数据</translation>
+    </message>
+    <message>
+        <source>Hint</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>from %1</source>
+        <translation>来自 %1</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Inline data, %1 of base64: not offloaded to data/.</source>
+        <translation>内嵌数据，%1 的 base64：未卸出到 data/。</translation>
+    </message>
+    <message>
+        <source>%1: not a file of this workspace&apos;s data/.</source>
+        <translation>%1：不是此工作区 data/ 中的文件。</translation>
+    </message>
+    <message>
+        <source>(no type)</source>
+        <translation>（无类型）</translation>
+    </message>
+    <message>
+        <source>Block of an unknown type “%1”</source>
+        <translation>未知类型“%1”的块</translation>
+    </message>
+    <message>
+        <source>shown as JSON</source>
+        <translation>以 JSON 显示</translation>
+    </message>
+    <message>
+        <source>line %1</source>
+        <translation>第 %1 行</translation>
+    </message>
+    <message>
+        <source>lines %1–%2 (one message written in %3 parts)</source>
+        <translation>第 %1–%2 行（一条消息分 %3 次写入）</translation>
+    </message>
+    <message>
+        <source>Line %1 is not JSON</source>
+        <translation>第 %1 行不是 JSON</translation>
+    </message>
+    <message>
+        <source>%1; the parser says: %2. AgentScope never reads this file back, so nothing else depends on this line.</source>
+        <translation>%1；解析器报告：%2。AgentScope 从不读回此文件，因此没有其他内容依赖这一行。</translation>
+    </message>
+    <message>
+        <source>Show the line as text</source>
+        <translation>以文本显示这一行</translation>
+    </message>
+    <message>
+        <source>Line %1 is %2: too long to read whole; its start is shown.</source>
+        <translation>第 %1 行有 %2：太长，无法整行读取；显示的是其开头。</translation>
+    </message>
+    <message>
+        <source>Show the whole line as text, page by page</source>
+        <translation>逐页以文本显示整行</translation>
+    </message>
+    <message>
+        <source>Line %1 has no end yet: it may be being written.</source>
+        <translation>第 %1 行尚未结束：可能正在写入。</translation>
+    </message>
+    <message>
+        <source>Read it again</source>
+        <translation>重新读取</translation>
+    </message>
+    <message>
+        <source>(no role)</source>
+        <translation>（无角色）</translation>
+    </message>
+    <message>
+        <source>finished %1</source>
+        <translation>完成于 %1</translation>
+    </message>
+    <message>
+        <source>ended: %1</source>
+        <translation>结束原因：%1</translation>
+    </message>
+    <message>
+        <source>%1 input and %2 output tokens</source>
+        <translation>输入 %1 个、输出 %2 个令牌</translation>
+    </message>
+    <message>
+        <source>(%1 read from the cache, %2 written to it)</source>
+        <translation>（从缓存读取 %1 个，写入缓存 %2 个）</translation>
+    </message>
+    <message>
+        <source>id %1</source>
+        <translation>ID %1</translation>
+    </message>
+    <message>
+        <source>Error (%1):</source>
+        <translation>错误（%1）：</translation>
+    </message>
+    <message>
+        <source>It carries structured output (not shown).</source>
+        <translation>它带有结构化输出（未显示）。</translation>
+    </message>
+    <message>
+        <source>This line has the shape of AgentScope 1.x, which keeps no workspace: its content is shown as written.</source>
+        <translation>这一行是 AgentScope 1.x 的格式，该版本没有工作区：其内容按原样显示。</translation>
+    </message>
+    <message>
+        <source>(no content)</source>
+        <translation>（无内容）</translation>
+    </message>
+    <message>
+        <source>Reading line %1 again…</source>
+        <translation>正在重新读取第 %1 行…</translation>
+    </message>
+    <message>
+        <source>context.jsonl holds the messages AgentScope compressed out of the agent&apos;s context, not the whole conversation: the rest is in the agent service&apos;s own storage.</source>
+        <translation>context.jsonl 保存的是 AgentScope 从智能体上下文中压缩移出的消息，而不是完整的对话：其余内容在智能体服务自己的存储中。</translation>
     </message>
 </context>
 <context>

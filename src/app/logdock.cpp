@@ -20,6 +20,7 @@ namespace {
 constexpr char WorkspaceProperty[] = "workspaceId";
 constexpr char InstanceProperty[] = "instanceKey";
 constexpr char ContainerProperty[] = "container";
+constexpr char TitleProperty[] = "fixedTitle"; // a local file's tab: its own title
 
 // What a container log's footer says while its tail reads: it follows a stream, or it polls.
 std::function<QString()> readingText(const ContainerLogTail *tail)
@@ -165,6 +166,30 @@ LogViewer *LogDock::showLog(const WorkspaceRecord &record, bool container)
     return viewer;
 }
 
+LogViewer *LogDock::showLocalFile(const QString &path, const QString &title)
+{
+    int index = -1;
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        auto *viewer = qobject_cast<LogViewer *>(m_tabs->widget(i));
+        if (viewer && viewer->model()->path() == path) {
+            // Written again since: a new viewer reads it from its start.
+            index = i;
+            m_tabs->removeTab(i);
+            delete viewer;
+            break;
+        }
+    }
+    auto *viewer = new LogViewer(path);
+    viewer->setProperty(TitleProperty, title);
+    index = index < 0 ? m_tabs->addTab(viewer, title) : m_tabs->insertTab(index, viewer, title);
+    m_tabs->setTabToolTip(index, QDir::toNativeSeparators(path));
+    m_tabs->setCurrentIndex(index);
+    show();
+    raise();
+    viewer->setFocus();
+    return viewer;
+}
+
 bool LogDock::focusLog()
 {
     if (m_tabs->count() == 0) {
@@ -199,6 +224,8 @@ void LogDock::retranslate()
     setWindowTitle(tr("Logs"));
     toggleViewAction()->setText(tr("L&ogs"));
     for (int i = 0; i < m_tabs->count(); ++i) {
+        if (m_tabs->widget(i)->property(TitleProperty).isValid())
+            continue;
         const QString name = m_tabs->widget(i)->property(WorkspaceProperty).toString();
         const bool container = m_tabs->widget(i)->property(ContainerProperty).toBool();
         m_tabs->setTabText(i, container ? tr("Container: %1").arg(name) : tr("Log: %1").arg(name));

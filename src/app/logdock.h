@@ -46,6 +46,10 @@ public:
     // again if it is open), shows the dock and focuses the log; null if there is no source.
     LogViewer *showBootstrapLog(const WorkspaceRecord &record);
     LogViewer *showContainerLog(const WorkspaceRecord &record);
+    // Shows a local file in the bootstrap log's line format (the inspector's masked copy of a
+    // gateway.log) in a tab titled `title`; the same path again shows it anew in the same tab (the
+    // file was written again). Needs no source.
+    LogViewer *showLocalFile(const QString &path, const QString &title);
     // F6: shows the dock and focuses the log in front; false (and statusMessage()) if none is
     // open.
     bool focusLog();

@@ -7,6 +7,7 @@
 #include "dialogwait.h"
 #include "elidedlabel.h"
 #include "i18n.h"
+#include "inspectordock.h"
 #include "liveupdates.h"
 #include "logdock.h"
 #include "opendialog.h"
@@ -57,6 +58,7 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     , m_proxy(new WorkspaceFilterProxy(this))
     , m_freshness(new ElidedLabel(this))
     , m_logDock(new LogDock(this))
+    , m_inspector(new InspectorDock(this))
     , m_languages(new QActionGroup(this))
 {
     m_ui->setupUi(this);
@@ -262,6 +264,27 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     m_logDock->hide();
     m_ui->menuView->insertAction(m_ui->actionRefresh, m_logDock->toggleViewAction());
     updateLogSource();
+
+    // The inspector, at the right: what is inside the current workspace (View > Inspector, F9).
+    connect(m_inspector, &InspectorDock::statusMessage, this,
+            [this](const QString &message) { statusBar()->showMessage(message); });
+    connect(m_inspector, &InspectorDock::showLogFile, m_logDock, &LogDock::showLocalFile);
+    addDockWidget(Qt::RightDockWidgetArea, m_inspector);
+    m_inspector->hide();
+    m_inspector->toggleViewAction()->setShortcut(QKeySequence(Qt::Key_F9));
+    m_ui->menuView->insertAction(m_ui->actionRefresh, m_inspector->toggleViewAction());
+    connect(m_ui->workspaceView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            &MainWindow::updateInspector);
+    // A listing that changed rows (not a tick): the current one may have.
+    m_inspectorTimer.setSingleShot(true);
+    m_inspectorTimer.setInterval(0);
+    connect(&m_inspectorTimer, &QTimer::timeout, this, &MainWindow::updateInspector);
+    connect(m_model, &QAbstractItemModel::dataChanged, this,
+            [this](const QModelIndex &, const QModelIndex &, const QList<int> &roles) {
+                if (roles.isEmpty())
+                    m_inspectorTimer.start();
+            });
+    updateInspector();
     updateActions();
     if (session)
         setSession(session);
@@ -316,6 +339,7 @@ void MainWindow::setSession(ProfileSession *session, const QString &profileId, c
     nameStates();
     m_live->setSession(session);
     updateLogSource();
+    updateInspector();
     m_lastRefresh = QDateTime();
     m_unreachable = false;
     {
@@ -416,6 +440,22 @@ void MainWindow::updateLogSource()
     // A tab open keeps the source it was opened with.
     m_logDock->setSource(m_logs, m_session ? m_session->containerLogSource() : ContainerLogSource{},
                          m_session ? m_session->instanceKey() : QString());
+}
+
+void MainWindow::updateInspector()
+{
+    if (!m_session) {
+        m_inspector->clearWorkspace(InspectorDock::Empty::NoProfile);
+        return;
+    }
+    const QModelIndex current = m_proxy->mapToSource(m_ui->workspaceView->currentIndex());
+    const WorkspaceRecord *record = m_model->record(current);
+    if (!record || record->profile != m_profile) {
+        m_inspector->clearWorkspace(current.isValid() ? InspectorDock::Empty::Group
+                                                      : InspectorDock::Empty::NoSelection);
+        return;
+    }
+    m_inspector->setWorkspace(m_session, record->info);
 }
 
 void MainWindow::setRefreshInterval(std::chrono::seconds interval)

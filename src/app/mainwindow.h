@@ -30,6 +30,7 @@ class BootstrapLogStore;
 class ActivityTracker;
 class CommandActions;
 class ElidedLabel;
+class InspectorDock;
 class LiveUpdates;
 class LogViewer;
 class QActionGroup;
@@ -94,6 +95,9 @@ public:
     // The log dock, and its tabs: one LogViewer per log shown.
     LogDock *logDock() const { return m_logDock; }
     QTabWidget *logTabs() const { return m_logDock->tabs(); }
+    // The workspace inspector (View > Inspector): the tree's current workspace, read through the
+    // shown profile's session.
+    InspectorDock *inspectorDock() const { return m_inspector; }
     // Shows a workspace's bootstrap log, or its sandbox's container log, in a tab of the log
     // dock (the same tab again if it is open); null if there is no such log here.
     LogViewer *showLog(const WorkspaceRecord &record, bool container);
@@ -148,6 +152,8 @@ private:
     void showSelectedLog(bool container);
     // Tells the log dock where the shown profile's logs are.
     void updateLogSource();
+    // Tells the inspector which workspace is current (or why none is).
+    void updateInspector();
     // Asks for the sessions/ activity of the running workspaces in view.
     void requestVisibleActivity();
     void updateActions();
@@ -176,6 +182,7 @@ private:
     WorkspaceFilterProxy *m_proxy;
     ElidedLabel *m_freshness; // never widens the window, whatever it says
     LogDock *m_logDock;
+    InspectorDock *m_inspector;
     QActionGroup *m_languages;
     WindowState *m_windowState = nullptr;
     QTimer m_refreshTimer;
@@ -183,6 +190,7 @@ private:
     QTimer m_actionsTimer; // updateActions() once after a burst of state changes
     QTimer m_settleTimer; // a quick refresh while some workspace is between states
     QTimer m_visibleTimer; // reads the activity of the rows in view once scrolling stops
+    QTimer m_inspectorTimer; // the inspector told once after a burst of changes to the rows
     std::chrono::seconds m_refreshInterval{15};
     QDateTime m_lastRefresh; // UTC; invalid until the first good listing
     bool m_refreshing = false;

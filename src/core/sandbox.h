@@ -1,5 +1,7 @@
 #pragma once
 
+#include "result.h"
+
 #include <QByteArray>
 #include <QDateTime>
 #include <QMap>
@@ -99,6 +101,10 @@ struct ExecRequest
     // can) and exec() returns a Cancelled error. Null: it runs to its end or its timeout.
     std::shared_ptr<CancelToken> cancel;
 };
+
+// Stdin read piece by piece (a large upload, a tar stream): each call returns the next bytes, an
+// empty array at the end, or an Error that ends the command (its connection closed) with it.
+using StdinSource = std::function<Result<QByteArray>()>;
 
 struct ExecResult
 {

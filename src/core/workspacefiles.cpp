@@ -7,6 +7,7 @@
 #include <QFileInfo>
 #include <QSaveFile>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -163,17 +164,29 @@ Error symlinkEscapes(const QString &path, const QString &target)
         Tr::tr("%1 is a symbolic link to %2, outside the workspace: not followed").arg(path, target));
 }
 
-HostFolderFiles::HostFolderFiles(WorkspaceLayout layout, QString hostWorkdir)
+HostFolderFiles::HostFolderFiles(WorkspaceLayout layout, QString hostWorkdir, QString hostGatewayHome)
     : m_layout(std::move(layout))
     , m_hostWorkdir(QDir::cleanPath(hostWorkdir))
+    , m_hostGatewayHome(hostGatewayHome.isEmpty() ? QString() : QDir::cleanPath(hostGatewayHome))
 {
     m_layout.workdir = QDir::cleanPath(m_layout.workdir);
     m_layout.gatewayHome = QDir::cleanPath(m_layout.gatewayHome);
 }
 
+QString HostFolderFiles::rootOf(const QString &sandboxPath) const
+{
+    if (isUnder(sandboxPath, m_layout.workdir))
+        return m_layout.workdir;
+    if (!m_hostGatewayHome.isEmpty() && isUnder(sandboxPath, m_layout.gatewayHome))
+        return m_layout.gatewayHome;
+    return {};
+}
+
 QString HostFolderFiles::toHost(const QString &sandboxPath) const
 {
-    return m_hostWorkdir + sandboxPath.mid(m_layout.workdir.size());
+    const QString root = rootOf(sandboxPath);
+    const QString host = root == m_layout.workdir ? m_hostWorkdir : m_hostGatewayHome;
+    return host + sandboxPath.mid(root.size());
 }
 
 Result<QString> HostFolderFiles::resolve(const QString &given, bool followLast) const
@@ -182,15 +195,18 @@ Result<QString> HostFolderFiles::resolve(const QString &given, bool followLast) 
     if (!confined)
         return fail(confined.error());
     QString path = *confined;
-    // Walk the parts below the workdir; a symlink met on the way is replaced by its target, read
-    // as the sandbox would (absolute: a sandbox path), and the result must stay inside.
+    // Walk the parts below the workdir (or the gateway home); a symlink met on the way is replaced
+    // by its target, read as the sandbox would (absolute: a sandbox path), and the result must
+    // stay inside.
     constexpr int MaxHops = 40;
     int hops = 0;
-    qsizetype done = m_layout.workdir.size(); // the workdir itself is the backend's to trust
+    qsizetype done = -1; // from the root that holds the path: the backend's to trust
     while (true) {
-        if (!isUnder(path, m_layout.workdir)) {
+        const QString root = rootOf(path);
+        if (root.isEmpty()) {
             return fail(Error::unsupported(Tr::tr("%1 is not in the workspace's folder on this computer").arg(path)));
         }
+        done = std::max(done, root.size());
         if (done >= path.size())
             return toHost(path);
         qsizetype next = path.indexOf(u'/', done + 1);
@@ -215,7 +231,7 @@ Result<QString> HostFolderFiles::resolve(const QString &given, bool followLast) 
             || !isInsideWorkspace(m_layout, resolved))
             return fail(symlinkEscapes(prefix, target));
         path = resolved;
-        done = m_layout.workdir.size();
+        done = -1;
     }
 }
 

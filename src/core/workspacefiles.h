@@ -89,11 +89,13 @@ private:
 // A workspace whose workdir is a folder on this computer (the local folder, Docker's bind mount):
 // the file calls done on that folder, with the symlinks inside resolved as the sandbox sees them
 // (an absolute target is a sandbox path) and refused where they lead out. Blocking: call these on
-// a worker thread. Paths outside the workdir (a gateway home elsewhere) are Unsupported.
+// a worker thread. Paths outside the workdir (a gateway home elsewhere) are Unsupported, unless
+// that gateway home is a folder on this computer too (`hostGatewayHome`: the local backend in
+// AgentScope's layout keeps it beside the workdir).
 class HostFolderFiles
 {
 public:
-    HostFolderFiles(WorkspaceLayout layout, QString hostWorkdir);
+    HostFolderFiles(WorkspaceLayout layout, QString hostWorkdir, QString hostGatewayHome = {});
 
     Result<QList<FileEntry>> listFolder(const QString &path) const;
     Result<FileEntry> stat(const QString &path) const;
@@ -110,11 +112,15 @@ public:
 
 private:
     QString toHost(const QString &sandboxPath) const;
+    // The workdir or the gateway home (where it is on this computer) that holds a sandbox path;
+    // empty when neither is here.
+    QString rootOf(const QString &sandboxPath) const;
     // Opens the regular file at a sandbox path for reading (readFile and download).
     Result<> openFile(const QString &path, QFile &file) const;
 
     WorkspaceLayout m_layout;
     QString m_hostWorkdir;
+    QString m_hostGatewayHome; // empty: the gateway home is not reached here (unless in the workdir)
 };
 
 } // namespace Paddock

@@ -137,6 +137,17 @@ private Q_SLOTS:
             QVERIFY(!session);
             QVERIFY2(session.error().message.contains(QLatin1String("per_agent")), qPrintable(session.error().message));
 
+            // The command line that reaches the same workspaces names the layout when it is not
+            // Paddock's own.
+            profile.isolation = IsolationPolicy::PerAgent;
+            profile.layout = Profile::Layout::Paddock;
+            QVERIFY(!factory.toCommandLine(profile).contains(QStringLiteral("--layout")));
+            profile.layout = Profile::Layout::AgentScope;
+            const QStringList arguments = factory.toCommandLine(profile);
+            const qsizetype at = arguments.indexOf(QStringLiteral("--layout"));
+            QVERIFY2(at >= 0 && arguments.value(at + 1) == QLatin1String("agentscope"),
+                     qPrintable(arguments.join(u' ')));
+
             // What AgentScope's layout changes in what the backend can do.
             profile.isolation = IsolationPolicy::PerAgent;
             profile.layout = Profile::Layout::AgentScope;

@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -30,6 +31,7 @@ private Q_SLOTS:
     void confine_data();
     void confine();
     void hostFolderFollowsLinksAsTheSandboxSeesThem();
+    void gatewayHomeBesideTheFolder();
     void readIsBounded();
     void downloadLeavesNothingOnFailure();
     void uploadStaysInside();
@@ -124,6 +126,46 @@ void TestWorkspaceFiles::hostFolderFollowsLinksAsTheSandboxSeesThem()
     for (const FileEntry &entry : *root)
         names.append(entry.name);
     QCOMPARE(names, (QStringList{"abs", "data", "loop", "out", "rel"}));
+}
+
+// A gateway home outside the workdir is reached only where it is a folder on this computer too
+// (the local backend in AgentScope's layout keeps it beside the agent's folder).
+void TestWorkspaceFiles::gatewayHomeBesideTheFolder()
+{
+    QTemporaryDir host;
+    QVERIFY(host.isValid());
+    const QString workdir = host.path() + QStringLiteral("/a1");
+    const QString home = host.path() + QStringLiteral("/.paddock/a1/.agentscope");
+    QVERIFY(QDir().mkpath(workdir) && QDir().mkpath(home));
+    QVERIFY(writeFile(home + QStringLiteral("/gateway.log"), "up\n"));
+    QVERIFY(writeFile(host.path() + QStringLiteral("/.paddock/a1/workspace.json"), "{}"));
+    QVERIFY(QFile::link(home + QStringLiteral("/gateway.log"), workdir + QStringLiteral("/log")));
+    QVERIFY(QFile::link(QStringLiteral(".."), home + QStringLiteral("/parent")));
+    const WorkspaceLayout layout{workdir, home, {}, {}};
+
+    const HostFolderFiles beside(layout, workdir, home);
+    const auto read = beside.readFile(home + QStringLiteral("/gateway.log"), 0, 10);
+    QVERIFY2(read, qPrintable(read ? QString() : read.error().message));
+    QCOMPARE(read->data, QByteArray("up\n"));
+    const auto viaLink = beside.readFile(QStringLiteral("log"), 0, 10);
+    QVERIFY2(viaLink, qPrintable(viaLink ? QString() : viaLink.error().message));
+    QCOMPARE(viaLink->data, QByteArray("up\n"));
+    QVERIFY(beside.upload(host.path() + QStringLiteral("/.paddock/a1/workspace.json"), home + QStringLiteral("/copy")));
+    QVERIFY(QFileInfo::exists(home + QStringLiteral("/copy")));
+    // What is beside the gateway home (Paddock's metadata) stays out of reach.
+    const QStringList outsides{host.path() + QStringLiteral("/.paddock/a1/workspace.json"),
+                               home + QStringLiteral("/parent/workspace.json")};
+    for (const QString &outside : outsides) {
+        const auto refused = beside.readFile(outside, 0, 10);
+        QVERIFY2(!refused, qPrintable(outside));
+        QCOMPARE(refused.error().kind, Error::Kind::InvalidArgument);
+    }
+
+    // Without it, the gateway home is not reached from here.
+    const HostFolderFiles workdirOnly(layout, workdir);
+    const auto unsupported = workdirOnly.readFile(home + QStringLiteral("/gateway.log"), 0, 10);
+    QVERIFY(!unsupported);
+    QCOMPARE(unsupported.error().kind, Error::Kind::Unsupported);
 }
 
 void TestWorkspaceFiles::readIsBounded()

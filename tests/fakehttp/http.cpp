@@ -339,10 +339,23 @@ void HttpConnection::parse()
             request.headers.append({line.left(colon).trimmed().toLower(), line.mid(colon + 1).trimmed()});
         }
         if (request.hasHeader("transfer-encoding")) {
-            refuse(411, "Chunked request bodies are not supported; send Content-Length");
-            return;
-        }
-        if (request.hasHeader("content-length")) {
+            // RFC 9112 §6.1: chunked must be the last coding (and the only one a server here
+            // knows); it wins over a Content-Length.
+            if (request.header("transfer-encoding").trimmed().toLower() != "chunked") {
+                refuse(501, "Unsupported Transfer-Encoding");
+                return;
+            }
+            m_head = std::move(request);
+            m_headBytes = headerEnd + 4;
+            m_bodyBytes = 0;
+            m_chunked = true;
+            m_chunkedBody.clear();
+            m_chunkRemaining = -1;
+            // A chunked body is read out of the socket as it comes (it could be large, and
+            // peeking at it again on every read would copy it over and over): such a request
+            // cannot be handed over by detachSocket().
+            m_socket->skip(m_headBytes);
+        } else if (request.hasHeader("content-length")) {
             bool ok = false;
             contentLength = request.header("content-length").toLongLong(&ok);
             if (!ok || contentLength < 0) {
@@ -354,9 +367,30 @@ void HttpConnection::parse()
                 return;
             }
         }
-        m_head = std::move(request);
-        m_headBytes = headerEnd + 4;
-        m_bodyBytes = contentLength;
+        if (!m_chunked) {
+            m_head = std::move(request);
+            m_headBytes = headerEnd + 4;
+            m_bodyBytes = contentLength;
+        }
+    }
+    if (m_chunked) {
+        if (!m_continueSent && m_head->header("expect").toLower() == "100-continue") {
+            m_continueSent = true;
+            m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
+        }
+        const std::optional<bool> done = readChunks();
+        if (!done)
+            return refuse(400, "Invalid chunked request body");
+        if (!*done)
+            return;
+        m_chunked = false;
+        HttpRequest request = std::move(*m_head);
+        m_head.reset();
+        request.body = std::exchange(m_chunkedBody, {});
+        m_unread = false;
+        m_continueSent = false;
+        emitRequest(request);
+        return;
     }
     if (m_socket->bytesAvailable() < m_headBytes + m_bodyBytes) {
         if (!m_continueSent && m_head->header("expect").toLower() == "100-continue") {
@@ -371,6 +405,58 @@ void HttpConnection::parse()
         request.body = m_socket->peek(m_headBytes + m_bodyBytes).mid(m_headBytes);
     m_unread = true;
     m_continueSent = false;
+    emitRequest(request);
+}
+
+std::optional<bool> HttpConnection::readChunks()
+{
+    for (;;) {
+        if (m_chunkRemaining < 0) {
+            // A chunk-size line (extensions ignored), or the trailer section after the last chunk.
+            if (!m_socket->canReadLine()) {
+                if (m_socket->bytesAvailable() > MaxHeaderBytes)
+                    return std::nullopt;
+                return false;
+            }
+            const QByteArray line = m_socket->readLine(MaxHeaderBytes).trimmed();
+            if (m_inTrailer) {
+                if (line.isEmpty()) {
+                    m_inTrailer = false;
+                    return true;
+                }
+                continue; // trailer fields are dropped
+            }
+            bool ok = false;
+            const qsizetype extension = line.indexOf(';');
+            const qint64 size = (extension < 0 ? line : line.left(extension)).trimmed().toLongLong(&ok, 16);
+            if (!ok || size < 0 || m_chunkedBody.size() + size > MaxBodyBytes)
+                return std::nullopt;
+            if (size == 0) {
+                m_inTrailer = true;
+                continue;
+            }
+            m_chunkRemaining = size;
+        }
+        if (m_chunkRemaining > 0) {
+            const QByteArray data = m_socket->read(m_chunkRemaining);
+            if (data.isEmpty())
+                return false;
+            m_chunkedBody += data;
+            m_chunkRemaining -= data.size();
+            if (m_chunkRemaining > 0)
+                return false;
+        }
+        // The CRLF after the chunk's data.
+        if (m_socket->bytesAvailable() < 2)
+            return false;
+        if (m_socket->read(2) != "\r\n")
+            return std::nullopt;
+        m_chunkRemaining = -1;
+    }
+}
+
+void HttpConnection::emitRequest(const HttpRequest &request)
+{
     const QByteArray connection = request.header("connection");
     m_closeAfter =
         request.version == "HTTP/1.0" ? !containsToken(connection, "keep-alive") : containsToken(connection, "close");

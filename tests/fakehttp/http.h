@@ -1,14 +1,14 @@
 #pragma once
 
 // A small HTTP/1.1 server on QTcpServer (or QSslServer, for TLS), shared by the fake servers:
-// request line, headers, Content-Length bodies (chunked request bodies are refused with 411),
-// keep-alive, `Expect: 100-continue`, plain and chunked (streamed) responses. It listens on
-// 127.0.0.1 only. Every response carries a request-id header (X-Request-ID unless set
-// otherwise): the request's own, or a new uuid.
+// request line, headers, Content-Length and chunked request bodies, keep-alive, `Expect: 100-continue`, plain and
+// chunked (streamed) responses. It listens on 127.0.0.1 only. Every response carries a request-id header (X-Request-ID
+// unless set otherwise): the request's own, or a new uuid.
 //
 // A request stays unread in its socket until it is answered, so that a handler can take the
 // socket over with the request still in it (detachSocket(): a WebSocket upgrade handed to
-// QWebSocketServer, see websocketacceptor.h).
+// QWebSocketServer, see websocketacceptor.h). A chunked body is the exception: it is read out
+// of the socket as it arrives, and such a request cannot be detached.
 
 #include "httpwire.h"
 
@@ -118,6 +118,10 @@ Q_SIGNALS:
 
 private:
     void parse();
+    // Reads what has arrived of a chunked body: true when it is complete, false when more is
+    // to come, nullopt when it is malformed.
+    std::optional<bool> readChunks();
+    void emitRequest(const HttpRequest &request);
     void consumeRequest();
     void finishExchange();
     void refuse(int status, const QByteArray &message);
@@ -136,6 +140,11 @@ private:
     bool m_continueSent = false;
     bool m_gone = false;
     bool m_parseQueued = false;
+    // A chunked request body being read.
+    bool m_chunked = false;
+    bool m_inTrailer = false;
+    qint64 m_chunkRemaining = -1; // -1: a chunk-size line comes next
+    QByteArray m_chunkedBody;
     QByteArray m_requestId;
 };
 

@@ -224,6 +224,31 @@ void PersistentSandbox::kill()
     }
 }
 
+void PersistentSandbox::signalAll(int signal) const
+{
+    if (m_killed || m_initPid <= 0)
+        return;
+    // The link's own text ("pid:[4026532301]"), not QFile::symLinkTarget(), which makes it a
+    // path under the link's folder (and so different for every process).
+    const auto pidNamespace = [](const QString &process) {
+        char target[64] = {};
+        const ssize_t got =
+            ::readlink(QFile::encodeName(u"/proc/"_s + process + u"/ns/pid"_s).constData(), target, sizeof target - 1);
+        return got > 0 ? QByteArray(target, got) : QByteArray();
+    };
+    const QByteArray ns = pidNamespace(QString::number(m_initPid));
+    // Never this process's own namespace (that would be every process on the host).
+    if (ns.isEmpty() || ns == pidNamespace(u"self"_s))
+        return;
+    const QStringList pids = QDir(u"/proc"_s).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QString &pid : pids) {
+        bool numeric = false;
+        const qint64 value = pid.toLongLong(&numeric);
+        if (numeric && pidNamespace(pid) == ns)
+            ::kill(static_cast<pid_t>(value), signal);
+    }
+}
+
 QString PersistentSandbox::probe(const QString &bubblewrap)
 {
     if (QStandardPaths::findExecutable(u"nsenter"_s).isEmpty() || !QFile::exists(u"/usr/bin/setpriv"_s)

@@ -73,6 +73,11 @@ public:
     void prepare(QProcess &process, const QStringList &argv, const QString &cwd, const EnvList &env) const;
     // Kills everything inside (the namespace's init, so every process in it dies too).
     void kill();
+    // The namespace's PID 1 as this host sees it (0 before start()).
+    qint64 initPid() const { return m_initPid; }
+    // Sends `signal` to every process in the sandbox's PID namespace, the init included (SIGSTOP
+    // and SIGCONT freeze and thaw the whole sandbox, like a cgroup freeze).
+    void signalAll(int signal) const;
 
     // Can sandboxes be joined on this machine (nsenter, setpriv, setsid)? Empty when they can, else why.
     static QString probe(const QString &bubblewrap);

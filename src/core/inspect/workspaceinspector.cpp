@@ -119,7 +119,7 @@ Result<ProfileSession *> filesUsable(const WorkspaceRef &ref)
     auto session = usable(ref);
     if (!session)
         return session;
-    if (ref.sandbox.state != SandboxState::Running && (*session)->hostFolder(ref.sandbox).isEmpty()) {
+    if (!ref.filesReadable()) {
         const QString state =
             ref.sandbox.rawState.isEmpty() ? sandboxStateName(ref.sandbox.state) : ref.sandbox.rawState;
         return fail(
@@ -350,6 +350,13 @@ echo "tool $tool"; echo "status $s"; echo body; printf '%s\n' "$out" | head -c 4
 WorkspaceLayout WorkspaceRef::layout() const
 {
     return session ? session->layout(sandbox) : WorkspaceLayout();
+}
+
+bool WorkspaceRef::filesReadable() const
+{
+    if (sandbox.state == SandboxState::Running)
+        return true;
+    return session && !session->hostFolder(sandbox).isEmpty();
 }
 
 bool WorkspaceRef::cancelled() const

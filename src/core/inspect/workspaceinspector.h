@@ -42,6 +42,10 @@ struct WorkspaceRef
     std::shared_ptr<CancelToken> cancel;
 
     WorkspaceLayout layout() const; // the session's layout of the sandbox (empty once it ended)
+    // Whether its files can be read now: the sandbox runs, or its workdir is a folder on this
+    // computer. (A paused sandbox's file server does not answer.) The read functions below refuse
+    // with Conflict otherwise; a caller that uses the session's file calls itself asks this first.
+    bool filesReadable() const;
     bool cancelled() const; // cancelled, or the session ended
 };
 

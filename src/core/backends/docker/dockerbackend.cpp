@@ -20,6 +20,7 @@
 #include <QScopeGuard>
 #include <QSet>
 #include <QStandardPaths>
+#include <QUuid>
 #include <QtConcurrent>
 
 #include <unistd.h>
@@ -438,8 +439,10 @@ QCoro::Task<Result<SandboxInfo>> DockerBackend::get(QString sandboxId)
     if (!listed)
         co_return fail(listed.error());
     for (const SandboxInfo &info : std::as_const(*listed)) {
-        if (info.sandboxId == sandboxId)
-            co_return info;
+        if (info.sandboxId == sandboxId) {
+            SandboxInfo folder = info; // GCC 12: never co_return what a reference names
+            co_return folder;
+        }
     }
     co_return fail(container.error());
 }
@@ -1007,44 +1010,182 @@ QCoro::Task<Result<T>> DockerBackend::onFiles(QString sandboxId, std::function<R
     co_return result;
 }
 
+namespace {
+
+// An upload staged in the container is at most this big (it goes in one PUT, built in memory).
+constexpr qint64 MaxStagedUpload = 256 * 1024 * 1024;
+
+// One regular file as a POSIX ustar archive, as the archive route takes it.
+QByteArray tarOfOne(const QByteArray &name, const QByteArray &data)
+{
+    QByteArray header(512, '\0');
+    const auto field = [&header](int offset, int size, const QByteArray &value) {
+        header.replace(offset, std::min<qsizetype>(size, value.size()), value.left(size));
+    };
+    const auto octal = [](qint64 value, int digits) {
+        return QByteArray::number(value, 8).rightJustified(digits, '0');
+    };
+    field(0, 100, name);
+    field(100, 8, octal(0644, 7));
+    field(108, 8, octal(0, 7));
+    field(116, 8, octal(0, 7));
+    field(124, 12, octal(data.size(), 11));
+    field(136, 12, octal(QDateTime::currentSecsSinceEpoch(), 11));
+    field(148, 8, QByteArray(8, ' '));
+    header[156] = '0';
+    field(257, 6, QByteArrayLiteral("ustar"));
+    field(263, 2, QByteArrayLiteral("00"));
+    unsigned sum = 0;
+    for (const char c : std::as_const(header))
+        sum += static_cast<unsigned char>(c);
+    field(148, 8, octal(sum, 6) + QByteArray("\0 ", 2));
+    QByteArray tar = header + data;
+    tar.append(QByteArray((512 - data.size() % 512) % 512, '\0'));
+    tar.append(QByteArray(1024, '\0'));
+    return tar;
+}
+
+bool isUnder(const QString &path, const QString &root)
+{
+    return path == root || path.startsWith(root + u'/');
+}
+
+} // namespace
+
+QCoro::Task<Result<ExecResult>> DockerBackend::runFileScript(QString sandboxId, ScriptCommand command)
+{
+    if (auto ok = usable(); !ok)
+        co_return fail(ok.error());
+    QStringList argv = command.argv;
+    if (command.withStdin) {
+        // The engine's exec takes no stdin here: the bytes go into the container's /tmp through
+        // the archive route, and the script reads them from there (the file removed once open).
+        QByteArray data;
+        while (true) {
+            auto piece = command.stdinSource();
+            if (!piece)
+                co_return fail(piece.error());
+            if (piece->isEmpty())
+                break;
+            data.append(*piece);
+            if (data.size() > MaxStagedUpload) {
+                co_return fail(
+                    Error::invalidArgument(Tr::tr("an upload outside the workspace folder takes at most %1 MiB")
+                                               .arg(MaxStagedUpload / (1024 * 1024))));
+            }
+        }
+        const QByteArray name = ".paddock-stdin-" + QUuid::createUuid().toString(QUuid::Id128).toLatin1();
+        QByteArray tar = tarOfOne(name, data);
+        data.clear();
+        QString tmp = QStringLiteral("/tmp");
+        auto put = co_await m_client->putArchive(sandboxId, tmp, std::move(tar));
+        if (!put)
+            co_return fail(put.error());
+        argv = QStringList{QStringLiteral("sh"), QStringLiteral("-c"),
+                           QStringLiteral("exec <\"$0\" && rm -f -- \"$0\" && exec \"$@\""),
+                           QStringLiteral("/tmp/") + QString::fromLatin1(name)}
+            + argv;
+    }
+    const qint64 limit = std::chrono::ceil<std::chrono::seconds>(command.timeout).count();
+    if (limit > 0)
+        argv = withTimeLimit(argv, limit);
+    auto result = std::make_shared<ExecResult>();
+    const std::function<void(OutputChannel, QByteArrayView)> sink =
+        [result, onChunk = command.onChunk](OutputChannel channel, QByteArrayView bytes) {
+            const QByteArray data = bytes.toByteArray();
+            if (channel == OutputChannel::Stderr)
+                result->stdErr.append(data);
+            if (onChunk)
+                onChunk(channel, data);
+        };
+    const QString cwd = Workdir;
+    auto exitCode = co_await m_client->exec(sandboxId, argv, cwd, sink);
+    if (!exitCode)
+        co_return fail(exitCode.error());
+    result->exitCode = *exitCode;
+    result->timedOut = limit > 0 && *exitCode == 137;
+    co_return *result;
+}
+
+template<typename T>
+QCoro::Task<Result<T>> DockerBackend::onPath(QString sandboxId, QString path,
+                                             std::function<Result<T>(const HostFolderFiles &)> onHost,
+                                             std::function<QCoro::Task<Result<T>>(ExecFiles &)> inContainer)
+{
+    auto info = co_await get(sandboxId);
+    if (!info)
+        co_return fail(info.error());
+    const WorkspaceLayout workspace = layout(*info);
+    const auto confined = confineWorkspacePath(workspace, path);
+    if (!confined)
+        co_return fail(confined.error());
+    if (isUnder(*confined, workspace.workdir))
+        co_return co_await onFiles<T>(std::move(sandboxId), std::move(onHost));
+    // Outside the bind mount: only in the container, while it runs.
+    if (info->state != SandboxState::Running) {
+        co_return fail(Error::conflict(Tr::tr("%1 is in container %2, which is not running: it can be read only while "
+                                              "the workspace runs")
+                                           .arg(path, sandboxId.left(12))));
+    }
+    const QString id = info->sandboxId;
+    ExecFiles files([this, id](ScriptCommand command) { return runFileScript(id, std::move(command)); }, workspace);
+    Result<T> result = co_await inContainer(files);
+    co_return result;
+}
+
 QCoro::Task<Result<QList<FileEntry>>> DockerBackend::listFolder(QString sandboxId, QString path)
 {
     // GCC 12: the work is named, never a temporary inside the co_await expression.
-    std::function<Result<QList<FileEntry>>(const HostFolderFiles &)> work = [path](const HostFolderFiles &files) {
+    std::function<Result<QList<FileEntry>>(const HostFolderFiles &)> onHost = [path](const HostFolderFiles &files) {
         return files.listFolder(path);
     };
-    co_return co_await onFiles<QList<FileEntry>>(std::move(sandboxId), std::move(work));
+    std::function<QCoro::Task<Result<QList<FileEntry>>>(ExecFiles &)> inContainer = [path](ExecFiles &files) {
+        return files.listFolder(path);
+    };
+    co_return co_await onPath<QList<FileEntry>>(std::move(sandboxId), path, std::move(onHost), std::move(inContainer));
 }
 
 QCoro::Task<Result<FileEntry>> DockerBackend::stat(QString sandboxId, QString path)
 {
-    std::function<Result<FileEntry>(const HostFolderFiles &)> work = [path](const HostFolderFiles &files) {
+    std::function<Result<FileEntry>(const HostFolderFiles &)> onHost = [path](const HostFolderFiles &files) {
         return files.stat(path);
     };
-    co_return co_await onFiles<FileEntry>(std::move(sandboxId), std::move(work));
+    std::function<QCoro::Task<Result<FileEntry>>(ExecFiles &)> inContainer = [path](ExecFiles &files) {
+        return files.stat(path);
+    };
+    co_return co_await onPath<FileEntry>(std::move(sandboxId), path, std::move(onHost), std::move(inContainer));
 }
 
 QCoro::Task<Result<FileChunk>> DockerBackend::readFile(QString sandboxId, QString path, qint64 offset, qint64 length)
 {
-    std::function<Result<FileChunk>(const HostFolderFiles &)> work =
+    std::function<Result<FileChunk>(const HostFolderFiles &)> onHost =
         [path, offset, length](const HostFolderFiles &files) { return files.readFile(path, offset, length); };
-    co_return co_await onFiles<FileChunk>(std::move(sandboxId), std::move(work));
+    std::function<QCoro::Task<Result<FileChunk>>(ExecFiles &)> inContainer = [path, offset, length](ExecFiles &files) {
+        return files.readFile(path, offset, length);
+    };
+    co_return co_await onPath<FileChunk>(std::move(sandboxId), path, std::move(onHost), std::move(inContainer));
 }
 
 QCoro::Task<Result<>> DockerBackend::download(QString sandboxId, QString path, QString localPath)
 {
-    std::function<Result<>(const HostFolderFiles &)> work = [path, localPath](const HostFolderFiles &files) {
+    std::function<Result<>(const HostFolderFiles &)> onHost = [path, localPath](const HostFolderFiles &files) {
         return files.download(path, localPath);
     };
-    co_return co_await onFiles<void>(std::move(sandboxId), std::move(work));
+    std::function<QCoro::Task<Result<>>(ExecFiles &)> inContainer = [path, localPath](ExecFiles &files) {
+        return files.download(path, localPath);
+    };
+    co_return co_await onPath<void>(std::move(sandboxId), path, std::move(onHost), std::move(inContainer));
 }
 
 QCoro::Task<Result<>> DockerBackend::upload(QString sandboxId, QString localPath, QString path)
 {
-    std::function<Result<>(const HostFolderFiles &)> work = [path, localPath](const HostFolderFiles &files) {
+    std::function<Result<>(const HostFolderFiles &)> onHost = [path, localPath](const HostFolderFiles &files) {
         return files.upload(localPath, path);
     };
-    co_return co_await onFiles<void>(std::move(sandboxId), std::move(work));
+    std::function<QCoro::Task<Result<>>(ExecFiles &)> inContainer = [path, localPath](ExecFiles &files) {
+        return files.upload(localPath, path);
+    };
+    co_return co_await onPath<void>(std::move(sandboxId), path, std::move(onHost), std::move(inContainer));
 }
 
 } // namespace Paddock::Docker

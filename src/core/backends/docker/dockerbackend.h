@@ -1,6 +1,7 @@
 #pragma once
 
 #include "../../backend.h"
+#include "../../execfiles.h"
 #include "../../profile.h"
 #include "../../waitset.h"
 #include "curlhttp.h"
@@ -140,6 +141,16 @@ private:
     QCoro::Task<Result<>> killGroup(QString sandboxId, qint64 pid, std::shared_ptr<CancelToken> stopReading);
     // The files of a container's workspace, as its host folder holds them.
     QCoro::Task<Result<HostFolderFiles>> filesOf(QString sandboxId);
+    // A file call on a path of the workspace: in the host folder on a worker thread (`onHost`), or,
+    // for a path outside the bind mount (AgentScope's gateway home in its image), through
+    // commands in the running container (`inContainer`, with the core's ExecFiles).
+    template<typename T>
+    QCoro::Task<Result<T>> onPath(QString sandboxId, QString path,
+                                  std::function<Result<T>(const HostFolderFiles &)> onHost,
+                                  std::function<QCoro::Task<Result<T>>(ExecFiles &)> inContainer);
+    // ExecFiles' way into a container: the script through an exec, its stdin (an upload) put in
+    // the container's /tmp through the archive route first and read from there.
+    QCoro::Task<Result<ExecResult>> runFileScript(QString sandboxId, ScriptCommand command);
     template<typename T>
     QCoro::Task<Result<T>> onFiles(QString sandboxId, std::function<Result<T>(const HostFolderFiles &)> work);
 

@@ -311,6 +311,24 @@ QCoro::Task<Result<>> DockerClient::action(QString id, QByteArray verb, QByteArr
     co_return Result<>{};
 }
 
+QCoro::Task<Result<>> DockerClient::putArchive(QString id, QString folder, QByteArray tar)
+{
+    HttpRequest request;
+    request.method = QByteArrayLiteral("PUT");
+    request.target =
+        target(QStringLiteral("/containers/") + QString::fromLatin1(encoded(id)) + QStringLiteral("/archive"),
+               "path=" + encoded(folder));
+    request.body = std::move(tar);
+    request.contentType = QByteArrayLiteral("application/x-tar");
+    request.timeout = std::chrono::minutes(10);
+    const auto response = co_await call(std::move(request));
+    if (!response)
+        co_return fail(response.error());
+    if (response->status != 200)
+        co_return fail(errorFor(*response, "copy into container " + id.toUtf8()));
+    co_return Result<>{};
+}
+
 QCoro::Task<Result<>> DockerClient::start(QString id)
 {
     return action(std::move(id), QByteArrayLiteral("start"), {}, HttpRequest().timeout, true);

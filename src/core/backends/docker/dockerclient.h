@@ -120,6 +120,10 @@ public:
                                   std::function<void(OutputChannel, QByteArrayView)> onOutput,
                                   std::shared_ptr<CancelToken> stopReading = {});
 
+    // PUT /containers/<id>/archive?path=<folder>: the tar archive's entries land in that folder
+    // of the container (which must exist), as `docker cp` puts them.
+    QCoro::Task<Result<>> putArchive(QString id, QString folder, QByteArray tar);
+
 private:
     QCoro::Task<Result<HttpResponse>> call(HttpRequest request);
     // POST /containers/<id>/<verb>[?query]: 204 is done, and 304 too when alreadyIsFine.

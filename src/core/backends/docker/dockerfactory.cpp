@@ -103,6 +103,9 @@ BackendFactory dockerBackendFactory()
             arguments << QStringLiteral("--docker-host") << profile.dockerHost.trimmed();
         if (!profile.basedir.isEmpty())
             arguments << QStringLiteral("--basedir") << profile.basedir;
+        // Where the workspaces are under that folder: AgentScope's layout is not the default.
+        if (profile.layout == Profile::Layout::AgentScope)
+            arguments << QStringLiteral("--layout") << Profile::layoutName(profile.layout);
         return arguments;
     };
     factory.create = [](const Profile &profile, const QByteArray &, const BackendContext &) {

@@ -1,13 +1,13 @@
 #include "kubernetesbackend.h"
 
 #include "../../canceltoken.h"
+#include "../../execfiles.h"
 #include "../../execgroup.h"
 #include "../../linesplitter.h"
 #include "../../logging.h"
 #include "../../shellquote.h"
 #include "../../tr.h"
 #include "podexec.h"
-#include "podfiles.h"
 
 #include <QCoroTask>
 
@@ -842,40 +842,50 @@ template<typename T, typename Work> QCoro::Task<Result<T>> KubernetesBackend::on
     auto hold = m_tasks.hold();
     if (m_options.configurationError)
         co_return fail(*m_options.configurationError);
-    PodFiles files([this, podName](PodExecCommand command) { return runInPod(podName, std::move(command)); },
-                   layout(SandboxInfo()));
+    ExecFiles files(
+        [this, podName](ScriptCommand script) {
+            PodExecCommand command;
+            command.argv = std::move(script.argv);
+            command.container = ContainerName;
+            command.timeout = script.timeout;
+            command.onChunk = std::move(script.onChunk);
+            command.withStdin = script.withStdin;
+            command.stdinSource = std::move(script.stdinSource);
+            return runInPod(podName, std::move(command));
+        },
+        layout(SandboxInfo()));
     co_return co_await work(files);
 }
 
 // The work lambdas are named, never temporaries in a co_await (GCC 12, README.md).
 QCoro::Task<Result<QList<FileEntry>>> KubernetesBackend::listFolder(QString sandboxId, QString path)
 {
-    auto work = [path](PodFiles &files) { return files.listFolder(path); };
+    auto work = [path](ExecFiles &files) { return files.listFolder(path); };
     co_return co_await onFiles<QList<FileEntry>>(std::move(sandboxId), std::move(work));
 }
 
 QCoro::Task<Result<FileEntry>> KubernetesBackend::stat(QString sandboxId, QString path)
 {
-    auto work = [path](PodFiles &files) { return files.stat(path); };
+    auto work = [path](ExecFiles &files) { return files.stat(path); };
     co_return co_await onFiles<FileEntry>(std::move(sandboxId), std::move(work));
 }
 
 QCoro::Task<Result<FileChunk>> KubernetesBackend::readFile(QString sandboxId, QString path, qint64 offset,
                                                            qint64 length)
 {
-    auto work = [path, offset, length](PodFiles &files) { return files.readFile(path, offset, length); };
+    auto work = [path, offset, length](ExecFiles &files) { return files.readFile(path, offset, length); };
     co_return co_await onFiles<FileChunk>(std::move(sandboxId), std::move(work));
 }
 
 QCoro::Task<Result<>> KubernetesBackend::download(QString sandboxId, QString path, QString localPath)
 {
-    auto work = [path, localPath](PodFiles &files) { return files.download(path, localPath); };
+    auto work = [path, localPath](ExecFiles &files) { return files.download(path, localPath); };
     co_return co_await onFiles<void>(std::move(sandboxId), std::move(work));
 }
 
 QCoro::Task<Result<>> KubernetesBackend::upload(QString sandboxId, QString localPath, QString path)
 {
-    auto work = [localPath, path](PodFiles &files) { return files.upload(localPath, path); };
+    auto work = [localPath, path](ExecFiles &files) { return files.upload(localPath, path); };
     co_return co_await onFiles<void>(std::move(sandboxId), std::move(work));
 }
 

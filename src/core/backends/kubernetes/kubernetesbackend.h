@@ -98,7 +98,7 @@ public:
     // with only the options the profile sets (a token typed into the profile is never put on a
     // command line: kubectl then uses the kubeconfig's own credentials).
     std::optional<TerminalCommand> terminalCommand(const SandboxInfo &sandbox) const override;
-    // Capability::Files through pod exec (podfiles.h).
+    // Capability::Files through pod exec (ExecFiles, src/core/execfiles.h).
     QCoro::Task<Result<QList<FileEntry>>> listFolder(QString sandboxId, QString path) override;
     QCoro::Task<Result<FileEntry>> stat(QString sandboxId, QString path) override;
     QCoro::Task<Result<FileChunk>> readFile(QString sandboxId, QString path, qint64 offset, qint64 length) override;

@@ -34,10 +34,6 @@ QStringList cwdCommand(const QStringList &argv, const QString &cwd);
 // server's message and its `code` as httpStatus; anything else, or no JSON, is an Error.
 Result<int> decodeExecStatus(const QByteArray &status);
 
-// Stdin read piece by piece (a large tar stream): each call returns the next bytes, an empty
-// array at the end, or an Error that ends the exec (its connection closed) with that error.
-using StdinSource = std::function<Result<QByteArray>()>;
-
 // One command run through pods/{name}/exec.
 struct PodExecCommand
 {

@@ -582,7 +582,9 @@ template<typename T, typename Work> std::function<Result<T>()> onFiles(LocalPlac
             return fail(folder.error());
         if (!place.isWorkspace(id, *folder))
             return fail(noWorkspace(place, id));
-        const HostFolderFiles files(place.layoutOf(id, *folder), *folder);
+        // In AgentScope's layout Paddock's gateway home is beside the folder, on this computer too.
+        const WorkspaceLayout layout = place.layoutOf(id, *folder);
+        const HostFolderFiles files(layout, *folder, place.agentscope() ? layout.gatewayHome : QString());
         return work(files);
     };
 }

@@ -57,6 +57,9 @@ BackendFactory localBackendFactory()
         QStringList arguments;
         if (!profile.basedir.isEmpty())
             arguments << QStringLiteral("--basedir") << profile.basedir;
+        // Where the workspaces are under that folder: AgentScope's layout is not the default.
+        if (profile.layout == Profile::Layout::AgentScope)
+            arguments << QStringLiteral("--layout") << Profile::layoutName(profile.layout);
         return arguments;
     };
     factory.create = [](const Profile &profile, const QByteArray &, const BackendContext &) {

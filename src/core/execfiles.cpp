@@ -1,7 +1,6 @@
-#include "podfiles.h"
+#include "execfiles.h"
 
-#include "../../tr.h"
-#include "kubeobjects.h"
+#include "tr.h"
 
 #include <QDir>
 #include <QFile>
@@ -12,7 +11,7 @@
 #include <memory>
 #include <optional>
 
-namespace Paddock::Kubernetes {
+namespace Paddock {
 
 namespace {
 
@@ -29,7 +28,7 @@ constexpr int CutShort = 7; // upload: not as many bytes arrived as were sent
 // - real P: c := where P leads (readlink -f), exactly: readlink's newline and a sentinel after it
 //   keep the command substitution from eating newlines at the end of a name.
 // - here: h := the folder the shell is in, physically, as exactly.
-// - inside P: P is a root or under one, a root as given or as the Pod resolves it (an image may
+// - inside P: P is a root or under one, a root as given or as the workspace resolves it (an image may
 //   have the workdir behind a symlink); "/" is never one.
 // - out P: exit Escapes, naming where the path led.
 // - enter F [N]: into folder F as it resolves (status 2: not there, 3: not a folder), F/N (or F)
@@ -213,7 +212,7 @@ const QString UploadScript =
 
 } // namespace
 
-PodFiles::PodFiles(Run run, WorkspaceLayout layout)
+ExecFiles::ExecFiles(Run run, WorkspaceLayout layout)
     : m_run(std::move(run))
     , m_layout(std::move(layout))
 {
@@ -221,15 +220,14 @@ PodFiles::PodFiles(Run run, WorkspaceLayout layout)
     m_layout.gatewayHome = QDir::cleanPath(m_layout.gatewayHome);
 }
 
-QCoro::Task<Result<ExecResult>> PodFiles::shell(QString script, QStringList arguments,
-                                                std::function<void(const QByteArray &)> onStdout,
-                                                StdinSource stdinSource)
+QCoro::Task<Result<ExecResult>> ExecFiles::shell(QString script, QStringList arguments,
+                                                 std::function<void(const QByteArray &)> onStdout,
+                                                 StdinSource stdinSource)
 {
-    PodExecCommand command;
+    ScriptCommand command;
     command.argv = QStringList{QStringLiteral("sh"), QStringLiteral("-c"), Prelude + script,
                                QStringLiteral("sh"), m_layout.workdir,     m_layout.gatewayHome}
         + arguments;
-    command.container = ContainerName;
     command.timeout = std::chrono::minutes(10);
     auto whole = std::make_shared<QByteArray>();
     command.onChunk = [whole, onStdout](OutputChannel channel, const QByteArray &data) {
@@ -248,13 +246,13 @@ QCoro::Task<Result<ExecResult>> PodFiles::shell(QString script, QStringList argu
     if (!ran)
         co_return fail(ran.error());
     if (ran->timedOut)
-        co_return fail(Error::timeout(Tr::tr("the command in the Pod did not end in time")));
+        co_return fail(Error::timeout(Tr::tr("the file command in the workspace did not end in time")));
     ExecResult result = std::move(*ran);
     result.stdOut = std::move(*whole);
     co_return result;
 }
 
-QCoro::Task<Result<ExecResult>> PodFiles::runScript(QString script, QStringList arguments)
+QCoro::Task<Result<ExecResult>> ExecFiles::runScript(QString script, QStringList arguments)
 {
     // Named, never temporaries in a co_await (GCC 12, README.md).
     std::function<void(const QByteArray &)> keep; // the output kept whole
@@ -262,7 +260,7 @@ QCoro::Task<Result<ExecResult>> PodFiles::runScript(QString script, QStringList 
     co_return co_await shell(std::move(script), std::move(arguments), std::move(keep), std::move(noInput));
 }
 
-QCoro::Task<Result<QList<FileEntry>>> PodFiles::listFolder(QString path)
+QCoro::Task<Result<QList<FileEntry>>> ExecFiles::listFolder(QString path)
 {
     const auto confined = confineWorkspacePath(m_layout, path);
     if (!confined)
@@ -280,7 +278,7 @@ QCoro::Task<Result<QList<FileEntry>>> PodFiles::listFolder(QString path)
     co_return entries;
 }
 
-QCoro::Task<Result<FileEntry>> PodFiles::stat(QString path)
+QCoro::Task<Result<FileEntry>> ExecFiles::stat(QString path)
 {
     const auto confined = confineWorkspacePath(m_layout, path);
     if (!confined)
@@ -300,7 +298,7 @@ QCoro::Task<Result<FileEntry>> PodFiles::stat(QString path)
     co_return entries.first();
 }
 
-QCoro::Task<Result<FileChunk>> PodFiles::readFile(QString path, qint64 offset, qint64 length)
+QCoro::Task<Result<FileChunk>> ExecFiles::readFile(QString path, qint64 offset, qint64 length)
 {
     if (offset < 0 || length < 0)
         co_return fail(Error::invalidArgument(Tr::tr("a read needs an offset and a length of 0 or more")));
@@ -336,7 +334,7 @@ QCoro::Task<Result<FileChunk>> PodFiles::readFile(QString path, qint64 offset, q
     co_return chunk;
 }
 
-QCoro::Task<Result<>> PodFiles::download(QString path, QString localPath)
+QCoro::Task<Result<>> ExecFiles::download(QString path, QString localPath)
 {
     const auto confined = confineWorkspacePath(m_layout, path);
     if (!confined)
@@ -360,7 +358,7 @@ QCoro::Task<Result<>> PodFiles::download(QString path, QString localPath)
     co_return out.finish();
 }
 
-QCoro::Task<Result<>> PodFiles::upload(QString localPath, QString path)
+QCoro::Task<Result<>> ExecFiles::upload(QString localPath, QString path)
 {
     const auto confined = confineWorkspacePath(m_layout, path);
     if (!confined)
@@ -401,7 +399,7 @@ QCoro::Task<Result<>> PodFiles::upload(QString localPath, QString path)
         co_return fail(Error::notFound(Tr::tr("the folder of %1 does not exist in the workspace").arg(path)));
     case CutShort:
         co_return fail(
-            Error::io(Tr::tr("%1 did not arrive whole in the Pod: %2 was left as it was").arg(localPath, path)));
+            Error::io(Tr::tr("%1 did not arrive whole in the workspace: %2 was left as it was").arg(localPath, path)));
     default:
         if (const auto target = escapedTo(*ran))
             co_return fail(symlinkEscapes(path, *target));
@@ -411,4 +409,4 @@ QCoro::Task<Result<>> PodFiles::upload(QString localPath, QString path)
     }
 }
 
-} // namespace Paddock::Kubernetes
+} // namespace Paddock

@@ -1,14 +1,14 @@
-// Kubernetes' file calls (PodFiles) with their scripts run by this machine's shells instead of in
-// a Pod: dash with GNU coreutils (what Debian images and the fake's containers run) and busybox
-// ash with nothing but busybox's applets on PATH (Alpine-like images), on a folder laid out as a
-// workspace with things outside it. The runner does what pod exec does: the arguments as given,
-// stdout byte for byte, stdin from the source until it ends; when the source fails (a dropped
+// The file calls made through commands (ExecFiles: Kubernetes' Pods, a Docker container outside
+// its bind mount) with their scripts run by this machine's shells instead of in a Pod: dash with GNU coreutils (what
+// Debian images and the fake's containers run) and busybox ash with nothing but busybox's applets on PATH (Alpine-like
+// images), on a folder laid out as a workspace with things outside it. The runner does what pod exec does: the
+// arguments as given, stdout byte for byte, stdin from the source until it ends; when the source fails (a dropped
 // connection, a timeout), stdin is closed, as the kubelet closes it, and the command runs on.
 // A hook runs before each exec, for what another process in the Pod may do between two of them;
 // shims first on PATH stand for a disk that fails under `tail` and for a file removed while a
 // listing runs. The same calls against paddock-fake-kubernetes: tests/conformance.
 
-#include "backends/kubernetes/podfiles.h"
+#include "execfiles.h"
 
 #ifndef Q_MOC_RUN
 #include <QCoroTask>
@@ -27,7 +27,6 @@
 #include <unistd.h>
 
 using namespace Paddock;
-using namespace Paddock::Kubernetes;
 
 namespace {
 
@@ -62,7 +61,7 @@ struct Runner
     int execs = 0;
 };
 
-QCoro::Task<Result<ExecResult>> runHere(Runner *runner, PodExecCommand command)
+QCoro::Task<Result<ExecResult>> runHere(Runner *runner, ScriptCommand command)
 {
     ++runner->execs;
     if (runner->beforeExec)
@@ -123,7 +122,7 @@ QCoro::Task<Result<ExecResult>> runHere(Runner *runner, PodExecCommand command)
 
 } // namespace
 
-class TestPodFiles final : public QObject
+class TestExecFileScripts final : public QObject
 {
     Q_OBJECT
 
@@ -164,10 +163,10 @@ private:
         return true;
     }
 
-    PodFiles files()
+    ExecFiles files()
     {
         Runner *runner = &m_runner;
-        return PodFiles([runner](PodExecCommand command) { return runHere(runner, std::move(command)); }, m_layout);
+        return ExecFiles([runner](ScriptCommand command) { return runHere(runner, std::move(command)); }, m_layout);
     }
 
     // The real tool of the row, for a shim to call.
@@ -225,7 +224,7 @@ private Q_SLOTS:
     {
         QVERIFY(prepare());
         QVERIFY(QFile::link(m_base + QStringLiteral("/out"), ws(QStringLiteral("data/out"))));
-        PodFiles pod = files();
+        ExecFiles pod = files();
 
         auto listed = QCoro::waitFor(pod.listFolder(QStringLiteral("data")));
         QVERIFY2(listed, qPrintable(why(listed)));
@@ -328,7 +327,7 @@ private Q_SLOTS:
         QVERIFY(writeFile(ws(QStringLiteral("data/e\n")), "inside too"));
         QVERIFY(QFile::link(outside(QStringLiteral("secret")), ws(QStringLiteral("data/e"))));
         QVERIFY(QFile::link(QStringLiteral("target\n"), ws(QStringLiteral("data/t"))));
-        PodFiles pod = files();
+        ExecFiles pod = files();
 
         auto read = QCoro::waitFor(pod.readFile(QStringLiteral("data/l\nx"), 0, 100));
         QVERIFY2(read, qPrintable(why(read)));
@@ -373,21 +372,21 @@ private Q_SLOTS:
         const QString source = local.filePath(QStringLiteral("source"));
         QVERIFY(writeFile(source, "uploaded"));
         const QString copy = local.filePath(QStringLiteral("copy"));
-        using Call = std::function<QString(PodFiles &)>; // what reached outside, else empty
+        using Call = std::function<QString(ExecFiles &)>; // what reached outside, else empty
         const QList<std::pair<const char *, Call>> calls{
             {"readFile",
-             [](PodFiles &pod) {
+             [](ExecFiles &pod) {
                  auto read = QCoro::waitFor(pod.readFile(QStringLiteral("data/dir/f"), 0, 100));
                  return read && read->data == "secret" ? QStringLiteral("read the file outside") : QString();
              }},
             {"download",
-             [copy](PodFiles &pod) {
+             [copy](ExecFiles &pod) {
                  QFile::remove(copy);
                  QCoro::waitFor(pod.download(QStringLiteral("data/dir/f"), copy));
                  return readAll(copy) == "secret" ? QStringLiteral("downloaded the file outside") : QString();
              }},
             {"listFolder",
-             [](PodFiles &pod) {
+             [](ExecFiles &pod) {
                  auto listed = QCoro::waitFor(pod.listFolder(QStringLiteral("data/dir")));
                  return listed
                          && std::any_of(listed->cbegin(), listed->cend(),
@@ -396,12 +395,12 @@ private Q_SLOTS:
                      : QString();
              }},
             {"stat",
-             [](PodFiles &pod) {
+             [](ExecFiles &pod) {
                  auto statted = QCoro::waitFor(pod.stat(QStringLiteral("data/dir/only-outside")));
                  return statted ? QStringLiteral("stat'ed a file outside") : QString();
              }},
             {"upload",
-             [source, this](PodFiles &pod) {
+             [source, this](ExecFiles &pod) {
                  QCoro::waitFor(pod.upload(source, QStringLiteral("data/dir/f")));
                  return readAll(outside(QStringLiteral("f"))) != "secret"
                      ? QStringLiteral("wrote over the file outside")
@@ -417,7 +416,7 @@ private Q_SLOTS:
         for (const auto &[name, call] : calls) {
             // How many execs the call makes when nothing happens in between.
             QVERIFY(setUp());
-            PodFiles quiet = files();
+            ExecFiles quiet = files();
             QCOMPARE(call(quiet), QString());
             const int execs = m_runner.execs;
             QVERIFY(execs >= 1);
@@ -430,7 +429,7 @@ private Q_SLOTS:
                     if (exec == swapAt)
                         swapped = QDir().rename(dir, dir + QStringLiteral(".old")) && QFile::link(out, dir);
                 };
-                PodFiles pod = files();
+                ExecFiles pod = files();
                 const QString reached = call(pod);
                 QVERIFY(swapped);
                 QVERIFY2(reached.isEmpty(),
@@ -459,7 +458,7 @@ private Q_SLOTS:
                 m_runner.stdinFailsAfter = 1; // the connection drops after the first piece
             else
                 m_runner.stdinDropsPiece = 1; // a piece lost on the way, the rest arrives
-            PodFiles pod = files();
+            ExecFiles pod = files();
             auto uploaded = QCoro::waitFor(pod.upload(source, QStringLiteral("data/a.txt")));
             QVERIFY2(!uploaded, dropped ? "an upload whose connection dropped succeeded" : "a short upload succeeded");
             if (!dropped) {
@@ -486,7 +485,7 @@ private Q_SLOTS:
                          QStringLiteral(
                              "'%1' \"$@\" | '%2' -c 3\necho \"tail: error reading: Input/output error\" >&2\nexit 1\n")
                              .arg(realTool(QStringLiteral("tail")), realTool(QStringLiteral("head")))));
-            PodFiles pod = files();
+            ExecFiles pod = files();
             auto read = QCoro::waitFor(pod.readFile(QStringLiteral("data/a.txt"), 0, 100));
             QVERIFY2(!read, read ? read->data.constData() : "");
             QCOMPARE(read.error().kind, Error::Kind::Io);
@@ -499,7 +498,7 @@ private Q_SLOTS:
         QVERIFY(writeFile(ws(QStringLiteral("data/private")), "private"));
         QVERIFY(::chmod(QFile::encodeName(ws(QStringLiteral("data/private"))).constData(), 0600) == 0);
         m_runner.asNobody = true;
-        PodFiles unprivileged = files();
+        ExecFiles unprivileged = files();
         auto other = QCoro::waitFor(unprivileged.readFile(QStringLiteral("data/a.txt"), 0, 5));
         QVERIFY2(other, qPrintable(why(other)));
         QCOMPARE(other->data, QByteArray("hello"));
@@ -519,7 +518,7 @@ private Q_SLOTS:
         QVERIFY(QFile::link(m_base + QStringLiteral("/out"), ws(QStringLiteral("data/out"))));
         m_layout.workdir = m_base + QStringLiteral("/ws-link");
         m_layout.gatewayHome = m_base + QStringLiteral("/gw-link");
-        PodFiles pod = files();
+        ExecFiles pod = files();
         auto root = QCoro::waitFor(pod.listFolder(QString()));
         QVERIFY2(root, qPrintable(why(root)));
         QCOMPARE(root->size(), 1);
@@ -556,7 +555,7 @@ private Q_SLOTS:
         QVERIFY(shim(QStringLiteral("stat"),
                      QStringLiteral("for a do [ \"$a\" = ./b.txt ] && rm -f -- '%1'; done\nexec '%2' \"$@\"\n")
                          .arg(ws(QStringLiteral("data/b.txt")), realTool(QStringLiteral("stat")))));
-        PodFiles pod = files();
+        ExecFiles pod = files();
         auto listed = QCoro::waitFor(pod.listFolder(QStringLiteral("data")));
         QVERIFY2(listed, qPrintable(why(listed)));
         QStringList names;
@@ -572,7 +571,7 @@ private Q_SLOTS:
         QVERIFY(prepare());
         m_layout.workdir += QStringLiteral("/");
         m_layout.gatewayHome += QStringLiteral("/./");
-        PodFiles pod = files();
+        ExecFiles pod = files();
         auto root = QCoro::waitFor(pod.listFolder(QString()));
         QVERIFY2(root, qPrintable(why(root)));
         auto read = QCoro::waitFor(pod.readFile(QStringLiteral("data/link"), 0, 5));
@@ -594,5 +593,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestPodFiles)
-#include "tst_podfiles.moc"
+QTEST_GUILESS_MAIN(TestExecFileScripts)
+#include "tst_execfilescripts.moc"

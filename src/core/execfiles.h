@@ -1,16 +1,30 @@
 #pragma once
 
-#include "../../workspacefiles.h"
-#include "podexec.h"
+#include "sandbox.h"
+#include "workspacefiles.h"
 
 #include <QCoroTask>
 
 #include <functional>
 
-namespace Paddock::Kubernetes {
+namespace Paddock {
 
-// The Backend file calls of one Pod, through pod exec: the API server has no file API, and
-// kubectl cp is tar over exec too. Each call is ONE short POSIX sh script that GNU coreutils and
+// One command an ExecFiles call runs in the workspace: `sh -c` with its script and arguments, as
+// given. Stdin is asked for only when withStdin: the bytes of stdinSource until it gives an empty
+// piece, then stdin is closed. onChunk gets the output as it arrives, byte for byte.
+struct ScriptCommand
+{
+    QStringList argv;
+    std::chrono::milliseconds timeout{0};
+    std::function<void(OutputChannel, const QByteArray &)> onChunk;
+    bool withStdin = false;
+    StdinSource stdinSource;
+};
+
+// The Backend file calls of a workspace reached only through commands run in it: a Pod (the API
+// server has no file API, and kubectl cp is tar over exec too), a container's folders outside its
+// bind mount (the Engine API cannot list a folder, and its archive route follows what a check has
+// passed). Each call is ONE short POSIX sh script that GNU coreutils and
 // busybox both run (`[ -L ]`, `stat -c`, `readlink -f`, `tail -c`, `head -c`, `cat`, `wc -c`,
 // `mv`), with the paths as arguments, never inside the script. Output comes back byte for byte
 // (the websocket's channels are binary): a listing as NUL-separated fields, a read as the size
@@ -18,17 +32,17 @@ namespace Paddock::Kubernetes {
 // temporary file beside the target, renamed over it only when every byte sent arrived.
 //
 // Confinement: every path goes through confineWorkspacePath() first. The script then resolves it
-// in the Pod (`readlink -f`), checks the result against the workspace roots (as given and as the
-// Pod resolves them: a workdir behind a symlink in the image works) and acts on what it checked,
+// in the workspace (`readlink -f`), checks the result against the workspace roots (as given and as the
+// workspace resolves them: a workdir behind a symlink in the image works) and acts on what it checked,
 // in the same exec, so nothing can be swapped between a check and its use by another exec: it
 // works from inside the resolved folder (`cd -P`, checked again with `pwd -P`), and reads through
 // the descriptor it opened (what /proc says was opened is checked). A path that leads out of the
 // workdir and the gateway home is refused before anything is read or written.
-class PodFiles
+class ExecFiles
 {
 public:
-    using Run = std::function<QCoro::Task<Result<ExecResult>>(PodExecCommand)>;
-    PodFiles(Run run, WorkspaceLayout layout);
+    using Run = std::function<QCoro::Task<Result<ExecResult>>(ScriptCommand)>;
+    ExecFiles(Run run, WorkspaceLayout layout);
 
     QCoro::Task<Result<QList<FileEntry>>> listFolder(QString path);
     QCoro::Task<Result<FileEntry>> stat(QString path);
@@ -50,4 +64,4 @@ private:
     WorkspaceLayout m_layout;
 };
 
-} // namespace Paddock::Kubernetes
+} // namespace Paddock
