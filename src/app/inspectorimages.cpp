@@ -107,13 +107,12 @@ QCoro::Task<void> InspectorImages::load(WorkspaceRef ref, QString path, quint64 
         trim(path);
         Q_EMIT ready(path);
     };
-    QPointer<ProfileSession> session = ref.session;
-    if (!session) {
+    if (!ref.session)
         co_return;
-    }
-    const QString sandboxId = ref.sandbox.sandboxId;
+    // As every inspector read: refused at once where the files cannot be read now (a paused
+    // sandbox's frozen execd is never waited on), and cancelled as the reader moves on.
     const qint64 limit = MaxFileBytes + 1;
-    auto chunk = co_await session->readFile(sandboxId, path, 0, limit);
+    auto chunk = co_await readWorkspaceFile(ref, path, limit);
     if (!self || generation != m_generation)
         co_return;
     if (ref.cancel && ref.cancel->isCancelled()) {

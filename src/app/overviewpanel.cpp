@@ -50,14 +50,6 @@ InspectorItem section(const QString &key, const QString &label, QList<InspectorI
     return item;
 }
 
-// A value that may carry a credential (an endpoint's URL, a metadata value): masked.
-QString masked(const QString &value)
-{
-    if (value.contains(QStringLiteral("://")))
-        return maskText(maskUrl(value));
-    return maskText(value);
-}
-
 } // namespace
 
 OverviewPanel::OverviewPanel(QWidget *parent)
@@ -211,7 +203,7 @@ void OverviewPanel::render()
         if (m_overview && !m_overview->details.stateReason.isEmpty())
             rows.append(field(QStringLiteral("reason"), tr("Reason"), m_overview->details.stateReason));
         if (m_overview && !m_overview->details.stateMessage.isEmpty())
-            rows.append(field(QStringLiteral("message"), tr("Message"), masked(m_overview->details.stateMessage)));
+            rows.append(field(QStringLiteral("message"), tr("Message"), maskValue(m_overview->details.stateMessage)));
         if (m_overview && m_overview->details.stateReason.isEmpty() && m_overview->details.stateMessage.isEmpty()
             && !m_overview->detailsError)
             rows.append(dimField(QStringLiteral("reason"), tr("Reason"), tr("the server gives none")));
@@ -235,7 +227,7 @@ void OverviewPanel::render()
         const auto list = [](const QString &prefix, const QList<std::pair<QString, QString>> &pairs) {
             QList<InspectorItem> rows;
             for (const auto &[label, value] : pairs)
-                rows.append(field(prefix + label, label, masked(value), true));
+                rows.append(field(prefix + label, label, maskValue(value), true));
             return rows;
         };
         if (!m_overview->details.resources.isEmpty())
@@ -251,7 +243,7 @@ void OverviewPanel::render()
     {
         QList<InspectorItem> rows;
         for (auto it = info.metadata.cbegin(); it != info.metadata.cend(); ++it)
-            rows.append(field(QStringLiteral("m:") + it.key(), it.key(), masked(it.value()), true));
+            rows.append(field(QStringLiteral("m:") + it.key(), it.key(), maskValue(it.value()), true));
         if (rows.isEmpty())
             rows.append(dimField(QStringLiteral("none"), tr("(none)"), QString()));
         items.append(section(QStringLiteral("metadata"), tr("Metadata"), rows));

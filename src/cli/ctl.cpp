@@ -155,9 +155,12 @@ QCoro::Task<int> run(QStringList arguments)
                               .arg(parser.positionalArguments().constFirst(), commandNames()));
     }
     s.args = positional;
+    // paddockctl's own failures from here on, as the command reports them.
+    const int ownFailure = s.command->ownFailure;
+    const auto ownStatus = [ownFailure](int code) { return code != Success && ownFailure != 0 ? ownFailure : code; };
     const int count = int(s.args.size());
     if (count < s.command->minArgs || (s.command->maxArgs >= 0 && count > s.command->maxArgs))
-        co_return s.usage(Tr::tr("wrong number of arguments for %1").arg(QLatin1String(s.command->name)));
+        co_return ownStatus(s.usage(Tr::tr("wrong number of arguments for %1").arg(QLatin1String(s.command->name))));
     for (const QString &name : parser.optionNames()) {
         const bool isGlobal = std::any_of(global.cbegin(), global.cend(), [&name](const CommandLineOption &candidate) {
             return candidate.name == name;
@@ -166,13 +169,14 @@ QCoro::Task<int> run(QStringList arguments)
             std::any_of(s.command->options.begin(), s.command->options.end(),
                         [&name](const Option &candidate) { return name == QLatin1String(candidate.name); });
         if (!isGlobal && !own)
-            co_return s.usage(Tr::tr("option --%1 does not apply to %2").arg(name, QLatin1String(s.command->name)));
+            co_return ownStatus(
+                s.usage(Tr::tr("option --%1 does not apply to %2").arg(name, QLatin1String(s.command->name))));
     }
 
     if (!s.command->needsBackend)
         co_return co_await s.command->run(s);
     if (const int made = makeSession(s); made != Success)
-        co_return made;
+        co_return ownStatus(made);
     const int exitCode = co_await s.command->run(s);
     // A command line holds nothing open: what open made stays Running for whoever uses it next.
     // Nothing is freed before every task of the session has ended.

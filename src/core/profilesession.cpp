@@ -349,7 +349,7 @@ QCoro::Task<Result<ExecResult>> ProfileSession::inspectExec(QString sandboxId, E
         const QString message = Tr::tr("the %1 backend cannot run commands in a workspace").arg(m_backend->name());
         co_return fail(Error::unsupported(message));
     }
-    co_return co_await m_backend->exec(std::move(sandboxId), std::move(request));
+    co_return co_await stoppableExec(std::move(sandboxId), std::move(request));
 }
 
 QCoro::Task<Result<FileChunk>> ProfileSession::readFile(QString sandboxId, QString path, qint64 offset, qint64 length)
@@ -427,6 +427,12 @@ QCoro::Task<Result<ExecResult>> ProfileSession::exec(QString sandboxId, ExecRequ
         }
         co_return fail(Error::conflict(message));
     }
+    co_return co_await stoppableExec(std::move(sandboxId), std::move(request));
+}
+
+QCoro::Task<Result<ExecResult>> ProfileSession::stoppableExec(QString sandboxId, ExecRequest request)
+{
+    const auto hold = m_tasks.hold();
     // The session's own token stops the command at shutdown; the caller's is passed on to it.
     const auto stop = std::make_shared<CancelToken>();
     const std::shared_ptr<CancelToken> given = request.cancel;

@@ -237,6 +237,10 @@ private:
     bool holds(const SandboxInfo &sandbox) const;
     void onSandboxRemoved(const QString &sandboxId);
 
+    // The backend's exec under the session's own token (kept in m_execs, so shutdown() stops
+    // the command), with the caller's request.cancel passed on to it.
+    QCoro::Task<Result<ExecResult>> stoppableExec(QString sandboxId, ExecRequest request);
+
     Profile m_profile;
     QByteArray m_key;
     BootstrapLogStore *m_logs;

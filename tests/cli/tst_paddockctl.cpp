@@ -659,6 +659,20 @@ private Q_SLOTS:
         };
         QVERIFY(copy(fixtures + QStringLiteral("/sandbox/workspace"), workdir));
         QVERIFY(copy(fixtures + QStringLiteral("/sandbox/root/.agentscope"), workdir + QStringLiteral("/.agentscope")));
+        // Metadata values that carry credentials (a URL's password and query, a token
+        // assignment): masked in the overview of both forms, as in the dock.
+        {
+            const QString path = workdir + QStringLiteral("/.paddock/workspace.json");
+            QJsonObject json = QJsonDocument::fromJson(readFile(path)).object();
+            QJsonObject metadata = json.value(QStringLiteral("metadata")).toObject();
+            metadata.insert(QStringLiteral("callback"),
+                            QStringLiteral("https://bot:sample-secret-pw@hooks.example/x?sig=sample-secret-sig"));
+            metadata.insert(QStringLiteral("note"), QStringLiteral("api_key=sample-secret-note"));
+            json.insert(QStringLiteral("metadata"), metadata);
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            file.write(QJsonDocument(json).toJson());
+        }
 
         const Run text = run(local({QStringLiteral("inspect"), id}));
         QCOMPARE(text.exitCode, 0);
@@ -683,6 +697,12 @@ private Q_SLOTS:
                  (QStringList{QStringLiteral("data"), QStringLiteral("gateway"), QStringLiteral("mcp"),
                               QStringLiteral("overview"), QStringLiteral("sessions"), QStringLiteral("skills")}));
         QCOMPARE(report[QLatin1String("overview")][QLatin1String("workspaceId")].toString(), id);
+        const QJsonObject metadata = report[QLatin1String("overview")][QLatin1String("metadata")].toObject();
+        const QString callback = metadata.value(QLatin1String("callback")).toString();
+        QVERIFY2(callback.contains(QLatin1String("hooks.example/x?sig="))
+                     && callback.contains(Paddock::Inspect::maskGlyph()),
+                 qPrintable(callback));
+        QVERIFY(metadata.value(QLatin1String("note")).toString().contains(Paddock::Inspect::maskGlyph()));
         const QJsonArray sessions = report[QLatin1String("sessions")].toArray();
         QCOMPARE(sessions.size(), 2);
         for (const QJsonValue &session : sessions)
@@ -708,7 +728,8 @@ private Q_SLOTS:
     }
 
     // exec: the command's bytes as they are (NUL, not UTF-8, no last newline), stderr apart, its
-    // exit status passed through; 125 when it cannot run (no workspace, paused), 2 for usage.
+    // exit status passed through (128 + N for a signal); 125 when it cannot run (no workspace,
+    // paused, bad usage).
     void execPassesTheOutputAndTheExitStatusThrough()
     {
         const QString id = run(local({"open", "--user", "u", "--agent", "a"})).out.trimmed();
@@ -739,8 +760,16 @@ private Q_SLOTS:
         QVERIFY2(paused.err.contains(QStringLiteral("paddockctl resume %1").arg(id)), qPrintable(paused.err));
         QVERIFY(!QFileInfo::exists(m_basedir + u'/' + id + QStringLiteral("/ran")));
         QCOMPARE(state(id), QStringLiteral("Paused")); // never resumed behind the user's back
-        QCOMPARE(run(local({"exec", id})).exitCode, 2);
-        QCOMPARE(run(local({"exec", "../x", "--", "true"})).exitCode, 2);
+        // Every failure of paddockctl's own is 125, never a status the command could have given:
+        // usage errors, an option that does not apply, a profile that cannot be made.
+        QCOMPARE(run(local({"exec", id})).exitCode, 125);
+        QCOMPARE(run(local({"exec", "../x", "--", "true"})).exitCode, 125);
+        QCOMPARE(run(local({"exec", "--section", "mcp", id, "--", "true"})).exitCode, 125);
+        QCOMPARE(run({"exec", "--backend", "no-such-backend", id, "--", "true"}).exitCode, 125);
+        // A command killed by a signal: 128 + its number, as a shell says.
+        QCOMPARE(run(local({"resume", id})).exitCode, 0);
+        const Run killed = run(local({"exec", id, "--", "sh", "-c", "kill -TERM $$"}));
+        QCOMPARE(killed.exitCode, 128 + SIGTERM);
     }
 
     void execStreamsTheOutputAsItComes()

@@ -113,6 +113,16 @@ private Q_SLOTS:
         QVERIFY(playwright->secretPaths().isEmpty());
         QCOMPARE(playwright->executionTimeout, 120.0);
 
+        // Every raw value, and what a log would print of it alone (a URL's query value, a
+        // header's token), for maskKnown(); short values ("acme") are kept but never searched for.
+        const QStringList known = config->secretValues();
+        for (const char *value : {"sample-secret-github-pat-0001", "Bearer sample-secret-weather-0002",
+                                  "sample-secret-weather-0002", "sample-secret-maps-0003"})
+            QVERIFY2(known.contains(QLatin1String(value)), value);
+        const QString masked =
+            maskKnown(u"key sample-secret-maps-0003, pat sample-secret-github-pat-0001, tenant acme", known);
+        QCOMPARE(masked, QStringLiteral("key %1, pat %1, tenant acme").arg(Glyph));
+
         const McpScope &emptied = config->scopes.at(2);
         QCOMPARE(emptied.agentId, QStringLiteral("agent-2"));
         QVERIFY(emptied.explicitlyEmpty());

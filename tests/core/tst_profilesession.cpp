@@ -371,6 +371,45 @@ private Q_SLOTS:
         QVERIFY2(ended.error().message.contains(QLatin1String("closed")), qPrintable(ended.error().message));
     }
 
+    // Paddock's own read-only command (the inspector's gateway probe) runs on a read-only profile,
+    // and is stopped like any other: by the caller's cancel, and by the session's shutdown, which
+    // never waits for it to end by itself.
+    void inspectExecRunsOnReadOnlyProfilesAndStops()
+    {
+        QTemporaryDir dir;
+        const QString basedir = dir.filePath(QStringLiteral("ws"));
+        {
+            LocalBackend maker(LocalOptions{basedir, false});
+            QVERIFY(QCoro::waitFor(
+                maker.create(CreateSpec{QStringLiteral("run"), QStringLiteral("u"), QStringLiteral("a"), {}})));
+        }
+        Profile readOnly = localProfile(basedir);
+        readOnly.readOnly = true;
+        TestSession viewer(std::make_unique<LocalBackend>(LocalOptions{basedir, false}), readOnly);
+        ExecRequest slow;
+        slow.argv = QStringList{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo up; exec sleep 300")};
+        QList<QByteArray> lines;
+        slow.onLine = [&lines](OutputChannel, const QByteArray &line) { lines.append(line); };
+        slow.cancel = std::make_shared<CancelToken>();
+        const auto token = slow.cancel;
+        std::optional<QCoro::Task<Result<ExecResult>>> running = viewer->inspectExec(QStringLiteral("run"), slow);
+        QTRY_COMPARE(lines.size(), 1);
+        token->cancel();
+        auto stopped = QCoro::waitFor(std::move(*running));
+        QVERIFY(!stopped);
+        QCOMPARE(stopped.error().kind, Error::Kind::Cancelled);
+
+        slow.cancel = {};
+        lines.clear();
+        running = viewer->inspectExec(QStringLiteral("run"), slow);
+        QTRY_COMPARE(lines.size(), 1);
+        viewer.shutdown();
+        QVERIFY(viewer->isShutDown());
+        auto ended = QCoro::waitFor(std::move(*running));
+        QVERIFY(!ended);
+        QCOMPARE(ended.error().kind, Error::Kind::Cancelled);
+    }
+
     void execNeedsTheCapability()
     {
         TestSession session(std::make_unique<ScriptedBackend>());

@@ -379,6 +379,18 @@ void TestWorkspaceInspector::textPagesFindDataPlaceholdersAndBinary()
     QVERIFY(next);
     QCOMPARE(next->text, QStringLiteral("文"));
 
+    // A page ends after a line or a space, never inside a word a mask must see whole.
+    QVERIFY(writeFile(m_workdir + QStringLiteral("/sessions/x/tool_result-b.txt"),
+                      "aaaa\nkey: password=sample-secret-cut end"));
+    auto first = QCoro::waitFor(readTextPage(ref(), QStringLiteral("sessions/x/tool_result-b.txt"), 0, 30));
+    QVERIFY(first);
+    QCOMPARE(first->text, QStringLiteral("aaaa\nkey: "));
+    auto second =
+        QCoro::waitFor(readTextPage(ref(), QStringLiteral("sessions/x/tool_result-b.txt"), first->bytes, 4096));
+    QVERIFY(second);
+    QCOMPARE(second->text, QStringLiteral("password=sample-secret-cut end"));
+    QVERIFY(!maskText(second->text).contains(QStringLiteral("sample-secret-")));
+
     auto binary = QCoro::waitFor(readTextPage(ref(), QStringLiteral("data/") + Png1, 0, 4096));
     QVERIFY(binary);
     QVERIFY(binary->binary);
@@ -621,9 +633,12 @@ void TestWorkspaceInspector::gatewayLogTailIsMasked()
     QFile file(log);
     QVERIFY(file.open(QIODevice::Append));
     file.write("INFO: npx said Authorization: Bearer sample-secret-log-token-0009\n");
+    // A bare value of .mcp that no pattern knows (an MCP server echoing its environment).
+    file.write("DEBUG: maps server env MAPS=sample-secret-maps-0003 ready\n");
     file.close();
     auto tail = QCoro::waitFor(readGatewayLogTail(ref(), 1024 * 1024));
     QVERIFY(tail);
+    QVERIFY2(tail->contains(QStringLiteral("MAPS=") + maskGlyph() + QStringLiteral(" ready")), qPrintable(*tail));
     QVERIFY(tail->contains(QStringLiteral("serving")) || tail->contains(QStringLiteral("Uvicorn")));
     QVERIFY(!tail->contains(QStringLiteral("sample-secret-")));
     QVERIFY(tail->contains(maskGlyph()));

@@ -90,6 +90,10 @@ struct Command
     int maxArgs; // -1: any number
     bool needsBackend; // false: runs before any backend option is looked at
     QCoro::Task<int> (*run)(Session &);
+    // For a command that passes another program's exit status through (exec: 125, as docker and
+    // podman say it): the status of every failure of paddockctl's own (usage, setup), so that it
+    // cannot be mistaken for the command's. 0: the usual 2 and 1.
+    int ownFailure = 0;
 };
 
 // Every command, in the order help lists them.

@@ -42,7 +42,7 @@ constexpr std::array<Command, 14> Table{{
      1,
      true,
      runInspect},
-    {"exec", "ID -- COMMAND [ARGUMENT...]", {}, 1, -1, true, runExec},
+    {"exec", "ID -- COMMAND [ARGUMENT...]", {}, 1, -1, true, runExec, 125},
     {"files",
      "ID ls [PATH] [--json] | ID cat PATH | ID get PATH LOCAL | ID put LOCAL PATH",
      {{"json"}},

@@ -1,8 +1,9 @@
 // exec ID -- COMMAND...: runs a command in a workspace (its newest sandbox) through the profile's
 // session, its stdout and stderr passed on byte for byte as they arrive, its exit status passed
-// through. 125: the command could not be run (no such workspace, not running, the backend
-// failed). Ctrl+C or SIGTERM stop the command in the workspace (its whole process group) and end
-// with 130 or 143, as a shell reports them; a second one ends paddockctl at once.
+// through. 125: the command could not be run (a usage error, a profile that cannot be made, no
+// such workspace, not running, the backend failed): every failure of paddockctl's own. Ctrl+C or SIGTERM stop the
+// command in the workspace (its whole process group) and end with 130 or 143, as a shell reports them; a second one
+// ends paddockctl at once.
 
 #include "command.h"
 
@@ -91,11 +92,15 @@ private:
 QCoro::Task<int> runExec(Session &s)
 {
     const QString id = s.args.constFirst();
-    if (auto valid = validateWorkspaceId(id); !valid)
-        co_return s.usage(valid.error().message);
+    if (auto valid = validateWorkspaceId(id); !valid) {
+        s.usage(valid.error().message);
+        co_return CannotRun;
+    }
     const QStringList argv = s.args.mid(1);
-    if (argv.isEmpty())
-        co_return s.usage(Tr::tr("no command given: paddockctl exec ID -- COMMAND [ARGUMENT...]"));
+    if (argv.isEmpty()) {
+        s.usage(Tr::tr("no command given: paddockctl exec ID -- COMMAND [ARGUMENT...]"));
+        co_return CannotRun;
+    }
     auto sandbox = co_await s.session->find(id);
     if (!sandbox) {
         s.failed(QStringLiteral("exec %1").arg(id), sandbox.error());

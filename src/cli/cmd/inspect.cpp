@@ -93,7 +93,7 @@ void printOverview(const Overview &overview)
         state += QStringLiteral(" (%1)").arg(overview.details.stateReason);
     row(Tr::tr("State"), state);
     if (!overview.details.stateMessage.isEmpty())
-        row(Tr::tr("Why"), maskText(overview.details.stateMessage));
+        row(Tr::tr("Why"), maskValue(overview.details.stateMessage));
     row(Tr::tr("Image"), s.image);
     row(Tr::tr("Created"), localTime(s.createdAt));
     row(Tr::tr("Expires"), s.expiresAt ? localTime(*s.expiresAt) : Tr::tr("never"));
@@ -101,9 +101,9 @@ void printOverview(const Overview &overview)
     for (const auto &[name, value] : overview.details.resources)
         row(Tr::tr("Resource %1").arg(name), value);
     for (const auto &[name, value] : overview.details.endpoints)
-        row(Tr::tr("Endpoint %1").arg(name), maskUrl(value));
+        row(Tr::tr("Endpoint %1").arg(name), maskValue(value));
     for (const auto &[name, value] : overview.details.facts)
-        row(name, maskText(value));
+        row(name, maskValue(value));
     row(Tr::tr("Workdir"), overview.layout.workdir);
     row(Tr::tr("Gateway home"), overview.layout.gatewayHome);
     if (!overview.hostFolder.isEmpty())
@@ -113,7 +113,7 @@ void printOverview(const Overview &overview)
     if (!s.metadata.isEmpty()) {
         out(Tr::tr("  Metadata"));
         for (auto it = s.metadata.cbegin(); it != s.metadata.cend(); ++it)
-            out(QStringLiteral("    %1 = %2").arg(it.key(), maskText(it.value())));
+            out(QStringLiteral("    %1 = %2").arg(it.key(), maskValue(it.value())));
     }
     if (overview.filesError) {
         row(Tr::tr("Files"), Tr::tr("not read: %1").arg(overview.filesError->message));

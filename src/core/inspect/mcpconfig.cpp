@@ -6,6 +6,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
+#include <QUrl>
+#include <QUrlQuery>
 
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
@@ -90,6 +92,35 @@ QList<const McpEntry *> McpConfig::skippedEntries() const
         }
     }
     return skipped;
+}
+
+QStringList McpConfig::secretValues() const
+{
+    QStringList values;
+    for (const McpScope &scope : scopes) {
+        for (const McpEntry &entry : scope.entries) {
+            for (const QString &path : entry.secretPaths()) {
+                const std::optional<QString> value = entry.reveal(path);
+                if (!value)
+                    continue;
+                QStringList parts{*value};
+                if (path == QLatin1String("url")) {
+                    // What a log would print of it alone: the password, each query value.
+                    const QUrl url(*value);
+                    parts.append(url.password(QUrl::FullyDecoded));
+                    for (const auto &[key, item] : QUrlQuery(url).queryItems(QUrl::FullyDecoded))
+                        parts.append(item);
+                } else if (path.startsWith(QLatin1String("headers/"))) {
+                    parts.append(value->section(u' ', -1)); // "Bearer <token>": the token
+                }
+                for (const QString &part : std::as_const(parts)) {
+                    if (!part.isEmpty() && !values.contains(part))
+                        values.append(part);
+                }
+            }
+        }
+    }
+    return values;
 }
 
 QJsonObject McpConfig::toJson() const

@@ -88,6 +88,10 @@ struct McpConfig
     qsizetype byteSize = 0;
 
     QList<const McpEntry *> skippedEntries() const;
+    // Every raw secret value of every entry (each reveal()), for maskKnown(): a value the
+    // workspace's own .mcp holds is masked wherever it turns up in free text (gateway.log, the
+    // gateway probe's answer). Never logged.
+    QStringList secretValues() const;
     QJsonObject toJson() const; // masked
 };
 

@@ -2,6 +2,8 @@
 
 #include <QRegularExpression>
 
+#include <algorithm>
+
 namespace Paddock::Inspect {
 
 QString maskGlyph()
@@ -241,6 +243,24 @@ QString maskText(QStringView text)
     // Two rules can hit the same value (a bearer token after "token="): show one glyph.
     out.replace(glyph + glyph, glyph);
     return out;
+}
+
+QString maskKnown(QStringView text, QStringList values)
+{
+    std::sort(values.begin(), values.end(), [](const QString &a, const QString &b) { return a.size() > b.size(); });
+    QString masked = text.toString();
+    for (const QString &value : std::as_const(values)) {
+        if (value.size() >= MinKnownSecret)
+            masked.replace(value, maskGlyph());
+    }
+    return maskText(masked);
+}
+
+QString maskValue(const QString &value)
+{
+    if (value.contains(QStringLiteral("://")))
+        return maskText(maskUrl(value));
+    return maskText(value);
 }
 
 } // namespace Paddock::Inspect

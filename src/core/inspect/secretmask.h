@@ -38,4 +38,16 @@ MaskedArgs maskArgs(const QStringList &args);
 // `--auth-token`/`--instance-nonce` and other secret flags.
 QString maskText(QStringView text);
 
+// Free text with each of `values` (raw secrets Paddock knows, as McpConfig::secretValues()) masked
+// wherever it occurs, longest first, then maskText(): a bare token that no pattern recognises
+// (`npx` echoing its environment into gateway.log) is still hidden. Values shorter than
+// MinKnownSecret characters are not searched for (they would mask ordinary words).
+inline constexpr qsizetype MinKnownSecret = 6;
+QString maskKnown(QStringView text, QStringList values);
+
+// A single value that may carry a credential (a metadata value, an endpoint, a server's message,
+// a fact): a URL as maskUrl() and then maskText(), anything else as maskText(). Every form that
+// shows such a value (the dock, `paddockctl inspect` as text and as JSON) goes through this.
+QString maskValue(const QString &value);
+
 } // namespace Paddock::Inspect

@@ -87,7 +87,7 @@ QJsonObject entryJson(const FileEntry &entry)
 
 QJsonObject errorJson(const Error &error)
 {
-    return QJsonObject{{QStringLiteral("message"), error.message}};
+    return QJsonObject{{QStringLiteral("message"), maskText(error.message)}};
 }
 
 QJsonArray stringArray(const QStringList &list)
@@ -99,7 +99,7 @@ QJsonArray pairArray(const QList<std::pair<QString, QString>> &pairs)
 {
     QJsonArray array;
     for (const auto &[label, value] : pairs)
-        array.append(QJsonObject{{QStringLiteral("name"), label}, {QStringLiteral("value"), value}});
+        array.append(QJsonObject{{QStringLiteral("name"), label}, {QStringLiteral("value"), maskValue(value)}});
     return array;
 }
 
@@ -128,30 +128,10 @@ Result<ProfileSession *> filesUsable(const WorkspaceRef &ref)
     return session;
 }
 
-// A whole file of at most `limit` bytes (a longer one: only its first `limit`, and *truncated).
 QCoro::Task<Result<FileChunk>> readHead(WorkspaceRef ref, QString path, qint64 limit)
 {
-    auto session = filesUsable(ref);
-    if (!session)
-        co_return fail(session.error());
-    FileChunk whole;
-    qint64 offset = 0;
-    while (true) {
-        const qint64 want = std::min(limit - offset, MaxFileChunk);
-        auto chunk = co_await (*session)->readFile(ref.sandbox.sandboxId, path, offset, want);
-        if (ref.cancelled())
-            co_return fail(cancelledError());
-        if (!chunk)
-            co_return fail(chunk.error());
-        whole.totalSize = chunk->totalSize;
-        whole.data.append(chunk->data);
-        offset += chunk->data.size();
-        if (chunk->data.isEmpty() || offset >= limit || offset >= chunk->totalSize)
-            break;
-    }
-    co_return whole;
+    return readWorkspaceFile(std::move(ref), std::move(path), limit);
 }
-
 bool isMissing(const Error &error)
 {
     return error.kind == Error::Kind::NotFound;
@@ -253,7 +233,7 @@ void collectDataUrls(QByteArrayView text, const QString &recordedWorkdir, QSet<Q
 }
 
 // What the probe script prints, and its exit status, as a GatewayView's health.
-void readProbe(const ExecResult &result, GatewayView *view)
+void readProbe(const ExecResult &result, const QStringList &known, GatewayView *view)
 {
     const QList<QByteArray> lines = result.stdOut.split('\n');
     QByteArray body;
@@ -283,7 +263,7 @@ void readProbe(const ExecResult &result, GatewayView *view)
         }
     }
     body = body.trimmed();
-    const QString detail = maskText(QString::fromUtf8(body.left(2000)));
+    const QString detail = maskKnown(QString::fromUtf8(body.left(2000)), known);
     if (view->probeTool == QLatin1String("none")) {
         view->health = GatewayView::Health::NoTool;
         view->probeTool.clear();
@@ -311,13 +291,16 @@ void readProbe(const ExecResult &result, GatewayView *view)
 }
 
 // Asks the gateway's /health from inside the workspace, with whatever the image has: curl, wget,
-// python3 (the system's or the gateway's venv), bash's /dev/tcp, nc, busybox nc; a tool that
-// cannot run or crashes (Debian's static busybox wget does) is passed over. Reads /proc for the
-// port this workspace's gateway (<home>/_mcp_gateway_app.py) was started with; writes nothing.
-// The pattern's brackets keep the script from finding its own command line.
+// python3, bash's /dev/tcp, nc, busybox nc; a tool that cannot run or crashes (Debian's static
+// busybox wget does) is passed over. Only the system's folders are searched (PATH is set): a
+// program the agent could have written (the gateway's venv, the workspace, ~/.local/bin) is never
+// run by a read-only look. Reads /proc for the port this workspace's gateway
+// (<home>/_mcp_gateway_app.py) was started with; writes nothing. The pattern's brackets keep the
+// script from finding its own command line.
 QString probeScript()
 {
     return QString::fromUtf8(R"sh(home=$1; port=5600; from=default
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin; export PATH
 for f in /proc/[0-9]*/cmdline; do
   c=$(tr '\000' ' ' < "$f" 2>/dev/null) || continue
   case $c in *"$home"/[_]mcp_gateway_app.py*)
@@ -331,11 +314,10 @@ request='GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n'
 have() { command -v "$1" >/dev/null 2>&1; }
 # A tool that cannot run or crashes (126, 127, a signal) says nothing about the gateway: the next one.
 ask() { t=$1; shift; tried="$tried $t"; out=$("$@" 2>&1); s=$?; [ $s -lt 126 ] && tool=$t; }
-py=; for p in python3 "$home/.venv/bin/python"; do have "$p" && { py=$p; break; }; done
 tool=; tried=
 have curl && ask curl curl -sS -m 5 "$url"
 [ -z "$tool" ] && have wget && ask wget wget -q -T 5 -O - "$url"
-[ -z "$tool" ] && [ -n "$py" ] && ask python3 "$py" -c 'import sys,urllib.request as u
+[ -z "$tool" ] && have python3 && ask python3 python3 -c 'import sys,urllib.request as u
 print(u.urlopen(sys.argv[1],timeout=5).read().decode("utf-8","replace"))' "$url"
 [ -z "$tool" ] && have bash && ask bash bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && printf "$0" >&3 && cat <&3' "$request" "$port"
 [ -z "$tool" ] && have nc && ask nc sh -c 'printf "$0" | nc -w 5 127.0.0.1 "$1"' "$request" "$port"
@@ -346,6 +328,29 @@ echo "tool $tool"; echo "status $s"; echo body; printf '%s\n' "$out" | head -c 4
 }
 
 } // namespace
+
+QCoro::Task<Result<FileChunk>> readWorkspaceFile(WorkspaceRef ref, QString path, qint64 limit)
+{
+    auto session = filesUsable(ref);
+    if (!session)
+        co_return fail(session.error());
+    FileChunk whole;
+    qint64 offset = 0;
+    while (true) {
+        const qint64 want = std::min(limit - offset, MaxFileChunk);
+        auto chunk = co_await (*session)->readFile(ref.sandbox.sandboxId, path, offset, want);
+        if (ref.cancelled())
+            co_return fail(cancelledError());
+        if (!chunk)
+            co_return fail(chunk.error());
+        whole.totalSize = chunk->totalSize;
+        whole.data.append(chunk->data);
+        offset += chunk->data.size();
+        if (chunk->data.isEmpty() || offset >= limit || offset >= chunk->totalSize)
+            break;
+    }
+    co_return whole;
+}
 
 WorkspaceLayout WorkspaceRef::layout() const
 {
@@ -371,7 +376,7 @@ QJsonObject Overview::toJson() const
     const SandboxInfo &s = details.sandbox;
     QJsonObject metadata;
     for (auto it = s.metadata.cbegin(); it != s.metadata.cend(); ++it)
-        metadata.insert(it.key(), it.value());
+        metadata.insert(it.key(), maskValue(it.value()));
     QJsonObject object{
         {QStringLiteral("workspaceId"), s.workspaceId},
         {QStringLiteral("sandboxId"), s.sandboxId},
@@ -383,7 +388,7 @@ QJsonObject Overview::toJson() const
         {QStringLiteral("state"), sandboxStateName(s.state)},
         {QStringLiteral("rawState"), s.rawState},
         {QStringLiteral("stateReason"), details.stateReason},
-        {QStringLiteral("stateMessage"), details.stateMessage},
+        {QStringLiteral("stateMessage"), maskValue(details.stateMessage)},
         {QStringLiteral("image"), s.image},
         {QStringLiteral("createdAt"), timeValue(s.createdAt)},
         {QStringLiteral("expiresAt"), s.expiresAt ? timeValue(*s.expiresAt) : QJsonValue(QJsonValue::Null)},
@@ -693,6 +698,22 @@ QCoro::Task<Result<TextPage>> readTextPage(WorkspaceRef ref, QString path, qint6
     page.totalSize = chunk->totalSize;
     const bool atEnd = offset + chunk->data.size() >= chunk->totalSize;
     qsizetype keep = atEnd ? chunk->data.size() : completeUtf8(chunk->data);
+    if (!atEnd && keep > 0) {
+        // A page ends after a line (one in its back half), else after a space or tab in its last
+        // KiB: redaction masks a page at a time, and a secret is not cut between two pages.
+        const QByteArrayView head(chunk->data.constData(), keep);
+        const qsizetype newline = head.lastIndexOf('\n');
+        if (newline >= keep / 2) {
+            keep = newline + 1;
+        } else {
+            for (qsizetype i = keep - 1; i >= std::max<qsizetype>(0, keep - 1024); --i) {
+                if (head.at(i) == ' ' || head.at(i) == '\t') {
+                    keep = i + 1;
+                    break;
+                }
+            }
+        }
+    }
     if (keep == 0)
         keep = chunk->data.size(); // never an empty page that cannot advance
     page.bytes = keep;
@@ -1050,6 +1071,20 @@ QJsonObject GatewayView::toJson() const
     return object;
 }
 
+namespace {
+
+// The raw secret values of the workspace's .mcp (McpConfig::secretValues), for maskKnown(); none
+// when it cannot be read (the patterns still apply).
+QCoro::Task<QStringList> knownSecrets(WorkspaceRef ref)
+{
+    auto mcp = co_await readMcp(ref);
+    if (!mcp || !mcp->config)
+        co_return QStringList();
+    co_return mcp->config->secretValues();
+}
+
+} // namespace
+
 QCoro::Task<Result<GatewayView>> readGateway(WorkspaceRef ref, bool probe)
 {
     auto session = usable(ref);
@@ -1104,6 +1139,8 @@ QCoro::Task<Result<GatewayView>> readGateway(WorkspaceRef ref, bool probe)
     request.argv =
         QStringList{QStringLiteral("sh"), QStringLiteral("-c"), probeScript(), QStringLiteral("sh"), view.home};
     request.timeout = std::chrono::seconds(20);
+    // Stopped (the process group killed) when the reader moves on, and by the session's shutdown.
+    request.cancel = ref.cancel;
     auto ran = co_await (*again)->inspectExec(ref.sandbox.sandboxId, std::move(request));
     if (ref.cancelled())
         co_return fail(cancelledError());
@@ -1117,7 +1154,8 @@ QCoro::Task<Result<GatewayView>> readGateway(WorkspaceRef ref, bool probe)
         view.healthDetail = Tr::tr("the health check did not end in time");
         co_return view;
     }
-    readProbe(*ran, &view);
+    const QStringList known = co_await knownSecrets(ref);
+    readProbe(*ran, known, &view);
     co_return view;
 }
 
@@ -1126,7 +1164,10 @@ QCoro::Task<Result<QString>> readGatewayLogTail(WorkspaceRef ref, qint64 bytes)
     auto session = filesUsable(ref);
     if (!session)
         co_return fail(session.error());
-    const QString path = (*session)->layout(ref.sandbox).gatewayHome + QStringLiteral("/gateway.log");
+    const QString home = (*session)->layout(ref.sandbox).gatewayHome;
+    if (home.isEmpty())
+        co_return fail(Error::unsupported(Tr::tr("workspaces of this backend have no gateway home")));
+    const QString path = home + QStringLiteral("/gateway.log");
     auto info = co_await (*session)->stat(ref.sandbox.sandboxId, path);
     if (ref.cancelled())
         co_return fail(cancelledError());
@@ -1147,7 +1188,10 @@ QCoro::Task<Result<QString>> readGatewayLogTail(WorkspaceRef ref, qint64 bytes)
         const qsizetype newline = data.indexOf('\n');
         data = newline < 0 ? QByteArray() : data.mid(newline + 1); // whole lines only
     }
-    QString text = maskText(QString::fromUtf8(data));
+    const QStringList known = co_await knownSecrets(ref);
+    if (ref.cancelled())
+        co_return fail(cancelledError());
+    QString text = maskKnown(QString::fromUtf8(data), known);
     co_return text;
 }
 

@@ -153,6 +153,11 @@ struct TextPage
 };
 QCoro::Task<Result<TextPage>> readTextPage(WorkspaceRef ref, QString path, qint64 offset, qint64 length);
 
+// A whole file of at most `limit` bytes (a longer one: its first `limit` and its size), read as
+// every inspector read is: refused when the workspace's files cannot be read now
+// (WorkspaceRef::filesReadable), Cancelled once the reader moved on. The console's image previews.
+QCoro::Task<Result<FileChunk>> readWorkspaceFile(WorkspaceRef ref, QString path, qint64 limit);
+
 // skills/: the layout (reference §7), every skill's SKILL.md read (its front matter; what
 // AgentScope would ignore and why), and for Local workspaces each index against the disk.
 struct SkillView

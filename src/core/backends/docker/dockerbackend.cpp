@@ -918,7 +918,8 @@ QCoro::Task<Result<ExecResult>> DockerBackend::exec(QString sandboxId, ExecReque
     }
     result->exitCode = *exitCode;
     result->timedOut = limit > 0 && *exitCode == 137 && clock.elapsed() >= limit * 1000 - 100;
-    co_return *result;
+    ExecResult ran = *result; // a copy: GCC 12 moves from what co_return names (README)
+    co_return ran;
 }
 
 QCoro::Task<Result<>> DockerBackend::killGroup(QString sandboxId, qint64 pid, std::shared_ptr<CancelToken> stopReading)
@@ -1104,7 +1105,8 @@ QCoro::Task<Result<ExecResult>> DockerBackend::runFileScript(QString sandboxId, 
         co_return fail(exitCode.error());
     result->exitCode = *exitCode;
     result->timedOut = limit > 0 && *exitCode == 137;
-    co_return *result;
+    ExecResult ran = *result; // a copy: GCC 12 moves from what co_return names (README)
+    co_return ran;
 }
 
 template<typename T>

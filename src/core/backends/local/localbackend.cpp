@@ -882,7 +882,12 @@ QCoro::Task<Result<ExecResult>> LocalBackend::exec(QString sandboxId, ExecReques
     err.feed(process.readAllStandardError());
     out.finish();
     err.finish();
-    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    // Killed by a signal: 128 + its number, as a shell, Docker, Kubernetes and bubblewrap report
+    // it (QProcess gives the signal as the exit code of a crash).
+    if (process.exitStatus() == QProcess::NormalExit)
+        result.exitCode = process.exitCode();
+    else
+        result.exitCode = process.exitCode() > 0 && process.exitCode() < 128 ? 128 + process.exitCode() : -1;
     co_return result;
 }
 
