@@ -33,18 +33,15 @@ BackendFactory e2bBackendFactory()
             return {DefaultTemplate, Tr::tr("The E2B template of new sandboxes (a name or an ID); empty for base"),
                     Tr::tr("Template")};
         if (field == QLatin1String("domain"))
-            return {QString(DefaultDomain), Tr::tr("E2B's domain (E2B_DOMAIN): the API is https://api.<domain>"),
-                    Tr::tr("Domain")};
+            return {QString(DefaultDomain), Tr::tr("E2B's domain (E2B_DOMAIN): the API is https://api.<domain>")};
         if (field == QLatin1String("apiUrl"))
             return {Tr::tr("https://api.<domain>"),
                     Tr::tr("The control plane's URL when it is not https://api.<domain> (E2B_API_URL): a "
-                           "self-hosted E2B"),
-                    Tr::tr("API URL")};
+                           "self-hosted E2B")};
         if (field == QLatin1String("sandboxUrl"))
             return {Tr::tr("each sandbox's own"),
                     Tr::tr("One URL for every sandbox's envd (E2B_SANDBOX_URL), told apart by the E2b-Sandbox-Id "
-                           "header"),
-                    Tr::tr("Sandbox URL")};
+                           "header")};
         if (field == QLatin1String("sandboxTimeout"))
             return {QString::number(DefaultTimeout.count()),
                     Tr::tr("Seconds a new or resumed sandbox runs before E2B ends it (AgentScope: 300)")};
