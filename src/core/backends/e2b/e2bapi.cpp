@@ -15,7 +15,6 @@
 #include <rapidjson/document.h>
 
 #include <memory>
-#include <optional>
 
 namespace Paddock::E2B {
 
@@ -346,23 +345,13 @@ QCoro::Task<Result<>> ControlPlane::sendForNothing(HttpRequest request)
 
 QCoro::Task<Result<QList<SandboxInfo>>> ControlPlane::list(QStringList states, QMap<QString, QString> metadata)
 {
-    QList<SandboxInfo> all;
     QByteArray token;
-    // The page being parsed on a worker while the next one travels; by pointer (a QFuture hands
-    // out copies of its result).
-    std::optional<QFuture<std::shared_ptr<Result<ListPage>>>> parsing;
+    // Each page is parsed on a worker thread while the next one travels (the next page needs
+    // only this one's X-Next-Token, a header); pages by pointer (a QFuture hands out copies of
+    // its result), joined in order at the end.
+    QList<QFuture<std::shared_ptr<Result<ListPage>>>> parsing;
     const auto parse = [](const HttpResponse &answer) {
         return std::make_shared<Result<ListPage>>(parseListPage(answer));
-    };
-    const auto collect = [&all](QFuture<std::shared_ptr<Result<ListPage>>> &future) -> Result<> {
-        const std::shared_ptr<Result<ListPage>> page = future.result();
-        if (!*page)
-            return fail(page->error());
-        if (all.isEmpty())
-            all = std::move((*page)->sandboxes);
-        else
-            all.append(std::move((*page)->sandboxes));
-        return {};
     };
     for (int page = 0; page < MaxPages; ++page) {
         const HttpRequest listing = request(QByteArrayLiteral("GET"), QStringLiteral("/v2/sandboxes"),
@@ -371,24 +360,22 @@ QCoro::Task<Result<QList<SandboxInfo>>> ControlPlane::list(QStringList states, Q
         if (!response)
             co_return fail(response.error());
         token = response->headers.value(QByteArrayLiteral("x-next-token"));
-        // The previous page is parsed by now (it had this round trip's time).
-        if (parsing) {
-            QFuture<void> done(*parsing);
-            if (!co_await m_http->waitFor(std::move(done)))
-                co_return fail(HttpClient::closedError());
-            if (auto collected = collect(*parsing); !collected)
-                co_return fail(collected.error());
-        }
-        parsing = QtConcurrent::run(parse, std::move(*response));
+        parsing.append(QtConcurrent::run(parse, std::move(*response)));
         if (token.isEmpty())
             break;
     }
-    if (parsing) {
-        QFuture<void> done(*parsing);
+    QList<SandboxInfo> all;
+    for (QFuture<std::shared_ptr<Result<ListPage>>> &future : parsing) {
+        QFuture<void> done(future);
         if (!co_await m_http->waitFor(std::move(done)))
             co_return fail(HttpClient::closedError());
-        if (auto collected = collect(*parsing); !collected)
-            co_return fail(collected.error());
+        const std::shared_ptr<Result<ListPage>> page = future.result();
+        if (!*page)
+            co_return fail(page->error());
+        if (all.isEmpty())
+            all = std::move((*page)->sandboxes);
+        else
+            all.append(std::move((*page)->sandboxes));
     }
     co_return all;
 }
