@@ -3749,6 +3749,278 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <source>Pool</source>
         <translation>资源池</translation>
     </message>
+    <message>
+        <source>the E2B server&apos;s answer is not JSON (HTTP %1) - is this an E2B API?</source>
+        <translation>E2B 服务器的应答不是 JSON（HTTP %1）——这是 E2B API 吗？</translation>
+    </message>
+    <message>
+        <source>no E2B API key: give the profile one (it is kept in the keychain), or set E2B_API_KEY for paddockctl</source>
+        <translation>没有 E2B API 密钥：请为配置文件设置一个（保存在钥匙串中），或为 paddockctl 设置 E2B_API_KEY</translation>
+    </message>
+    <message>
+        <source>the E2B API key does not start with &quot;e2b_&quot;: it is not an E2B API key (an access token, which starts with &quot;sk_e2b_&quot;, is not one either); copy the key from the E2B dashboard</source>
+        <translation>该 E2B API 密钥不以“e2b_”开头：它不是 E2B API 密钥（以“sk_e2b_”开头的访问令牌也不是）；请从 E2B 控制台复制密钥</translation>
+    </message>
+    <message>
+        <source>the E2B API key is &quot;e2b_&quot; and hexadecimal digits; this one has other characters after &quot;e2b_&quot;</source>
+        <translation>E2B API 密钥由“e2b_”和十六进制数字组成；此密钥在“e2b_”之后含有其他字符</translation>
+    </message>
+    <message>
+        <source>%1 &quot;%2&quot; is not an http:// or https:// URL with a host</source>
+        <translation>%1“%2”不是带主机名的 http:// 或 https:// URL</translation>
+    </message>
+    <message>
+        <source>%1 &quot;%2&quot; must not have a query, a fragment or a user</source>
+        <translation>%1“%2”不能包含查询、片段或用户</translation>
+    </message>
+    <message>
+        <source>the E2B domain &quot;%1&quot; is a host name such as e2b.app, without a scheme, a port or a path</source>
+        <translation>E2B 域名“%1”应为 e2b.app 这样的主机名，不带协议、端口或路径</translation>
+    </message>
+    <message>
+        <source>the E2B server&apos;s answer is not a JSON object</source>
+        <translation>E2B 服务器的应答不是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>the E2B server refused the API key (HTTP 401): %1</source>
+        <translation>E2B 服务器拒绝了该 API 密钥（HTTP 401）：%1</translation>
+    </message>
+    <message>
+        <source>the E2B server refused access (HTTP 403): %1</source>
+        <translation>E2B 服务器拒绝访问（HTTP 403）：%1</translation>
+    </message>
+    <message>
+        <source>the E2B server asks to slow down (HTTP 429): %1</source>
+        <translation>E2B 服务器要求放慢请求（HTTP 429）：%1</translation>
+    </message>
+    <message>
+        <source>the E2B API URL</source>
+        <translation>E2B API URL</translation>
+    </message>
+    <message>
+        <source>the E2B sandbox URL</source>
+        <translation>E2B 沙箱 URL</translation>
+    </message>
+    <message>
+        <source>an E2B sandbox&apos;s timeout is at least 1 second</source>
+        <translation>E2B 沙箱的超时至少为 1 秒</translation>
+    </message>
+    <message>
+        <source>E2B sandbox %1 does not exist: it was killed, or it expired (%2)</source>
+        <translation>E2B 沙箱 %1 不存在：它已被销毁或已过期（%2）</translation>
+    </message>
+    <message>
+        <source>Template</source>
+        <translation>模板</translation>
+    </message>
+    <message>
+        <source>Ends</source>
+        <translation>结束时间</translation>
+    </message>
+    <message>
+        <source>Paused since</source>
+        <translation>暂停时间</translation>
+    </message>
+    <message>
+        <source>%1 (its timer is stopped until it is resumed)</source>
+        <translation>%1（其计时器已停止，直到恢复）</translation>
+    </message>
+    <message>
+        <source>When the time is up</source>
+        <translation>到期时</translation>
+    </message>
+    <message>
+        <source>pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>kill</source>
+        <translation>销毁</translation>
+    </message>
+    <message>
+        <source>envd version</source>
+        <translation>envd 版本</translation>
+    </message>
+    <message>
+        <source>Domain</source>
+        <translation>域名</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <source>E2B has no template &quot;%1&quot; that this key may use: %2</source>
+        <translation>E2B 没有此密钥可用的模板“%1”：%2</translation>
+    </message>
+    <message>
+        <source>E2B refused a sandbox timeout of %1 s, more than your team&apos;s longest run allows; lower the profile&apos;s sandbox timeout: %2</source>
+        <translation>E2B 拒绝了 %1 秒的沙箱超时，它超过了您团队允许的最长运行时间；请调低配置文件的沙箱超时：%2</translation>
+    </message>
+    <message>
+        <source>the E2B server created a sandbox but did not say its id</source>
+        <translation>E2B 服务器创建了沙箱，但没有给出其 ID</translation>
+    </message>
+    <message>
+        <source>E2B sandbox %1 is %2, not running: resume it to attach</source>
+        <translation>E2B 沙箱 %1 处于 %2 状态，未在运行：请先恢复它再连接</translation>
+    </message>
+    <message>
+        <source>E2B sandbox %1 is paused: its timer is stopped and cannot be renewed; resuming it gives it a new timeout</source>
+        <translation>E2B 沙箱 %1 已暂停：其计时器已停止，无法续期；恢复它会给它一个新的超时</translation>
+    </message>
+    <message>
+        <source>E2B sandbox %1 is %2, not running: resume it first</source>
+        <translation>E2B 沙箱 %1 处于 %2 状态，未在运行：请先恢复它</translation>
+    </message>
+    <message>
+        <source>E2B sandbox %1 no longer exists: it expired or was killed</source>
+        <translation>E2B 沙箱 %1 已不存在：它已过期或已被销毁</translation>
+    </message>
+    <message>
+        <source>E2B sandbox %1 is paused: resume it first</source>
+        <translation>E2B 沙箱 %1 已暂停：请先恢复它</translation>
+    </message>
+    <message>
+        <source>envd in E2B sandbox %1 cannot be reached (the sandbox proxy answered HTTP 502 while the sandbox runs): %2</source>
+        <translation>无法访问 E2B 沙箱 %1 中的 envd（沙箱在运行，但沙箱代理应答了 HTTP 502）：%2</translation>
+    </message>
+    <message>
+        <source>E2B</source>
+        <translation>E2B</translation>
+    </message>
+    <message>
+        <source>The E2B template of new sandboxes (a name or an ID); empty for base</source>
+        <translation>新沙箱的 E2B 模板（名称或 ID）；留空则为 base</translation>
+    </message>
+    <message>
+        <source>E2B&apos;s domain (E2B_DOMAIN): the API is https://api.&lt;domain&gt;</source>
+        <translation>E2B 的域名（E2B_DOMAIN）：API 为 https://api.&lt;domain&gt;</translation>
+    </message>
+    <message>
+        <source>https://api.&lt;domain&gt;</source>
+        <translation>https://api.&lt;domain&gt;</translation>
+    </message>
+    <message>
+        <source>The control plane&apos;s URL when it is not https://api.&lt;domain&gt; (E2B_API_URL): a self-hosted E2B</source>
+        <translation>控制平面的 URL，当它不是 https://api.&lt;domain&gt; 时填写（E2B_API_URL）：自托管的 E2B</translation>
+    </message>
+    <message>
+        <source>each sandbox&apos;s own</source>
+        <translation>各沙箱自己的</translation>
+    </message>
+    <message>
+        <source>One URL for every sandbox&apos;s envd (E2B_SANDBOX_URL), told apart by the E2b-Sandbox-Id header</source>
+        <translation>所有沙箱的 envd 共用的一个 URL（E2B_SANDBOX_URL），按 E2b-Sandbox-Id 请求头区分</translation>
+    </message>
+    <message>
+        <source>Seconds a new or resumed sandbox runs before E2B ends it (AgentScope: 300)</source>
+        <translation>新建或恢复的沙箱在 E2B 结束它之前运行的秒数（AgentScope：300）</translation>
+    </message>
+    <message>
+        <source>The E2B API key (e2b_…), kept in the keychain</source>
+        <translation>E2B API 密钥（e2b_…），保存在钥匙串中</translation>
+    </message>
+    <message>
+        <source>E2B backend (API key from E2B_API_KEY):
+  --domain HOST          E2B&apos;s domain (default: E2B_DOMAIN, else e2b.app)
+  --api-url URL          the control plane (default: E2B_API_URL, else https://api.&lt;domain&gt;)
+  --sandbox-url URL      envd of every sandbox (default: E2B_SANDBOX_URL, else each sandbox&apos;s)
+  --template NAME        template of new sandboxes (default: base)
+  --sandbox-timeout N    seconds a new or resumed sandbox runs (default: 300)
+</source>
+        <translation>E2B 后端（API 密钥取自 E2B_API_KEY）：
+  --domain HOST          E2B 的域名（默认：E2B_DOMAIN，否则为 e2b.app）
+  --api-url URL          控制平面（默认：E2B_API_URL，否则为 https://api.&lt;domain&gt;）
+  --sandbox-url URL      所有沙箱的 envd（默认：E2B_SANDBOX_URL，否则为各沙箱自己的）
+  --template NAME        新沙箱的模板（默认：base）
+  --sandbox-timeout N    新建或恢复的沙箱运行的秒数（默认：300）
+</translation>
+    </message>
+    <message>
+        <source>the API URL</source>
+        <translation>API URL</translation>
+    </message>
+    <message>
+        <source>the sandbox URL</source>
+        <translation>沙箱 URL</translation>
+    </message>
+    <message>
+        <source>An E2B sandbox runs at least 1 second; E2B has no sandboxes that never expire.</source>
+        <translation>E2B 沙箱至少运行 1 秒；E2B 没有永不过期的沙箱。</translation>
+    </message>
+    <message>
+        <source>--template needs a template name</source>
+        <translation>--template 需要一个模板名称</translation>
+    </message>
+    <message>
+        <source>--sandbox-timeout takes a number of seconds of at least 1, not &quot;%1&quot;</source>
+        <translation>--sandbox-timeout 的取值为至少 1 的秒数，而不是“%1”</translation>
+    </message>
+    <message>
+        <source>%1 leads through too many symbolic links</source>
+        <translation>%1 经过的符号链接过多</translation>
+    </message>
+    <message>
+        <source>envd did not say where the symbolic link %1 points</source>
+        <translation>envd 没有给出符号链接 %1 指向何处</translation>
+    </message>
+    <message>
+        <source>a read needs a position and a length of 0 or more</source>
+        <translation>读取需要大于或等于 0 的位置和长度</translation>
+    </message>
+    <message>
+        <source>%1 is larger than %2 MiB, the most one upload to E2B takes</source>
+        <translation>%1 大于 %2 MiB，即一次上传到 E2B 的上限</translation>
+    </message>
+    <message>
+        <source>the folder of %1 is not a folder</source>
+        <translation>%1 的文件夹不是文件夹</translation>
+    </message>
+    <message>
+        <source>envd&apos;s answer to %1 is not a JSON object</source>
+        <translation>envd 对 %1 的应答不是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>envd&apos;s stream is not made of Connect envelopes</source>
+        <translation>envd 的数据流不是由 Connect 信封组成的</translation>
+    </message>
+    <message>
+        <source>a message of envd&apos;s stream is not a JSON object</source>
+        <translation>envd 数据流中的一条消息不是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>envd&apos;s stream did not begin with the process&apos;s start</source>
+        <translation>envd 的数据流没有以进程启动事件开头</translation>
+    </message>
+    <message>
+        <source>envd of sandbox %1 could not stop the command: %2</source>
+        <translation>沙箱 %1 的 envd 无法停止该命令：%2</translation>
+    </message>
+    <message>
+        <source>envd of sandbox %1 broke the protocol: %2; the command&apos;s outcome is unknown</source>
+        <translation>沙箱 %1 的 envd 违反了协议：%2；命令的结果未知</translation>
+    </message>
+    <message>
+        <source>the command stream of sandbox %1 broke off (%2): the command&apos;s fate is unknown; it may still be running in the sandbox</source>
+        <translation>沙箱 %1 的命令数据流中断（%2）：命令的结局未知；它可能仍在沙箱中运行</translation>
+    </message>
+    <message>
+        <source>no keepalive from envd for %1 s</source>
+        <translation>%1 秒内没有收到 envd 的保活消息</translation>
+    </message>
+    <message>
+        <source>envd of sandbox %1 did not start the command: %2</source>
+        <translation>沙箱 %1 的 envd 没有启动该命令：%2</translation>
+    </message>
+    <message>
+        <source>it ended inside a message</source>
+        <translation>它在一条消息中间结束</translation>
+    </message>
+    <message>
+        <source>it ended without the command&apos;s end</source>
+        <translation>它在命令结束之前就结束了</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
@@ -6100,6 +6372,10 @@ command&apos;s own, or 125 when it could not be run.
 退出码：0 表示成功，1 表示操作失败，2 表示用法错误；exec：命令自身的退出码，
 无法运行时为 125。
 </translation>
+    </message>
+    <message>
+        <source>timer stopped (paused since %1)</source>
+        <translation>计时器已停止（自 %1 起暂停）</translation>
     </message>
 </context>
 </TS>

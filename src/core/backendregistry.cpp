@@ -15,7 +15,7 @@ bool BackendFactory::takesOption(const QString &option) const
 BackendRegistry::BackendRegistry()
     // A new backend is its folder plus one line here.
     : m_factories{localBackendFactory(), openSandboxBackendFactory(), dockerBackendFactory(),
-                  kubernetesBackendFactory()}
+                  kubernetesBackendFactory(), e2bBackendFactory()}
 {
 }
 

@@ -70,7 +70,7 @@ struct BackendFactory
     // The Profile members this kind uses beyond the common ones (name, bootstrapFile, the
     // manager's and the console's settings): "domain", "protocol", "useServerProxy", "image",
     // "sandboxTimeout", "dockerHost", "stopInsteadOfPause", "basedir", "layout", "bubblewrap",
-    // "kubeconfig", "kubeContext", "kubeNamespace", "storageSize", "storageClass".
+    // "kubeconfig", "kubeContext", "kubeNamespace", "storageSize", "storageClass", "apiUrl", "sandboxUrl".
     QStringList profileFields;
     // The hint of one of its fields ("image", "basedir", "layout", "bootstrapFile", "apiKey");
     // empty: none.
@@ -132,5 +132,6 @@ BackendFactory localBackendFactory();
 BackendFactory openSandboxBackendFactory();
 BackendFactory dockerBackendFactory();
 BackendFactory kubernetesBackendFactory();
+BackendFactory e2bBackendFactory();
 
 } // namespace Paddock

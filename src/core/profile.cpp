@@ -140,6 +140,8 @@ void ProfileStore::load()
         profile.useServerProxy = value("useServerProxy").toBool();
         profile.image = value("image").toString();
         profile.sandboxTimeout = seconds("sandboxTimeout", profile.sandboxTimeout);
+        profile.apiUrl = value("apiUrl").toString();
+        profile.sandboxUrl = value("sandboxUrl").toString();
         profile.dockerHost = value("dockerHost").toString();
         profile.stopInsteadOfPause = value("stopInsteadOfPause").toBool();
         profile.kubeconfig = value("kubeconfig").toString();
@@ -191,6 +193,8 @@ void ProfileStore::write()
         set("useServerProxy", profile.useServerProxy);
         set("image", profile.image);
         set("sandboxTimeout", qint64(profile.sandboxTimeout.count()));
+        set("apiUrl", profile.apiUrl);
+        set("sandboxUrl", profile.sandboxUrl);
         set("dockerHost", profile.dockerHost);
         set("stopInsteadOfPause", profile.stopInsteadOfPause);
         set("kubeconfig", profile.kubeconfig);

@@ -22,6 +22,7 @@ struct Profile
         OpenSandbox,
         Docker,
         Kubernetes,
+        E2B,
     };
 
     QString id; // stable; the keychain account of its API key
@@ -35,6 +36,12 @@ struct Profile
     bool useServerProxy = false;
     QString image; // OpenSandbox and Docker; empty: the backend's default
     std::chrono::seconds sandboxTimeout{1800}; // 0: never expires
+    // E2B: the control plane's URL (empty: https://api.<domain>, with `domain` a host name such as
+    // e2b.app, else E2B_DOMAIN, E2B_API_URL) and envd's (empty: E2B_SANDBOX_URL, else each
+    // sandbox's own); the template of new sandboxes is `image` (empty: base), their timeout
+    // `sandboxTimeout`.
+    QString apiUrl;
+    QString sandboxUrl;
     // Docker
     QString dockerHost; // unix:///path or tcp://host:port; empty: DOCKER_HOST, else the system's engine
     bool stopInsteadOfPause = false; // pausing (and closing) stops the container instead of freezing it
@@ -78,7 +85,7 @@ struct Profile
     // in the current language, or what earlier versions stored for it (translated).
     static bool isLocalName(const QString &name);
 
-    static QString kindName(Kind kind); // "local", "opensandbox", "docker", "kubernetes"
+    static QString kindName(Kind kind); // "local", "opensandbox", "docker", "kubernetes", "e2b"
     static QString layoutName(Layout layout); // "paddock", "agentscope"
     static std::optional<Layout> parseLayout(const QString &name);
     static std::optional<Kind> parseKind(const QString &name);

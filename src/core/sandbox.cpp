@@ -50,7 +50,8 @@ quint64 fingerprintOf(const SandboxInfo &info)
     size_t seed = qHashMulti(0x9e3779b9u, info.sandboxId, info.workspaceId, info.userId, info.agentId, int(info.state),
                              info.rawState, info.backend, info.image);
     seed = qHashMulti(seed, info.createdAt.toMSecsSinceEpoch(), info.createdAt.isValid(), info.expiresAt.has_value(),
-                      info.expiresAt ? info.expiresAt->toMSecsSinceEpoch() : 0);
+                      info.expiresAt ? info.expiresAt->toMSecsSinceEpoch() : 0, info.pausedAt.toMSecsSinceEpoch(),
+                      info.pausedAt.isValid());
     for (auto it = info.metadata.cbegin(); it != info.metadata.cend(); ++it)
         seed = qHashMulti(seed, it.key(), it.value());
     return seed == 0 ? 1 : quint64(seed);

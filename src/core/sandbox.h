@@ -51,7 +51,14 @@ struct SandboxInfo
     QString backend;
     QString image;
     QDateTime createdAt;
+    // When the sandbox ends unless renewed; nullopt: it does not count down (it never expires,
+    // or its timer is stopped while it is paused: then pausedAt says since when).
     std::optional<QDateTime> expiresAt;
+    // A paused sandbox whose timer is stopped while it is paused (E2B: a paused sandbox has no
+    // deadline until it is resumed, which starts a new timeout): when it was paused. Invalid
+    // where the backend does not say, or the sandbox is not paused. Consoles show "timer stopped"
+    // (paused since then) instead of a countdown.
+    QDateTime pausedAt;
     QDateTime lastActivityAt;
     QMap<QString, QString> metadata;
     // A hash of everything above but lastActivityAt (which consoles merge with what they know),

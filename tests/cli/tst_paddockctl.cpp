@@ -226,7 +226,7 @@ private Q_SLOTS:
                                 "usage: paddockctl list [--json]\n"));
         refused = run(local({QStringLiteral("--domain"), QStringLiteral("localhost"), QStringLiteral("list")}));
         QVERIFY2(refused.err.startsWith(QLatin1String("paddockctl: option --domain applies to the opensandbox "
-                                                      "backend only\n")),
+                                                      "and e2b backends only\n")),
                  qPrintable(refused.err));
         // kill --delete-files only where the backend can delete a workspace's files on kill.
         refused = run(local({QStringLiteral("kill"), QStringLiteral("--delete-files"), QStringLiteral("abc")}));

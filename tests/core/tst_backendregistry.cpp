@@ -16,8 +16,8 @@ private Q_SLOTS:
     {
         const BackendRegistry &registry = BackendRegistry::instance();
         QSet<QString> ids;
-        for (const Profile::Kind kind :
-             {Profile::Kind::Local, Profile::Kind::OpenSandbox, Profile::Kind::Docker, Profile::Kind::Kubernetes}) {
+        for (const Profile::Kind kind : {Profile::Kind::Local, Profile::Kind::OpenSandbox, Profile::Kind::Docker,
+                                         Profile::Kind::Kubernetes, Profile::Kind::E2B}) {
             const BackendFactory *factory = registry.find(kind);
             QVERIFY(factory);
             QVERIFY(!factory->id.isEmpty());
@@ -31,8 +31,8 @@ private Q_SLOTS:
         }
         QCOMPARE(registry.ids(),
                  (QStringList{QStringLiteral("local"), QStringLiteral("opensandbox"), QStringLiteral("docker"),
-                              QStringLiteral("kubernetes")}));
-        QVERIFY(!Profile::parseKind(QStringLiteral("e2b")));
+                              QStringLiteral("kubernetes"), QStringLiteral("e2b")}));
+        QVERIFY(!Profile::parseKind(QStringLiteral("daytona")));
     }
 
     void madeBackendsCanWhatTheirKindSays()
@@ -173,13 +173,19 @@ private Q_SLOTS:
         QCOMPARE(token.label, QStringLiteral("Token"));
         QCOMPARE(token.defaultValue, QStringLiteral("the kubeconfig's credentials"));
         QVERIFY2(token.toolTip.contains(QLatin1String("keychain")), qPrintable(token.toolTip));
-        // The others keep the dialog's own name for it; no field but the key is renamed.
+        // E2B's template is the field others call the image.
+        const BackendFactory *e2b = BackendRegistry::instance().find(Profile::Kind::E2B);
+        QCOMPARE(e2b->hint(QStringLiteral("image")).label, QStringLiteral("Template"));
+        // The others keep the dialog's own name for it; no field but these is renamed.
         const BackendFactory *openSandbox = BackendRegistry::instance().find(Profile::Kind::OpenSandbox);
         QVERIFY(openSandbox->usesKey);
         QVERIFY(openSandbox->hint(QStringLiteral("apiKey")).label.isEmpty());
         for (const BackendFactory &factory : BackendRegistry::instance().factories()) {
-            for (const QString &field : factory.profileFields)
+            for (const QString &field : factory.profileFields) {
+                if (factory.kind == Profile::Kind::E2B && field == QLatin1String("image"))
+                    continue;
                 QVERIFY2(factory.hint(field).label.isEmpty(), qPrintable(factory.id + u' ' + field));
+            }
         }
     }
 };

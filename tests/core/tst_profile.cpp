@@ -243,6 +243,46 @@ private Q_SLOTS:
         QVERIFY(!Profile::parseLayout(QStringLiteral("AgentScope")));
     }
 
+    void e2bProfile()
+    {
+        QTemporaryDir dir;
+        Profile e2b;
+        e2b.id = QStringLiteral("e2b-cloud");
+        e2b.name = QStringLiteral("E2B");
+        e2b.kind = Profile::Kind::E2B;
+        QVERIFY(validateProfile(e2b).isEmpty()); // every E2B field has a default
+        e2b.domain = QStringLiteral("e2b.example.org");
+        e2b.apiUrl = QStringLiteral("http://127.0.0.1:3000");
+        e2b.sandboxUrl = QStringLiteral("http://127.0.0.1:49983");
+        e2b.image = QStringLiteral("code-interpreter");
+        e2b.sandboxTimeout = std::chrono::seconds(300);
+        e2b.readOnly = true;
+        QVERIFY(validateProfile(e2b).isEmpty());
+        const QString path = dir.filePath(QStringLiteral("paddock.ini"));
+        {
+            QSettings settings(path, QSettings::IniFormat);
+            ProfileStore store(&settings);
+            QVERIFY(store.save(e2b));
+        }
+        QSettings settings(path, QSettings::IniFormat);
+        ProfileStore store(&settings);
+        QCOMPARE(store.profile(QStringLiteral("e2b-cloud")), e2b);
+        QCOMPARE(Profile::parseKind(QStringLiteral("e2b")), Profile::Kind::E2B);
+
+        // Each bad field named.
+        Profile bad = e2b;
+        bad.domain = QStringLiteral("https://e2b.app/");
+        bad.apiUrl = QStringLiteral("api.e2b.app");
+        bad.sandboxUrl = QStringLiteral("http://127.0.0.1:49983/?x=1");
+        bad.sandboxTimeout = std::chrono::seconds(0);
+        QStringList fields;
+        for (const FieldError &error : validateProfile(bad))
+            fields.append(error.field);
+        QCOMPARE(fields,
+                 (QStringList{QStringLiteral("domain"), QStringLiteral("apiUrl"), QStringLiteral("sandboxUrl"),
+                              QStringLiteral("sandboxTimeout")}));
+    }
+
     void kubernetesProfile()
     {
         QTemporaryDir dir;

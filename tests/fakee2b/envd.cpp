@@ -90,6 +90,32 @@ QString readLink(const QString &hostPath)
 }
 
 // A process selector's pid or tag.
+// Signals a command and its whole process group. Under bubblewrap the command is not the child
+// QProcess started (nsenter, in a group of its own) but nsenter's child, which setsid(1) made the
+// leader of a session and group of its own inside the sandbox: that group is signalled too, as
+// envd signals the process group of the command it started.
+void signalCommandGroup(qint64 pgid, int signal)
+{
+    if (pgid <= 0)
+        return;
+    QFile children(u"/proc/%1/task/%1/children"_s.arg(pgid));
+    if (children.open(QIODevice::ReadOnly)) {
+        const QList<QByteArray> pids = children.readAll().simplified().split(' ');
+        for (const QByteArray &pid : pids) {
+            bool ok = false;
+            const qint64 child = pid.toLongLong(&ok);
+            if (ok && child > 0) {
+                ::kill(static_cast<pid_t>(-child), signal);
+                if (signal == SIGKILL)
+                    ::kill(static_cast<pid_t>(-child), SIGCONT);
+            }
+        }
+    }
+    ::kill(static_cast<pid_t>(-pgid), signal);
+    if (signal == SIGKILL)
+        ::kill(static_cast<pid_t>(-pgid), SIGCONT);
+}
+
 std::optional<quint32> selectorPid(const QJsonObject &selector)
 {
     const QJsonValue pid = selector.value(u"pid"_s);
@@ -750,10 +776,9 @@ void FakeE2b::processRpc(Sandbox &sandbox, HttpConnection *connection, const Htt
             return unaryError(connection, u"invalid_argument"_s,
                               u"invalid signal: %1"_s.arg(signal.toVariant().toString()));
         process->signalSent = number;
-        if (process->pgid > 0) {
-            ::kill(static_cast<pid_t>(-process->pgid), number);
+        signalCommandGroup(process->pgid, number);
+        if (process->pgid > 0)
             ::kill(static_cast<pid_t>(-process->pgid), SIGCONT);
-        }
         return unary(connection, "{}");
     }
     if (method == u"SendInput"_s) {
@@ -914,7 +939,7 @@ void FakeE2b::startProcess(Sandbox &sandbox, HttpConnection *connection, const H
                 process->startStream->finish(u"deadline_exceeded"_s, u"context deadline exceeded"_s);
             if (process->running) {
                 process->signalSent = SIGKILL;
-                killProcessGroup(process->pgid);
+                signalCommandGroup(process->pgid, SIGKILL);
             }
         });
         process->deadline->start(static_cast<int>(std::min<qint64>(timeoutMs, std::numeric_limits<int>::max())));

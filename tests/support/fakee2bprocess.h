@@ -89,6 +89,11 @@ public:
     {
         return call("POST", QStringLiteral("/_fake/clock"), QJsonObject{{QStringLiteral("advanceSeconds"), seconds}});
     }
+    // GET /_fake/sandboxes/<id>: its state, folder, token, times and processes.
+    QJsonObject sandbox(const QString &sandboxId) const
+    {
+        return call("GET", QStringLiteral("/_fake/sandboxes/") + sandboxId);
+    }
     // Any other /_fake route, e.g. post("/_fake/sandboxes/<id>/envd", {{"unreachable", true}}).
     QJsonObject post(const QString &path, const QJsonObject &body = {}) const { return call("POST", path, body); }
 

@@ -96,7 +96,10 @@ void printOverview(const Overview &overview)
         row(Tr::tr("Why"), maskValue(overview.details.stateMessage));
     row(Tr::tr("Image"), s.image);
     row(Tr::tr("Created"), localTime(s.createdAt));
-    row(Tr::tr("Expires"), s.expiresAt ? localTime(*s.expiresAt) : Tr::tr("never"));
+    if (s.pausedAt.isValid() && !s.expiresAt)
+        row(Tr::tr("Expires"), Tr::tr("timer stopped (paused since %1)").arg(localTime(s.pausedAt)));
+    else
+        row(Tr::tr("Expires"), s.expiresAt ? localTime(*s.expiresAt) : Tr::tr("never"));
     row(Tr::tr("Last activity"), localTime(s.lastActivityAt));
     for (const auto &[name, value] : overview.details.resources)
         row(Tr::tr("Resource %1").arg(name), value);

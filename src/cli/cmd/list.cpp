@@ -40,6 +40,8 @@ QCoro::Task<int> runList(Session &s)
                 {QStringLiteral("createdAt"), jsonTimeOrNull(info.createdAt)},
                 {QStringLiteral("expiresAt"),
                  info.expiresAt ? jsonTimeOrNull(*info.expiresAt) : QJsonValue(QJsonValue::Null)},
+                // A paused sandbox whose timer is stopped (E2B): since when; null otherwise.
+                {QStringLiteral("pausedAt"), jsonTimeOrNull(info.pausedAt)},
                 {QStringLiteral("lastActivityAt"), jsonTimeOrNull(info.lastActivityAt)},
                 {QStringLiteral("metadata"), metadata},
             });

@@ -392,6 +392,7 @@ QJsonObject Overview::toJson() const
         {QStringLiteral("image"), s.image},
         {QStringLiteral("createdAt"), timeValue(s.createdAt)},
         {QStringLiteral("expiresAt"), s.expiresAt ? timeValue(*s.expiresAt) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("pausedAt"), timeValue(s.pausedAt)},
         {QStringLiteral("lastActivityAt"), timeValue(s.lastActivityAt)},
         {QStringLiteral("resources"), pairArray(details.resources)},
         {QStringLiteral("endpoints"), pairArray(details.endpoints)},

@@ -1,0 +1,446 @@
+#include "e2bapi.h"
+
+#include "../../tr.h"
+#include "../opensandbox/wire.h"
+
+#include <QCoroTask>
+
+#include <QFuture>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcessEnvironment>
+#include <QRegularExpression>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <rapidjson/document.h>
+
+#include <memory>
+
+namespace Paddock::E2B {
+
+namespace {
+
+// The domains whose sandboxes are reached through `https://sandbox.<domain>` with routing
+// headers (JS ConnectionConfig.getSandboxUrl); others through `https://49983-<id>.<domain>`.
+bool hasSandboxProxy(const QString &domain)
+{
+    return domain == QLatin1String("e2b.app") || domain == QLatin1String("e2b.dev")
+        || domain == QLatin1String("e2b.pro") || domain == QLatin1String("e2b-staging.dev");
+}
+
+QString text(const rapidjson::Value &value)
+{
+    return value.IsString() ? QString::fromUtf8(value.GetString(), qsizetype(value.GetStringLength())) : QString();
+}
+
+const rapidjson::Value *member(const rapidjson::Value &object, const char *name)
+{
+    if (!object.IsObject())
+        return nullptr;
+    const auto it = object.FindMember(name);
+    return it == object.MemberEnd() ? nullptr : &it->value;
+}
+
+QString stringMember(const rapidjson::Value &object, const char *name)
+{
+    const rapidjson::Value *value = member(object, name);
+    return value ? text(*value) : QString();
+}
+
+int intMember(const rapidjson::Value &object, const char *name)
+{
+    const rapidjson::Value *value = member(object, name);
+    return value && value->IsInt() ? value->GetInt() : 0;
+}
+
+QDateTime timeMember(const rapidjson::Value &object, const char *name)
+{
+    const rapidjson::Value *value = member(object, name);
+    if (!value || !value->IsString())
+        return {};
+    const auto parsed =
+        OpenSandbox::parseTimestamp(QString::fromLatin1(value->GetString(), qsizetype(value->GetStringLength())));
+    return parsed ? *parsed : QDateTime();
+}
+
+SandboxState stateOf(const QString &state)
+{
+    if (state == QLatin1String("running"))
+        return SandboxState::Running;
+    if (state == QLatin1String("paused") || state == QLatin1String("pausing"))
+        return SandboxState::Paused;
+    return state.isEmpty() ? SandboxState::Running : SandboxState::Unknown;
+}
+
+SandboxRecord recordFrom(const rapidjson::Value &json)
+{
+    SandboxRecord record;
+    SandboxInfo &info = record.info;
+    info.sandboxId = stringMember(json, "sandboxID");
+    info.rawState = stringMember(json, "state");
+    info.state = stateOf(info.rawState);
+    info.backend = QStringLiteral("e2b");
+    record.templateId = stringMember(json, "templateID");
+    record.alias = stringMember(json, "alias");
+    info.image = record.alias.isEmpty() ? record.templateId : record.alias;
+    record.startedAt = timeMember(json, "startedAt");
+    record.endAt = timeMember(json, "endAt");
+    // E2B's sandboxes start anew with every resume: startedAt is when this run began, which is
+    // what AgentScope orders by (the newest wins).
+    info.createdAt = record.startedAt;
+    // A running sandbox counts down to endAt; a paused one's timer is stopped (its endAt is when
+    // it was paused): no expiry, and pausedAt says since when.
+    if (info.state == SandboxState::Running && record.endAt.isValid())
+        info.expiresAt = record.endAt;
+    if (info.state == SandboxState::Paused && record.endAt.isValid())
+        info.pausedAt = record.endAt;
+    if (const rapidjson::Value *metadata = member(json, "metadata"); metadata && metadata->IsObject()) {
+        for (auto it = metadata->MemberBegin(); it != metadata->MemberEnd(); ++it)
+            info.metadata.insert(text(it->name), text(it->value));
+    }
+    info.workspaceId = info.metadata.value(WorkspaceIdKey);
+    info.userId = info.metadata.value(UserIdKey);
+    info.agentId = info.metadata.value(AgentIdKey);
+    record.cpuCount = intMember(json, "cpuCount");
+    record.memoryMB = intMember(json, "memoryMB");
+    record.diskSizeMB = intMember(json, "diskSizeMB");
+    record.envdVersion = stringMember(json, "envdVersion");
+    record.envdAccessToken = stringMember(json, "envdAccessToken").toUtf8();
+    record.domain = stringMember(json, "domain");
+    if (const rapidjson::Value *lifecycle = member(json, "lifecycle"))
+        record.onTimeout = stringMember(*lifecycle, "onTimeout");
+    info.fingerprint = fingerprintOf(info);
+    return record;
+}
+
+QJsonObject stringMap(const QMap<QString, QString> &map)
+{
+    QJsonObject json;
+    for (auto it = map.cbegin(); it != map.cend(); ++it)
+        json.insert(it.key(), it.value());
+    return json;
+}
+
+Error notJson(const HttpResponse &response)
+{
+    return Error::backend(
+        Tr::tr("the E2B server's answer is not JSON (HTTP %1) - is this an E2B API?").arg(response.status));
+}
+
+} // namespace
+
+ConnectionConfig ConnectionConfig::resolved() const
+{
+    const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    ConnectionConfig config = *this;
+    config.domain = config.domain.trimmed();
+    config.apiUrl = config.apiUrl.trimmed();
+    config.sandboxUrl = config.sandboxUrl.trimmed();
+    if (config.domain.isEmpty())
+        config.domain = env.value(QStringLiteral("E2B_DOMAIN")).trimmed();
+    if (config.domain.isEmpty())
+        config.domain = DefaultDomain;
+    if (config.apiUrl.isEmpty())
+        config.apiUrl = env.value(QStringLiteral("E2B_API_URL")).trimmed();
+    if (config.apiUrl.isEmpty())
+        config.apiUrl = QStringLiteral("https://api.") + config.domain;
+    if (config.sandboxUrl.isEmpty())
+        config.sandboxUrl = env.value(QStringLiteral("E2B_SANDBOX_URL")).trimmed();
+    while (config.apiUrl.endsWith(u'/'))
+        config.apiUrl.chop(1);
+    while (config.sandboxUrl.endsWith(u'/'))
+        config.sandboxUrl.chop(1);
+    return config;
+}
+
+QUrl ConnectionConfig::apiBase() const
+{
+    return QUrl(apiUrl);
+}
+
+QUrl ConnectionConfig::envdBase(const QString &sandboxId, const QString &sandboxDomain) const
+{
+    if (!sandboxUrl.isEmpty())
+        return QUrl(sandboxUrl);
+    const QString domain = sandboxDomain.isEmpty() ? this->domain : sandboxDomain;
+    if (hasSandboxProxy(domain))
+        return QUrl(QStringLiteral("https://sandbox.") + domain);
+    return QUrl(QStringLiteral("https://%1-%2.%3").arg(EnvdPort).arg(sandboxId, domain));
+}
+
+Result<> validateKey(const QByteArray &key)
+{
+    if (key.isEmpty())
+        return fail(Error::invalidArgument(Tr::tr("no E2B API key: give the profile one (it is kept in the keychain), "
+                                                  "or set E2B_API_KEY for paddockctl")));
+    static const QRegularExpression shape(QStringLiteral("^e2b_[0-9a-f]+$"));
+    if (!key.startsWith("e2b_"))
+        return fail(Error::invalidArgument(
+            Tr::tr("the E2B API key does not start with \"e2b_\": it is not an E2B API key (an access token, "
+                   "which starts with \"sk_e2b_\", is not one either); copy the key from the E2B dashboard")));
+    if (!shape.match(QString::fromLatin1(key)).hasMatch())
+        return fail(Error::invalidArgument(Tr::tr("the E2B API key is \"e2b_\" and hexadecimal digits; this one has "
+                                                  "other characters after \"e2b_\"")));
+    return {};
+}
+
+Result<> validateUrl(const QString &url, const QString &what)
+{
+    const QUrl parsed(url, QUrl::StrictMode);
+    if (!parsed.isValid() || (parsed.scheme() != QLatin1String("http") && parsed.scheme() != QLatin1String("https"))
+        || parsed.host().isEmpty()) {
+        return fail(
+            Error::invalidArgument(Tr::tr("%1 \"%2\" is not an http:// or https:// URL with a host").arg(what, url)));
+    }
+    if (parsed.hasQuery() || parsed.hasFragment() || !parsed.userInfo().isEmpty())
+        return fail(
+            Error::invalidArgument(Tr::tr("%1 \"%2\" must not have a query, a fragment or a user").arg(what, url)));
+    return {};
+}
+
+Result<> validateDomainName(const QString &domain)
+{
+    static const QRegularExpression shape(QStringLiteral(R"(^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$)"));
+    if (!shape.match(domain).hasMatch()) {
+        return fail(Error::invalidArgument(
+            Tr::tr("the E2B domain \"%1\" is a host name such as e2b.app, without a scheme, a port or a path")
+                .arg(domain)));
+    }
+    return {};
+}
+
+QByteArray listQuery(const QStringList &states, const QMap<QString, QString> &metadata, int limit,
+                     const QByteArray &nextToken)
+{
+    QByteArrayList parts;
+    if (!metadata.isEmpty()) {
+        // Three layers, as the SDKs send it and the server undoes it (reference §3.3).
+        QByteArrayList pairs;
+        for (auto it = metadata.cbegin(); it != metadata.cend(); ++it) {
+            const QByteArray key = QUrl::toPercentEncoding(it.key());
+            const QByteArray value = QUrl::toPercentEncoding(it.value());
+            pairs.append(QUrl::toPercentEncoding(QString::fromLatin1(key)) + '='
+                         + QUrl::toPercentEncoding(QString::fromLatin1(value)));
+        }
+        parts.append("metadata=" + QUrl::toPercentEncoding(QString::fromLatin1(pairs.join('&'))));
+    }
+    if (!states.isEmpty())
+        parts.append("state=" + states.join(u',').toLatin1());
+    parts.append("limit=" + QByteArray::number(limit));
+    if (!nextToken.isEmpty())
+        parts.append("nextToken=" + QUrl::toPercentEncoding(QString::fromLatin1(nextToken)));
+    return parts.join('&');
+}
+
+Result<ListPage> parseListPage(const HttpResponse &response)
+{
+    rapidjson::Document document;
+    document.Parse(response.body.constData(), size_t(response.body.size()));
+    if (document.HasParseError() || !document.IsArray())
+        return fail(notJson(response));
+    ListPage page;
+    page.sandboxes.reserve(qsizetype(document.Size()));
+    for (const rapidjson::Value &item : document.GetArray()) {
+        if (item.IsObject())
+            page.sandboxes.append(recordFrom(item).info);
+    }
+    page.nextToken = response.headers.value(QByteArrayLiteral("x-next-token"));
+    return page;
+}
+
+Result<SandboxRecord> parseSandbox(const QByteArray &json)
+{
+    rapidjson::Document document;
+    document.Parse(json.constData(), size_t(json.size()));
+    if (document.HasParseError() || !document.IsObject())
+        return fail(Error::backend(Tr::tr("the E2B server's answer is not a JSON object")));
+    return recordFrom(document);
+}
+
+Error decodeError(const HttpResponse &response)
+{
+    const QJsonObject body = QJsonDocument::fromJson(response.body).object();
+    QString message = body.value(QLatin1String("message")).toString().trimmed();
+    const QJsonValue code = body.value(QLatin1String("code"));
+    Error::Kind kind = Http::kindForStatus(response.status);
+    // Connect RPC errors name their code as a word.
+    if (code.isString()) {
+        const QString word = code.toString();
+        if (word == QLatin1String("not_found"))
+            kind = Error::Kind::NotFound;
+        else if (word == QLatin1String("already_exists"))
+            kind = Error::Kind::Conflict;
+        if (!message.isEmpty())
+            message = QStringLiteral("[%1] %2").arg(word, message);
+    }
+    if (message.isEmpty())
+        message = QString::fromUtf8(response.body.left(300)).simplified();
+    if (const QString errorCode = body.value(QLatin1String("error_code")).toString(); !errorCode.isEmpty())
+        message += QStringLiteral(" (%1)").arg(errorCode);
+    QString described;
+    switch (response.status) {
+    case 401:
+        described = Tr::tr("the E2B server refused the API key (HTTP 401): %1").arg(message);
+        break;
+    case 403:
+        described = Tr::tr("the E2B server refused access (HTTP 403): %1").arg(message);
+        break;
+    case 429:
+        described = Tr::tr("the E2B server asks to slow down (HTTP 429): %1").arg(message);
+        break;
+    default:
+        described = message.isEmpty() ? Tr::tr("HTTP %1").arg(response.status)
+                                      : Tr::tr("HTTP %1: %2").arg(response.status).arg(message);
+    }
+    return Error{kind, described, response.status};
+}
+
+ControlPlane::ControlPlane(HttpClient *http, ConnectionConfig config, QObject *parent)
+    : QObject(parent)
+    , m_http(http)
+    , m_config(config.resolved())
+{
+    m_http->setErrorDecoder(decodeError);
+}
+
+HttpRequest ControlPlane::request(const QByteArray &method, const QString &path, const QByteArray &query) const
+{
+    HttpRequest request;
+    request.method = method;
+    QUrl url = m_config.apiBase();
+    url.setPath(url.path() + path);
+    if (!query.isEmpty())
+        url.setQuery(QString::fromLatin1(query), QUrl::StrictMode);
+    request.url = url;
+    request.transferTimeout = m_config.requestTimeout;
+    request.headers.append({QByteArrayLiteral("X-API-Key"), m_config.apiKey});
+    // Reads, pause (409 when done already), kill (404 when done already) and set timeout (the
+    // same deadline again) may be repeated; create and connect may not (connect's timeout counts
+    // from when it arrives, and a create twice is two sandboxes).
+    request.retrySafe = method == "GET" || method == "DELETE" || path.endsWith(QLatin1String("/pause"))
+        || path.endsWith(QLatin1String("/timeout"));
+    return request;
+}
+
+QCoro::Task<Result<SandboxRecord>> ControlPlane::sendForSandbox(HttpRequest request, int *status)
+{
+    auto response = co_await m_http->send(std::move(request));
+    if (!response)
+        co_return fail(response.error());
+    if (status)
+        *status = response->status;
+    auto record = parseSandbox(response->body);
+    if (!record)
+        co_return fail(notJson(*response));
+    co_return record;
+}
+
+QCoro::Task<Result<>> ControlPlane::sendForNothing(HttpRequest request)
+{
+    auto response = co_await m_http->send(std::move(request));
+    if (!response)
+        co_return fail(response.error());
+    co_return Result<>{};
+}
+
+QCoro::Task<Result<QList<SandboxInfo>>> ControlPlane::list(QStringList states, QMap<QString, QString> metadata)
+{
+    QByteArray token;
+    // Each page is parsed on a worker thread while the next one travels (the next page needs
+    // only this one's X-Next-Token, a header); pages by pointer (a QFuture hands out copies of
+    // its result), joined in order at the end.
+    QList<QFuture<std::shared_ptr<Result<ListPage>>>> parsing;
+    const auto parse = [](const HttpResponse &answer) {
+        return std::make_shared<Result<ListPage>>(parseListPage(answer));
+    };
+    for (int page = 0; page < MaxPages; ++page) {
+        const HttpRequest listing = request(QByteArrayLiteral("GET"), QStringLiteral("/v2/sandboxes"),
+                                            listQuery(states, metadata, PageSize, token));
+        auto response = co_await m_http->send(listing);
+        if (!response)
+            co_return fail(response.error());
+        token = response->headers.value(QByteArrayLiteral("x-next-token"));
+        parsing.append(QtConcurrent::run(parse, std::move(*response)));
+        if (token.isEmpty())
+            break;
+    }
+    QList<SandboxInfo> all;
+    for (QFuture<std::shared_ptr<Result<ListPage>>> &future : parsing) {
+        QFuture<void> done(future);
+        if (!co_await m_http->waitFor(std::move(done)))
+            co_return fail(HttpClient::closedError());
+        const std::shared_ptr<Result<ListPage>> page = future.result();
+        if (!*page)
+            co_return fail(page->error());
+        if (all.isEmpty())
+            all = std::move((*page)->sandboxes);
+        else
+            all.append(std::move((*page)->sandboxes));
+    }
+    co_return all;
+}
+
+QCoro::Task<Result<SandboxRecord>> ControlPlane::get(QString sandboxId)
+{
+    const HttpRequest fetch =
+        request(QByteArrayLiteral("GET"),
+                QStringLiteral("/sandboxes/") + QString::fromLatin1(QUrl::toPercentEncoding(sandboxId)));
+    co_return co_await sendForSandbox(fetch);
+}
+
+QCoro::Task<Result<SandboxRecord>> ControlPlane::create(QString templateName, QMap<QString, QString> metadata,
+                                                        std::chrono::seconds timeout, QMap<QString, QString> envVars)
+{
+    QJsonObject body{{QStringLiteral("templateID"), templateName},
+                     {QStringLiteral("metadata"), stringMap(metadata)},
+                     {QStringLiteral("timeout"), qint64(timeout.count())}};
+    if (!envVars.isEmpty())
+        body.insert(QStringLiteral("envVars"), stringMap(envVars));
+    HttpRequest post = request(QByteArrayLiteral("POST"), QStringLiteral("/v2/sandboxes"));
+    post.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    co_return co_await sendForSandbox(post);
+}
+
+QCoro::Task<Result<SandboxRecord>> ControlPlane::connect(QString sandboxId, std::chrono::seconds timeout, bool *resumed)
+{
+    HttpRequest post =
+        request(QByteArrayLiteral("POST"),
+                QStringLiteral("/v2/sandboxes/") + QString::fromLatin1(QUrl::toPercentEncoding(sandboxId))
+                    + QStringLiteral("/connect"));
+    post.body =
+        QJsonDocument(QJsonObject{{QStringLiteral("timeout"), qint64(timeout.count())}}).toJson(QJsonDocument::Compact);
+    int status = 0;
+    auto record = co_await sendForSandbox(post, &status);
+    if (record && resumed)
+        *resumed = status == 201;
+    co_return record;
+}
+
+QCoro::Task<Result<>> ControlPlane::pause(QString sandboxId)
+{
+    HttpRequest post = request(QByteArrayLiteral("POST"),
+                               QStringLiteral("/sandboxes/") + QString::fromLatin1(QUrl::toPercentEncoding(sandboxId))
+                                   + QStringLiteral("/pause"));
+    post.body = QByteArrayLiteral("{}");
+    co_return co_await sendForNothing(post);
+}
+
+QCoro::Task<Result<>> ControlPlane::kill(QString sandboxId)
+{
+    const HttpRequest del =
+        request(QByteArrayLiteral("DELETE"),
+                QStringLiteral("/sandboxes/") + QString::fromLatin1(QUrl::toPercentEncoding(sandboxId)));
+    co_return co_await sendForNothing(del);
+}
+
+QCoro::Task<Result<>> ControlPlane::setTimeout(QString sandboxId, std::chrono::seconds timeout)
+{
+    HttpRequest post = request(QByteArrayLiteral("POST"),
+                               QStringLiteral("/sandboxes/") + QString::fromLatin1(QUrl::toPercentEncoding(sandboxId))
+                                   + QStringLiteral("/timeout"));
+    post.body =
+        QJsonDocument(QJsonObject{{QStringLiteral("timeout"), qint64(timeout.count())}}).toJson(QJsonDocument::Compact);
+    co_return co_await sendForNothing(post);
+}
+
+} // namespace Paddock::E2B
