@@ -9,6 +9,7 @@
 #include <QMetaType>
 #include <QString>
 
+#include <functional>
 #include <memory>
 
 QT_BEGIN_NAMESPACE
@@ -92,6 +93,10 @@ private:
 // a worker thread. Paths outside the workdir (a gateway home elsewhere) are Unsupported, unless
 // that gateway home is a folder on this computer too (`hostGatewayHome`: the local backend in
 // AgentScope's layout keeps it beside the workdir).
+// What runs in the workspace may change it while a call runs (replace a checked folder with a
+// symlink that leads out), so a call never opens a checked path by name again: it walks from a
+// descriptor of the root one part at a time without following links, and reads, lists and writes
+// through the descriptors it checked (README.md, "A workspace's files").
 class HostFolderFiles
 {
 public:
@@ -107,21 +112,33 @@ public:
     Result<> upload(const QString &localPath, const QString &path) const;
 
     // The host path of a confined sandbox path, its symlinks resolved and checked (followLast:
-    // the last part too). Exposed for tests.
+    // the last part too). Exposed for tests; the calls themselves never reopen what it names.
     Result<QString> resolve(const QString &path, bool followLast) const;
 
 private:
+    // A path walked from the root's descriptor: what it led to, held open.
+    struct Walk;
+    Result<Walk> walk(const QString &path, bool followLast) const;
     QString toHost(const QString &sandboxPath) const;
     // The workdir or the gateway home (where it is on this computer) that holds a sandbox path;
     // empty when neither is here.
     QString rootOf(const QString &sandboxPath) const;
-    // Opens the regular file at a sandbox path for reading (readFile and download).
+    // Opens the regular file at a sandbox path for reading (readFile and download): the file the
+    // walk checked, opened again in the folder it holds; NotFound when its name leads elsewhere by
+    // then.
     Result<> openFile(const QString &path, QFile &file) const;
 
     WorkspaceLayout m_layout;
     QString m_hostWorkdir;
     QString m_hostGatewayHome; // empty: the gateway home is not reached here (unless in the workdir)
 };
+
+namespace detail {
+// Test seam: HostFolderFiles calls it with the sandbox path a walk led to, after the walk and
+// before the call reads, lists or writes what it found (where something in the workspace could
+// swap a checked folder for a symlink). Empty outside tests; not thread-safe to set.
+extern std::function<void(const QString &resolvedPath)> hostFolderFilesWalked;
+} // namespace detail
 
 } // namespace Paddock
 

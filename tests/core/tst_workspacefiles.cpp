@@ -6,6 +6,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <functional>
+
 using namespace Paddock;
 
 namespace {
@@ -21,6 +23,37 @@ bool writeFile(const QString &path, const QByteArray &bytes)
     return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
 }
 
+QByteArray readAll(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("<missing>");
+}
+
+QString why(const auto &result)
+{
+    return result ? QString() : result.error().message;
+}
+
+// Runs `swap` once, as the next HostFolderFiles call has walked its path and before it reads,
+// lists or writes: what a process in the workspace could do at that moment.
+class SwapAfterWalk
+{
+public:
+    explicit SwapAfterWalk(std::function<void()> swap)
+    {
+        detail::hostFolderFilesWalked = [this, swap = std::move(swap)](const QString &) {
+            if (!swapped) {
+                swapped = true;
+                swap();
+            }
+        };
+    }
+    ~SwapAfterWalk() { detail::hostFolderFilesWalked = nullptr; }
+    Q_DISABLE_COPY_MOVE(SwapAfterWalk)
+
+    bool swapped = false;
+};
+
 } // namespace
 
 class TestWorkspaceFiles : public QObject
@@ -35,6 +68,9 @@ private Q_SLOTS:
     void readIsBounded();
     void downloadLeavesNothingOnFailure();
     void uploadStaysInside();
+    void linkedPartsInsideStillWork();
+    void swapAfterTheCheckReachesNothingOutside_data();
+    void swapAfterTheCheckReachesNothingOutside();
 };
 
 void TestWorkspaceFiles::confine_data()
@@ -228,6 +264,171 @@ void TestWorkspaceFiles::uploadStaysInside()
     const auto noFolder = files.upload(local.path() + QStringLiteral("/src"), QStringLiteral("no/such/x"));
     QVERIFY(!noFolder);
     QCOMPARE(noFolder.error().kind, Error::Kind::NotFound);
+}
+
+// Symlinked folders (and files) that stay inside are followed by every call, a chain of them
+// too; an upload through a link writes the file it leads to, and a replaced file keeps its
+// permissions.
+void TestWorkspaceFiles::linkedPartsInsideStillWork()
+{
+    QTemporaryDir host;
+    QTemporaryDir local;
+    QVERIFY(host.isValid() && local.isValid());
+    const WorkspaceLayout layout{QStringLiteral("/workspace"), QStringLiteral("/workspace/.agentscope"), {}, {}};
+    const HostFolderFiles files(layout, host.path());
+    QVERIFY(QDir(host.path()).mkpath(QStringLiteral("deep/data")));
+    QVERIFY(writeFile(host.path() + QStringLiteral("/deep/data/a.txt"), "inside"));
+    QVERIFY(QFile::link(QStringLiteral("deep/data"), host.path() + QStringLiteral("/rel")));
+    QVERIFY(QFile::link(QStringLiteral("/workspace/rel"), host.path() + QStringLiteral("/chain")));
+    QVERIFY(QFile::link(QStringLiteral("../deep/data/a.txt"), host.path() + QStringLiteral("/deep/file")));
+
+    for (const QString &folder : {QStringLiteral("rel"), QStringLiteral("chain"), QStringLiteral("/workspace/chain")}) {
+        const auto listed = files.listFolder(folder);
+        QVERIFY2(listed, qPrintable(why(listed)));
+        QCOMPARE(listed->size(), 1);
+        QCOMPARE(listed->first().name, QStringLiteral("a.txt"));
+        QCOMPARE(listed->first().size, 6);
+        const auto read = files.readFile(folder + QStringLiteral("/a.txt"), 0, 100);
+        QVERIFY2(read, qPrintable(why(read)));
+        QCOMPARE(read->data, QByteArray("inside"));
+        const auto statted = files.stat(folder + QStringLiteral("/a.txt"));
+        QVERIFY2(statted, qPrintable(why(statted)));
+        QCOMPARE(statted->kind, FileEntry::Kind::File);
+    }
+    const auto viaFile = files.readFile(QStringLiteral("deep/file"), 0, 100);
+    QVERIFY2(viaFile, qPrintable(why(viaFile)));
+    QCOMPARE(viaFile->data, QByteArray("inside"));
+    const QString copy = local.path() + QStringLiteral("/copy");
+    const auto downloaded = files.download(QStringLiteral("chain/a.txt"), copy);
+    QVERIFY2(downloaded, qPrintable(why(downloaded)));
+    QCOMPARE(readAll(copy), QByteArray("inside"));
+
+    QVERIFY(writeFile(local.path() + QStringLiteral("/src"), "uploaded"));
+    const auto uploaded = files.upload(local.path() + QStringLiteral("/src"), QStringLiteral("chain/new.txt"));
+    QVERIFY2(uploaded, qPrintable(why(uploaded)));
+    QCOMPARE(readAll(host.path() + QStringLiteral("/deep/data/new.txt")), QByteArray("uploaded"));
+    // Onto a link to a file: the file it leads to is replaced, the link stays, and so do the
+    // replaced file's permissions.
+    const QFile::Permissions narrow = QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup;
+    QVERIFY(QFile::setPermissions(host.path() + QStringLiteral("/deep/data/a.txt"), narrow));
+    const auto ontoLink = files.upload(local.path() + QStringLiteral("/src"), QStringLiteral("deep/file"));
+    QVERIFY2(ontoLink, qPrintable(why(ontoLink)));
+    QVERIFY(QFileInfo(host.path() + QStringLiteral("/deep/file")).isSymLink());
+    QCOMPARE(readAll(host.path() + QStringLiteral("/deep/data/a.txt")), QByteArray("uploaded"));
+    QCOMPARE(QFile::permissions(host.path() + QStringLiteral("/deep/data/a.txt")) & 0x7077, narrow);
+    // Nothing left beside them.
+    QCOMPARE(QDir(host.path() + QStringLiteral("/deep/data"))
+                 .entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+             (QStringList{"a.txt", "new.txt"}));
+}
+
+void TestWorkspaceFiles::swapAfterTheCheckReachesNothingOutside_data()
+{
+    QTest::addColumn<QString>("call");
+    QTest::addColumn<bool>("swapFile"); // the file itself, not its folder
+
+    for (const char *call : {"read", "list", "stat", "download", "upload new", "upload over"})
+        QTest::newRow(qPrintable(QStringLiteral("folder, ") + QLatin1String(call)))
+            << QString::fromLatin1(call) << false;
+    for (const char *call : {"read", "stat", "download", "upload over"})
+        QTest::newRow(qPrintable(QStringLiteral("file, ") + QLatin1String(call))) << QString::fromLatin1(call) << true;
+}
+
+// What runs in the workspace (a container's root on the bind mount, a local agent) replaces the
+// folder a call has just checked (or the file) with a symlink to a folder of this computer
+// outside the workspace. The call reads, lists and writes what it checked, or fails: nothing
+// outside is read or written.
+void TestWorkspaceFiles::swapAfterTheCheckReachesNothingOutside()
+{
+    QFETCH(QString, call);
+    QFETCH(bool, swapFile);
+    QTemporaryDir host;
+    QTemporaryDir outside;
+    QTemporaryDir local;
+    QVERIFY(host.isValid() && outside.isValid() && local.isValid());
+    const QByteArray secret("ssh-ed25519 host key, never shown");
+    QVERIFY(writeFile(outside.path() + QStringLiteral("/sample-secret"), secret));
+    QVERIFY(writeFile(outside.path() + QStringLiteral("/a.txt"), secret));
+    QVERIFY(QDir(host.path()).mkpath(QStringLiteral("data")));
+    QVERIFY(writeFile(host.path() + QStringLiteral("/data/a.txt"), "inside"));
+    QVERIFY(writeFile(local.path() + QStringLiteral("/src"), "uploaded"));
+    const HostFolderFiles files({QStringLiteral("/workspace"), QStringLiteral("/workspace/.agentscope"), {}, {}},
+                                host.path());
+
+    SwapAfterWalk swap([&] {
+        if (swapFile) {
+            QVERIFY(
+                QFile::rename(host.path() + QStringLiteral("/data/a.txt"), host.path() + QStringLiteral("/a.moved")));
+            QVERIFY(QFile::link(outside.path() + QStringLiteral("/sample-secret"),
+                                host.path() + QStringLiteral("/data/a.txt")));
+        } else {
+            QVERIFY(QDir(host.path()).rename(QStringLiteral("data"), QStringLiteral("data.moved")));
+            QVERIFY(QFile::link(outside.path(), host.path() + QStringLiteral("/data")));
+        }
+    });
+    // Where the checked file is now, inside.
+    const QString checked = host.path() + (swapFile ? QStringLiteral("/a.moved") : QStringLiteral("/data.moved/a.txt"));
+    const QString copy = local.path() + QStringLiteral("/copy");
+
+    if (call == QLatin1String("read")) {
+        const auto read = files.readFile(QStringLiteral("data/a.txt"), 0, 100);
+        if (swapFile) { // its name leads elsewhere now: not read
+            QVERIFY(!read);
+            QCOMPARE(read.error().kind, Error::Kind::NotFound);
+        } else {
+            QVERIFY2(read, qPrintable(why(read)));
+            QCOMPARE(read->data, QByteArray("inside"));
+            QCOMPARE(read->totalSize, 6);
+        }
+    } else if (call == QLatin1String("list")) {
+        const auto listed = files.listFolder(QStringLiteral("data"));
+        QVERIFY2(listed, qPrintable(why(listed)));
+        QCOMPARE(listed->size(), 1);
+        QCOMPARE(listed->first().name, QStringLiteral("a.txt"));
+        QCOMPARE(listed->first().size, 6);
+    } else if (call == QLatin1String("stat")) {
+        const auto statted = files.stat(QStringLiteral("data/a.txt"));
+        QVERIFY2(statted, qPrintable(why(statted)));
+        QCOMPARE(statted->kind, FileEntry::Kind::File);
+        QCOMPARE(statted->size, 6);
+    } else if (call == QLatin1String("download")) {
+        const auto downloaded = files.download(QStringLiteral("data/a.txt"), copy);
+        if (swapFile) {
+            QVERIFY(!downloaded);
+            QCOMPARE(downloaded.error().kind, Error::Kind::NotFound);
+            QVERIFY(!QFile::exists(copy));
+        } else {
+            QVERIFY2(downloaded, qPrintable(why(downloaded)));
+            QCOMPARE(readAll(copy), QByteArray("inside"));
+        }
+    } else if (call == QLatin1String("upload new")) {
+        const auto uploaded = files.upload(local.path() + QStringLiteral("/src"), QStringLiteral("data/new.txt"));
+        QVERIFY2(uploaded, qPrintable(why(uploaded)));
+        QCOMPARE(readAll(host.path() + QStringLiteral("/data.moved/new.txt")), QByteArray("uploaded"));
+    } else if (call == QLatin1String("upload over")) {
+        const auto uploaded = files.upload(local.path() + QStringLiteral("/src"), QStringLiteral("data/a.txt"));
+        QVERIFY2(uploaded, qPrintable(why(uploaded)));
+        if (swapFile) { // the link put there is replaced, not written through
+            QVERIFY(!QFileInfo(host.path() + QStringLiteral("/data/a.txt")).isSymLink());
+            QCOMPARE(readAll(host.path() + QStringLiteral("/data/a.txt")), QByteArray("uploaded"));
+        } else {
+            QCOMPARE(readAll(checked), QByteArray("uploaded"));
+        }
+    } else {
+        QFAIL(qPrintable(call));
+    }
+    QVERIFY(swap.swapped);
+    if (call != QLatin1String("upload over") || swapFile)
+        QCOMPARE(readAll(checked), QByteArray("inside"));
+    // Outside: as it was, nothing added.
+    QCOMPARE(QDir(outside.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+             (QStringList{"a.txt", "sample-secret"}));
+    QCOMPARE(readAll(outside.path() + QStringLiteral("/a.txt")), secret);
+    QCOMPARE(readAll(outside.path() + QStringLiteral("/sample-secret")), secret);
+    // Nor anything left in the workspace but what the call wrote.
+    const QStringList left = QDir(host.path() + (swapFile ? QStringLiteral("/data") : QStringLiteral("/data.moved")))
+                                 .entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
+    QCOMPARE(left, call == QLatin1String("upload new") ? (QStringList{"a.txt", "new.txt"}) : (QStringList{"a.txt"}));
 }
 
 QTEST_GUILESS_MAIN(TestWorkspaceFiles)
