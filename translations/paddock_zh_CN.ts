@@ -234,8 +234,8 @@
         <translation>已添加 E2B 配置文件“%1”；其 API 密钥保存在系统钥匙串中。</translation>
     </message>
     <message>
-        <source>Added the E2B profile &quot;%1&quot;, but the system keychain is unavailable, so its API key is kept in memory only until Paddock quits (%2).</source>
-        <translation>已添加 E2B 配置文件“%1”，但系统钥匙串不可用，因此其 API 密钥只保存在内存中，直到 Paddock 退出（%2）。</translation>
+        <source>Added the E2B profile &quot;%1&quot;, but the system keychain is unavailable, so its API key is kept in memory only until Paddock quits.</source>
+        <translation>已添加 E2B 配置文件“%1”，但系统钥匙串不可用，因此其 API 密钥只保存在内存中，直到 Paddock 退出。</translation>
     </message>
     <message>
         <source>No E2B profile was made: %1</source>

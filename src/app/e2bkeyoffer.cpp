@@ -239,9 +239,9 @@ void E2BKeyOffer::retranslate()
         break;
     case Stage::AddedForThisRun:
         text = tr("Added the E2B profile \"%1\", but the system keychain is unavailable, so its API key is kept in "
-                  "memory only until Paddock quits (%2).")
-                   .arg(m_profileName, m_problem)
-            + u' ' + plainCopies();
+                  "memory only until Paddock quits.")
+                   .arg(m_profileName)
+            + u' ' + m_problem + u' ' + plainCopies();
         break;
     case Stage::Failed:
         text = tr("No E2B profile was made: %1").arg(m_problem);
