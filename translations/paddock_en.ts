@@ -275,6 +275,13 @@
             <numerusform>Shorten the lifetime of %n workspaces?</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n selected workspace(s) are paused with their timer stopped and are skipped: resuming one starts a new timeout.</source>
+        <translation>
+            <numerusform>%n selected workspace is paused with its timer stopped and is skipped: resuming it starts a new timeout.</numerusform>
+            <numerusform>%n selected workspaces are paused with their timer stopped and are skipped: resuming one starts a new timeout.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>SessionsPanel</name>

@@ -156,6 +156,97 @@
     </message>
 </context>
 <context>
+    <name>E2BKeyOffer</name>
+    <message>
+        <source>E2B</source>
+        <translation>E2B</translation>
+    </message>
+    <message>
+        <source>E2B (%1)</source>
+        <translation>E2B（%1）</translation>
+    </message>
+    <message>
+        <source> (team %1)</source>
+        <translation>（团队 %1）</translation>
+    </message>
+    <message>
+        <source>the environment variable E2B_API_KEY and in %1%2</source>
+        <translation>环境变量 E2B_API_KEY 以及 %1%2</translation>
+    </message>
+    <message>
+        <source>the environment variable E2B_API_KEY</source>
+        <translation>环境变量 E2B_API_KEY</translation>
+    </message>
+    <message>
+        <source>The plain-text copies in %1 and in the environment variable E2B_API_KEY are still there: E2B&apos;s CLI keeps its key in that file, and Paddock did not change it.</source>
+        <translation>%1 和环境变量 E2B_API_KEY 中的明文副本仍然存在：E2B 的 CLI 把它的密钥保存在该文件中，Paddock 没有改动它。</translation>
+    </message>
+    <message>
+        <source>The plain-text copy in the environment variable E2B_API_KEY is still there (wherever it is set, such as a shell&apos;s startup file); Paddock does not need it any more.</source>
+        <translation>环境变量 E2B_API_KEY 中的明文副本仍然存在（在设置它的地方，例如 shell 的启动文件）；Paddock 已不再需要它。</translation>
+    </message>
+    <message>
+        <source>The plain-text copy in %1 is still there: E2B&apos;s CLI keeps its key in that file, and Paddock did not change it.</source>
+        <translation>%1 中的明文副本仍然存在：E2B 的 CLI 把它的密钥保存在该文件中，Paddock 没有改动它。</translation>
+    </message>
+    <message>
+        <source>&amp;Add Profile</source>
+        <translation>添加配置文件(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Make an E2B profile with this key, the key kept in the system keychain</source>
+        <translation>用此密钥创建 E2B 配置文件，密钥保存在系统钥匙串中</translation>
+    </message>
+    <message>
+        <source>Not &amp;Now</source>
+        <translation>暂不(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Ask again when Paddock starts next</source>
+        <translation>下次启动 Paddock 时再询问</translation>
+    </message>
+    <message>
+        <source>&amp;Don&apos;t Ask Again</source>
+        <translation>不再询问(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Never offer an existing E2B API key again</source>
+        <translation>不再提示使用已有的 E2B API 密钥</translation>
+    </message>
+    <message>
+        <source>&amp;Close</source>
+        <translation>关闭(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Found an E2B API key in %1. Add an E2B profile?</source>
+        <translation>在 %1 中找到一个 E2B API 密钥。要添加 E2B 配置文件吗？</translation>
+    </message>
+    <message>
+        <source>⚠ It does not look like an E2B API key: %1</source>
+        <translation>⚠ 它看起来不像 E2B API 密钥：%1</translation>
+    </message>
+    <message>
+        <source>Storing the API key in the system keychain…</source>
+        <translation>正在将 API 密钥存入系统钥匙串…</translation>
+    </message>
+    <message>
+        <source>Added the E2B profile &quot;%1&quot;; its API key is in the system keychain.</source>
+        <translation>已添加 E2B 配置文件“%1”；其 API 密钥保存在系统钥匙串中。</translation>
+    </message>
+    <message>
+        <source>Added the E2B profile &quot;%1&quot;, but the system keychain is unavailable, so its API key is kept in memory only until Paddock quits.</source>
+        <translation>已添加 E2B 配置文件“%1”，但系统钥匙串不可用，因此其 API 密钥只保存在内存中，直到 Paddock 退出。</translation>
+    </message>
+    <message>
+        <source>No E2B profile was made: %1</source>
+        <translation>未创建 E2B 配置文件：%1</translation>
+    </message>
+    <message>
+        <source>E2B API key found</source>
+        <translation>找到 E2B API 密钥</translation>
+    </message>
+</context>
+<context>
     <name>FilesPanel</name>
     <message>
         <source>The profile was closed: there is nothing to read.</source>
@@ -1827,6 +1918,10 @@
     <message>
         <source>Copy a paddockctl command line that inspects this workspace with this profile&apos;s backend options (never its API key, which paddockctl reads from its variable)</source>
         <translation>复制一条使用此配置文件的后端选项检查此工作区的 paddockctl 命令行（绝不含 API 密钥，paddockctl 从其环境变量读取密钥）</translation>
+    </message>
+    <message>
+        <source>timer stopped (paused since %1)</source>
+        <translation>计时器已停止（自 %1 起暂停）</translation>
     </message>
 </context>
 <context>
@@ -4021,6 +4116,22 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <source>it ended without the command&apos;s end</source>
         <translation>它在命令结束之前就结束了</translation>
     </message>
+    <message>
+        <source>it is not JSON (at byte %1)</source>
+        <translation>它不是 JSON（第 %1 字节处）</translation>
+    </message>
+    <message>
+        <source>it is not a JSON object</source>
+        <translation>它不是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>%1 cannot be read: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 is too large to be E2B&apos;s CLI configuration</source>
+        <translation>%1 太大，不可能是 E2B CLI 的配置文件</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
@@ -4455,6 +4566,31 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <source>The folders and containers of AgentScope&apos;s own workspace managers</source>
         <translation>AgentScope 自己的工作区管理器所用的文件夹和容器</translation>
     </message>
+    <message>
+        <source>API &amp;URL:</source>
+        <translation>API URL(&amp;U)：</translation>
+    </message>
+    <message>
+        <source>The control plane&apos;s URL</source>
+        <translation>控制平面的 URL</translation>
+    </message>
+    <message>
+        <source>https://…</source>
+        <translation>https://…</translation>
+    </message>
+    <message>
+        <source>Sandbo&amp;x URL:</source>
+        <translation>沙箱 URL(&amp;X)：</translation>
+    </message>
+    <message>
+        <source>The URL of the sandboxes&apos; own services</source>
+        <translation>沙箱自身服务的 URL</translation>
+    </message>
+    <message>
+        <source>&amp;%1:</source>
+        <comment>a field&apos;s label as its backend names it (Template for an image)</comment>
+        <translation>%1(&amp;T)：</translation>
+    </message>
 </context>
 <context>
     <name>QuitController</name>
@@ -4656,6 +4792,12 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
     <message>
         <source>&amp;Shorten</source>
         <translation>缩短(&amp;S)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n selected workspace(s) are paused with their timer stopped and are skipped: resuming one starts a new timeout.</source>
+        <translation>
+            <numerusform>选中的工作区中有 %n 个已暂停且计时器已停止，将被跳过：恢复后会开始新的超时。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -5739,6 +5881,14 @@ Workspace &gt; Retry Bootstrap runs it again.</source>
 Workspace &gt; Retry Bootstrap runs it again.</source>
         <translation>它上次的初始化失败，因此已被停止：%1
 “工作区 &gt; 重试初始化”会再次运行它。</translation>
+    </message>
+    <message>
+        <source>timer stopped</source>
+        <translation>计时器已停止</translation>
+    </message>
+    <message>
+        <source>Paused since %1: its timer is stopped until it is resumed, which starts a new timeout.</source>
+        <translation>自 %1 起暂停：其计时器在恢复前处于停止状态，恢复后会开始新的超时。</translation>
     </message>
 </context>
 <context>

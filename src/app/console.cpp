@@ -1,8 +1,10 @@
 #include "console.h"
 
 #include "backendregistry.h"
+#include "backends/e2b/existingkey.h"
 #include "bootstraplog.h"
 #include "broadcast.h"
+#include "e2bkeyoffer.h"
 #include "i18n.h"
 #include "mainwindow.h"
 #include "profilesdialog.h"
@@ -12,6 +14,7 @@
 
 #include <QCoroTask>
 
+#include <QDir>
 #include <QFile>
 #include <QLoggingCategory>
 #include <QPointer>
@@ -104,11 +107,37 @@ QCoro::Task<void> Console::start()
             }
         }
     }
+    offerExistingE2BKey(env);
     QString current = m_settings->value(QLatin1String(CurrentProfileKey)).toString();
     if (!m_profiles.profile(current))
         current = m_profiles.profiles().constFirst().id;
     offerProfiles(current);
     co_await switchTo(current);
+}
+
+void Console::offerExistingE2BKey(const QProcessEnvironment &env)
+{
+    // An E2B API key the user already has (E2B_API_KEY, E2B's CLI's file), while no E2B profile
+    // exists and the offer was not declined. The key itself is never logged.
+    if (!E2BKeyOffer::wanted(m_profiles, *m_settings))
+        return;
+    const QString home = QDir::homePath();
+    std::optional<E2B::ExistingKey> found = E2B::findExistingKey(env, home);
+    if (!found)
+        return;
+    if (!found->configProblem.isEmpty())
+        qCWarning(lcConsole).noquote() << "E2B's CLI configuration:" << found->configProblem;
+    qCInfo(lcConsole).noquote() << "offering an E2B profile for the API key found in"
+                                << (found->inEnvironment ? QStringLiteral("E2B_API_KEY") : found->configPath);
+    E2BKeyOffer *offer =
+        E2BKeyOffer::addTo(m_window.get(), std::move(*found), &m_profiles, m_secrets, &m_sessionKeys, m_settings, home);
+    if (!offer)
+        return;
+    // The new profile shows at once.
+    connect(offer, &E2BKeyOffer::profileAdded, this, [this](const QString &id) {
+        offerProfiles(id);
+        switchTo(id);
+    });
 }
 
 QCoro::Task<std::optional<QByteArray>> Console::key(QString profileId, QString *problem)

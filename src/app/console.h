@@ -15,6 +15,7 @@
 
 class MainWindow;
 class QuitController;
+class QProcessEnvironment;
 class QSettings;
 namespace Paddock {
 class BootstrapLogStore;
@@ -41,8 +42,9 @@ public:
     MainWindow *window() const { return m_window.get(); }
     Paddock::ProfileStore &profiles() { return m_profiles; }
 
-    // First start: OPEN_SANDBOX_DOMAIN (and its key) become a profile; then the last profile
-    // shown (the Local one the first time) is opened.
+    // First start: OPEN_SANDBOX_DOMAIN (and its key) become a profile; an E2B API key the user
+    // already has is offered as one (E2BKeyOffer); then the last profile shown (the Local one the
+    // first time) is opened.
     QCoro::Task<void> start();
     QCoro::Task<void> switchTo(QString profileId);
     // The profiles changed (saved or removed in the profiles dialog). A changed profile whose
@@ -85,6 +87,8 @@ private:
     void showProfiles();
     QCoro::Task<std::optional<QByteArray>> key(QString profileId, QString *problem);
     void offerProfiles(const QString &current);
+    // A banner offering an E2B API key found in the environment or E2B's CLI's file as a profile.
+    void offerExistingE2BKey(const QProcessEnvironment &env);
 
     QSettings *m_settings;
     Paddock::SecretStore *m_secrets;

@@ -214,9 +214,15 @@ void OverviewPanel::render()
         rows.append(info.image.isEmpty() ? dimField(QStringLiteral("image"), tr("Image or template"), none)
                                          : field(QStringLiteral("image"), tr("Image or template"), info.image, true));
         rows.append(field(QStringLiteral("created"), tr("Created"), Inspector::timeText(info.createdAt)));
-        rows.append(info.expiresAt
-                        ? field(QStringLiteral("expires"), tr("Expires"), Inspector::timeText(*info.expiresAt))
-                        : dimField(QStringLiteral("expires"), tr("Expires"), never));
+        if (info.expiresAt) {
+            rows.append(field(QStringLiteral("expires"), tr("Expires"), Inspector::timeText(*info.expiresAt)));
+        } else if (info.pausedAt.isValid()) {
+            // Paused with its timer stopped (E2B): resuming it starts a new timeout.
+            rows.append(dimField(QStringLiteral("expires"), tr("Expires"),
+                                 tr("timer stopped (paused since %1)").arg(Inspector::timeText(info.pausedAt))));
+        } else {
+            rows.append(dimField(QStringLiteral("expires"), tr("Expires"), never));
+        }
         rows.append(
             info.lastActivityAt.isValid()
                 ? field(QStringLiteral("activity"), tr("Last activity"), Inspector::timeText(info.lastActivityAt))

@@ -91,6 +91,8 @@ ProfilesDialog::ProfilesDialog(ProfileStore *store, SecretStore *secrets, Secret
     connect(m_ui->kindBox, &QComboBox::currentIndexChanged, this, edited("kind"));
     connect(m_ui->dockerHostEdit, &QLineEdit::textChanged, this, edited("dockerHost"));
     connect(m_ui->domainEdit, &QLineEdit::textChanged, this, edited("domain"));
+    connect(m_ui->apiUrlEdit, &QLineEdit::textChanged, this, edited("apiUrl"));
+    connect(m_ui->sandboxUrlEdit, &QLineEdit::textChanged, this, edited("sandboxUrl"));
     connect(m_ui->protocolBox, &QComboBox::currentIndexChanged, this, edited("protocol"));
     connect(m_ui->useServerProxyBox, &QCheckBox::toggled, this, edited("useServerProxy"));
     connect(m_ui->kubeconfigEdit, &QLineEdit::textChanged, this, edited("kubeconfig"));
@@ -128,6 +130,8 @@ void ProfilesDialog::setupFields()
         field("name", m_ui->nameEdit, m_ui->nameField, m_ui->nameError),
         field("dockerHost", m_ui->dockerHostEdit, m_ui->dockerHostField, m_ui->dockerHostError),
         field("domain", m_ui->domainEdit, m_ui->domainField, m_ui->domainError),
+        field("apiUrl", m_ui->apiUrlEdit, m_ui->apiUrlField, m_ui->apiUrlError),
+        field("sandboxUrl", m_ui->sandboxUrlEdit, m_ui->sandboxUrlField, m_ui->sandboxUrlError),
         field("protocol", m_ui->protocolBox, m_ui->protocolField, m_ui->protocolError),
         field("kubeconfig", m_ui->kubeconfigEdit, m_ui->kubeconfigField, m_ui->kubeconfigError),
         field("kubeContext", m_ui->kubeContextBox, m_ui->kubeContextField, m_ui->kubeContextError),
@@ -210,11 +214,12 @@ void ProfilesDialog::styleErrorLabels()
 
 void ProfilesDialog::retranslate()
 {
+    rememberFormTexts();
     QPushButton *saveButton = m_ui->buttonBox->button(QDialogButtonBox::Save);
     saveButton->setText(tr("&Save"));
     saveButton->setToolTip(tr("Save the profile (Enter)"));
     m_ui->buttonBox->button(QDialogButtonBox::Close)->setText(tr("&Close"));
-    m_ui->sandboxTimeoutBox->setSpecialValueText(tr("Never expires"));
+    updateTimeoutChoice();
     m_ui->sandboxTimeoutBox->setSuffix(tr(" s"));
     m_ui->ttlBox->setSuffix(tr(" s"));
     m_ui->sweepIntervalBox->setSuffix(tr(" s"));
@@ -339,6 +344,8 @@ void ProfilesDialog::showProfile(const Profile &profile, bool isNew)
     m_ui->dockerHostEdit->setText(profile.dockerHost);
     m_ui->stopInsteadOfPauseBox->setChecked(profile.stopInsteadOfPause);
     m_ui->domainEdit->setText(profile.domain);
+    m_ui->apiUrlEdit->setText(profile.apiUrl);
+    m_ui->sandboxUrlEdit->setText(profile.sandboxUrl);
     setComboData(m_ui->protocolBox, profile.protocol, profile.protocol);
     m_ui->useServerProxyBox->setChecked(profile.useServerProxy);
     m_ui->kubeconfigEdit->setText(QDir::toNativeSeparators(profile.kubeconfig));
@@ -346,6 +353,7 @@ void ProfilesDialog::showProfile(const Profile &profile, bool isNew)
     m_ui->kubeNamespaceEdit->setText(profile.kubeNamespace);
     m_ui->apiKeyEdit->clear();
     m_ui->imageEdit->setText(profile.image);
+    updateTimeoutChoice(); // the kind was just set: whether 0 (never expires) is a choice
     m_ui->sandboxTimeoutBox->setValue(spinValue(m_ui->sandboxTimeoutBox, profile.sandboxTimeout));
     m_ui->storageSizeEdit->setText(profile.storageSize);
     m_ui->storageClassEdit->setText(profile.storageClass);
@@ -386,6 +394,8 @@ Profile ProfilesDialog::formProfile() const
     profile.dockerHost = m_ui->dockerHostEdit->text().trimmed();
     profile.stopInsteadOfPause = m_ui->stopInsteadOfPauseBox->isChecked();
     profile.domain = m_ui->domainEdit->text().trimmed();
+    profile.apiUrl = m_ui->apiUrlEdit->text().trimmed();
+    profile.sandboxUrl = m_ui->sandboxUrlEdit->text().trimmed();
     profile.protocol = m_ui->protocolBox->currentData().toString();
     profile.useServerProxy = m_ui->useServerProxyBox->isChecked();
     profile.kubeconfig = QDir::fromNativeSeparators(m_ui->kubeconfigEdit->text().trimmed());
@@ -431,6 +441,7 @@ void ProfilesDialog::fieldEdited(const QString &field)
     if (field == QLatin1String("kind")) {
         updateRows();
         updatePlaceholders();
+        updateTimeoutChoice();
         fillContexts();
         refreshKeyStatus(); // keys belong to the profiles of backends that use one
     } else if (field == QLatin1String("kubeconfig")) {
@@ -447,6 +458,8 @@ void ProfilesDialog::updateRows()
     const auto uses = [backend](const char *field) { return backend && backend->usesField(QLatin1String(field)); };
     const std::initializer_list<std::pair<QWidget *, const char *>> rows{
         {m_ui->domainField, "domain"},
+        {m_ui->apiUrlField, "apiUrl"},
+        {m_ui->sandboxUrlField, "sandboxUrl"},
         {m_ui->protocolField, "protocol"},
         {m_ui->useServerProxyBox, "useServerProxy"},
         {m_ui->sandboxTimeoutField, "sandboxTimeout"},
@@ -469,31 +482,75 @@ void ProfilesDialog::updateRows()
         f.error->setVisible(!f.error->text().isEmpty());
 }
 
-// The image and the folder mean the same on two backends, with each backend's own default.
+// What the form's own texts are (the .ui's, in the language of the moment): a backend without a
+// hint of its own for a field gets them back.
+void ProfilesDialog::rememberFormTexts()
+{
+    m_formTexts.clear();
+    for (const Field &f : std::as_const(m_fields)) {
+        FormTexts texts;
+        texts.toolTip = f.editor->toolTip();
+        if (auto *edit = qobject_cast<QLineEdit *>(f.editor))
+            texts.placeholder = edit->placeholderText();
+        const auto row =
+            std::find_if(m_rows.cbegin(), m_rows.cend(), [&f](const FormRow &r) { return r.field == f.row; });
+        if (row != m_rows.cend())
+            texts.label = qobject_cast<QLabel *>(row->label);
+        if (texts.label)
+            texts.labelText = texts.label->text();
+        m_formTexts.insert(f.name, texts);
+    }
+}
+
+// The same field means something else on each backend (an image is an E2B template, a domain a
+// host:port or a host name): each backend's default, meaning and name for it, as its
+// registration gives them, else the form's own.
 void ProfilesDialog::updatePlaceholders()
 {
-    // Each backend's own default and meaning, as its registration gives them; the bootstrap
-    // file's default is what the chosen backend runs when no file is given.
     const BackendFactory *backend = chosenBackend();
-    for (const auto &[edit, field] :
-         std::initializer_list<std::pair<QLineEdit *, const char *>>{{m_ui->imageEdit, "image"},
-                                                                     {m_ui->basedirEdit, "basedir"},
-                                                                     {m_ui->dockerHostEdit, "dockerHost"},
-                                                                     {m_ui->kubeconfigEdit, "kubeconfig"},
-                                                                     {m_ui->kubeContextBox->lineEdit(), "kubeContext"},
-                                                                     {m_ui->kubeNamespaceEdit, "kubeNamespace"},
-                                                                     {m_ui->storageSizeEdit, "storageSize"},
-                                                                     {m_ui->storageClassEdit, "storageClass"},
-                                                                     {m_ui->bootstrapFileEdit, "bootstrapFile"}}) {
-        const FieldHint hint = backend && backend->hint ? backend->hint(QLatin1String(field)) : FieldHint{};
-        edit->setPlaceholderText(hint.defaultValue.isEmpty() ? QString() : tr("Default: %1").arg(hint.defaultValue));
-        if (!hint.toolTip.isEmpty())
-            edit->setToolTip(hint.toolTip);
+    for (const Field &f : std::as_const(m_fields)) {
+        const auto texts = m_formTexts.constFind(f.name);
+        if (texts == m_formTexts.cend())
+            continue;
+        const FieldHint hint = backend && backend->hint ? backend->hint(f.name) : FieldHint{};
+        QLineEdit *edit = qobject_cast<QLineEdit *>(f.editor);
+        if (auto *box = qobject_cast<QComboBox *>(f.editor); box && box->lineEdit())
+            edit = box->lineEdit();
+        if (edit) {
+            edit->setPlaceholderText(hint.defaultValue.isEmpty() ? texts->placeholder
+                                                                 : tr("Default: %1").arg(hint.defaultValue));
+        }
+        f.editor->setToolTip(hint.toolTip.isEmpty() ? texts->toolTip : hint.toolTip);
+        if (texts->label) {
+            texts->label->setText(
+                hint.label.isEmpty()
+                    ? texts->labelText
+                    : tr("&%1:", "a field's label as its backend names it (Template for an image)").arg(hint.label));
+        }
     }
-    // What each layout means on this backend.
-    const FieldHint layout = backend && backend->hint ? backend->hint(QStringLiteral("layout")) : FieldHint{};
-    if (!layout.toolTip.isEmpty())
-        m_ui->layoutBox->setToolTip(layout.toolTip);
+}
+
+// Whether a sandbox timeout of 0 ("never expires") is a choice: only where the backend accepts
+// one (E2B has no sandbox that never expires).
+void ProfilesDialog::updateTimeoutChoice()
+{
+    const BackendFactory *backend = chosenBackend();
+    bool neverAllowed = true;
+    if (backend && backend->validate) {
+        Profile probe;
+        probe.kind = backend->kind;
+        probe.sandboxTimeout = std::chrono::seconds(0);
+        const QList<FieldError> errors = backend->validate(probe);
+        neverAllowed = std::none_of(errors.cbegin(), errors.cend(), [](const FieldError &error) {
+            return error.field == QLatin1String("sandboxTimeout");
+        });
+    }
+    QSpinBox *box = m_ui->sandboxTimeoutBox;
+    const bool loading = m_loading;
+    m_loading = true; // a new minimum may move the value: that is not an edit
+    box->setMinimum(neverAllowed ? 0 : 1);
+    box->setSpecialValueText(neverAllowed ? tr("Never expires") : QString());
+    m_loading = loading;
 }
 
 // Leaving the key field empty keeps a stored key; without one, requests go without a key. A
@@ -1114,6 +1171,13 @@ void ProfilesDialog::changeEvent(QEvent *event)
     if (event->type() == QEvent::PaletteChange) {
         styleErrorLabels();
     } else if (event->type() == QEvent::LanguageChange) {
+        // What a backend's hint put where the form has no text of its own goes, so that what
+        // retranslateUi() leaves is the form's own (rememberFormTexts()).
+        for (const Field &f : std::as_const(m_fields)) {
+            f.editor->setToolTip(QString());
+            if (auto *edit = qobject_cast<QLineEdit *>(f.editor))
+                edit->setPlaceholderText(QString());
+        }
         m_ui->retranslateUi(this);
         retranslate();
         refreshKeyStatus();

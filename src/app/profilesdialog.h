@@ -6,6 +6,7 @@
 
 #include <QColor>
 #include <QDialog>
+#include <QHash>
 #include <QStringList>
 
 #include <memory>
@@ -94,7 +95,9 @@ private:
     // Puts the form row of `field` in the form or takes it out (see the .cpp for why).
     void setRowShown(QWidget *field, bool shown);
     bool isRowShown(QWidget *field) const;
+    void rememberFormTexts();
     void updatePlaceholders();
+    void updateTimeoutChoice();
     void updateKeyHints();
     void updateState();
     void showErrors(const QList<Paddock::FieldError> &errors);
@@ -137,6 +140,15 @@ private:
     Paddock::SecretStore *m_sessionKeys;
     QList<Field> m_fields; // in form order
     QList<FormRow> m_rows; // every row of the form, in order, shown or not
+    // The form's own label, placeholder and tooltip of each field, for backends without a hint.
+    struct FormTexts
+    {
+        QLabel *label = nullptr;
+        QString labelText;
+        QString placeholder;
+        QString toolTip;
+    };
+    QHash<QString, FormTexts> m_formTexts;
     Paddock::Profile m_baseline; // the form as loaded or last saved
     QString m_currentId; // empty: a new profile, not saved yet
     QString m_returnId; // shown again when a new profile is dropped

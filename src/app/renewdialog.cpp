@@ -17,7 +17,8 @@
 
 using namespace Paddock;
 
-RenewDialog::RenewDialog(const QList<WorkspaceRecord> &workspaces, int skipped, QWidget *parent)
+RenewDialog::RenewDialog(const QList<WorkspaceRecord> &workspaces, const QList<WorkspaceRecord> &skipped,
+                         QWidget *parent)
     : QDialog(parent)
     , m_ui(std::make_unique<Ui::RenewDialog>())
     , m_clock([] { return QDateTime::currentDateTimeUtc(); })
@@ -25,7 +26,12 @@ RenewDialog::RenewDialog(const QList<WorkspaceRecord> &workspaces, int skipped, 
     m_ui->setupUi(this);
     setObjectName(QStringLiteral("renewDialog"));
     m_workspaces = workspaces;
-    m_skipped = skipped;
+    for (const WorkspaceRecord &record : skipped) {
+        if (!record.info.expiresAt && record.info.pausedAt.isValid())
+            ++m_timerStopped;
+        else
+            ++m_skipped;
+    }
     for (int i = 0; i < workspaces.size(); ++i)
         new QTreeWidgetItem(m_ui->previewList);
     m_ui->unitBox->addItems({QString(), QString(), QString()});
@@ -49,6 +55,12 @@ void RenewDialog::retranslate()
     QString summary = tr("Renew %n workspace(s)?", nullptr, int(m_workspaces.size()));
     if (m_skipped > 0)
         summary += u' ' + tr("%n selected workspace(s) never expire and are skipped.", nullptr, m_skipped);
+    if (m_timerStopped > 0) {
+        summary += u' '
+            + tr("%n selected workspace(s) are paused with their timer stopped and are skipped: resuming one starts a "
+                 "new timeout.",
+                 nullptr, m_timerStopped);
+    }
     m_ui->summaryLabel->setText(summary);
     m_ui->unitBox->setItemText(Minutes, tr("minutes"));
     m_ui->unitBox->setItemText(Hours, tr("hours"));

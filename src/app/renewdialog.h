@@ -23,7 +23,8 @@ class QMessageBox;
 // this long from now" sets now + duration (as the OpenSandbox SDKs compute it, on this
 // computer's clock), which can be sooner than a workspace expires now: such rows are marked, and
 // accepting asks once more, with Cancel as the default, before shortening any (an expired
-// sandbox is deleted with its files).
+// sandbox is deleted with its files). A paused sandbox whose timer is stopped (E2B) is not
+// renewed (its server refuses: resuming starts a new timeout); the dialog says it is skipped.
 class RenewDialog final : public QDialog
 {
     Q_OBJECT
@@ -37,7 +38,10 @@ public:
         Days,
     };
 
-    RenewDialog(const QList<WorkspaceRecord> &workspaces, int skipped, QWidget *parent = nullptr);
+    // `skipped`: the selected workspaces that cannot be renewed (they never expire, or they are
+    // paused with their timer stopped, as E2B's are: the dialog says which).
+    RenewDialog(const QList<WorkspaceRecord> &workspaces, const QList<WorkspaceRecord> &skipped,
+                QWidget *parent = nullptr);
     ~RenewDialog() override;
 
     Paddock::RenewMode mode() const;
@@ -72,7 +76,8 @@ private:
     std::unique_ptr<Ui::RenewDialog> m_ui;
     Clock m_clock;
     QList<WorkspaceRecord> m_workspaces;
-    int m_skipped = 0;
+    int m_skipped = 0; // never expire (or otherwise cannot be renewed)
+    int m_timerStopped = 0; // paused, their timer stopped until resumed
     bool m_allowShorter = false;
     QPointer<QMessageBox> m_confirm;
 };

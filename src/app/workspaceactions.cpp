@@ -81,9 +81,12 @@ QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<W
         co_return;
     // Each action goes only to the workspaces it fits; the rest are skipped and counted.
     QList<WorkspaceRecord> targets;
+    QList<WorkspaceRecord> notFitting;
     for (const WorkspaceRecord &record : std::as_const(selected)) {
         if (fits(action, record))
             targets.append(record);
+        else if (action == WorkspaceAction::Renew)
+            notFitting.append(record); // the Renew dialog says why each kind is skipped
     }
     if (targets.isEmpty())
         co_return;
@@ -97,7 +100,7 @@ QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<W
     // more before shortening any).
     ActionOptions options;
     if (action == WorkspaceAction::Renew) {
-        QPointer<RenewDialog> dialog = new RenewDialog(targets, skipped, m_window);
+        QPointer<RenewDialog> dialog = new RenewDialog(targets, notFitting, m_window);
         dialog->open();
         // (The window may close meanwhile and take the dialog along: that is an answer too.)
         const int answer = co_await untilFinished(dialog.data());

@@ -36,6 +36,12 @@ struct WorkspaceTreeModel::Node
 
 namespace {
 
+// A sandbox whose timer is stopped while it is paused (E2B): no deadline, yet not "never".
+bool timerStopped(const SandboxInfo &info)
+{
+    return !info.expiresAt && info.pausedAt.isValid();
+}
+
 bool sameData(const WorkspaceRecord &a, const WorkspaceRecord &b)
 {
     const SandboxInfo &x = a.info;
@@ -47,8 +53,9 @@ bool sameData(const WorkspaceRecord &a, const WorkspaceRecord &b)
             && a.bootstrapFailure == b.bootstrapFailure;
     return x.state == y.state && x.rawState == y.rawState && x.workspaceId == y.workspaceId && x.userId == y.userId
         && x.agentId == y.agentId && x.backend == y.backend && x.image == y.image && x.createdAt == y.createdAt
-        && x.expiresAt == y.expiresAt && x.lastActivityAt == y.lastActivityAt && x.metadata == y.metadata
-        && a.idleDeadline == b.idleDeadline && a.agents == b.agents && a.bootstrapFailure == b.bootstrapFailure;
+        && x.expiresAt == y.expiresAt && x.pausedAt == y.pausedAt && x.lastActivityAt == y.lastActivityAt
+        && x.metadata == y.metadata && a.idleDeadline == b.idleDeadline && a.agents == b.agents
+        && a.bootstrapFailure == b.bootstrapFailure;
 }
 
 // The first and last column whose shown value differs between two versions of a row (first >
@@ -65,7 +72,7 @@ std::pair<int, int> changedColumns(const WorkspaceRecord &a, const WorkspaceReco
         x.agentId != y.agentId || a.agents != b.agents,
         x.backend != y.backend || a.profile != b.profile,
         a.idleDeadline != b.idleDeadline || x.state != y.state,
-        x.expiresAt != y.expiresAt,
+        x.expiresAt != y.expiresAt || x.pausedAt != y.pausedAt,
         x.lastActivityAt != y.lastActivityAt,
         x.createdAt != y.createdAt,
         x.image != y.image,
@@ -396,6 +403,12 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
             ? (info.state == SandboxState::Running ? record.idleDeadline : std::nullopt)
             : column == ExpiryColumn ? info.expiresAt
                                      : std::nullopt;
+        if (column == ExpiryColumn && timerStopped(info)) {
+            // Nothing counts down: grey, and said in words.
+            if (role == Qt::AccessibleDescriptionRole)
+                return timerStoppedText(info);
+            return QColor(0x8a, 0x8a, 0x8a);
+        }
         if (!deadline)
             return {};
         if (role == Qt::AccessibleDescriptionRole) {
@@ -476,6 +489,12 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
         // Only a workspace the console holds open has an idle deadline.
         return countdown(info.state == SandboxState::Running ? record.idleDeadline : std::nullopt, QString());
     case ExpiryColumn:
+        if (timerStopped(info)) {
+            // After every countdown and before "never", the longest stopped first.
+            if (role == SortRole)
+                return std::numeric_limits<qint64>::max() / 2 + info.pausedAt.toSecsSinceEpoch();
+            return role == Qt::ToolTipRole ? timerStoppedText(info) : tr("timer stopped");
+        }
         return countdown(info.expiresAt, tr("never"));
     case LastActivityColumn:
         return time(info.lastActivityAt);
@@ -488,6 +507,12 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
     default:
         return {};
     }
+}
+
+QString WorkspaceTreeModel::timerStoppedText(const SandboxInfo &info) const
+{
+    return tr("Paused since %1: its timer is stopped until it is resumed, which starts a new timeout.")
+        .arg(m_locale.toString(info.pausedAt.toLocalTime(), QLocale::LongFormat));
 }
 
 QVariant WorkspaceTreeModel::headerData(int section, Qt::Orientation orientation, int role) const

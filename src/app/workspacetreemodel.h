@@ -171,6 +171,8 @@ public:
     GroupSummary summarize(const QModelIndex &group, const Accept &accept = {}) const;
     // "3 Running · 1 Paused" (with " of N" when not every workspace is counted).
     QString countsText(const GroupSummary &summary) const;
+    // What the expiry column says of a paused sandbox whose timer is stopped (E2B): since when.
+    QString timerStoppedText(const Paddock::SandboxInfo &info) const;
     // A group's sort value in a column, from a summary: the most urgent countdown, the newest time.
     static QVariant groupSortValue(const GroupSummary &summary, int column);
 

@@ -5,6 +5,7 @@
 // profiles: their rows, the contexts of the kubeconfig named (or of the default ones), a kubeconfig
 // that does not parse, and the token that replaces the kubeconfig's credentials.
 
+#include "backendregistry.h"
 #include "backends/kubernetes/kubeconfig.h"
 #include "i18n.h"
 #include "profile.h"
@@ -178,21 +179,25 @@ struct FormRow
     QList<Profile::Kind> kinds;
 };
 const QList<Profile::Kind> AllKinds{Profile::Kind::Local, Profile::Kind::OpenSandbox, Profile::Kind::Docker,
-                                    Profile::Kind::Kubernetes};
+                                    Profile::Kind::Kubernetes, Profile::Kind::E2B};
 const QList<FormRow> FormRows{
     {"nameLabel", "nameEdit", AllKinds},
     {"kindLabel", "kindBox", AllKinds},
     {"dockerHostLabel", "dockerHostEdit", {Profile::Kind::Docker}},
-    {"domainLabel", "domainEdit", {Profile::Kind::OpenSandbox}},
+    {"domainLabel", "domainEdit", {Profile::Kind::OpenSandbox, Profile::Kind::E2B}},
+    {"apiUrlLabel", "apiUrlEdit", {Profile::Kind::E2B}},
+    {"sandboxUrlLabel", "sandboxUrlEdit", {Profile::Kind::E2B}},
     {"protocolLabel", "protocolBox", {Profile::Kind::OpenSandbox}},
     {nullptr, "useServerProxyBox", {Profile::Kind::OpenSandbox}},
     {"kubeconfigLabel", "kubeconfigEdit", {Profile::Kind::Kubernetes}},
     {"kubeContextLabel", "kubeContextBox", {Profile::Kind::Kubernetes}},
     {"kubeNamespaceLabel", "kubeNamespaceEdit", {Profile::Kind::Kubernetes}},
-    {"apiKeyLabel", "apiKeyEdit", {Profile::Kind::OpenSandbox, Profile::Kind::Kubernetes}},
-    {nullptr, "keyStatusLabel", {Profile::Kind::OpenSandbox, Profile::Kind::Kubernetes}},
-    {"imageLabel", "imageEdit", {Profile::Kind::OpenSandbox, Profile::Kind::Docker, Profile::Kind::Kubernetes}},
-    {"sandboxTimeoutLabel", "sandboxTimeoutBox", {Profile::Kind::OpenSandbox}},
+    {"apiKeyLabel", "apiKeyEdit", {Profile::Kind::OpenSandbox, Profile::Kind::Kubernetes, Profile::Kind::E2B}},
+    {nullptr, "keyStatusLabel", {Profile::Kind::OpenSandbox, Profile::Kind::Kubernetes, Profile::Kind::E2B}},
+    {"imageLabel",
+     "imageEdit",
+     {Profile::Kind::OpenSandbox, Profile::Kind::Docker, Profile::Kind::Kubernetes, Profile::Kind::E2B}},
+    {"sandboxTimeoutLabel", "sandboxTimeoutBox", {Profile::Kind::OpenSandbox, Profile::Kind::E2B}},
     {"storageSizeLabel", "storageSizeEdit", {Profile::Kind::Kubernetes}},
     {"storageClassLabel", "storageClassEdit", {Profile::Kind::Kubernetes}},
     {"basedirLabel", "basedirEdit", {Profile::Kind::Local, Profile::Kind::Docker}},
@@ -423,6 +428,107 @@ private Q_SLOTS:
         QCOMPARE(apiKeyEdit->accessibleDescription(), keyStatus->text());
         QVERIFY(find<QPushButton>(dialog, "forgetKeyButton")->isEnabled());
         QVERIFY(find<QPushButton>(dialog, "removeButton")->isEnabled());
+    }
+
+    // An E2B profile: its rows (the domain, the API and sandbox URLs, the template under the
+    // backend's own name, a timeout that cannot be "never"), the factory's problems each under its
+    // field with nothing written, then every field saved and the key in the keychain only.
+    void addE2BProfile()
+    {
+        Fixture f;
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        QSignalSpy changed(&dialog, &ProfilesDialog::profilesChanged);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QTest::mouseClick(find<QPushButton>(dialog, "addButton"), Qt::LeftButton);
+        auto *kindBox = find<QComboBox>(dialog, "kindBox");
+        auto *imageLabel = find<QLabel>(dialog, "imageLabel");
+        auto *imageEdit = find<QLineEdit>(dialog, "imageEdit");
+        auto *domainEdit = find<QLineEdit>(dialog, "domainEdit");
+        auto *apiUrlEdit = find<QLineEdit>(dialog, "apiUrlEdit");
+        auto *sandboxUrlEdit = find<QLineEdit>(dialog, "sandboxUrlEdit");
+        auto *timeoutBox = find<QSpinBox>(dialog, "sandboxTimeoutBox");
+        auto *apiKeyEdit = find<QLineEdit>(dialog, "apiKeyEdit");
+        QCOMPARE(imageLabel->text(), QStringLiteral("&Image:"));
+        QCOMPARE(domainEdit->placeholderText(), QStringLiteral("host or host:port"));
+        QCOMPARE(timeoutBox->minimum(), 0); // OpenSandbox's can never expire
+
+        kindBox->setCurrentIndex(kindBox->findData(int(Profile::Kind::E2B)));
+        QCOMPARE(kindBox->currentText(), QStringLiteral("E2B"));
+        QCOMPARE(formProblem(dialog), QString());
+        QCOMPARE(imageLabel->text(), QStringLiteral("&Template:"));
+        QCOMPARE(imageEdit->placeholderText(), QStringLiteral("Default: base"));
+        QVERIFY(imageEdit->toolTip().contains(QLatin1String("E2B template")));
+        QCOMPARE(domainEdit->placeholderText(), QStringLiteral("Default: e2b.app"));
+        QVERIFY(domainEdit->toolTip().contains(QLatin1String("E2B_DOMAIN")));
+        QCOMPARE(apiUrlEdit->placeholderText(), QStringLiteral("Default: https://api.<domain>"));
+        QVERIFY(apiUrlEdit->toolTip().contains(QLatin1String("E2B_API_URL")));
+        QVERIFY(sandboxUrlEdit->toolTip().contains(QLatin1String("E2B_SANDBOX_URL")));
+        QVERIFY(apiKeyEdit->toolTip().contains(QLatin1String("e2b_")));
+        // E2B has no sandbox that never expires: 0 is no choice.
+        QCOMPARE(timeoutBox->minimum(), 1);
+        timeoutBox->setValue(0);
+        QCOMPARE(timeoutBox->value(), 1);
+        QVERIFY(!timeoutBox->text().contains(QLatin1String("Never")));
+
+        // Bad fields: the factory's own messages, each under its field; nothing is written.
+        QTest::keyClicks(find<QLineEdit>(dialog, "nameEdit"), QStringLiteral("E2B team"));
+        QTest::keyClicks(domainEdit, QStringLiteral("not a domain"));
+        QTest::keyClicks(apiUrlEdit, QStringLiteral("api.example.com/v1"));
+        QTest::keyClicks(apiKeyEdit, QStringLiteral("e2b_0123456789abcdef0123456789abcdef01234567"));
+        Profile bad;
+        bad.kind = Profile::Kind::E2B;
+        bad.domain = domainEdit->text();
+        bad.apiUrl = apiUrlEdit->text();
+        const QList<FieldError> expected = BackendRegistry::instance().find(Profile::Kind::E2B)->validate(bad);
+        QCOMPARE(expected.size(), 2);
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        for (const FieldError &error : expected) {
+            QLabel *label = errorOf(dialog, qPrintable(error.field));
+            QVERIFY2(label->isVisible(), qPrintable(error.field));
+            QCOMPARE(label->text(), error.message);
+        }
+        QCOMPARE(formProblem(dialog), QString());
+        QCOMPARE(changed.count(), 0);
+        QCOMPARE(f.keychain.writes, 0);
+        QVERIFY(!f.fileBytes().contains("E2B team"));
+        QCOMPARE(dialog.focusWidget(), domainEdit);
+
+        // Right: every field saved, the key in the keychain and nowhere else.
+        retype(domainEdit, QStringLiteral("e2b.example.com"));
+        QVERIFY(!errorOf(dialog, "domain")->isVisible());
+        retype(apiUrlEdit, QStringLiteral("http://127.0.0.1:3000"));
+        QTest::keyClicks(sandboxUrlEdit, QStringLiteral("http://127.0.0.1:3001"));
+        QTest::keyClicks(imageEdit, QStringLiteral("agentscope-tpl"));
+        timeoutBox->setValue(600);
+        find<QCheckBox>(dialog, "readOnlyBox")->setChecked(true);
+        QTest::mouseClick(saveButton(dialog), Qt::LeftButton);
+        QTRY_COMPARE(changed.count(), 1);
+        const QString id = dialog.currentProfileId();
+        QVERIFY(!id.isEmpty());
+        QCOMPARE(f.keychain.secrets.value(id), QByteArray("e2b_0123456789abcdef0123456789abcdef01234567"));
+        QVERIFY(!f.sessionKey(id));
+        QVERIFY(!f.fileBytes().contains("e2b_0123456789abcdef"));
+        const auto saved = f.reread(id);
+        QVERIFY(saved);
+        QCOMPARE(saved->kind, Profile::Kind::E2B);
+        QCOMPARE(saved->name, QStringLiteral("E2B team"));
+        QCOMPARE(saved->domain, QStringLiteral("e2b.example.com"));
+        QCOMPARE(saved->apiUrl, QStringLiteral("http://127.0.0.1:3000"));
+        QCOMPARE(saved->sandboxUrl, QStringLiteral("http://127.0.0.1:3001"));
+        QCOMPARE(saved->image, QStringLiteral("agentscope-tpl"));
+        QCOMPARE(saved->sandboxTimeout.count(), 600);
+        QVERIFY(saved->readOnly);
+        QTRY_COMPARE(find<QLabel>(dialog, "keyStatusLabel")->text(),
+                     QStringLiteral("A key is stored in the system keychain."));
+
+        // Shown again, as saved; another backend's form has its own names back.
+        QVERIFY(!dialog.hasUnsavedChanges());
+        kindBox->setCurrentIndex(kindBox->findData(int(Profile::Kind::OpenSandbox)));
+        QCOMPARE(imageLabel->text(), QStringLiteral("&Image:"));
+        QCOMPARE(domainEdit->placeholderText(), QStringLiteral("host or host:port"));
+        QCOMPARE(timeoutBox->minimum(), 0);
+        QCOMPARE(formProblem(dialog), QString());
     }
 
     void addDockerProfile()

@@ -2,10 +2,12 @@
 // once more (Cancel first) before shortening any.
 
 #include "renewdialog.h"
+#include "workspaceactions.h"
 
 #include <QApplication>
 #include <QDialogButtonBox>
 #include <QHeaderView>
+#include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -42,7 +44,7 @@ private Q_SLOTS:
         const QString longId = QStringLiteral("5f0c2a7e9b1d4c3a8e6f2b9d0a1c3e5f");
         const QList<WorkspaceRecord> records{expiring(longId, now.addSecs(23 * 3600 + 49 * 60)),
                                              expiring(QStringLiteral("soon"), now.addSecs(600))};
-        RenewDialog dialog(records, 0);
+        RenewDialog dialog(records, {});
         dialog.setClock([now] { return now; });
         dialog.show();
         QVERIFY(QTest::qWaitForWindowExposed(&dialog));
@@ -103,7 +105,9 @@ private Q_SLOTS:
     void extendingNeverAsks()
     {
         const QDateTime now = QDateTime::currentDateTimeUtc();
-        RenewDialog dialog({expiring(QStringLiteral("a"), now.addSecs(86000))}, 2);
+        WorkspaceRecord forever = expiring(QStringLiteral("f"), now);
+        forever.info.expiresAt.reset();
+        RenewDialog dialog({expiring(QStringLiteral("a"), now.addSecs(86000))}, {forever, forever});
         dialog.show();
         QSignalSpy finished(&dialog, &QDialog::finished);
         dialog.setAmount(2, RenewDialog::Minutes); // a small extension still extends
@@ -111,6 +115,42 @@ private Q_SLOTS:
         dialog.accept();
         QCOMPARE(finished.count(), 1);
         QVERIFY(!dialog.findChild<QMessageBox *>());
+    }
+
+    // A paused E2B sandbox's timer is stopped (pausedAt, no expiresAt): its server refuses a new
+    // timeout (resuming starts one), so Renew does not go to it, and the dialog says why it is
+    // skipped, apart from those that never expire; what is renewed is never shortened unasked.
+    void aPausedSandboxWithItsTimerStoppedIsSkippedAndSaidSo()
+    {
+        const QDateTime now(QDate(2026, 12, 1), QTime(12, 0), Qt::UTC);
+        WorkspaceRecord stopped = expiring(QStringLiteral("paused"), now);
+        stopped.info.expiresAt.reset();
+        stopped.info.state = SandboxState::Paused;
+        stopped.info.pausedAt = now.addSecs(-600);
+        const Capabilities e2b{Capability::Renew, Capability::Files, Capability::Exec};
+        QVERIFY(!WorkspaceActionController::fits(WorkspaceAction::Renew, stopped, e2b));
+        QVERIFY(WorkspaceActionController::fits(WorkspaceAction::Resume, stopped, e2b));
+        const WorkspaceRecord running = expiring(QStringLiteral("running"), now.addSecs(1800));
+        QVERIFY(WorkspaceActionController::fits(WorkspaceAction::Renew, running, e2b));
+        WorkspaceRecord forever = expiring(QStringLiteral("forever"), now);
+        forever.info.expiresAt.reset();
+
+        RenewDialog dialog({running}, {stopped, forever});
+        dialog.setClock([now] { return now; });
+        dialog.show();
+        const QString summary = dialog.findChild<QLabel *>(QStringLiteral("summaryLabel"))->text();
+        QVERIFY2(summary.contains(QLatin1String("1 selected workspace(s) never expire and are skipped.")),
+                 qPrintable(summary));
+        QVERIFY2(summary.contains(QLatin1String("1 selected workspace(s) are paused with their timer stopped and are "
+                                                "skipped: resuming one starts a new timeout.")),
+                 qPrintable(summary));
+        // E2B sets a timeout from now: five minutes from now would shorten the running one's 30.
+        dialog.setMode(RenewMode::FromNow);
+        dialog.setAmount(5, RenewDialog::Minutes);
+        QCOMPARE(dialog.shorteningCount(), 1);
+        QVERIFY(dialog.isMarkedShorter(0));
+        QCOMPARE(dialog.renewalFor(0).expiresAt, now.addSecs(300));
+        QVERIFY(dialog.previewBefore(0) != dialog.previewAfter(0));
     }
 };
 

@@ -863,6 +863,82 @@ private Q_SLOTS:
         QCOMPARE(expiry.data().toString(), QStringLiteral("1 h 00 min")); // 3655 s
     }
 
+    // A paused E2B sandbox: its timer is stopped (pausedAt, no expiresAt). It says so instead of
+    // ticking or "never", since when in its tooltip, never ticks, sorts after every countdown and
+    // before "never", and counts down again once resumed.
+    void aPausedSandboxWhoseTimerIsStopped()
+    {
+        WorkspaceTreeModel model;
+        QDateTime now(QDate(2026, 12, 1), QTime(12, 0), Qt::UTC);
+        model.setClock([&now] { return now; });
+        model.setGrouped(false);
+        WorkspaceFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        WorkspaceRecord running = record(QStringLiteral("r"), QStringLiteral("u"), QStringLiteral("a"));
+        running.info.backend = QStringLiteral("e2b");
+        running.info.expiresAt = now.addSecs(3725);
+        WorkspaceRecord stopped =
+            record(QStringLiteral("s"), QStringLiteral("u"), QStringLiteral("a"), SandboxState::Paused);
+        stopped.info.backend = QStringLiteral("e2b");
+        stopped.info.pausedAt = now.addSecs(-7200);
+        WorkspaceRecord stoppedLater = stopped;
+        stoppedLater.info.sandboxId = stoppedLater.info.workspaceId = QStringLiteral("t");
+        stoppedLater.info.pausedAt = now.addSecs(-60);
+        WorkspaceRecord forever = record(QStringLiteral("f"), QStringLiteral("u"), QStringLiteral("a"));
+        model.update(QStringLiteral("local"), {forever, stoppedLater, running, stopped});
+
+        const auto expiryOf = [&model](const char *id) {
+            return model.indexOfKey(QStringLiteral("local\x1f") + QLatin1String(id), WorkspaceTreeModel::ExpiryColumn);
+        };
+        const QModelIndex cell = expiryOf("s");
+        QCOMPARE(cell.data().toString(), QStringLiteral("timer stopped"));
+        const QString since = QLocale().toString(stopped.info.pausedAt.toLocalTime(), QLocale::LongFormat);
+        QVERIFY2(cell.data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("Paused since ") + since),
+                 qPrintable(cell.data(Qt::ToolTipRole).toString()));
+        QVERIFY(cell.data(Qt::ToolTipRole).toString().contains(QLatin1String("resumed")));
+        QCOMPARE(cell.data(Qt::AccessibleDescriptionRole).toString(), cell.data(Qt::ToolTipRole).toString());
+        QCOMPARE(cell.data(Qt::ForegroundRole).value<QColor>(), QColor(0x8a, 0x8a, 0x8a));
+        QVERIFY(!cell.data(WorkspaceTreeModel::DeadlineRole).toDateTime().isValid());
+        QCOMPARE(expiryOf("f").data().toString(), QStringLiteral("never"));
+        QCOMPARE(expiryOf("r").data().toString(), QStringLiteral("1 h 02 min"));
+
+        // Sorted by "Expires in": the countdown, the stopped timers (the longest stopped first),
+        // then what never expires; the other way round descending.
+        proxy.sort(WorkspaceTreeModel::ExpiryColumn, Qt::AscendingOrder);
+        QCOMPARE(childNames(proxy),
+                 (QStringList{QStringLiteral("r"), QStringLiteral("s"), QStringLiteral("t"), QStringLiteral("f")}));
+        proxy.sort(WorkspaceTreeModel::ExpiryColumn, Qt::DescendingOrder);
+        QCOMPARE(childNames(proxy),
+                 (QStringList{QStringLiteral("f"), QStringLiteral("t"), QStringLiteral("s"), QStringLiteral("r")}));
+
+        // A tick an hour later touches the countdown only.
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        now = now.addSecs(3600);
+        model.tick();
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.constFirst().at(0).toModelIndex().data(WorkspaceTreeModel::KeyRole).toString(),
+                 QStringLiteral("local\x1fr"));
+        QCOMPARE(cell.data().toString(), QStringLiteral("timer stopped"));
+
+        // Resumed: a new timeout counts down, in place.
+        changed.clear();
+        stopped.info.state = SandboxState::Running;
+        stopped.info.rawState = QStringLiteral("running");
+        stopped.info.pausedAt = QDateTime();
+        stopped.info.expiresAt = now.addSecs(300);
+        model.update(QStringLiteral("local"), {forever, stoppedLater, running, stopped});
+        QCOMPARE(cell.data().toString(), QStringLiteral("5 min 00 s"));
+        QVERIFY(!cell.data(Qt::ToolTipRole).toString().contains(QLatin1String("stopped")));
+        QVERIFY(std::any_of(changed.cbegin(), changed.cend(), [](const QList<QVariant> &arguments) {
+            return arguments.at(0).toModelIndex().column() <= WorkspaceTreeModel::ExpiryColumn
+                && arguments.at(1).toModelIndex().column() >= WorkspaceTreeModel::ExpiryColumn;
+        }));
+        // (descending: 300 s left before r's 125 s)
+        QCOMPARE(childNames(proxy),
+                 (QStringList{QStringLiteral("f"), QStringLiteral("t"), QStringLiteral("s"), QStringLiteral("r")}));
+    }
+
     void flatListAndBack()
     {
         WorkspaceTreeModel model;
