@@ -15,6 +15,7 @@
 #include <rapidjson/document.h>
 
 #include <memory>
+#include <string_view>
 
 namespace Paddock::E2B {
 
@@ -47,22 +48,6 @@ QString stringMember(const rapidjson::Value &object, const char *name)
     return value ? text(*value) : QString();
 }
 
-int intMember(const rapidjson::Value &object, const char *name)
-{
-    const rapidjson::Value *value = member(object, name);
-    return value && value->IsInt() ? value->GetInt() : 0;
-}
-
-QDateTime timeMember(const rapidjson::Value &object, const char *name)
-{
-    const rapidjson::Value *value = member(object, name);
-    if (!value || !value->IsString())
-        return {};
-    const auto parsed =
-        OpenSandbox::parseTimestamp(QString::fromLatin1(value->GetString(), qsizetype(value->GetStringLength())));
-    return parsed ? *parsed : QDateTime();
-}
-
 SandboxState stateOf(const QString &state)
 {
     if (state == QLatin1String("running"))
@@ -72,19 +57,61 @@ SandboxState stateOf(const QString &state)
     return state.isEmpty() ? SandboxState::Running : SandboxState::Unknown;
 }
 
+QDateTime timeOf(const rapidjson::Value &value)
+{
+    if (!value.IsString())
+        return {};
+    const auto parsed =
+        OpenSandbox::parseTimestamp(QString::fromLatin1(value.GetString(), qsizetype(value.GetStringLength())));
+    return parsed ? *parsed : QDateTime();
+}
+
+// One sandbox of a listing or a GET. Its members are visited once, each by its name (a listing
+// reads 10,000 of them: looking each field up by name would compare every member again).
 SandboxRecord recordFrom(const rapidjson::Value &json)
 {
     SandboxRecord record;
     SandboxInfo &info = record.info;
-    info.sandboxId = stringMember(json, "sandboxID");
-    info.rawState = stringMember(json, "state");
-    info.state = stateOf(info.rawState);
     info.backend = QStringLiteral("e2b");
-    record.templateId = stringMember(json, "templateID");
-    record.alias = stringMember(json, "alias");
+    for (auto it = json.MemberBegin(); it != json.MemberEnd(); ++it) {
+        const std::string_view name(it->name.GetString(), it->name.GetStringLength());
+        const rapidjson::Value &value = it->value;
+        if (name == "sandboxID") {
+            info.sandboxId = text(value);
+        } else if (name == "state") {
+            info.rawState = text(value);
+        } else if (name == "templateID") {
+            record.templateId = text(value);
+        } else if (name == "alias") {
+            record.alias = text(value);
+        } else if (name == "startedAt") {
+            record.startedAt = timeOf(value);
+        } else if (name == "endAt") {
+            record.endAt = timeOf(value);
+        } else if (name == "metadata") {
+            if (value.IsObject()) {
+                for (auto entry = value.MemberBegin(); entry != value.MemberEnd(); ++entry)
+                    info.metadata.insert(text(entry->name), text(entry->value));
+            }
+        } else if (name == "cpuCount") {
+            record.cpuCount = value.IsInt() ? value.GetInt() : 0;
+        } else if (name == "memoryMB") {
+            record.memoryMB = value.IsInt() ? value.GetInt() : 0;
+        } else if (name == "diskSizeMB") {
+            record.diskSizeMB = value.IsInt() ? value.GetInt() : 0;
+        } else if (name == "envdVersion") {
+            record.envdVersion = text(value);
+        } else if (name == "envdAccessToken") {
+            record.envdAccessToken =
+                value.IsString() ? QByteArray(value.GetString(), value.GetStringLength()) : QByteArray();
+        } else if (name == "domain") {
+            record.domain = text(value);
+        } else if (name == "lifecycle") {
+            record.onTimeout = stringMember(value, "onTimeout");
+        }
+    }
+    info.state = stateOf(info.rawState);
     info.image = record.alias.isEmpty() ? record.templateId : record.alias;
-    record.startedAt = timeMember(json, "startedAt");
-    record.endAt = timeMember(json, "endAt");
     // E2B's sandboxes start anew with every resume: startedAt is when this run began, which is
     // what AgentScope orders by (the newest wins).
     info.createdAt = record.startedAt;
@@ -94,21 +121,9 @@ SandboxRecord recordFrom(const rapidjson::Value &json)
         info.expiresAt = record.endAt;
     if (info.state == SandboxState::Paused && record.endAt.isValid())
         info.pausedAt = record.endAt;
-    if (const rapidjson::Value *metadata = member(json, "metadata"); metadata && metadata->IsObject()) {
-        for (auto it = metadata->MemberBegin(); it != metadata->MemberEnd(); ++it)
-            info.metadata.insert(text(it->name), text(it->value));
-    }
     info.workspaceId = info.metadata.value(WorkspaceIdKey);
     info.userId = info.metadata.value(UserIdKey);
     info.agentId = info.metadata.value(AgentIdKey);
-    record.cpuCount = intMember(json, "cpuCount");
-    record.memoryMB = intMember(json, "memoryMB");
-    record.diskSizeMB = intMember(json, "diskSizeMB");
-    record.envdVersion = stringMember(json, "envdVersion");
-    record.envdAccessToken = stringMember(json, "envdAccessToken").toUtf8();
-    record.domain = stringMember(json, "domain");
-    if (const rapidjson::Value *lifecycle = member(json, "lifecycle"))
-        record.onTimeout = stringMember(*lifecycle, "onTimeout");
     info.fingerprint = fingerprintOf(info);
     return record;
 }
@@ -234,8 +249,11 @@ QByteArray listQuery(const QStringList &states, const QMap<QString, QString> &me
 
 Result<ListPage> parseListPage(const HttpResponse &response)
 {
+    // Parsed in place (a copy of the body, NUL-terminated as every QByteArray is): strings are
+    // read where they are instead of copied first.
+    QByteArray body = response.body;
     rapidjson::Document document;
-    document.Parse(response.body.constData(), size_t(response.body.size()));
+    document.ParseInsitu(body.data());
     if (document.HasParseError() || !document.IsArray())
         return fail(notJson(response));
     ListPage page;
