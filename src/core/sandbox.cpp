@@ -49,9 +49,12 @@ quint64 fingerprintOf(const SandboxInfo &info)
 {
     size_t seed = qHashMulti(0x9e3779b9u, info.sandboxId, info.workspaceId, info.userId, info.agentId, int(info.state),
                              info.rawState, info.backend, info.image);
-    seed = qHashMulti(seed, info.createdAt.toMSecsSinceEpoch(), info.createdAt.isValid(), info.expiresAt.has_value(),
-                      info.expiresAt ? info.expiresAt->toMSecsSinceEpoch() : 0, info.pausedAt.toMSecsSinceEpoch(),
-                      info.pausedAt.isValid());
+    // An invalid time is 0, never asked for its milliseconds: an invalid QDateTime is local time,
+    // and asking it goes through the C library's time zone code (tzset, a stat of /etc/localtime)
+    // for every sandbox of a listing.
+    const auto msecs = [](const QDateTime &time) { return time.isValid() ? time.toMSecsSinceEpoch() : 0; };
+    seed = qHashMulti(seed, msecs(info.createdAt), info.createdAt.isValid(), info.expiresAt.has_value(),
+                      info.expiresAt ? msecs(*info.expiresAt) : 0, msecs(info.pausedAt), info.pausedAt.isValid());
     for (auto it = info.metadata.cbegin(); it != info.metadata.cend(); ++it)
         seed = qHashMulti(seed, it.key(), it.value());
     return seed == 0 ? 1 : quint64(seed);
