@@ -111,22 +111,6 @@
         <translation>%1：%2。此处无法预览这种类型；“另存为…”可将其写入您选择的文件。</translation>
     </message>
     <message>
-        <source>%1: %2 × %3 pixels</source>
-        <translation>%1：%2 × %3 像素</translation>
-    </message>
-    <message>
-        <source>(shown at %1 × %2)</source>
-        <translation>（以 %1 × %2 显示）</translation>
-    </message>
-    <message>
-        <source>%1 cannot be shown: %2</source>
-        <translation>无法显示 %1：%2</translation>
-    </message>
-    <message>
-        <source>%1: reading…</source>
-        <translation>%1：正在读取…</translation>
-    </message>
-    <message>
         <source>Name</source>
         <translation>名称</translation>
     </message>
@@ -145,14 +129,6 @@
     <message>
         <source>Modified</source>
         <translation>修改时间</translation>
-    </message>
-    <message>
-        <source>&amp;Save As…</source>
-        <translation>另存为(&amp;S)…</translation>
-    </message>
-    <message>
-        <source>Save a copy of this file on this computer (the workspace is not changed)</source>
-        <translation>在这台计算机上保存此文件的副本（不会改动工作区）</translation>
     </message>
 </context>
 <context>
@@ -247,6 +223,33 @@
     </message>
 </context>
 <context>
+    <name>FilePreview</name>
+    <message>
+        <source>%1: %2 × %3 pixels</source>
+        <translation>%1：%2 × %3 像素</translation>
+    </message>
+    <message>
+        <source>(shown at %1 × %2)</source>
+        <translation>（以 %1 × %2 显示）</translation>
+    </message>
+    <message>
+        <source>%1 cannot be shown: %2</source>
+        <translation>无法显示 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1: reading…</source>
+        <translation>%1：正在读取…</translation>
+    </message>
+    <message>
+        <source>&amp;Save As…</source>
+        <translation>另存为(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Save a copy of this file on this computer (the workspace is not changed)</source>
+        <translation>在这台计算机上保存此文件的副本（不会改动工作区）</translation>
+    </message>
+</context>
+<context>
     <name>FilesPanel</name>
     <message>
         <source>The profile was closed: there is nothing to read.</source>
@@ -311,22 +314,6 @@
         <translation>%1：链接；显示的是它指向的内容</translation>
     </message>
     <message>
-        <source>%1: %2 × %3 pixels</source>
-        <translation>%1：%2 × %3 像素</translation>
-    </message>
-    <message>
-        <source>(shown at %1 × %2)</source>
-        <translation>（以 %1 × %2 显示）</translation>
-    </message>
-    <message>
-        <source>%1 cannot be shown: %2</source>
-        <translation>无法显示 %1：%2</translation>
-    </message>
-    <message>
-        <source>%1: reading…</source>
-        <translation>%1：正在读取…</translation>
-    </message>
-    <message>
         <source>Name</source>
         <translation>名称</translation>
     </message>
@@ -341,14 +328,6 @@
     <message>
         <source>Kind</source>
         <translation>种类</translation>
-    </message>
-    <message>
-        <source>&amp;Save As…</source>
-        <translation>另存为(&amp;S)…</translation>
-    </message>
-    <message>
-        <source>Save a copy of this file on this computer (the workspace is not changed)</source>
-        <translation>在这台计算机上保存此文件的副本（不会改动工作区）</translation>
     </message>
 </context>
 <context>

@@ -1,7 +1,6 @@
 #include "datapanel.h"
 
-#include "inspectorimages.h"
-#include "textpageview.h"
+#include "filepreview.h"
 
 #include <QCoroTask>
 
@@ -11,9 +10,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSplitter>
-#include <QStackedWidget>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 
@@ -36,13 +33,6 @@ DataPanel::DataPanel(QWidget *parent)
     , m_note(new InspectorNote(this))
     , m_view(new InspectorTreeView(this))
     , m_model(new QStandardItemModel(0, ColumnCount, this))
-    , m_info(new QLabel(this))
-    , m_save(new QPushButton(this))
-    , m_previews(new QStackedWidget(this))
-    , m_imageArea(new QScrollArea(m_previews))
-    , m_image(new QLabel(m_imageArea))
-    , m_text(new TextPageView(m_previews))
-    , m_images(new InspectorImages(QSize(1024, 1024), this))
 {
     setObjectName(QStringLiteral("dataPanel"));
     auto *layout = new QVBoxLayout(this);
@@ -50,15 +40,8 @@ DataPanel::DataPanel(QWidget *parent)
     layout->addWidget(m_note);
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_view);
-    auto *previewPane = new QWidget(splitter);
-    auto *pane = new QVBoxLayout(previewPane);
-    pane->setContentsMargins(0, 4, 0, 0);
-    auto *header = new QHBoxLayout;
-    header->addWidget(m_info, 1);
-    header->addWidget(m_save);
-    pane->addLayout(header);
-    pane->addWidget(m_previews, 1);
-    splitter->addWidget(previewPane);
+    m_preview = new FilePreview(QStringLiteral("data"), splitter);
+    splitter->addWidget(m_preview);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 2);
     splitter->setSizes({1, 2}); // a third, two thirds
@@ -76,31 +59,9 @@ DataPanel::DataPanel(QWidget *parent)
     m_view->header()->resizeSection(ReferencesColumn, 220);
     m_view->header()->resizeSection(
         ModifiedColumn, fontMetrics().horizontalAdvance(Inspector::timeText(QDateTime::currentDateTime())) + 24);
-    m_info->setObjectName(QStringLiteral("dataPreviewInfo"));
-    m_info->setWordWrap(true);
-    m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_save->setObjectName(QStringLiteral("dataSaveButton"));
-    m_save->setEnabled(false);
-    m_image->setObjectName(QStringLiteral("dataImage"));
-    m_image->setAlignment(Qt::AlignCenter);
-    m_imageArea->setWidget(m_image);
-    m_imageArea->setWidgetResizable(true);
-    m_previews->addWidget(m_imageArea);
-    m_previews->addWidget(m_text);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &DataPanel::preview);
-    connect(m_images, &InspectorImages::ready, this, [this](const QString &path) {
-        if (path == m_previewed)
-            showImage(path);
-    });
-    connect(m_save, &QPushButton::clicked, this, [this] {
-        if (const QString path = currentFile(); !path.isEmpty()) {
-            const QPointer<DataPanel> self(this);
-            Inspector::saveAs(this, workspace(), path, [self](const QString &message) {
-                if (self)
-                    Q_EMIT self->statusMessage(message);
-            });
-        }
-    });
+    connect(m_preview, &FilePreview::saveRequested, this, [this] { m_preview->saveAs(workspace(), currentFile()); });
+    connect(m_preview, &FilePreview::statusMessage, this, &InspectorPanel::statusMessage);
     retranslate();
 }
 
@@ -113,13 +74,8 @@ void DataPanel::clearShown()
     m_error.reset();
     m_scanning = false;
     m_pendingSelection.clear();
-    m_previewed.clear();
-    m_images->clear();
-    m_text->clear();
+    m_preview->clear();
     m_note->clear();
-    m_info->clear();
-    m_image->clear();
-    m_save->setEnabled(false);
     m_model->removeRows(0, m_model->rowCount());
 }
 
@@ -257,69 +213,35 @@ QString DataPanel::currentFile() const
 void DataPanel::preview()
 {
     const QString path = currentFile();
-    m_save->setEnabled(!path.isEmpty());
-    if (path == m_previewed)
+    m_preview->saveButton()->setEnabled(!path.isEmpty());
+    if (!m_preview->begin(path) || path.isEmpty())
         return;
-    m_previewed = path;
-    m_image->clear();
-    m_text->clear();
-    if (path.isEmpty() || !m_data) {
-        m_info->clear();
+    if (!m_data) {
+        m_preview->showInfo(QString());
         return;
     }
     const QModelIndex current = m_view->currentIndex().siblingAtColumn(0);
     const auto kind = DataKind(current.data(InspectorItem::DataRole).toInt());
     if (isImageKind(kind)) {
-        m_previews->setCurrentWidget(m_imageArea);
-        m_images->request(workspace(), path);
-        showImage(path);
+        m_preview->showImage(workspace());
     } else if (kind == DataKind::Json || kind == DataKind::Text) {
-        m_previews->setCurrentWidget(m_text);
-        m_info->setText(dataKindMediaType(kind)); // the page's own header names the file
-        m_text->setRedact(redact());
-        m_text->open(workspace(), path);
+        // The page's own header names the file.
+        m_preview->showText(workspace(), redact(), dataKindMediaType(kind));
     } else {
-        m_previews->setCurrentWidget(m_imageArea);
-        m_info->setText(tr("%1: %2. There is no preview of this type here; Save As… writes it to a file of your "
-                           "choice.")
-                            .arg(path, dataKindMediaType(kind)));
-    }
-}
-
-void DataPanel::showImage(const QString &path)
-{
-    QString why;
-    switch (m_images->state(path, &why)) {
-    case InspectorImages::State::Loaded: {
-        const QImage image = m_images->image(path);
-        const QSize original = m_images->originalSize(path);
-        m_image->setPixmap(QPixmap::fromImage(Inspector::visibleImage(image, 128)));
-        QString info = tr("%1: %2 × %3 pixels").arg(path).arg(original.width()).arg(original.height());
-        if (original != image.size() && original.width() > image.width())
-            info += u' ' + tr("(shown at %1 × %2)").arg(image.width()).arg(image.height());
-        m_info->setText(info);
-        break;
-    }
-    case InspectorImages::State::Failed:
-        m_image->clear();
-        m_info->setText(tr("%1 cannot be shown: %2").arg(path, why));
-        break;
-    default:
-        m_info->setText(tr("%1: reading…").arg(path));
-        break;
+        m_preview->showInfo(tr("%1: %2. There is no preview of this type here; Save As… writes it to a file of your "
+                               "choice.")
+                                .arg(path, dataKindMediaType(kind)));
     }
 }
 
 void DataPanel::redactChanged()
 {
-    m_text->setRedact(redact());
+    m_preview->setRedact(redact());
 }
 
 void DataPanel::retranslate()
 {
     m_model->setHorizontalHeaderLabels({tr("Name"), tr("Size"), tr("Type"), tr("Referred To From"), tr("Modified")});
-    m_save->setText(tr("&Save As…"));
-    m_save->setToolTip(tr("Save a copy of this file on this computer (the workspace is not changed)"));
     if (m_data || m_error)
         render();
 }

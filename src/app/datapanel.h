@@ -1,16 +1,13 @@
 #pragma once
 
+#include "filepreview.h"
 #include "inspectorpanel.h"
 #include "inspectorsupport.h"
 
 #include <optional>
 
-class InspectorImages;
 class InspectorNote;
 class QLabel;
-class QPushButton;
-class QScrollArea;
-class QStackedWidget;
 class QStandardItemModel;
 class TextPageView;
 
@@ -31,9 +28,9 @@ public:
     InspectorTreeView *view() const { return m_view; }
     QStandardItemModel *model() const { return m_model; }
     InspectorNote *note() const { return m_note; }
-    QLabel *imageLabel() const { return m_image; }
-    QLabel *previewInfo() const { return m_info; }
-    TextPageView *textPreview() const { return m_text; }
+    QLabel *imageLabel() const { return m_preview->imageLabel(); }
+    QLabel *previewInfo() const { return m_preview->info(); }
+    TextPageView *textPreview() const { return m_preview->text(); }
     bool isListed() const { return m_data.has_value() || m_error.has_value(); }
     bool referencesScanned() const { return m_data && m_data->referencesScanned; }
     // Picks a file ("data/<name>"), now or once the listing comes.
@@ -50,22 +47,14 @@ private:
     QCoro::Task<void> read();
     void render();
     void preview();
-    void showImage(const QString &path);
 
     InspectorNote *m_note;
     InspectorTreeView *m_view;
     QStandardItemModel *m_model;
-    QLabel *m_info;
-    QPushButton *m_save;
-    QStackedWidget *m_previews;
-    QScrollArea *m_imageArea;
-    QLabel *m_image;
-    TextPageView *m_text;
-    InspectorImages *m_images;
+    FilePreview *m_preview = nullptr;
     ReadSlot m_slot;
     std::optional<Paddock::Inspect::DataView> m_data;
     std::optional<Paddock::Error> m_error;
     bool m_scanning = false;
     QString m_pendingSelection;
-    QString m_previewed;
 };

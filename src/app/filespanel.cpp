@@ -1,6 +1,5 @@
 #include "filespanel.h"
 
-#include "inspectorimages.h"
 #include "profilesession.h"
 #include "textpageview.h"
 #include "workspacefiles.h"
@@ -13,9 +12,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSplitter>
-#include <QStackedWidget>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 
@@ -58,13 +55,6 @@ FilesPanel::FilesPanel(QWidget *parent)
     , m_note(new InspectorNote(this))
     , m_view(new InspectorTreeView(this))
     , m_model(new QStandardItemModel(0, ColumnCount, this))
-    , m_info(new QLabel(this))
-    , m_save(new QPushButton(this))
-    , m_previews(new QStackedWidget(this))
-    , m_imageArea(new QScrollArea(m_previews))
-    , m_image(new QLabel(m_imageArea))
-    , m_text(new TextPageView(m_previews))
-    , m_images(new InspectorImages(QSize(1024, 1024), this))
 {
     setObjectName(QStringLiteral("filesPanel"));
     auto *layout = new QVBoxLayout(this);
@@ -72,15 +62,8 @@ FilesPanel::FilesPanel(QWidget *parent)
     layout->addWidget(m_note);
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_view);
-    auto *previewPane = new QWidget(splitter);
-    auto *pane = new QVBoxLayout(previewPane);
-    pane->setContentsMargins(0, 4, 0, 0);
-    auto *header = new QHBoxLayout;
-    header->addWidget(m_info, 1);
-    header->addWidget(m_save);
-    pane->addLayout(header);
-    pane->addWidget(m_previews, 1);
-    splitter->addWidget(previewPane);
+    m_preview = new FilePreview(QStringLiteral("file"), splitter);
+    splitter->addWidget(m_preview);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 1);
     splitter->setSizes({1, 1}); // half each
@@ -94,32 +77,10 @@ FilesPanel::FilesPanel(QWidget *parent)
     m_view->header()->resizeSection(SizeColumn, fontMetrics().horizontalAdvance(QStringLiteral("1023.9 MB")) + 16);
     m_view->header()->resizeSection(
         ModifiedColumn, fontMetrics().horizontalAdvance(Inspector::timeText(QDateTime::currentDateTime())) + 24);
-    m_info->setObjectName(QStringLiteral("filePreviewInfo"));
-    m_info->setWordWrap(true);
-    m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_save->setObjectName(QStringLiteral("fileSaveButton"));
-    m_save->setEnabled(false);
-    m_image->setObjectName(QStringLiteral("fileImage"));
-    m_image->setAlignment(Qt::AlignCenter);
-    m_imageArea->setWidget(m_image);
-    m_imageArea->setWidgetResizable(true);
-    m_previews->addWidget(m_text);
-    m_previews->addWidget(m_imageArea);
     connect(m_view, &QTreeView::expanded, this, &FilesPanel::expanded);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &FilesPanel::preview);
-    connect(m_images, &InspectorImages::ready, this, [this](const QString &path) {
-        if (path == m_previewed)
-            showImage(path);
-    });
-    connect(m_save, &QPushButton::clicked, this, [this] {
-        if (const QString path = currentPath(); !path.isEmpty()) {
-            const QPointer<FilesPanel> self(this);
-            Inspector::saveAs(this, workspace(), path, [self](const QString &message) {
-                if (self)
-                    Q_EMIT self->statusMessage(message);
-            });
-        }
-    });
+    connect(m_preview, &FilePreview::saveRequested, this, [this] { m_preview->saveAs(workspace(), currentPath()); });
+    connect(m_preview, &FilePreview::statusMessage, this, &InspectorPanel::statusMessage);
     retranslate();
 }
 
@@ -131,14 +92,9 @@ void FilesPanel::clearShown()
     m_foldersRef = {};
     m_read.clear();
     m_listing.clear();
-    m_previewed.clear();
     m_selecting.clear();
-    m_images->clear();
-    m_text->clear();
-    m_image->clear();
-    m_info->clear();
+    m_preview->clear();
     m_note->clear();
-    m_save->setEnabled(false);
     m_model->removeRows(0, m_model->rowCount());
 }
 
@@ -368,79 +324,42 @@ void FilesPanel::preview()
     const QString path = currentPath();
     const Node node = current.isValid() ? Node(current.data(KindRole).toInt()) : Node::Placeholder;
     const bool file = node == Node::File || node == Node::Symlink;
-    m_save->setEnabled(file);
-    if (path == m_previewed)
+    m_preview->saveButton()->setEnabled(file);
+    if (!m_preview->begin(path) || path.isEmpty())
         return;
-    m_previewed = path;
-    m_text->clear();
-    m_image->clear();
-    m_previews->setCurrentWidget(m_text);
-    if (path.isEmpty()) {
-        m_info->clear();
-        return;
-    }
     const QString name = QFileInfo(path).fileName();
     const WorkspaceLayout layout =
         workspace().session ? workspace().session->layout(workspace().sandbox) : WorkspaceLayout{};
     if (node == Node::Folder) {
-        m_info->setText(tr("%1: a folder").arg(path));
+        m_preview->showInfo(tr("%1: a folder").arg(path));
         return;
     }
     if (node == Node::Other) {
-        m_info->setText(tr("%1: a device, socket or pipe; it is not read").arg(path));
+        m_preview->showInfo(tr("%1: a device, socket or pipe; it is not read").arg(path));
         return;
     }
     if (path == joinPath(layout.workdir, QStringLiteral(".mcp"))) {
         // Its values are secrets: only the MCP Servers tab shows it, masked.
-        m_info->setText(tr("%1: the MCP servers of each session. Its values hold secrets, so its text is not shown "
-                           "here: MCP Servers shows it with every secret masked.")
-                            .arg(path));
+        m_preview->showInfo(tr("%1: the MCP servers of each session. Its values hold secrets, so its text is not "
+                               "shown here: MCP Servers shows it with every secret masked.")
+                                .arg(path));
         return;
     }
     if (looksLikeImage(name)) {
-        m_previews->setCurrentWidget(m_imageArea);
-        m_images->request(workspace(), path);
-        showImage(path);
+        m_preview->showImage(workspace());
         return;
     }
     // The page's own header names the file.
-    m_info->setText(node == Node::Symlink ? tr("%1: a link; what it points to is shown").arg(path) : QString());
-    m_text->setRedact(redact());
-    m_text->open(workspace(), path);
-}
-
-void FilesPanel::showImage(const QString &path)
-{
-    QString why;
-    switch (m_images->state(path, &why)) {
-    case InspectorImages::State::Loaded: {
-        const QImage image = m_images->image(path);
-        const QSize original = m_images->originalSize(path);
-        m_image->setPixmap(QPixmap::fromImage(Inspector::visibleImage(image, 128)));
-        QString info = tr("%1: %2 × %3 pixels").arg(path).arg(original.width()).arg(original.height());
-        if (original != image.size() && original.width() > image.width())
-            info += u' ' + tr("(shown at %1 × %2)").arg(image.width()).arg(image.height());
-        m_info->setText(info);
-        break;
-    }
-    case InspectorImages::State::Failed:
-        m_image->clear();
-        m_info->setText(tr("%1 cannot be shown: %2").arg(path, why));
-        break;
-    default:
-        m_info->setText(tr("%1: reading…").arg(path));
-        break;
-    }
+    m_preview->showText(workspace(), redact(),
+                        node == Node::Symlink ? tr("%1: a link; what it points to is shown").arg(path) : QString());
 }
 
 void FilesPanel::redactChanged()
 {
-    m_text->setRedact(redact());
+    m_preview->setRedact(redact());
 }
 
 void FilesPanel::retranslate()
 {
     m_model->setHorizontalHeaderLabels({tr("Name"), tr("Size"), tr("Modified"), tr("Kind")});
-    m_save->setText(tr("&Save As…"));
-    m_save->setToolTip(tr("Save a copy of this file on this computer (the workspace is not changed)"));
 }

@@ -1,16 +1,14 @@
 #pragma once
 
+#include "filepreview.h"
 #include "inspectorpanel.h"
 #include "inspectorsupport.h"
 
 #include <QSet>
 
-class InspectorImages;
 class InspectorNote;
 class QLabel;
 class QPushButton;
-class QScrollArea;
-class QStackedWidget;
 class QStandardItem;
 class QStandardItemModel;
 class TextPageView;
@@ -36,10 +34,10 @@ public:
     InspectorTreeView *view() const { return m_view; }
     QStandardItemModel *model() const { return m_model; }
     InspectorNote *note() const { return m_note; }
-    TextPageView *textPreview() const { return m_text; }
-    QLabel *imageLabel() const { return m_image; }
-    QLabel *previewInfo() const { return m_info; }
-    QPushButton *saveButton() const { return m_save; }
+    TextPageView *textPreview() const { return m_preview->text(); }
+    QLabel *imageLabel() const { return m_preview->imageLabel(); }
+    QLabel *previewInfo() const { return m_preview->info(); }
+    QPushButton *saveButton() const { return m_preview->saveButton(); }
     // The item of a workspace path shown in the tree (nullptr until its folder was read).
     QStandardItem *itemOf(const QString &path) const;
     // Opens the folders down to `path` and picks it (once each folder has been read).
@@ -57,23 +55,15 @@ private:
     QCoro::Task<void> list(QString path);
     void expanded(const QModelIndex &index);
     void preview();
-    void showImage(const QString &path);
     void continueSelect();
 
     InspectorNote *m_note;
     InspectorTreeView *m_view;
     QStandardItemModel *m_model;
-    QLabel *m_info;
-    QPushButton *m_save;
-    QStackedWidget *m_previews;
-    QScrollArea *m_imageArea;
-    QLabel *m_image;
-    TextPageView *m_text;
-    InspectorImages *m_images;
+    FilePreview *m_preview = nullptr;
     ReadSlot m_slot;
     Paddock::Inspect::WorkspaceRef m_foldersRef;
     QSet<QString> m_read; // folders listed
     QSet<QString> m_listing; // folders being listed
-    QString m_previewed;
     QString m_selecting; // select(): where it goes
 };
