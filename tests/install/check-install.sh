@@ -23,6 +23,9 @@ case $prefix in
 esac
 rm -rf "$prefix"
 mkdir -p "$prefix/home"
+# The installed copies are as large as the build's own programs (hundreds of MB under the
+# sanitizers): they go once checked, whatever the outcome, the log printed first on failure.
+trap 'rm -rf "$prefix"' EXIT
 "$cmake" --install "$build" --prefix "$prefix" >"$prefix/install.log" 2>&1 || {
     cat "$prefix/install.log" >&2
     fail "cmake --install failed"
