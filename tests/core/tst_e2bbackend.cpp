@@ -6,6 +6,7 @@
 // backend must do is the conformance suite's, tests/conformance/tst_conformance_e2b.
 
 #include "backends/e2b/connectenvelope.h"
+#include "backends/e2b/e2bapi.h"
 #include "backends/e2b/e2bbackend.h"
 #include "bootstraplog.h"
 #include "fakee2bprocess.h"
@@ -97,6 +98,7 @@ class TestE2BBackend : public QObject
 
 private Q_SLOTS:
     void envelopesAreCutAsBytesArrive();
+    void aPageIsReadAsTheServerWroteIt();
     void listFollowsNextTokenAndFiltersByMetadata();
     void metadataWithSeparatorsRoundTrips();
     void reattachTakesTheNewestWithAWarning();
@@ -139,6 +141,66 @@ void TestE2BBackend::envelopesAreCutAsBytesArrive()
     EnvelopeParser compressed;
     QList<Envelope> none;
     QVERIFY(!compressed.feed(envelope("{}", Envelope::Compressed), none));
+}
+
+void TestE2BBackend::aPageIsReadAsTheServerWroteIt()
+{
+    // Members in any order, escapes, Chinese, a value of the wrong type, something that is not a
+    // sandbox, and the same sandbox first, in the middle and last of a page.
+    const QByteArray a =
+        R"({"sandboxID":"ia","templateID":"t1","alias":"base","state":"running",)"
+        R"("startedAt":"2026-12-05T10:00:00.123Z","endAt":"2026-12-05T11:00:00Z","cpuCount":2,)"
+        R"("memoryMB":512,"envdVersion":"0.2.0","metadata":{"agentscope.agent.id":"代理\"1\"",)"
+        R"("agentscope.user.id":"u1","agentscope.workspace.id":"w-a"},"lifecycle":{"onTimeout":"pause"}})";
+    const QByteArray b = R"({"metadata":{"agentscope.workspace.id":"w-b","agentscope.user.id":"u1"},"state":"paused",)"
+                         R"("endAt":"2026-12-05T09:30:00+01:00","sandboxID":"ib","templateID":"t1","cpuCount":"two"})";
+    const auto page = [](const QByteArray &body) {
+        E2B::HttpResponse response;
+        response.status = 200;
+        response.body = body;
+        response.headers.insert(QByteArrayLiteral("x-next-token"), QByteArrayLiteral("next"));
+        return E2B::parseListPage(response);
+    };
+    const auto first = page("[\n  " + a + ",\n  " + b + ",\n  42\n]\n");
+    QVERIFY(first);
+    QCOMPARE(first->nextToken, QByteArray("next"));
+    QCOMPARE(first->sandboxes.size(), 2);
+    const SandboxInfo &ia = first->sandboxes.at(0);
+    QCOMPARE(ia.sandboxId, QStringLiteral("ia"));
+    QCOMPARE(ia.state, SandboxState::Running);
+    QCOMPARE(ia.image, QStringLiteral("base"));
+    QCOMPARE(ia.workspaceId, QStringLiteral("w-a"));
+    QCOMPARE(ia.agentId, QStringLiteral("代理\"1\""));
+    QCOMPARE(ia.userId, QStringLiteral("u1"));
+    QCOMPARE(ia.metadata.size(), 3);
+    QCOMPARE(ia.createdAt, QDateTime(QDate(2026, 12, 5), QTime(10, 0, 0, 123), Qt::UTC));
+    QCOMPARE(ia.expiresAt.value_or(QDateTime()), QDateTime(QDate(2026, 12, 5), QTime(11, 0), Qt::UTC));
+    const SandboxInfo &ib = first->sandboxes.at(1);
+    QCOMPARE(ib.state, SandboxState::Paused);
+    QCOMPARE(ib.image, QStringLiteral("t1"));
+    QVERIFY(!ib.expiresAt);
+    QCOMPARE(ib.pausedAt, QDateTime(QDate(2026, 12, 5), QTime(8, 30), Qt::UTC));
+    QVERIFY(ia.fingerprint != 0 && ib.fingerprint != 0 && ia.fingerprint != ib.fingerprint);
+
+    // The fingerprint is the sandbox's own text: wherever it stands on a page, and in a GET.
+    const auto second = page("[" + b + "," + a + "]");
+    QVERIFY(second);
+    QCOMPARE(second->sandboxes.at(1).fingerprint, ia.fingerprint);
+    QCOMPARE(second->sandboxes.at(0).fingerprint, ib.fingerprint);
+    const auto got = E2B::parseSandbox(a);
+    QVERIFY(got);
+    QCOMPARE(got->info.fingerprint, ia.fingerprint);
+    QCOMPARE(got->onTimeout, QStringLiteral("pause"));
+    QCOMPARE(got->cpuCount, 2);
+    // Any change to it is another fingerprint.
+    QByteArray changed = a;
+    changed.replace("\"running\"", "\"paused\"");
+    QVERIFY(E2B::parseSandbox(changed)->info.fingerprint != ia.fingerprint);
+
+    // Not a list, or broken: an error, never a short page.
+    QVERIFY(!page("{}"));
+    QVERIFY(!page("[" + a.left(a.size() - 20)));
+    QVERIFY(!E2B::parseSandbox("[]"));
 }
 
 void TestE2BBackend::listFollowsNextTokenAndFiltersByMetadata()

@@ -54,6 +54,12 @@ private Q_SLOTS:
             QCOMPARE(parsed->timeSpec(), Qt::UTC);
             QCOMPARE(formatTimestamp(*parsed), utc);
         }
+        // The same from a JSON document's bytes (E2B's and Kubernetes' listings read in place).
+        const QByteArray bytes = text.toLatin1();
+        const auto fromBytes = parseTimestamp(std::string_view(bytes.constData(), size_t(bytes.size())));
+        QCOMPARE(fromBytes.has_value(), parsed.has_value());
+        if (fromBytes)
+            QCOMPARE(*fromBytes, *parsed);
     }
 
     void errorBodies()

@@ -1,7 +1,7 @@
 #include "e2bapi.h"
 
+#include "../../json/ondemand.h"
 #include "../../tr.h"
-#include "../opensandbox/wire.h"
 
 #include <QCoroTask>
 
@@ -12,9 +12,8 @@
 #include <QRegularExpression>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include <rapidjson/document.h>
-
 #include <memory>
+#include <optional>
 #include <string_view>
 
 namespace Paddock::E2B {
@@ -29,25 +28,6 @@ bool hasSandboxProxy(const QString &domain)
         || domain == QLatin1String("e2b.pro") || domain == QLatin1String("e2b-staging.dev");
 }
 
-QString text(const rapidjson::Value &value)
-{
-    return value.IsString() ? QString::fromUtf8(value.GetString(), qsizetype(value.GetStringLength())) : QString();
-}
-
-const rapidjson::Value *member(const rapidjson::Value &object, const char *name)
-{
-    if (!object.IsObject())
-        return nullptr;
-    const auto it = object.FindMember(name);
-    return it == object.MemberEnd() ? nullptr : &it->value;
-}
-
-QString stringMember(const rapidjson::Value &object, const char *name)
-{
-    const rapidjson::Value *value = member(object, name);
-    return value ? text(*value) : QString();
-}
-
 SandboxState stateOf(const QString &state)
 {
     if (state == QLatin1String("running"))
@@ -57,59 +37,74 @@ SandboxState stateOf(const QString &state)
     return state.isEmpty() ? SandboxState::Running : SandboxState::Unknown;
 }
 
-QDateTime timeOf(const rapidjson::Value &value)
+// The metadata values that are one sandbox's own (its workspace and session ids): read as they
+// are instead of through the document's table of repeated strings, which they would only fill.
+bool ownValue(std::string_view key)
 {
-    if (!value.IsString())
-        return {};
-    const auto parsed =
-        OpenSandbox::parseTimestamp(QString::fromLatin1(value.GetString(), qsizetype(value.GetStringLength())));
-    return parsed ? *parsed : QDateTime();
+    return key == std::string_view("agentscope.workspace.id") || key == std::string_view("agentscope.session.id");
 }
 
-// One sandbox of a listing or a GET. Its members are visited once, each by its name (a listing
-// reads 10,000 of them: looking each field up by name would compare every member again).
-SandboxRecord recordFrom(const rapidjson::Value &json)
+// One member of a sandbox (a listing's or a GET's) into its record.
+void readMember(Json::Reader &r, Json::od::raw_json_string key, Json::od::value &value, SandboxRecord &record)
 {
-    SandboxRecord record;
+    SandboxInfo &info = record.info;
+    if (key == "sandboxID") {
+        info.sandboxId = r.string(value);
+    } else if (key == "state") {
+        info.rawState = r.shared(value);
+    } else if (key == "templateID") {
+        record.templateId = r.shared(value);
+    } else if (key == "alias") {
+        record.alias = r.shared(value);
+    } else if (key == "startedAt") {
+        record.startedAt = r.time(value).value_or(QDateTime());
+    } else if (key == "endAt") {
+        record.endAt = r.time(value).value_or(QDateTime());
+    } else if (key == "metadata") {
+        Json::od::object object;
+        if (value.get_object().get(object))
+            return;
+        for (auto entry : object) {
+            Json::od::field field;
+            std::string_view name;
+            if (std::move(entry).get(field) || field.unescaped_key().get(name)) {
+                r.failed = true;
+                return;
+            }
+            Json::od::value content = field.value();
+            // Keys in the order they come; the server sends them sorted, so each goes in after
+            // the last without a search (a wrong hint costs only the search).
+            info.metadata.insert(info.metadata.cend(), r.shared(name),
+                                 ownValue(name) ? r.string(content) : r.shared(content));
+        }
+    } else if (key == "cpuCount") {
+        record.cpuCount = r.integer(value, 0);
+    } else if (key == "memoryMB") {
+        record.memoryMB = r.integer(value, 0);
+    } else if (key == "diskSizeMB") {
+        record.diskSizeMB = r.integer(value, 0);
+    } else if (key == "envdVersion") {
+        record.envdVersion = r.shared(value);
+    } else if (key == "envdAccessToken") {
+        const std::string_view token = r.view(value);
+        record.envdAccessToken = QByteArray(token.data(), qsizetype(token.size()));
+    } else if (key == "domain") {
+        record.domain = r.shared(value);
+    } else if (key == "lifecycle") {
+        r.fields(value, [&](Json::od::raw_json_string field, Json::od::value &v) {
+            if (field == "onTimeout")
+                record.onTimeout = r.shared(v);
+        });
+    }
+}
+
+// What is made of the members read. `raw` is the sandbox's JSON as the server wrote it: its hash
+// is the fingerprint (equal records, equal fingerprints; the console compares a sandbox in full
+// only when it changed), cheaper than hashing the UTF-16 SandboxInfo made from it.
+void finishRecord(SandboxRecord &record, std::string_view raw)
+{
     SandboxInfo &info = record.info;
     info.backend = QStringLiteral("e2b");
-    for (auto it = json.MemberBegin(); it != json.MemberEnd(); ++it) {
-        const std::string_view name(it->name.GetString(), it->name.GetStringLength());
-        const rapidjson::Value &value = it->value;
-        if (name == "sandboxID") {
-            info.sandboxId = text(value);
-        } else if (name == "state") {
-            info.rawState = text(value);
-        } else if (name == "templateID") {
-            record.templateId = text(value);
-        } else if (name == "alias") {
-            record.alias = text(value);
-        } else if (name == "startedAt") {
-            record.startedAt = timeOf(value);
-        } else if (name == "endAt") {
-            record.endAt = timeOf(value);
-        } else if (name == "metadata") {
-            if (value.IsObject()) {
-                for (auto entry = value.MemberBegin(); entry != value.MemberEnd(); ++entry)
-                    info.metadata.insert(text(entry->name), text(entry->value));
-            }
-        } else if (name == "cpuCount") {
-            record.cpuCount = value.IsInt() ? value.GetInt() : 0;
-        } else if (name == "memoryMB") {
-            record.memoryMB = value.IsInt() ? value.GetInt() : 0;
-        } else if (name == "diskSizeMB") {
-            record.diskSizeMB = value.IsInt() ? value.GetInt() : 0;
-        } else if (name == "envdVersion") {
-            record.envdVersion = text(value);
-        } else if (name == "envdAccessToken") {
-            record.envdAccessToken =
-                value.IsString() ? QByteArray(value.GetString(), value.GetStringLength()) : QByteArray();
-        } else if (name == "domain") {
-            record.domain = text(value);
-        } else if (name == "lifecycle") {
-            record.onTimeout = stringMember(value, "onTimeout");
-        }
-    }
     info.state = stateOf(info.rawState);
     info.image = record.alias.isEmpty() ? record.templateId : record.alias;
     // E2B's sandboxes start anew with every resume: startedAt is when this run began, which is
@@ -124,8 +119,12 @@ SandboxRecord recordFrom(const rapidjson::Value &json)
     info.workspaceId = info.metadata.value(WorkspaceIdKey);
     info.userId = info.metadata.value(UserIdKey);
     info.agentId = info.metadata.value(AgentIdKey);
-    info.fingerprint = fingerprintOf(info);
-    return record;
+    while (!raw.empty()
+           && (raw.back() == ',' || raw.back() == ']' || raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r'
+               || raw.back() == '\t'))
+        raw.remove_suffix(1);
+    const size_t seed = qHashBits(raw.data(), raw.size(), 0x9e3779b9u);
+    info.fingerprint = seed == 0 ? 1 : quint64(seed);
 }
 
 QJsonObject stringMap(const QMap<QString, QString> &map)
@@ -249,30 +248,49 @@ QByteArray listQuery(const QStringList &states, const QMap<QString, QString> &me
 
 Result<ListPage> parseListPage(const HttpResponse &response)
 {
-    // Parsed in place (a copy of the body, NUL-terminated as every QByteArray is): strings are
-    // read where they are instead of copied first.
+    // A copy of the body with simdjson's padding. A sandbox's JSON text runs from where its
+    // element starts to where the next one starts (the last one's to the end): each record is
+    // finished, with the fingerprint of that text, once the next begins.
     QByteArray body = response.body;
-    rapidjson::Document document;
-    document.ParseInsitu(body.data());
-    if (document.HasParseError() || !document.IsArray())
-        return fail(notJson(response));
     ListPage page;
-    page.sandboxes.reserve(qsizetype(document.Size()));
-    for (const rapidjson::Value &item : document.GetArray()) {
-        if (item.IsObject())
-            page.sandboxes.append(recordFrom(item).info);
-    }
+    std::optional<SandboxRecord> pending;
+    const char *pendingStart = nullptr;
+    const auto finishPending = [&](const char *to) {
+        if (!pending)
+            return;
+        finishRecord(*pending, std::string_view(pendingStart, size_t(to - pendingStart)));
+        page.sandboxes.append(std::move(pending->info));
+        pending.reset();
+    };
+    const bool read = Json::readArrayDocument(body, [&](Json::Reader &r, Json::od::value &element, const char *start) {
+        finishPending(start);
+        Json::od::object object;
+        if (element.get_object().get(object))
+            return; // not a sandbox: skipped
+        pending.emplace();
+        pendingStart = start;
+        r.fields(object,
+                 [&](Json::od::raw_json_string key, Json::od::value &value) { readMember(r, key, value, *pending); });
+    });
+    if (!read)
+        return fail(notJson(response));
+    finishPending(body.constData() + body.size());
     page.nextToken = response.headers.value(QByteArrayLiteral("x-next-token"));
     return page;
 }
 
 Result<SandboxRecord> parseSandbox(const QByteArray &json)
 {
-    rapidjson::Document document;
-    document.Parse(json.constData(), size_t(json.size()));
-    if (document.HasParseError() || !document.IsObject())
+    QByteArray body = json;
+    SandboxRecord record;
+    const bool read =
+        Json::readObjectDocument(body, [&](Json::Reader &r, Json::od::raw_json_string key, Json::od::value &value) {
+            readMember(r, key, value, record);
+        });
+    if (!read)
         return fail(Error::backend(Tr::tr("the E2B server's answer is not a JSON object")));
-    return recordFrom(document);
+    finishRecord(record, std::string_view(body.constData(), size_t(body.size())));
+    return record;
 }
 
 Error decodeError(const HttpResponse &response)

@@ -85,8 +85,8 @@ struct ListPage
 // states as one comma list, the limit and the page token.
 QByteArray listQuery(const QStringList &states, const QMap<QString, QString> &metadata, int limit,
                      const QByteArray &nextToken);
-// Parsing (rapidjson; a page of 100 in well under a millisecond). Off the caller's thread for
-// lists.
+// Parsing (simdjson On Demand, ../../json/ondemand.h; a page of 100 in well under a millisecond).
+// Off the caller's thread for lists.
 Result<ListPage> parseListPage(const HttpResponse &response);
 Result<SandboxRecord> parseSandbox(const QByteArray &json);
 // E2B's error body {code, message[, error_code]}: "HTTP 404: Sandbox \"i…\" doesn't exist …";

@@ -11,7 +11,7 @@
 
 #include "../../tr.h"
 
-#include <simdjson.h>
+#include "../../json/ondemand.h"
 
 #include <limits>
 #include <string_view>
@@ -21,156 +21,13 @@ namespace Paddock::Kubernetes {
 
 namespace {
 
-namespace od = simdjson::ondemand;
+namespace od = Json::od;
+using Json::Reader;
+using Json::readObjectDocument;
+using Json::text;
 
 constexpr std::string_view OurContainer(ContainerName.data(), size_t(ContainerName.size()));
 constexpr std::string_view GatewayHome(PodGatewayHome.data(), size_t(PodGatewayHome.size()));
-
-QString text(std::string_view value)
-{
-    return QString::fromUtf8(value.data(), qsizetype(value.size()));
-}
-
-// One document's reading: a structural error anywhere (not JSON, truncated) marks it failed,
-// and what was read is then not used.
-class Reader
-{
-public:
-    bool failed = false;
-
-    // Calls f(key, value) for each member of an object; a value that is not an object has none.
-    template<typename F> void fields(od::value &value, F &&f)
-    {
-        od::object object;
-        if (value.get_object().get(object))
-            return; // not an object (null, a string...): nothing to read
-        fields(object, std::forward<F>(f));
-    }
-    template<typename F> void fields(od::object &object, F &&f)
-    {
-        for (auto entry : object) {
-            od::field field;
-            if (std::move(entry).get(field)) {
-                failed = true;
-                return;
-            }
-            // The key as written, compared without unescaping it: the names looked up are plain
-            // ASCII, which no JSON encoder escapes (a map's keys are unescaped: stringMap).
-            const od::raw_json_string key = field.key();
-            od::value value = field.value();
-            f(key, value);
-            if (failed)
-                return;
-        }
-    }
-    template<typename F> void elements(od::value &value, F &&f)
-    {
-        od::array array;
-        if (value.get_array().get(array))
-            return;
-        for (auto entry : array) {
-            od::value element;
-            if (std::move(entry).get(element)) {
-                failed = true;
-                return;
-            }
-            f(element);
-            if (failed)
-                return;
-        }
-    }
-    QString string(od::value &value)
-    {
-        std::string_view s;
-        return value.get_string().get(s) ? QString() : text(s);
-    }
-    // A string as simdjson unescaped it, valid while the document is read; empty when the value
-    // is not a string.
-    std::string_view view(od::value &value)
-    {
-        std::string_view s;
-        return value.get_string().get(s) ? std::string_view() : s;
-    }
-    // A string that many objects of a listing share (a namespace, a label's key or value, an
-    // image): made once per document and shared, which saves an allocation for each of 10,000
-    // Pods. The first strings seen are kept: values unique to one Pod fill the table only up to
-    // its bound.
-    QString shared(std::string_view s)
-    {
-        if (const auto it = m_shared.find(s); it != m_shared.end())
-            return it->second;
-        QString made = text(s);
-        if (m_shared.size() < 512)
-            m_shared.emplace(s, made);
-        return made;
-    }
-    QString shared(od::value &value)
-    {
-        std::string_view s;
-        return value.get_string().get(s) ? QString() : shared(s);
-    }
-    int integer(od::value &value, int fallback)
-    {
-        int64_t n = 0;
-        if (value.get_int64().get(n) || n < std::numeric_limits<int>::min() || n > std::numeric_limits<int>::max())
-            return fallback;
-        return int(n);
-    }
-    QMap<QString, QString> stringMap(od::value &value)
-    {
-        QMap<QString, QString> map;
-        od::object object;
-        if (value.get_object().get(object))
-            return map;
-        for (auto entry : object) {
-            od::field field;
-            std::string_view key;
-            if (std::move(entry).get(field) || field.unescaped_key().get(key)) {
-                failed = true;
-                return map;
-            }
-            od::value v = field.value();
-            map.insert(shared(key), shared(v));
-        }
-        return map;
-    }
-    std::optional<QDateTime> time(od::value &value)
-    {
-        std::string_view s;
-        if (value.get_string().get(s))
-            return std::nullopt;
-        return timeFrom(s);
-    }
-    // Kubernetes writes RFC 3339 in UTC, to the second ("2026-12-01T10:00:00Z"), read here without
-    // QDateTime's general parser; fractions and offsets are read too, by that parser.
-    static std::optional<QDateTime> timeFrom(std::string_view s)
-    {
-        const auto digits = [&](size_t at, size_t count) {
-            int n = 0;
-            for (size_t i = at; i < at + count; ++i) {
-                if (s[i] < '0' || s[i] > '9')
-                    return -1;
-                n = n * 10 + (s[i] - '0');
-            }
-            return n;
-        };
-        if (s.size() == 20 && s[4] == '-' && s[7] == '-' && s[10] == 'T' && s[13] == ':' && s[16] == ':'
-            && s[19] == 'Z') {
-            const QDate date(digits(0, 4), digits(5, 2), digits(8, 2));
-            const QTime clock(digits(11, 2), digits(14, 2), digits(17, 2));
-            if (date.isValid() && clock.isValid())
-                return QDateTime(date, clock, Qt::UTC);
-            return std::nullopt;
-        }
-        QDateTime parsed = QDateTime::fromString(text(s), Qt::ISODateWithMs);
-        if (!parsed.isValid())
-            return std::nullopt;
-        return parsed.toUTC();
-    }
-
-private:
-    std::unordered_map<std::string_view, QString> m_shared;
-};
 
 // Each member of a Pod's "metadata", "spec" and "status" that Paddock reads.
 void readPodMetadata(Reader &r, od::value &value, PodView &pod)
@@ -376,33 +233,12 @@ Error notJson(const char *what)
         Tr::tr("the API server's answer is not a JSON %1 - is this a Kubernetes API server?").arg(QLatin1String(what)));
 }
 
-// Reads the JSON object in `buffer` (padded here for simdjson, which reads up to 64 bytes past
-// the end: a copy only when the buffer has no room, or is shared) with f(reader, root object).
-// false: not a JSON object, or broken somewhere.
-template<typename F> bool readDocument(QByteArray &buffer, F &&f)
-{
-    const qsizetype size = buffer.size();
-    buffer.reserve(size + qsizetype(simdjson::SIMDJSON_PADDING));
-    // A parser keeps its buffers between documents (a page's size); one per thread, as the pages
-    // of a listing are read on the pool's threads.
-    thread_local od::parser parser;
-    od::document document;
-    if (parser.iterate(buffer.constData(), size_t(size), size_t(buffer.capacity())).get(document))
-        return false;
-    od::object root;
-    if (document.get_object().get(root))
-        return false;
-    Reader reader;
-    reader.fields(root, [&](od::raw_json_string key, od::value &value) { f(reader, key, value); });
-    return !reader.failed;
-}
-
 template<typename View> Result<View> parseObject(QByteArrayView json, const char *what)
 {
     QByteArray buffer(json.data(), json.size());
     View view;
-    if (!readDocument(buffer,
-                      [&](Reader &r, od::raw_json_string key, od::value &value) { readMember(r, key, value, view); }))
+    if (!readObjectDocument(
+            buffer, [&](Reader &r, od::raw_json_string key, od::value &value) { readMember(r, key, value, view); }))
         return fail(notJson(what));
     return view;
 }
@@ -410,7 +246,7 @@ template<typename View> Result<View> parseObject(QByteArrayView json, const char
 template<typename View> Result<ListPage<View>> parseList(QByteArray buffer, const char *what)
 {
     ListPage<View> page;
-    const bool read = readDocument(buffer, [&](Reader &r, od::raw_json_string key, od::value &value) {
+    const bool read = readObjectDocument(buffer, [&](Reader &r, od::raw_json_string key, od::value &value) {
         if (key == "metadata") {
             r.fields(value, [&](od::raw_json_string field, od::value &v) {
                 if (field == "resourceVersion")
@@ -462,7 +298,7 @@ Result<WatchEvent> parseWatchEvent(QByteArrayView line, ObjectKind kind)
     PodView pod;
     PvcView pvc;
     WatchEvent event;
-    const bool read = readDocument(buffer, [&](Reader &r, od::raw_json_string key, od::value &value) {
+    const bool read = readObjectDocument(buffer, [&](Reader &r, od::raw_json_string key, od::value &value) {
         if (key == "type") {
             type = r.string(value);
         } else if (key == "object") {

@@ -36,7 +36,7 @@ std::optional<QDateTime> timeMember(const rapidjson::Value &object, const char *
     const rapidjson::Value *value = member(object, name);
     if (!value || !value->IsString())
         return std::nullopt;
-    return parseTimestamp(QString::fromLatin1(value->GetString(), qsizetype(value->GetStringLength())));
+    return parseTimestamp(std::string_view(value->GetString(), value->GetStringLength()));
 }
 
 SandboxInfo sandboxFrom(const rapidjson::Value &json)

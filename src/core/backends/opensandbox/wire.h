@@ -1,17 +1,19 @@
 #pragma once
 
+#include "../../timestamp.h"
+
 #include <QByteArray>
 #include <QDateTime>
 #include <QString>
 #include <QStringView>
 
 #include <optional>
+#include <string_view>
 
 namespace Paddock::OpenSandbox {
 
-// RFC 3339 times as OpenSandbox servers write them: 0 to 9 fractional digits (pydantic writes
-// microseconds), and `Z` or a numeric offset. Returns UTC; fractions beyond milliseconds are cut.
-std::optional<QDateTime> parseTimestamp(QStringView text);
+// RFC 3339 times as OpenSandbox servers write them (../../timestamp.h).
+using Paddock::parseTimestamp;
 // What we send (renew-expiration): UTC, milliseconds, `Z`.
 QString formatTimestamp(const QDateTime &time);
 

@@ -1,0 +1,207 @@
+#pragma once
+
+// Reading JSON with simdjson's On Demand API, for the listings that are large (10,000 Pods or
+// sandboxes): the page's structure is indexed with SIMD and only the fields read are visited, so
+// a listing costs little more than its fetch. Used by the Kubernetes and E2B backends; every
+// object is read field by field in the order the server wrote it, and a value of an unexpected
+// type reads as absent.
+
+#include "../timestamp.h"
+
+#include <QByteArray>
+#include <QDateTime>
+#include <QMap>
+#include <QString>
+
+#include <simdjson.h>
+
+#include <limits>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+namespace Paddock::Json {
+
+namespace od = simdjson::ondemand;
+
+inline QString text(std::string_view value)
+{
+    return QString::fromUtf8(value.data(), qsizetype(value.size()));
+}
+
+// One document's reading: a structural error anywhere (not JSON, truncated) marks it failed,
+// and what was read is then not used.
+class Reader
+{
+public:
+    bool failed = false;
+
+    // Calls f(key, value) for each member of an object; a value that is not an object has none.
+    template<typename F> void fields(od::value &value, F &&f)
+    {
+        od::object object;
+        if (value.get_object().get(object))
+            return; // not an object (null, a string...): nothing to read
+        fields(object, std::forward<F>(f));
+    }
+    template<typename F> void fields(od::object &object, F &&f)
+    {
+        for (auto entry : object) {
+            od::field field;
+            if (std::move(entry).get(field)) {
+                failed = true;
+                return;
+            }
+            // The key as written, compared without unescaping it: the names looked up are plain
+            // ASCII, which no JSON encoder escapes (a map's keys are unescaped: stringMap).
+            const od::raw_json_string key = field.key();
+            od::value value = field.value();
+            f(key, value);
+            if (failed)
+                return;
+        }
+    }
+    template<typename F> void elements(od::value &value, F &&f)
+    {
+        od::array array;
+        if (value.get_array().get(array))
+            return;
+        for (auto entry : array) {
+            od::value element;
+            if (std::move(entry).get(element)) {
+                failed = true;
+                return;
+            }
+            f(element);
+            if (failed)
+                return;
+        }
+    }
+    QString string(od::value &value)
+    {
+        std::string_view s;
+        return value.get_string().get(s) ? QString() : text(s);
+    }
+    // A string as simdjson unescaped it, valid while the document is read; empty when the value
+    // is not a string.
+    std::string_view view(od::value &value)
+    {
+        std::string_view s;
+        return value.get_string().get(s) ? std::string_view() : s;
+    }
+    // A string that many objects of a listing share (a namespace, a label's key or value, an
+    // image): made once per document and shared, which saves an allocation for each of 10,000
+    // Pods. The first strings seen are kept: values unique to one Pod fill the table only up to
+    // its bound.
+    QString shared(std::string_view s)
+    {
+        if (const auto it = m_shared.find(s); it != m_shared.end())
+            return it->second;
+        QString made = text(s);
+        if (m_shared.size() < 512)
+            m_shared.emplace(s, made);
+        return made;
+    }
+    QString shared(od::value &value)
+    {
+        std::string_view s;
+        return value.get_string().get(s) ? QString() : shared(s);
+    }
+    int integer(od::value &value, int fallback)
+    {
+        int64_t n = 0;
+        if (value.get_int64().get(n) || n < std::numeric_limits<int>::min() || n > std::numeric_limits<int>::max())
+            return fallback;
+        return int(n);
+    }
+    QMap<QString, QString> stringMap(od::value &value)
+    {
+        QMap<QString, QString> map;
+        od::object object;
+        if (value.get_object().get(object))
+            return map;
+        for (auto entry : object) {
+            od::field field;
+            std::string_view key;
+            if (std::move(entry).get(field) || field.unescaped_key().get(key)) {
+                failed = true;
+                return map;
+            }
+            od::value v = field.value();
+            map.insert(shared(key), shared(v));
+        }
+        return map;
+    }
+    std::optional<QDateTime> time(od::value &value)
+    {
+        std::string_view s;
+        if (value.get_string().get(s))
+            return std::nullopt;
+        return timeFrom(s);
+    }
+    // RFC 3339 as the servers write it (../timestamp.h), else whatever QDateTime's ISO parser
+    // makes of it.
+    static std::optional<QDateTime> timeFrom(std::string_view s)
+    {
+        if (auto parsed = parseTimestamp(s))
+            return parsed;
+        QDateTime parsed = QDateTime::fromString(text(s), Qt::ISODateWithMs);
+        if (!parsed.isValid())
+            return std::nullopt;
+        return parsed.toUTC();
+    }
+
+private:
+    std::unordered_map<std::string_view, QString> m_shared;
+};
+
+// The calling thread's parser: it keeps its buffers between documents (a page's size); one per
+// thread, as the pages of a listing are read on the pool's threads.
+od::parser &threadParser();
+
+// Pads `buffer` for simdjson (which reads up to 64 bytes past the end: a copy only when the
+// buffer has no room, or is shared) and starts reading it; false when it is not JSON.
+bool startDocument(QByteArray &buffer, od::document &document);
+
+// Reads the JSON object in `buffer` with f(reader, key, value) for each of its members.
+// false: not a JSON object, or broken somewhere.
+template<typename F> bool readObjectDocument(QByteArray &buffer, F &&f)
+{
+    od::document document;
+    if (!startDocument(buffer, document))
+        return false;
+    od::object root;
+    if (document.get_object().get(root))
+        return false;
+    Reader reader;
+    reader.fields(root, [&](od::raw_json_string key, od::value &value) { f(reader, key, value); });
+    return !reader.failed;
+}
+
+// Reads the JSON array in `buffer` with f(reader, element, start) for each element, `start`
+// where the element begins in `buffer`. false: not a JSON array, or broken somewhere.
+template<typename F> bool readArrayDocument(QByteArray &buffer, F &&f)
+{
+    od::document document;
+    if (!startDocument(buffer, document))
+        return false;
+    od::array root;
+    if (document.get_array().get(root))
+        return false;
+    Reader reader;
+    for (auto entry : root) {
+        od::value element;
+        if (std::move(entry).get(element))
+            return false;
+        const char *start = nullptr;
+        if (element.current_location().get(start))
+            return false;
+        f(reader, element, start);
+        if (reader.failed)
+            return false;
+    }
+    return !reader.failed;
+}
+
+} // namespace Paddock::Json
