@@ -27,7 +27,7 @@ constexpr std::array<Command, 14> Table{{
      0,
      true,
      runOpen},
-    {"list", "[--json]", {{"json"}}, 0, 0, true, runList},
+    {"list", "[--output table|json|ids] [--json]", {{"output", "format"}, {"json"}}, 0, 0, true, runList},
     {"pause", "ID...", {}, 1, -1, true, runPause},
     {"resume", "ID...", {}, 1, -1, true, runResume},
     {"close", "ID...", {}, 1, -1, true, runClose},
