@@ -5938,14 +5938,6 @@ Commands:
         <translation>智能体</translation>
     </message>
     <message>
-        <source>CREATED</source>
-        <translation>创建时间</translation>
-    </message>
-    <message>
-        <source>LAST ACTIVITY</source>
-        <translation>最后活动</translation>
-    </message>
-    <message>
         <source>%1 resumed</source>
         <translation>%1 已恢复</translation>
     </message>
@@ -6505,6 +6497,123 @@ command&apos;s own, or 125 when it could not be run.
     <message>
         <source>timer stopped (paused since %1)</source>
         <translation>计时器已停止（自 %1 起暂停）</translation>
+    </message>
+    <message>
+        <source>%1d %2h</source>
+        <translation>%1 天 %2 小时</translation>
+    </message>
+    <message>
+        <source>
+list prints a table fitted to the terminal&apos;s width (else $COLUMNS&apos;s); --output
+json (or --json) prints JSON, --output ids one workspace id per line. info
+prints one workspace as the listing knows it (--json: list --json&apos;s object).
+</source>
+        <translation>
+list 打印一张适应终端宽度（否则按 $COLUMNS）的表格；--output json（或 --json）
+打印 JSON，--output ids 每行打印一个工作区 ID。info 按列表所知打印单个工作区
+（--json：即 list --json 中该工作区的对象）。
+</translation>
+    </message>
+    <message>
+        <source>timer stopped</source>
+        <translation>计时器已停止</translation>
+    </message>
+    <message>
+        <source>%1 (expired)</source>
+        <translation>%1（已过期）</translation>
+    </message>
+    <message>
+        <source>%1 (in %2)</source>
+        <translation>%1（%2 后）</translation>
+    </message>
+    <message>
+        <source>%1 (since its last activity)</source>
+        <translation>%1（自最后活动起）</translation>
+    </message>
+    <message>
+        <source>%1 (since it was created)</source>
+        <translation>%1（自创建起）</translation>
+    </message>
+    <message>
+        <source>Workspace:</source>
+        <translation>工作区：</translation>
+    </message>
+    <message>
+        <source>Sandbox:</source>
+        <translation>沙箱：</translation>
+    </message>
+    <message>
+        <source>State:</source>
+        <translation>状态：</translation>
+    </message>
+    <message>
+        <source>User:</source>
+        <translation>用户：</translation>
+    </message>
+    <message>
+        <source>Agent:</source>
+        <translation>智能体：</translation>
+    </message>
+    <message>
+        <source>Backend:</source>
+        <translation>后端：</translation>
+    </message>
+    <message>
+        <source>Image:</source>
+        <translation>镜像：</translation>
+    </message>
+    <message>
+        <source>Created:</source>
+        <translation>创建时间：</translation>
+    </message>
+    <message>
+        <source>Expires:</source>
+        <translation>过期时间：</translation>
+    </message>
+    <message>
+        <source>Paused since:</source>
+        <translation>暂停时间：</translation>
+    </message>
+    <message>
+        <source>Last activity:</source>
+        <translation>最后活动：</translation>
+    </message>
+    <message>
+        <source>Idle:</source>
+        <translation>空闲：</translation>
+    </message>
+    <message>
+        <source>Metadata:</source>
+        <translation>元数据：</translation>
+    </message>
+    <message>
+        <source>--output takes one of %1, not &quot;%2&quot;</source>
+        <translation>--output 只接受 %1 之一，而不是“%2”</translation>
+    </message>
+    <message>
+        <source>--json means --output json, not --output %1</source>
+        <translation>--json 即 --output json，与 --output %1 矛盾</translation>
+    </message>
+    <message>
+        <source>IDLE</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>EXPIRES IN</source>
+        <translation>距过期</translation>
+    </message>
+    <message>
+        <source>BACKEND</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <source>expired</source>
+        <translation>已过期</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <comment>the expiry timer of a paused sandbox</comment>
+        <translation>计时已停</translation>
     </message>
 </context>
 </TS>

@@ -21,6 +21,7 @@
 #include <csignal>
 
 #include <fcntl.h>
+#include <pty.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,6 +33,99 @@ struct Run
     QString out;
     QString err;
 };
+
+// The cells a terminal gives a character: two for the CJK ideographs, kana, Hangul and fullwidth
+// forms (the full-width colon) these tests use, else one.
+int cellsOf(QChar c)
+{
+    const char16_t u = c.unicode();
+    const bool wide = (u >= 0x1100 && u <= 0x115F) || (u >= 0x2E80 && u <= 0xA4CF) || (u >= 0xAC00 && u <= 0xD7A3)
+        || (u >= 0xF900 && u <= 0xFAFF) || (u >= 0xFF00 && u <= 0xFF60) || (u >= 0xFFE0 && u <= 0xFFE6);
+    return wide ? 2 : 1;
+}
+
+int widthOf(QStringView text)
+{
+    int width = 0;
+    for (const QChar c : text)
+        width += cellsOf(c);
+    return width;
+}
+
+// A cell of a table as a terminal shows it: the column (in cells) where it starts, and its text.
+struct Cell
+{
+    int column;
+    QString text;
+};
+using Line = QList<Cell>;
+
+// A table's lines cut into cells: text apart by two spaces or more (a cell may hold one space).
+QList<Line> tableOf(const QString &out)
+{
+    QList<Line> lines;
+    for (const QString &text : out.split(u'\n', Qt::SkipEmptyParts)) {
+        Line line;
+        int column = 0;
+        qsizetype at = 0;
+        while (at < text.size()) {
+            while (at < text.size() && text[at] == u' ') {
+                ++column;
+                ++at;
+            }
+            if (at == text.size())
+                break;
+            Cell cell{column, {}};
+            while (at < text.size() && !(text[at] == u' ' && (at + 1 == text.size() || text[at + 1] == u' '))) {
+                cell.text += text[at];
+                column += cellsOf(text[at]);
+                ++at;
+            }
+            line.append(cell);
+        }
+        lines.append(line);
+    }
+    return lines;
+}
+
+QStringList textsOf(const Line &line)
+{
+    QStringList texts;
+    for (const Cell &cell : line)
+        texts.append(cell.text);
+    return texts;
+}
+
+QList<int> columnsOf(const Line &line)
+{
+    QList<int> columns;
+    for (const Cell &cell : line)
+        columns.append(cell.column);
+    return columns;
+}
+
+// The row of a table whose first cell starts with `prefix`.
+QStringList rowStartingWith(const QList<Line> &lines, const QString &prefix)
+{
+    for (const Line &line : lines) {
+        if (!line.isEmpty() && line.first().text.startsWith(prefix))
+            return textsOf(line);
+    }
+    return {};
+}
+
+// list's table: seven cells on every line, each under its header, no line ending in a space.
+void verifyTable(const QString &out, const QList<Line> &lines)
+{
+    QVERIFY2(!lines.isEmpty(), qPrintable(out));
+    const QList<int> header = columnsOf(lines.first());
+    QCOMPARE(header.size(), 7);
+    for (const Line &line : lines)
+        QVERIFY2(columnsOf(line) == header, qPrintable(out));
+    for (const QString &text : out.split(u'\n', Qt::SkipEmptyParts))
+        QVERIFY2(!text.endsWith(u' '), qPrintable(text));
+    QVERIFY(out.endsWith(u'\n'));
+}
 
 } // namespace
 
@@ -48,7 +142,40 @@ private:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path() + QStringLiteral("/data"));
         env.remove(QStringLiteral("QT_LOGGING_RULES"));
+        env.remove(QStringLiteral("COLUMNS")); // list's table: whole lines unless a test says otherwise
         return env;
+    }
+
+    // environment() in Simplified Chinese.
+    QProcessEnvironment chineseEnvironment() const
+    {
+        QProcessEnvironment env = environment();
+        env.insert(QStringLiteral("LANG"), QStringLiteral("zh_CN.UTF-8"));
+        env.insert(QStringLiteral("LANGUAGE"), QStringLiteral("zh_CN"));
+        env.remove(QStringLiteral("LC_ALL"));
+        env.remove(QStringLiteral("LC_MESSAGES"));
+        return env;
+    }
+
+    // environment() with COLUMNS set.
+    QProcessEnvironment columns(int width, QProcessEnvironment env = {}) const
+    {
+        if (env.isEmpty())
+            env = environment();
+        env.insert(QStringLiteral("COLUMNS"), QString::number(width));
+        return env;
+    }
+
+    // Opens a local workspace; its id, or empty (said) when that failed.
+    QString openWorkspace(const QString &user, const QString &agent, const QString &workspaceId = {}) const
+    {
+        QStringList args{QStringLiteral("open"), QStringLiteral("--user"), user, QStringLiteral("--agent"), agent};
+        if (!workspaceId.isEmpty())
+            args << QStringLiteral("--workspace-id") << workspaceId;
+        const Run opened = run(local(args));
+        if (opened.exitCode != 0)
+            qWarning("open failed: %s", qPrintable(opened.err));
+        return opened.exitCode == 0 ? opened.out.trimmed() : QString();
     }
 
     void start(QProcess &process, const QStringList &args) const
@@ -58,10 +185,12 @@ private:
         QVERIFY(process.waitForStarted());
     }
 
-    Run run(const QStringList &args) const
+    Run run(const QStringList &args) const { return run(args, environment()); }
+
+    Run run(const QStringList &args, const QProcessEnvironment &env) const
     {
         QProcess process;
-        process.setProcessEnvironment(environment());
+        process.setProcessEnvironment(env);
         process.start(QStringLiteral(PADDOCKCTL_PATH), args);
         if (!process.waitForFinished(120'000))
             qFatal("paddockctl %s did not finish", qPrintable(args.join(u' ')));
@@ -223,7 +352,7 @@ private Q_SLOTS:
                            m_basedir, QStringLiteral("list")});
         QCOMPARE(refused.err,
                  QStringLiteral("paddockctl: option --basedir applies to the local and docker backends only\n"
-                                "usage: paddockctl list [--json]\n"));
+                                "usage: paddockctl list [--output table|json|ids] [--json]\n"));
         refused = run(local({QStringLiteral("--domain"), QStringLiteral("localhost"), QStringLiteral("list")}));
         QVERIFY2(refused.err.startsWith(QLatin1String("paddockctl: option --domain applies to the opensandbox "
                                                       "and e2b backends only\n")),
@@ -302,6 +431,11 @@ private Q_SLOTS:
             << QStringList{"list", "--follow"} << "--follow does not apply to list";
         QTest::newRow("unknown backend") << QStringList{"--backend", "k8s", "list"} << "valid choices: local";
         QTest::newRow("pause without id") << QStringList{"pause"} << "wrong number of arguments";
+        QTest::newRow("info without id") << QStringList{"info"} << "wrong number of arguments";
+        QTest::newRow("unknown list output")
+            << QStringList{"list", "--output", "wide"} << "--output takes one of table, json, ids, not \"wide\"";
+        QTest::newRow("--json and another output")
+            << QStringList{"list", "--json", "--output", "ids"} << "--json means --output json";
         QTest::newRow("pause bad id") << QStringList{"pause", "../etc"} << "path separator";
         QTest::newRow("renew without seconds") << QStringList{"renew", "abc"} << "--seconds";
         QTest::newRow("renew bad seconds")
@@ -397,6 +531,316 @@ private Q_SLOTS:
         QCOMPARE(logs.exitCode, 0);
         QVERIFY(logs.out.contains(QLatin1String(" cmd echo hello from bootstrap\n")));
         QVERIFY(logs.out.contains(QLatin1String(" out hello from bootstrap\n")));
+    }
+
+    void listIsATableSizedToItsContent()
+    {
+        const QString a = openWorkspace(QStringLiteral("alice"), QStringLiteral("coder"));
+        const QString b = openWorkspace(QStringLiteral("张三"), QStringLiteral("运维助手"));
+        QVERIFY(!a.isEmpty() && !b.isEmpty());
+        // b was last active 2 h 10 min ago.
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        const QDateTime active = now.addSecs(-(2 * 3600 + 10 * 60));
+        backdate(b, now.addSecs(-3 * 3600), active, active);
+
+        const Run listed = run(local({QStringLiteral("list")}));
+        QCOMPARE(listed.exitCode, 0);
+        QCOMPARE(listed.err, QString());
+        const QList<Line> lines = tableOf(listed.out);
+        verifyTable(listed.out, lines);
+        QCOMPARE(lines.size(), 3);
+        QCOMPARE(textsOf(lines.first()),
+                 (QStringList{"WORKSPACE", "STATE", "USER", "AGENT", "IDLE", "EXPIRES IN", "BACKEND"}));
+        const QStringList rowA = rowStartingWith(lines, a);
+        QCOMPARE(rowA.size(), 7);
+        QCOMPARE(rowA.first(), a);
+        QCOMPARE(rowA.mid(1, 3), (QStringList{"Running", "alice", "coder"}));
+        QVERIFY2(QRegularExpression(QStringLiteral("^\\d+s$")).match(rowA[4]).hasMatch(), qPrintable(rowA[4]));
+        QCOMPARE(rowA.mid(5), (QStringList{"-", "local"})); // a local workspace never expires
+        const QStringList rowB = rowStartingWith(lines, b);
+        QCOMPARE(rowB.size(), 7);
+        QCOMPARE(rowB.mid(0, 4), (QStringList{b, "Running", "张三", "运维助手"}));
+        QVERIFY2(QRegularExpression(QStringLiteral("^2h 1[01]m$")).match(rowB[4]).hasMatch(), qPrintable(rowB[4]));
+        // Each column as wide as its widest cell (运维助手 takes eight), two cells apart: the ids
+        // 16, Running 7, alice 5, 运维助手 8, "2h 10m" 6, the header EXPIRES IN 10.
+        QCOMPARE(a.size(), 16);
+        QCOMPARE(columnsOf(lines.first()), (QList<int>{0, 18, 27, 34, 44, 52, 64}));
+    }
+
+    void listFitsTheWidth()
+    {
+        const QString longUser = QStringLiteral("alice-with-a-rather-long-user-name");
+        const QString a = openWorkspace(longUser, QStringLiteral("coder"));
+        const QString b = openWorkspace(QStringLiteral("张三"), QStringLiteral("运维助手"),
+                                        QStringLiteral("运维工作区一号甲乙丙丁")); // 22 cells
+        QVERIFY(!a.isEmpty() && !b.isEmpty());
+
+        // stdout is a pipe here: without COLUMNS, whole lines.
+        Run listed = run(local({QStringLiteral("list")}));
+        QCOMPARE(listed.exitCode, 0);
+        QVERIFY2(listed.out.contains(a) && listed.out.contains(b) && listed.out.contains(longUser)
+                     && !listed.out.contains(QStringLiteral("…")),
+                 qPrintable(listed.out));
+
+        // COLUMNS=60: the widest id columns cut ("…" in the middle of a workspace id, at the end of
+        // a user id), by cells, the state and the times whole.
+        listed = run(local({QStringLiteral("list")}), columns(60));
+        QCOMPARE(listed.exitCode, 0);
+        QList<Line> lines = tableOf(listed.out);
+        verifyTable(listed.out, lines);
+        QCOMPARE(lines.size(), 3);
+        for (const QString &text : listed.out.split(u'\n', Qt::SkipEmptyParts))
+            QVERIFY2(widthOf(text) <= 60, qPrintable(listed.out));
+        QCOMPARE(textsOf(lines.first()),
+                 (QStringList{"WORKSPACE", "STATE", "USER", "AGENT", "IDLE", "EXPIRES IN", "BACKEND"}));
+        QStringList row = rowStartingWith(lines, a.left(3));
+        QCOMPARE(row.size(), 7);
+        QVERIFY2(row[0].contains(QStringLiteral("…")) && row[0].endsWith(a.right(3)), qPrintable(row[0]));
+        QCOMPARE(row[1], QStringLiteral("Running"));
+        QVERIFY2(row[2].startsWith(QLatin1String("ali")) && row[2].endsWith(QStringLiteral("…")), qPrintable(row[2]));
+        QVERIFY2(QRegularExpression(QStringLiteral("^\\d+s$")).match(row[4]).hasMatch(), qPrintable(row[4]));
+        QCOMPARE(row.mid(5), (QStringList{"-", "local"}));
+        row = rowStartingWith(lines, QStringLiteral("运维"));
+        QCOMPARE(row.size(), 7);
+        QVERIFY2(row[0].contains(QStringLiteral("…")) && row[0].endsWith(QStringLiteral("丁")), qPrintable(row[0]));
+        QCOMPARE(row[1], QStringLiteral("Running"));
+        const int workspaceColumn = columnsOf(lines.first())[1] - 2;
+        QVERIFY2(widthOf(row[0]) <= workspaceColumn && widthOf(row[0]) >= workspaceColumn - 1, qPrintable(row[0]));
+
+        // Too narrow even so: the id columns down to their headers, nothing else cut, the lines
+        // longer than asked.
+        listed = run(local({QStringLiteral("list")}), columns(20));
+        QCOMPARE(listed.exitCode, 0);
+        lines = tableOf(listed.out);
+        verifyTable(listed.out, lines);
+        QCOMPARE(textsOf(lines.first()),
+                 (QStringList{"WORKSPACE", "STATE", "USER", "AGENT", "IDLE", "EXPIRES IN", "BACKEND"}));
+        // WORKSPACE 9, Running 7, USER 4, AGENT 5, IDLE 4, EXPIRES IN 10.
+        QCOMPARE(columnsOf(lines.first()), (QList<int>{0, 11, 20, 26, 33, 39, 51}));
+        row = rowStartingWith(lines, a.left(4));
+        QCOMPARE(row.size(), 7);
+        QCOMPARE(row[0], a.left(4) + QStringLiteral("…") + a.right(4));
+        QCOMPARE(row[1], QStringLiteral("Running"));
+        QCOMPARE(row[2], QStringLiteral("ali…"));
+        QCOMPARE(row[6], QStringLiteral("local"));
+        QCOMPARE(rowStartingWith(lines, QStringLiteral("运维")).value(0), QStringLiteral("运维…丙丁"));
+
+        // COLUMNS that is no width: no limit.
+        QProcessEnvironment env = environment();
+        env.insert(QStringLiteral("COLUMNS"), QStringLiteral("wide"));
+        listed = run(local({QStringLiteral("list")}), env);
+        QVERIFY2(listed.out.contains(a) && listed.out.contains(longUser), qPrintable(listed.out));
+    }
+
+    void aTerminalsWidthComesBeforeColumns()
+    {
+        // On a terminal 60 cells wide, with a stale COLUMNS=200 in the environment: the terminal's.
+        const QString a = openWorkspace(QStringLiteral("alice-with-a-rather-long-user-name"), QStringLiteral("coder"));
+        QVERIFY(!a.isEmpty());
+        int master = -1;
+        int slave = -1;
+        winsize size{};
+        size.ws_row = 24;
+        size.ws_col = 60;
+        QVERIFY(::openpty(&master, &slave, nullptr, nullptr, &size) == 0);
+        const auto closeBoth = qScopeGuard([master, slave] {
+            ::close(master);
+            ::close(slave);
+        });
+        QProcess process;
+        process.setProcessEnvironment(columns(200));
+        process.setStandardOutputFile(QFile::decodeName(::ttyname(slave)));
+        process.start(QStringLiteral(PADDOCKCTL_PATH), local({QStringLiteral("list")}));
+        QVERIFY(process.waitForFinished(60'000));
+        QCOMPARE(process.exitCode(), 0);
+        QVERIFY(::fcntl(master, F_SETFL, O_NONBLOCK) == 0);
+        QByteArray shown;
+        char buffer[4096];
+        for (ssize_t got; (got = ::read(master, buffer, sizeof buffer)) > 0;)
+            shown.append(buffer, got);
+        const QString out = QString::fromUtf8(shown).remove(u'\r');
+        const QList<Line> lines = tableOf(out);
+        verifyTable(out, lines);
+        QCOMPARE(lines.size(), 2);
+        for (const QString &text : out.split(u'\n', Qt::SkipEmptyParts))
+            QVERIFY2(widthOf(text) <= 60, qPrintable(out));
+        QVERIFY2(out.contains(QStringLiteral("…")), qPrintable(out));
+    }
+
+    void listInChineseIsAligned()
+    {
+        const QString a =
+            openWorkspace(QStringLiteral("张三"), QStringLiteral("运维助手"), QStringLiteral("运维工作区一号"));
+        const QString b = openWorkspace(QStringLiteral("bob"), QStringLiteral("助手"));
+        QVERIFY(!a.isEmpty() && !b.isEmpty());
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        const QDateTime active = now.addSecs(-(2 * 3600 + 10 * 60));
+        backdate(a, now.addSecs(-3 * 3600), active, active);
+        backdate(b, now.addSecs(-3 * 3600), active, active);
+
+        Run listed = run(local({QStringLiteral("list")}), chineseEnvironment());
+        QCOMPARE(listed.exitCode, 0);
+        QList<Line> lines = tableOf(listed.out);
+        verifyTable(listed.out, lines);
+        QCOMPARE(lines.size(), 3);
+        QCOMPARE(textsOf(lines.first()), (QStringList{"工作区", "状态", "用户", "智能体", "空闲", "距过期", "后端"}));
+        QStringList row = rowStartingWith(lines, a);
+        QCOMPARE(row.mid(0, 4), (QStringList{a, "Running", "张三", "运维助手"}));
+        QVERIFY2(QRegularExpression(QStringLiteral("^2 小时 1[01] 分$")).match(row[4]).hasMatch(), qPrintable(row[4]));
+        QCOMPARE(row.mid(5), (QStringList{"-", "local"}));
+        // By cells: the ids 16 (运维工作区一号 14), Running 7, 张三 4 (用户 4), 运维助手 8, "2 小时 10 分"
+        // 12, 距过期 6.
+        QCOMPARE(columnsOf(lines.first()), (QList<int>{0, 18, 27, 33, 43, 57, 65}));
+
+        // Cut to fit by cells: a wide character is never halved.
+        listed = run(local({QStringLiteral("list")}), columns(64, chineseEnvironment()));
+        QCOMPARE(listed.exitCode, 0);
+        lines = tableOf(listed.out);
+        verifyTable(listed.out, lines);
+        for (const QString &text : listed.out.split(u'\n', Qt::SkipEmptyParts))
+            QVERIFY2(widthOf(text) <= 64, qPrintable(listed.out));
+        // The id column down from 16 cells to 10 (后端 and local take 5): 运维 (4), the ellipsis, 一号
+        // (4), and one cell left over.
+        QCOMPARE(columnsOf(lines.first()).value(1), 10 + 2);
+        row = rowStartingWith(lines, QStringLiteral("运维"));
+        QCOMPARE(row.size(), 7);
+        QCOMPARE(row[0], QStringLiteral("运维…一号"));
+        QCOMPARE(row[1], QStringLiteral("Running"));
+    }
+
+    void listOutputForScripts()
+    {
+        const QString a = openWorkspace(QStringLiteral("alice"), QStringLiteral("coder"));
+        const QString b = openWorkspace(QStringLiteral("张三"), QStringLiteral("运维助手"));
+        QVERIFY(!a.isEmpty() && !b.isEmpty());
+
+        // --output ids: the ids, one a line, nothing else.
+        const Run ids = run(local({QStringLiteral("list"), QStringLiteral("--output"), QStringLiteral("ids")}));
+        QCOMPARE(ids.exitCode, 0);
+        QCOMPARE(ids.err, QString());
+        QStringList lines = ids.out.split(u'\n');
+        QCOMPARE(lines.takeLast(), QString());
+        lines.sort();
+        QStringList expected{a, b};
+        expected.sort();
+        QCOMPARE(lines, expected);
+
+        // --output json is --json, unchanged; --output table the default.
+        const Run json = run(local({QStringLiteral("list"), QStringLiteral("--json")}));
+        QCOMPARE(json.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(json.out.toUtf8()).array().size(), 2);
+        QCOMPARE(run(local({QStringLiteral("list"), QStringLiteral("--output"), QStringLiteral("json")})).out,
+                 json.out);
+        QCOMPARE(run(local({QStringLiteral("list"), QStringLiteral("--json"), QStringLiteral("--output"),
+                            QStringLiteral("json")}))
+                     .out,
+                 json.out);
+        const Run table = run(local({QStringLiteral("list"), QStringLiteral("--output"), QStringLiteral("table")}));
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY2(table.out.startsWith(QLatin1String("WORKSPACE ")), qPrintable(table.out));
+        QCOMPARE(tableOf(table.out).size(), 3);
+
+        // A bad format names those there are.
+        const Run bogus = run(local({QStringLiteral("list"), QStringLiteral("--output"), QStringLiteral("bogus")}));
+        QCOMPARE(bogus.exitCode, 2);
+        QCOMPARE(bogus.out, QString());
+        QVERIFY2(
+            bogus.err.startsWith(QStringLiteral("paddockctl: --output takes one of table, json, ids, not \"bogus\"\n")),
+            qPrintable(bogus.err));
+    }
+
+    void infoShowsOneWorkspace()
+    {
+        const QString id = openWorkspace(QStringLiteral("张三"), QStringLiteral("运维助手"));
+        QVERIFY(!id.isEmpty());
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        const QDateTime created = now.addSecs(-3 * 3600);
+        const QDateTime active = now.addSecs(-(2 * 3600 + 10 * 60));
+        backdate(id, created, active, active);
+        // A label holding a credential.
+        const QString metadataFile = m_basedir + u'/' + id + QStringLiteral("/.paddock/workspace.json");
+        QJsonObject json = QJsonDocument::fromJson(readFile(metadataFile)).object();
+        QJsonObject metadata = json.value(QLatin1String("metadata")).toObject();
+        metadata.insert(QStringLiteral("hook"),
+                        QStringLiteral("https://bot:hunter2@example.com/hook?token=s3cr3tvalue"));
+        json.insert(QStringLiteral("metadata"), metadata);
+        {
+            QFile file(metadataFile);
+            QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            file.write(QJsonDocument(json).toJson());
+        }
+
+        const Run shown = run(local({QStringLiteral("info"), id}));
+        QCOMPARE(shown.exitCode, 0);
+        QCOMPARE(shown.err, QString());
+        const QString time = QStringLiteral("yyyy-MM-dd HH:mm:ss");
+        QStringList lines = shown.out.split(u'\n');
+        QCOMPARE(lines.takeLast(), QString());
+        // "Label: value", the values in one column (after the longest label, "Last activity:").
+        const QStringList head = lines.mid(0, 12);
+        const QStringList labels{"Workspace:", "Sandbox:", "State:",   "User:",          "Agent:", "Backend:",
+                                 "Image:",     "Created:", "Expires:", "Last activity:", "Idle:",  "Metadata:"};
+        for (qsizetype i = 0; i < labels.size() - 1; ++i) {
+            QVERIFY2(head.value(i).startsWith(labels[i]), qPrintable(shown.out));
+            QVERIFY2(
+                head.value(i).indexOf(QRegularExpression(QStringLiteral("\\S"), QRegularExpression::NoPatternOption),
+                                      labels[i].size())
+                    == 15,
+                qPrintable(head.value(i)));
+        }
+        QCOMPARE(head.mid(0, 8),
+                 (QStringList{
+                     QStringLiteral("Workspace:     ") + id,
+                     QStringLiteral("Sandbox:       ") + id,
+                     QStringLiteral("State:         Running"),
+                     QStringLiteral("User:          张三"),
+                     QStringLiteral("Agent:         运维助手"),
+                     QStringLiteral("Backend:       local"),
+                     QStringLiteral("Image:         -"),
+                     QStringLiteral("Created:       ") + created.toLocalTime().toString(time),
+                 }));
+        QCOMPARE(head[8], QStringLiteral("Expires:       never"));
+        QCOMPARE(head[9], QStringLiteral("Last activity: ") + active.toLocalTime().toString(time));
+        QVERIFY2(QRegularExpression(QStringLiteral("^Idle:          2h 1[01]m \\(since its last activity\\)$"))
+                     .match(head[10])
+                     .hasMatch(),
+                 qPrintable(head[10]));
+        QCOMPARE(head[11], QStringLiteral("Metadata:"));
+        // The labels, sorted, their values masked as inspect masks them.
+        const QStringList labelLines = lines.mid(12);
+        QCOMPARE(labelLines.size(), 4);
+        QCOMPARE(labelLines[0], QStringLiteral("  agentscope.agent.id=运维助手"));
+        QVERIFY2(labelLines[3].startsWith(QLatin1String("  hook=https://"))
+                     && labelLines[3].contains(Paddock::Inspect::maskGlyph())
+                     && !labelLines[3].contains(QLatin1String("hunter2"))
+                     && !labelLines[3].contains(QLatin1String("s3cr3tvalue")),
+                 qPrintable(labelLines[3]));
+
+        // --json: the object list --json prints for it.
+        const Run asJson = run(local({QStringLiteral("info"), id, QStringLiteral("--json")}));
+        QCOMPARE(asJson.exitCode, 0);
+        const QJsonObject object = QJsonDocument::fromJson(asJson.out.toUtf8()).object();
+        QVERIFY(!object.isEmpty());
+        const QJsonArray rows = QJsonDocument::fromJson(run(local({"list", "--json"})).out.toUtf8()).array();
+        QCOMPARE(rows.size(), 1);
+        QCOMPARE(object, rows.first().toObject());
+
+        // In Chinese, aligned by cells (the labels end in a full-width colon).
+        const Run chinese = run(local({QStringLiteral("info"), id}), chineseEnvironment());
+        QCOMPARE(chinese.exitCode, 0);
+        const QStringList translated = chinese.out.split(u'\n');
+        QVERIFY2(translated.value(0) == QStringLiteral("工作区：   ") + id, qPrintable(chinese.out));
+        QVERIFY2(translated.value(2) == QStringLiteral("状态：     Running"), qPrintable(chinese.out));
+        QVERIFY2(translated.value(8) == QStringLiteral("过期时间： 永不"), qPrintable(chinese.out));
+
+        // No such workspace: exit 1 and why; a bad id: a usage error.
+        const Run missing = run(local({QStringLiteral("info"), QStringLiteral("nosuchworkspace")}));
+        QCOMPARE(missing.exitCode, 1);
+        QCOMPARE(missing.out, QString());
+        QCOMPARE(missing.err, QStringLiteral("paddockctl: info nosuchworkspace: no workspace nosuchworkspace\n"));
+        const Run bad = run(local({QStringLiteral("info"), QStringLiteral("../x")}));
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(QLatin1String("path separator")), qPrintable(bad.err));
     }
 
     // --layout agentscope: AgentScope's LocalWorkspaceManager's folders <basedir>/<agent_id>, listed

@@ -10,6 +10,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -48,6 +49,7 @@ private:
         env.remove(QStringLiteral("E2B_API_URL"));
         env.remove(QStringLiteral("E2B_SANDBOX_URL"));
         env.remove(QStringLiteral("QT_LOGGING_RULES"));
+        env.remove(QStringLiteral("COLUMNS"));
         QStringList global{QStringLiteral("--backend"), QStringLiteral("e2b")};
         if (urlsFromEnvironment) {
             env.insert(QStringLiteral("E2B_API_URL"), m_server.apiUrl().toString());
@@ -63,6 +65,17 @@ private:
             qFatal("paddockctl %s did not finish", qPrintable(args.join(u' ')));
         return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
                 QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+    }
+
+    // The line of list's table for a workspace.
+    QString tableLine(const QString &workspaceId) const
+    {
+        const Run listed = run({QStringLiteral("list")});
+        for (const QString &line : listed.out.split(u'\n')) {
+            if (line.startsWith(workspaceId + u' '))
+                return line;
+        }
+        return {};
     }
 
     QString bootstrapFile(const QByteArray &text) const
@@ -116,6 +129,13 @@ private Q_SLOTS:
         QCOMPARE(mine.value(QLatin1String("backend")).toString(), QStringLiteral("e2b"));
         QVERIFY(!mine.value(QLatin1String("expiresAt")).isNull());
         QVERIFY(mine.value(QLatin1String("pausedAt")).isNull());
+        // The table counts the timer down (300 s).
+        QString line = tableLine(id);
+        QVERIFY2(
+            QRegularExpression(QStringLiteral("^%1 +running +运维 +助手 +(\\d+m )?\\d+s +[45]m \\d+s +e2b$").arg(id))
+                .match(line)
+                .hasMatch(),
+            qPrintable(line));
 
         Run step = run({QStringLiteral("exec"), id, QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
                         QStringLiteral("echo out; echo err >&2; exit 5")});
@@ -146,6 +166,20 @@ private Q_SLOTS:
         // The timer of a paused sandbox is stopped: no expiry, and since when.
         QVERIFY(mine.value(QLatin1String("expiresAt")).isNull());
         QVERIFY(!mine.value(QLatin1String("pausedAt")).isNull());
+        // The table and info say so.
+        line = tableLine(id);
+        QVERIFY2(QRegularExpression(QStringLiteral("^%1 +paused +运维 +助手 +(\\d+m )?\\d+s +stopped +e2b$").arg(id))
+                     .match(line)
+                     .hasMatch(),
+                 qPrintable(line));
+        const Run info = run({QStringLiteral("info"), id});
+        QVERIFY2(info.exitCode == 0, qPrintable(info.err));
+        QVERIFY2(info.out.contains(QLatin1String("\nExpires:       timer stopped\nPaused since:  "))
+                     && info.out.contains(QLatin1String("\nState:         paused\n")),
+                 qPrintable(info.out));
+        const Run infoJson = run({QStringLiteral("info"), id, QStringLiteral("--json")});
+        QVERIFY2(infoJson.exitCode == 0, qPrintable(infoJson.err));
+        QCOMPARE(QJsonDocument::fromJson(infoJson.out.toUtf8()).object(), mine);
         step = run({QStringLiteral("exec"), id, QStringLiteral("--"), QStringLiteral("true")});
         QCOMPARE(step.exitCode, 125);
         step = run({QStringLiteral("resume"), id});

@@ -45,6 +45,7 @@ private:
         env.insert(QStringLiteral("OPEN_SANDBOX_API_KEY"), QString::fromLatin1(key));
         env.remove(QStringLiteral("OPEN_SANDBOX_DOMAIN"));
         env.remove(QStringLiteral("QT_LOGGING_RULES"));
+        env.remove(QStringLiteral("COLUMNS"));
         QProcess process;
         process.setProcessEnvironment(env);
         const QStringList global{QStringLiteral("--backend"), QStringLiteral("opensandbox"), QStringLiteral("--domain"),
@@ -122,7 +123,15 @@ private Q_SLOTS:
         QVERIFY(!mine.value(QLatin1String("expiresAt")).isNull());
         const Run table = run({QStringLiteral("list")});
         QCOMPARE(table.exitCode, 0);
-        QVERIFY(table.out.contains(id));
+        // Ours and the seeded ones, each with its countdown.
+        QCOMPARE(table.out.count(u'\n'), 10);
+        const QRegularExpression line(
+            QStringLiteral("^%1 +Running +运维 +助手 +(\\d+m )?\\d+s +\\d+[dhm] \\d+[hms] +opensandbox$").arg(id),
+            QRegularExpression::MultilineOption);
+        QVERIFY2(line.match(table.out).hasMatch(), qPrintable(table.out));
+        const Run info = run({QStringLiteral("info"), id, QStringLiteral("--json")});
+        QCOMPARE(info.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(info.out.toUtf8()).object(), mine);
 
         Run step = run({QStringLiteral("pause"), id});
         QVERIFY2(step.exitCode == 0, qPrintable(step.err));

@@ -106,6 +106,7 @@ QString commandNames();
 QCoro::Task<int> runAssignId(Session &s);
 QCoro::Task<int> runOpen(Session &s);
 QCoro::Task<int> runList(Session &s);
+QCoro::Task<int> runInfo(Session &s);
 QCoro::Task<int> runPause(Session &s);
 QCoro::Task<int> runResume(Session &s);
 QCoro::Task<int> runClose(Session &s);

@@ -12,7 +12,7 @@ namespace Paddock::Ctl {
 
 namespace {
 
-constexpr std::array<Command, 14> Table{{
+constexpr std::array<Command, 15> Table{{
     {"assign-id",
      "--isolation per_agent|per_session|per_user --user U --agent A [--session S]",
      {{"isolation", "policy"}, {"user", "id"}, {"agent", "id"}, {"session", "id"}},
@@ -27,7 +27,8 @@ constexpr std::array<Command, 14> Table{{
      0,
      true,
      runOpen},
-    {"list", "[--json]", {{"json"}}, 0, 0, true, runList},
+    {"list", "[--output table|json|ids] [--json]", {{"output", "format"}, {"json"}}, 0, 0, true, runList},
+    {"info", "ID [--json]", {{"json"}}, 1, 1, true, runInfo},
     {"pause", "ID...", {}, 1, -1, true, runPause},
     {"resume", "ID...", {}, 1, -1, true, runResume},
     {"close", "ID...", {}, 1, -1, true, runClose},

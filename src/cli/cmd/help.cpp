@@ -24,6 +24,10 @@ QString helpText()
         text += QStringLiteral("  %1 %2\n").arg(QLatin1String(command.name), QLatin1String(command.synopsis));
     }
     text += Tr::tr("\n"
+                   "list prints a table fitted to the terminal's width (else $COLUMNS's); --output\n"
+                   "json (or --json) prints JSON, --output ids one workspace id per line. info\n"
+                   "prints one workspace as the listing knows it (--json: list --json's object).\n");
+    text += Tr::tr("\n"
                    "renew sets the expiry to now + N seconds. When that is earlier than the current\n"
                    "expiry, it changes nothing and fails, unless --allow-shorter is given.\n");
     text += Tr::tr("\n"

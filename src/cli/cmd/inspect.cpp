@@ -3,6 +3,7 @@
 // (src/core/inspect/workspaceinspector.h), every secret masked in both forms.
 
 #include "command.h"
+#include "output.h"
 
 #include "inspect/secretmask.h"
 #include "inspect/workspaceinspector.h"
@@ -35,30 +36,16 @@ QString bytes(qint64 size)
     return QLocale().formattedDataSize(size, 1, QLocale::DataSizeTraditionalFormat);
 }
 
-// How many columns a terminal gives the text (East Asian wide characters take two).
-int columns(const QString &text)
-{
-    int width = 0;
-    for (const QChar c : text) {
-        const char16_t u = c.unicode();
-        const bool wide = (u >= 0x1100 && u <= 0x115F) || (u >= 0x2E80 && u <= 0xA4CF) || (u >= 0xAC00 && u <= 0xD7A3)
-            || (u >= 0xF900 && u <= 0xFAFF) || (u >= 0xFE30 && u <= 0xFE4F) || (u >= 0xFF00 && u <= 0xFF60)
-            || (u >= 0xFFE0 && u <= 0xFFE6);
-        width += wide ? 2 : 1;
-    }
-    return width;
-}
-
 // `text` followed by spaces to `width` columns.
 QString padded(const QString &text, int width)
 {
-    return text + QString(std::max(0, width - columns(text)), u' ');
+    return text + QString(std::max(0, width - displayWidth(text)), u' ');
 }
 
 // Spaces to `width` columns, then `text` (right-aligned).
 QString rightAligned(const QString &text, int width)
 {
-    return QString(std::max(0, width - columns(text)), u' ') + text;
+    return QString(std::max(0, width - displayWidth(text)), u' ') + text;
 }
 
 void row(const QString &label, const QString &value)
