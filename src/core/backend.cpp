@@ -65,6 +65,20 @@ QCoro::Task<Result<>> Backend::upload(QString, QString, QString)
     co_return fail(noFiles(name()));
 }
 
+QCoro::Task<Result<bool>> Backend::requestPause(QString sandboxId)
+{
+    auto paused = co_await pause(std::move(sandboxId));
+    if (!paused)
+        co_return fail(paused.error());
+    co_return true;
+}
+
+QCoro::Task<QList<Result<>>> Backend::settlePauses(QStringList sandboxIds)
+{
+    // Nothing was left pending by the default request.
+    co_return QList<Result<>>(sandboxIds.size());
+}
+
 QCoro::Task<Result<SandboxDetails>> Backend::details(QString sandboxId)
 {
     auto sandbox = co_await get(std::move(sandboxId));

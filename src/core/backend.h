@@ -12,6 +12,7 @@
 
 #include <QList>
 #include <QObject>
+#include <QStringList>
 #include <functional>
 #include <memory>
 
@@ -91,6 +92,15 @@ public:
     virtual QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) = 0;
     virtual QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) = 0;
     virtual QCoro::Task<Result<>> pause(QString sandboxId) = 0;
+    // A pause in two steps, for bulk jobs (ProfileSession::run): the request alone, then one wait
+    // shared by every request of the job, so that a server that pauses asynchronously is polled
+    // once for all of them (a listing) instead of once per sandbox. requestPause() is true when
+    // the sandbox is paused already (the request was the whole pause), false when the server
+    // accepted it and settlePauses() must see it through. The defaults: the request is pause(),
+    // and nothing is left to wait for.
+    virtual QCoro::Task<Result<bool>> requestPause(QString sandboxId);
+    // Waits until each of `sandboxIds` is paused, as pause() would, one result per id in their order.
+    virtual QCoro::Task<QList<Result<>>> settlePauses(QStringList sandboxIds);
     // Removes the sandbox. What happens to its files is the backend's documented choice; with
     // Capability::DeleteFilesOnKill, options.deleteFiles deletes what it would keep.
     virtual QCoro::Task<Result<>> kill(QString sandboxId, KillOptions options) = 0;

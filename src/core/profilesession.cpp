@@ -662,10 +662,13 @@ QCoro::Task<QList<ItemResult>> ProfileSession::run(WorkspaceAction action, QList
     const auto hold = m_tasks.hold();
     const std::shared_ptr<CancelToken> cancel = progress.cancel ? progress.cancel : std::make_shared<CancelToken>();
     const QList<SandboxInfo> given = items;
+    const bool inTwoSteps = action == WorkspaceAction::Pause || action == WorkspaceAction::Close;
     qsizetype next = 0; // items start in their order
     QSet<qsizetype> applied; // the items whose action ran (it reported itself)
+    QList<qsizetype> settling; // the pauses the server accepted, seen through together at the end
+    QSet<qsizetype> deferred; // the same, to look up
     const std::function<QCoro::Task<Result<>>(const SandboxInfo &)> act =
-        [this, action, options, cancel, &next, &applied,
+        [this, action, options, cancel, inTwoSteps, &next, &applied, &settling, &deferred,
          &progress](const SandboxInfo &sandbox) -> QCoro::Task<Result<>> {
         const qsizetype index = next++;
         if (m_shuttingDown) {
@@ -677,6 +680,17 @@ QCoro::Task<QList<ItemResult>> ProfileSession::run(WorkspaceAction action, QList
         if (cancel->isCancelled()) // the start said to stop (its window went away)
             co_return fail(Error{Error::Kind::Cancelled, Tr::tr("cancelled")});
         applied.insert(index);
+        if (inTwoSteps && !holds(sandbox) && !m_manager->isProvisioning(sandbox.workspaceId)) {
+            auto requested = co_await m_backend->requestPause(sandbox.sandboxId);
+            if (requested && !*requested) {
+                settling.append(index);
+                deferred.insert(index);
+                co_return Result<>{}; // reported once settled
+            }
+            const Result<> done = requested ? Result<>{} : Result<>(fail(requested.error()));
+            report(action, sandbox, done);
+            co_return done;
+        }
         co_return co_await apply(action, sandbox, options);
     };
     // What was not done is said so alike everywhere: the profile closed, if that is why.
@@ -685,23 +699,40 @@ QCoro::Task<QList<ItemResult>> ProfileSession::run(WorkspaceAction action, QList
             return fail(closedError());
         return result;
     };
-    const std::function<void(qsizetype, const Result<> &)> step = [this, action, &given, &progress, &applied,
-                                                                   settled](qsizetype index, const Result<> &raw) {
+    const auto itemResult = [&given](qsizetype index, const Result<> &result) {
+        return ItemResult{given.at(index), result ? std::nullopt : std::optional<Error>(result.error())};
+    };
+    const std::function<void(qsizetype, const Result<> &)> step = [this, action, &given, &progress, &applied, &deferred,
+                                                                   settled,
+                                                                   itemResult](qsizetype index, const Result<> &raw) {
+        if (deferred.contains(index))
+            return; // finished when it settles
         const Result<> result = settled(raw);
         if (!applied.contains(index))
             report(action, given.at(index), result); // never started: its event too
         if (progress.finished)
-            progress.finished(
-                index, ItemResult{given.at(index), result ? std::nullopt : std::optional<Error>(result.error())});
+            progress.finished(index, itemResult(index, result));
     };
-    const QList<Result<>> results =
-        co_await runBounded<SandboxInfo>(std::move(items), BulkConcurrency, act, cancel, step);
+    const int concurrency = progress.concurrency > 0 ? progress.concurrency : BulkConcurrency;
+    QList<Result<>> results = co_await runBounded<SandboxInfo>(std::move(items), concurrency, act, cancel, step);
+    if (!settling.isEmpty()) {
+        QStringList ids;
+        for (const qsizetype index : std::as_const(settling))
+            ids.append(given.at(index).sandboxId);
+        const QList<Result<>> outcomes = co_await m_backend->settlePauses(ids);
+        for (qsizetype i = 0; i < settling.size(); ++i) {
+            const qsizetype index = settling.at(i);
+            const Result<> outcome = settled(outcomes.value(i, fail(closedError())));
+            results[index] = outcome;
+            report(action, given.at(index), outcome);
+            if (progress.finished)
+                progress.finished(index, itemResult(index, outcome));
+        }
+    }
     QList<ItemResult> out;
     out.reserve(results.size());
-    for (qsizetype i = 0; i < results.size(); ++i) {
-        const Result<> result = settled(results.at(i));
-        out.append(ItemResult{given.at(i), result ? std::nullopt : std::optional<Error>(result.error())});
-    }
+    for (qsizetype i = 0; i < results.size(); ++i)
+        out.append(itemResult(i, settled(results.at(i))));
     co_return out;
 }
 

@@ -62,6 +62,7 @@ struct ItemResult
 struct BulkProgress
 {
     std::shared_ptr<CancelToken> cancel;
+    int concurrency = 0; // items in flight at most; 0: ProfileSession::BulkConcurrency
     std::function<void(qsizetype)> started;
     std::function<void(qsizetype, const ItemResult &)> finished;
 };
@@ -209,9 +210,12 @@ public:
     QCoro::Task<Result<>> kill(SandboxInfo sandbox, KillOptions options = {});
     QCoro::Task<Result<>> apply(WorkspaceAction action, SandboxInfo sandbox, ActionOptions options = {});
 
-    // A bulk job: `action` on every item, at most BulkConcurrency at once, one result per item in
-    // their order (one failure does not stop the rest). Items not started when progress.cancel is
-    // set or the session shuts down report Cancelled.
+    // A bulk job: `action` on every item, at most progress.concurrency (else BulkConcurrency) at
+    // once, one result per item in their order (one failure does not stop the rest). Items not
+    // started when progress.cancel is set or the session shuts down report Cancelled. Pauses and
+    // closes of what the manager does not hold go in two steps (Backend::requestPause): the
+    // requests at that concurrency, then the accepted ones seen through together
+    // (Backend::settlePauses), each reported as it settles.
     QCoro::Task<QList<ItemResult>> run(WorkspaceAction action, QList<SandboxInfo> items, ActionOptions options = {},
                                        BulkProgress progress = {});
 

@@ -1,5 +1,6 @@
 #include "opensandboxbackend.h"
 
+#include "../../backoff.h"
 #include "../../canceltoken.h"
 #include "../../inspect/secretmask.h"
 #include "../../isolation.h"
@@ -9,6 +10,8 @@
 
 #include <QCoroTask>
 
+#include <QDeadlineTimer>
+#include <QHash>
 #include <QLoggingCategory>
 #include <QNetworkAccessManager>
 
@@ -238,6 +241,96 @@ QCoro::Task<Result<>> OpenSandboxBackend::pause(QString sandboxId)
     if (!info)
         co_return fail(paused ? info.error() : paused.error());
     co_return Result<>{};
+}
+
+namespace {
+// Pauses left to settle that are asked after one by one rather than by listing every sandbox.
+constexpr qsizetype SettleByGet = 4;
+} // namespace
+
+QCoro::Task<Result<bool>> OpenSandboxBackend::requestPause(QString sandboxId)
+{
+    release(sandboxId);
+    auto paused = co_await m_lifecycle->pause(sandboxId);
+    // 409: not running. Paused already, or not pausable: the settling says which.
+    if (!paused && paused.error().kind != Error::Kind::Conflict)
+        co_return fail(paused.error());
+    co_return false;
+}
+
+QCoro::Task<QList<Result<>>> OpenSandboxBackend::settlePauses(QStringList sandboxIds)
+{
+    QList<Result<>> results(sandboxIds.size());
+    QHash<QString, qsizetype> pending; // sandbox id -> index
+    for (qsizetype i = 0; i < sandboxIds.size(); ++i)
+        pending.insert(sandboxIds.at(i), i);
+    const QDeadlineTimer deadline(m_options.settleTimeout);
+    Backoff backoff;
+    while (!pending.isEmpty()) {
+        // A few are cheaper to ask one by one than to list every sandbox of the server for.
+        QHash<QString, Result<SandboxInfo>> seen;
+        if (pending.size() <= SettleByGet) {
+            for (auto it = pending.cbegin(); it != pending.cend(); ++it) {
+                auto info = co_await m_lifecycle->get(it.key());
+                seen.insert(it.key(), std::move(info));
+            }
+        } else {
+            auto listed = co_await m_lifecycle->list({}, {});
+            if (!listed) {
+                for (auto it = pending.cbegin(); it != pending.cend(); ++it)
+                    results[it.value()] = fail(listed.error());
+                break;
+            }
+            for (const SandboxInfo &info : std::as_const(*listed)) {
+                if (pending.contains(info.sandboxId))
+                    seen.insert(info.sandboxId, info);
+            }
+        }
+        QString stillGoing; // one of those not paused yet, for the timeout's message
+        for (auto it = pending.begin(); it != pending.end();) {
+            const auto found = seen.constFind(it.key());
+            Result<> outcome;
+            bool settled = true;
+            if (found == seen.cend()) {
+                outcome = fail(Error::notFound(Tr::tr("sandbox %1 is gone").arg(it.key())));
+            } else if (!*found) {
+                outcome = fail(found->error());
+            } else if ((*found)->state == SandboxState::Paused) {
+                outcome = Result<>{};
+            } else if ((*found)->state == SandboxState::Failed || (*found)->state == SandboxState::Terminated) {
+                outcome = fail(
+                    Error::conflict(Tr::tr("sandbox %1 is %2 and cannot become %3")
+                                        .arg(it.key(), (*found)->rawState, sandboxStateName(SandboxState::Paused))));
+            } else {
+                settled = false;
+                stillGoing = QStringLiteral("%1 (%2)").arg(it.key(), (*found)->rawState);
+            }
+            if (settled) {
+                results[it.value()] = outcome;
+                it = pending.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        if (pending.isEmpty())
+            break;
+        if (deadline.hasExpired()) {
+            const Error late = Error::timeout(
+                Tr::tr("%n sandbox(es) still not paused after %1 s, among them %2", nullptr, int(pending.size()))
+                    .arg(std::chrono::duration<double>(m_options.settleTimeout).count())
+                    .arg(stillGoing));
+            for (auto it = pending.cbegin(); it != pending.cend(); ++it)
+                results[it.value()] = fail(late);
+            break;
+        }
+        const std::chrono::milliseconds left(std::max<qint64>(deadline.remainingTime(), 0));
+        if (!co_await m_http->sleep(std::min(backoff.next(), left))) {
+            for (auto it = pending.cbegin(); it != pending.cend(); ++it)
+                results[it.value()] = fail(HttpClient::closedError());
+            break;
+        }
+    }
+    co_return results;
 }
 
 Capabilities OpenSandboxBackend::capabilities() const

@@ -88,6 +88,10 @@ public:
     QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) override;
     QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) override;
     QCoro::Task<Result<>> pause(QString sandboxId) override;
+    // The POST alone (202: accepted), then the pauses of a job seen through together by one
+    // listing polled with backoff until every one is Paused (or cannot be).
+    QCoro::Task<Result<bool>> requestPause(QString sandboxId) override;
+    QCoro::Task<QList<Result<>>> settlePauses(QStringList sandboxIds) override;
     QCoro::Task<Result<>> kill(QString sandboxId, KillOptions options) override;
     Capabilities capabilities() const override;
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
