@@ -352,7 +352,7 @@ private Q_SLOTS:
                            m_basedir, QStringLiteral("list")});
         QCOMPARE(refused.err,
                  QStringLiteral("paddockctl: option --basedir applies to the local and docker backends only\n"
-                                "usage: paddockctl list [--output table|json|ids] [--json]\n"));
+                                "usage: paddockctl list [--output table|json|ids] [--json] [FILTERS] [--fail-empty]\n"));
         refused = run(local({QStringLiteral("--domain"), QStringLiteral("localhost"), QStringLiteral("list")}));
         QVERIFY2(refused.err.startsWith(QLatin1String("paddockctl: option --domain applies to the opensandbox "
                                                       "and e2b backends only\n")),
@@ -362,7 +362,7 @@ private Q_SLOTS:
         QCOMPARE(refused.exitCode, 2);
         QCOMPARE(refused.err,
                  QStringLiteral("paddockctl: option --delete-files applies to the docker backend only\n"
-                                "usage: paddockctl kill ID... [--delete-files]\n"));
+                                "usage: paddockctl kill ID... | --all [FILTERS] [BULK] [--delete-files]\n"));
         QVERIFY(!QFileInfo::exists(m_basedir));
     }
 
@@ -430,7 +430,7 @@ private Q_SLOTS:
         QTest::newRow("option of another command")
             << QStringList{"list", "--follow"} << "--follow does not apply to list";
         QTest::newRow("unknown backend") << QStringList{"--backend", "k8s", "list"} << "valid choices: local";
-        QTest::newRow("pause without id") << QStringList{"pause"} << "wrong number of arguments";
+        QTest::newRow("pause without id") << QStringList{"pause"} << "give workspace ids, or --all";
         QTest::newRow("info without id") << QStringList{"info"} << "wrong number of arguments";
         QTest::newRow("unknown list output")
             << QStringList{"list", "--output", "wide"} << "--output takes one of table, json, ids, not \"wide\"";
@@ -440,7 +440,8 @@ private Q_SLOTS:
         QTest::newRow("renew without seconds") << QStringList{"renew", "abc"} << "--seconds";
         QTest::newRow("renew bad seconds")
             << QStringList{"renew", "abc", "--seconds", "soon"} << "positive whole number";
-        QTest::newRow("sweep bad idle") << QStringList{"sweep", "--idle", "-5"} << "whole number";
+        QTest::newRow("sweep bad idle") << QStringList{"sweep", "--idle", "-5"}
+                                        << "--idle takes a duration such as 90s, 30m, 2h, 1d";
         QTest::newRow("unknown layout") << QStringList{"--layout", "flat", "list"}
                                         << "unknown layout \"flat\"; valid choices: paddock, agentscope";
         QTest::newRow("agentscope layout per_user")
@@ -964,7 +965,7 @@ private Q_SLOTS:
         QCOMPARE(result.out.count(u'\n'), 5);
         for (const QString &id : std::as_const(ids)) {
             QVERIFY2(
-                QRegularExpression(QStringLiteral("^%1 not idle for long enough \\(idle \\d+s of 24h 0m, judged by "
+                QRegularExpression(QStringLiteral("^%1 not idle for long enough \\(idle \\d+s of 1d 0h, judged by "
                                                   "its (sessions/ folder|last activity)\\)$")
                                        .arg(id),
                                    QRegularExpression::MultilineOption)

@@ -86,13 +86,15 @@ public:
     QJsonObject stats() const { return fakeRoute(QStringLiteral("/_fake/stats")); }
     // GET /_fake/info: its ports, its data directory (sandbox files in <dataDir>/<id>/{workspace,root,tmp}).
     QJsonObject info() const { return fakeRoute(QStringLiteral("/_fake/info")); }
+    // POST /_fake/reset-stats: the counters from zero (maxInflight from what is in flight now).
+    QJsonObject resetStats() const { return fakeRoute(QStringLiteral("/_fake/reset-stats"), true); }
 
 private:
-    QJsonObject fakeRoute(const QString &path) const
+    QJsonObject fakeRoute(const QString &path, bool post = false) const
     {
         QNetworkAccessManager network;
         QNetworkRequest request(QUrl(m_base.toString() + path));
-        std::unique_ptr<QNetworkReply> reply(network.get(request));
+        std::unique_ptr<QNetworkReply> reply(post ? network.post(request, QByteArray()) : network.get(request));
         QSignalSpy finished(reply.get(), &QNetworkReply::finished);
         if (!reply->isFinished() && !finished.wait(30'000))
             return {};

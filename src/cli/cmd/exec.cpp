@@ -8,84 +8,15 @@
 #include "command.h"
 
 #include "canceltoken.h"
+#include "signals.h"
 
 #include <QCoroTask>
-
-#include <QSocketNotifier>
-
-#include <csignal>
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace Paddock::Ctl {
 
 namespace {
 
 constexpr int CannotRun = 125; // as docker and podman exec say "the command did not run"
-
-int signalPipe[2] = {-1, -1};
-volatile std::sig_atomic_t signalsSeen = 0;
-
-void onSignal(int signal)
-{
-    // A second one ends at once: the user means it.
-    if (signalsSeen != 0)
-        ::_exit(128 + signal);
-    signalsSeen = 1;
-    const char byte = char(signal);
-    [[maybe_unused]] const auto written = ::write(signalPipe[1], &byte, 1);
-}
-
-// While it exists, SIGINT and SIGTERM cancel the command (through the event loop) and SIGPIPE is
-// ignored (a reader that went away is seen as a failed write, and also cancels it).
-class StopOnSignals final
-{
-    Q_DISABLE_COPY_MOVE(StopOnSignals)
-
-public:
-    explicit StopOnSignals(std::shared_ptr<CancelToken> cancel)
-    {
-        if (::pipe2(signalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
-            return;
-        m_notifier = std::make_unique<QSocketNotifier>(signalPipe[0], QSocketNotifier::Read);
-        QObject::connect(m_notifier.get(), &QSocketNotifier::activated, m_notifier.get(), [this, cancel] {
-            char byte = 0;
-            while (::read(signalPipe[0], &byte, 1) == 1)
-                m_signal = byte;
-            cancel->cancel();
-        });
-        struct sigaction action = {};
-        action.sa_handler = onSignal;
-        sigemptyset(&action.sa_mask);
-        ::sigaction(SIGINT, &action, &m_oldInt);
-        ::sigaction(SIGTERM, &action, &m_oldTerm);
-        struct sigaction ignore = {};
-        ignore.sa_handler = SIG_IGN;
-        sigemptyset(&ignore.sa_mask);
-        ::sigaction(SIGPIPE, &ignore, &m_oldPipe);
-    }
-    ~StopOnSignals()
-    {
-        if (!m_notifier)
-            return;
-        ::sigaction(SIGINT, &m_oldInt, nullptr);
-        ::sigaction(SIGTERM, &m_oldTerm, nullptr);
-        ::sigaction(SIGPIPE, &m_oldPipe, nullptr);
-        m_notifier.reset();
-        ::close(signalPipe[0]);
-        ::close(signalPipe[1]);
-        signalPipe[0] = signalPipe[1] = -1;
-    }
-    // The signal that stopped the command (SIGINT, SIGTERM), or 0.
-    int signal() const { return m_signal; }
-
-private:
-    std::unique_ptr<QSocketNotifier> m_notifier;
-    int m_signal = 0;
-    struct sigaction m_oldInt = {};
-    struct sigaction m_oldTerm = {};
-    struct sigaction m_oldPipe = {};
-};
 
 } // namespace
 

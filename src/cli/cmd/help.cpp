@@ -28,6 +28,22 @@ QString helpText()
                    "json (or --json) prints JSON, --output ids one workspace id per line. info\n"
                    "prints one workspace as the listing knows it (--json: list --json's object).\n");
     text += Tr::tr("\n"
+                   "pause, resume, close, kill and renew act on the workspaces given, or with --all\n"
+                   "on every workspace that FILTERS keep, found by one listing. FILTERS, each one\n"
+                   "more condition (list takes them too):\n"
+                   "  --state S[,S...]          running, paused, pending, failed, ...\n"
+                   "  --user U, --agent A       repeatable: any of them\n"
+                   "  --label KEY=VALUE         metadata; repeatable: all of them\n"
+                   "  --idle-longer-than D      idle by the listing's times (last activity, else\n"
+                   "                            creation)\n"
+                   "  --expires-within D        expires within D (or expired)\n"
+                   "BULK: --concurrency N (1-64, default 8) at once; --dry-run prints what would be\n"
+                   "done; --json prints the results as JSON at the end; --fail-empty exits 1 when\n"
+                   "nothing matches; --yes kills several workspaces chosen by --all without asking\n"
+                   "(needed when stdin is not a terminal). Results come in the order given; one\n"
+                   "failure does not stop the rest (exit 1). Ctrl+C starts nothing more, waits for\n"
+                   "what is under way and says what was done. Durations: 90s, 30m, 2h, 1d.\n");
+    text += Tr::tr("\n"
                    "renew sets the expiry to now + N seconds. When that is earlier than the current\n"
                    "expiry, it changes nothing and fails, unless --allow-shorter is given.\n");
     text += Tr::tr("\n"

@@ -1,25 +1,15 @@
-// resume ID...: resumes each workspace's sandbox.
+// resume ID... | resume --all [filters]: resumes each workspace's sandbox. In parallel, through the
+// core's bulk runner (selection.h).
 
-#include "lifecycle.h"
+#include "selection.h"
 
 #include <QCoroTask>
 
 namespace Paddock::Ctl {
 
-namespace {
-
-QCoro::Task<Result<QString>> resumeOne(Session &s, QString id, SandboxInfo sandbox)
-{
-    if (auto resumed = co_await s.session->resume(sandbox); !resumed)
-        co_return fail(resumed.error());
-    co_return Tr::tr("%1 resumed").arg(id);
-}
-
-} // namespace
-
 QCoro::Task<int> runResume(Session &s)
 {
-    co_return co_await forEachWorkspace(s, resumeOne);
+    co_return co_await runBulk(s, BulkVerb::Resume);
 }
 
 } // namespace Paddock::Ctl

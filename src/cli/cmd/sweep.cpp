@@ -1,13 +1,20 @@
-// sweep --idle SECONDS [--dry-run]: pauses the running workspaces idle longer than that, judged
-// by the console's idle rule (idleSince), and says for each running workspace what it did.
+// sweep --idle DURATION [FILTERS] [--dry-run] [--concurrency N] [--json]: pauses the running
+// workspaces idle longer than that, judged by the console's idle rule (idleSince), and says for
+// each running workspace what it did.
 
 #include "command.h"
 
 #include "bulk.h"
+#include "duration.h"
 #include "idlerule.h"
+#include "selection.h"
+#include "signals.h"
 
 #include <QCoroTask>
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLocale>
 
 #include <functional>
@@ -16,24 +23,6 @@
 namespace Paddock::Ctl {
 
 namespace {
-
-// sessions/ folders read at once (one execd listing each on OpenSandbox).
-constexpr int ActivityReads = 4;
-
-QString idleText(std::chrono::seconds idle)
-{
-    const auto hours = std::chrono::duration_cast<std::chrono::hours>(idle);
-    const auto minutes = std::chrono::duration_cast<std::chrono::minutes>(idle - hours);
-    const auto seconds = idle - hours - minutes;
-    // In the user's language and number format ("5m 3s", "5 分 3 秒").
-    const QLocale locale;
-    if (hours.count() > 0)
-        return Tr::tr("%1h %2m").arg(locale.toString(qint64(hours.count())), locale.toString(qint64(minutes.count())));
-    if (minutes.count() > 0)
-        return Tr::tr("%1m %2s").arg(locale.toString(qint64(minutes.count())),
-                                     locale.toString(qint64(seconds.count())));
-    return Tr::tr("%1s").arg(locale.toString(qint64(seconds.count())));
-}
 
 // How the time was found, for the end of a line.
 QString basisText(IdleBasis basis)
@@ -69,21 +58,34 @@ QCoro::Task<Result<>> readActivity(ProfileSession *session, QString sandboxId, s
 QCoro::Task<int> runSweep(Session &s)
 {
     if (!s.has("idle"))
-        co_return s.usage(Tr::tr("sweep needs --idle SECONDS"));
-    const auto idle = parseCount(s.value("idle"));
-    if (!idle)
-        co_return s.usage(Tr::tr("--idle takes a whole number of seconds, not \"%1\"").arg(s.value("idle")));
-    const std::chrono::seconds threshold(*idle);
+        co_return s.usage(Tr::tr("sweep needs --idle DURATION (such as %1)").arg(durationForms()));
+    const auto idle = parseDuration(s.value("idle"));
+    if (!idle) {
+        co_return s.usage(Tr::tr("--idle takes a duration such as %1 (or whole seconds), not \"%2\"")
+                              .arg(durationForms(), s.value("idle")));
+    }
+    const std::chrono::seconds threshold = *idle;
+    const auto filters = parseFilters(s);
+    if (!filters)
+        co_return s.usage(filters.error().message);
+    const auto concurrency = parseConcurrency(s);
+    if (!concurrency)
+        co_return s.usage(concurrency.error().message);
     ListFilter filter;
     filter.states = {SandboxState::Running};
     auto listed = co_await s.session->list(filter);
     if (!listed)
         co_return s.failed({}, listed.error());
-    const QList<SandboxInfo> running = *listed;
+    QList<SandboxInfo> running;
+    const QDateTime listedAt = QDateTime::currentDateTimeUtc();
+    for (const SandboxInfo &info : newestPerWorkspace(*listed)) {
+        if (filters->matches(info, listedAt))
+            running.append(info);
+    }
 
-    // Every running workspace's sessions/ activity first, a few at once: an agent busy in its
-    // sessions/ folder is not idle whatever the listing says. One that cannot be read is judged
-    // without it, and the user is told.
+    // Every running workspace's sessions/ activity first, --concurrency at once: an agent busy in
+    // its sessions/ folder is not idle whatever the listing says. One that cannot be read is
+    // judged without it, and the user is told.
     auto seen = std::make_shared<QList<QDateTime>>(running.size());
     QList<qsizetype> indexes;
     for (qsizetype index = 0; index < running.size(); ++index)
@@ -95,7 +97,7 @@ QCoro::Task<int> runSweep(Session &s)
                                                                           &running](const qsizetype &index) {
         return readActivity(session, running.at(index).sandboxId, seen, index);
     };
-    const QList<Result<>> reads = co_await runBounded<qsizetype>(indexes, ActivityReads, read);
+    const QList<Result<>> reads = co_await runBounded<qsizetype>(indexes, *concurrency, read);
     for (qsizetype index = 0; index < reads.size(); ++index) {
         if (!reads.at(index)) {
             err(Tr::tr("cannot read the sessions/ activity of %1 (%2); it is judged without it")
@@ -103,33 +105,118 @@ QCoro::Task<int> runSweep(Session &s)
         }
     }
 
+    // Each running workspace judged; those left running said at once, in the listing's order.
     const QDateTime now = QDateTime::currentDateTimeUtc();
     const bool dryRun = s.has("dry-run");
-    int exitCode = Success;
+    const bool json = s.has("json");
+    QJsonArray rows;
+    QList<SandboxInfo> idleOnes;
+    QList<QString> idleWhy; // "idle 2h 3m, judged by ..." for each of idleOnes
+    QList<qint64> idleSeconds;
     for (qsizetype i = 0; i < running.size(); ++i) {
         const SandboxInfo &info = running.at(i);
         const IdleSince since = idleSince(info, seen->at(i));
+        QJsonObject row{{QStringLiteral("workspaceId"), info.workspaceId},
+                        {QStringLiteral("sandboxId"), info.sandboxId}};
         if (!since.isKnown()) {
-            out(Tr::tr("%1 not judged: no activity or creation time to go by").arg(info.workspaceId));
+            if (!json)
+                out(Tr::tr("%1 not judged: no activity or creation time to go by").arg(info.workspaceId));
+            row.insert(QStringLiteral("action"), QStringLiteral("none"));
+            row.insert(QStringLiteral("idleSeconds"), QJsonValue(QJsonValue::Null));
+            rows.append(row);
             continue;
         }
         const std::chrono::seconds idleFor(std::max<qint64>(0, since.since.secsTo(now)));
         if (!since.idleLongerThan(threshold, now)) {
-            out(Tr::tr("%1 not idle for long enough (idle %2 of %3, %4)")
-                    .arg(info.workspaceId, idleText(idleFor), idleText(threshold), basisText(since.basis)));
+            if (!json) {
+                out(Tr::tr("%1 not idle for long enough (idle %2 of %3, %4)")
+                        .arg(info.workspaceId, formatDuration(idleFor), formatDuration(threshold),
+                             basisText(since.basis)));
+            }
+            row.insert(QStringLiteral("action"), QStringLiteral("none"));
+            row.insert(QStringLiteral("idleSeconds"), qint64(idleFor.count()));
+            rows.append(row);
             continue;
         }
-        if (dryRun) {
-            out(Tr::tr("%1 would be paused (idle %2, %3)")
-                    .arg(info.workspaceId, idleText(idleFor), basisText(since.basis)));
-            continue;
+        idleOnes.append(info);
+        idleWhy.append(Tr::tr("idle %1, %2").arg(formatDuration(idleFor), basisText(since.basis)));
+        idleSeconds.append(idleFor.count());
+    }
+    if (dryRun) {
+        for (qsizetype i = 0; i < idleOnes.size(); ++i) {
+            if (json) {
+                rows.append(QJsonObject{{QStringLiteral("workspaceId"), idleOnes.at(i).workspaceId},
+                                        {QStringLiteral("sandboxId"), idleOnes.at(i).sandboxId},
+                                        {QStringLiteral("action"), QStringLiteral("would pause")},
+                                        {QStringLiteral("idleSeconds"), idleSeconds.at(i)}});
+            } else {
+                out(Tr::tr("%1 would be paused (%2)").arg(idleOnes.at(i).workspaceId, idleWhy.at(i)));
+            }
         }
-        if (auto paused = co_await s.session->pause(info); !paused) {
-            err(Tr::tr("%1 pause failed: %2").arg(info.workspaceId, paused.error().message));
-            exitCode = Failure;
-            continue;
+        if (json)
+            write(stdout, QJsonDocument(rows).toJson(QJsonDocument::Indented));
+        co_return Success;
+    }
+
+    // The idle ones paused in parallel through the core's bulk runner (the accepted pauses seen
+    // through together), each said in the listing's order as soon as it and those before it are
+    // done.
+    int exitCode = Success;
+    QList<std::optional<ItemResult>> results(idleOnes.size());
+    qsizetype printed = 0;
+    const auto cancel = std::make_shared<CancelToken>();
+    const StopOnSignals stopper(cancel);
+    BulkProgress progress;
+    progress.cancel = cancel;
+    progress.concurrency = *concurrency;
+    progress.finished = [&](qsizetype index, const ItemResult &result) {
+        results[index] = result;
+        while (printed < results.size() && results.at(printed)) {
+            const ItemResult &done = *results.at(printed);
+            const SandboxInfo &info = idleOnes.at(printed);
+            if (done.ok()) {
+                if (!json)
+                    out(Tr::tr("%1 paused (%2)").arg(info.workspaceId, idleWhy.at(printed)));
+            } else if (done.error->kind != Error::Kind::Cancelled) {
+                err(Tr::tr("%1 pause failed: %2").arg(info.workspaceId, done.error->message));
+            }
+            ++printed;
         }
-        out(Tr::tr("%1 paused (idle %2, %3)").arg(info.workspaceId, idleText(idleFor), basisText(since.basis)));
+    };
+    co_await session->run(WorkspaceAction::Pause, idleOnes, ActionOptions{}, progress);
+    QStringList notStarted;
+    qsizetype paused = 0;
+    qsizetype failed = 0;
+    for (qsizetype i = 0; i < results.size(); ++i) {
+        const std::optional<ItemResult> &result = results.at(i);
+        const bool cancelled = result && !result->ok() && result->error->kind == Error::Kind::Cancelled;
+        if (json) {
+            rows.append(QJsonObject{
+                {QStringLiteral("workspaceId"), idleOnes.at(i).workspaceId},
+                {QStringLiteral("sandboxId"), idleOnes.at(i).sandboxId},
+                {QStringLiteral("action"), QStringLiteral("pause")},
+                {QStringLiteral("idleSeconds"), idleSeconds.at(i)},
+                {QStringLiteral("ok"), result && result->ok()},
+                {QStringLiteral("error"),
+                 result && !result->ok() ? QJsonValue(result->error->message) : QJsonValue(QJsonValue::Null)},
+            });
+        }
+        if (result && result->ok())
+            ++paused;
+        else if (!result || cancelled)
+            notStarted.append(idleOnes.at(i).workspaceId);
+        else
+            ++failed;
+    }
+    if (json)
+        write(stdout, QJsonDocument(rows).toJson(QJsonDocument::Indented));
+    if (failed > 0)
+        exitCode = Failure;
+    if (stopper.signal() != 0 || !notStarted.isEmpty()) {
+        err(Tr::tr("interrupted: %1 done, %2 failed, %3 not started").arg(paused).arg(failed).arg(notStarted.size()));
+        if (!notStarted.isEmpty())
+            err(Tr::tr("not started: %1").arg(notStarted.join(u' ')));
+        co_return stopper.signal() != 0 ? 128 + stopper.signal() : Failure;
     }
     co_return exitCode;
 }
