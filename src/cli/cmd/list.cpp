@@ -2,6 +2,7 @@
 // (the default), as JSON, or as ids for pipes. What each looks like is in output.h.
 
 #include "command.h"
+#include "completioncache.h"
 #include "output.h"
 
 #include <QCoroTask>
@@ -16,6 +17,7 @@ QCoro::Task<int> runList(Session &s)
     auto all = co_await s.session->list();
     if (!all)
         co_return s.failed({}, all.error());
+    rememberWorkspaceIds(s, *all); // for the shell completion's ids
     switch (*format) {
     case OutputFormat::Json:
         write(stdout, renderJson(*all));
