@@ -12,6 +12,10 @@ set(PADDOCK_APP_ID io.github.paddock_console.Paddock)
 install(FILES ${CMAKE_CURRENT_LIST_DIR}/${PADDOCK_APP_ID}.desktop DESTINATION ${CMAKE_INSTALL_DATADIR}/applications)
 install(FILES ${CMAKE_CURRENT_LIST_DIR}/${PADDOCK_APP_ID}.metainfo.xml DESTINATION ${CMAKE_INSTALL_DATADIR}/metainfo)
 install(DIRECTORY ${CMAKE_CURRENT_LIST_DIR}/icons/hicolor DESTINATION ${CMAKE_INSTALL_DATADIR}/icons)
+# paddockctl's shell completion (completion/), where Debian's bash-completion and zsh look for it.
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/completion/paddockctl.bash
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME paddockctl)
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/completion/_paddockctl DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME paddock)

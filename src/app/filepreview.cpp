@@ -4,6 +4,8 @@
 #include "inspectorsupport.h"
 #include "textpageview.h"
 
+#include <QCoroTask>
+
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>

@@ -25,6 +25,8 @@ constexpr std::array<Option, 2> OwnOptions{{
     {"bootstrap", "file"},
 }};
 
+} // namespace
+
 // Every global option: paddockctl's own, then each registered backend's in the registry's order,
 // once (two backends may take one option, as local and Docker take --basedir).
 QList<CommandLineOption> globalOptions()
@@ -44,6 +46,8 @@ QList<CommandLineOption> globalOptions()
     return options;
 }
 
+namespace {
+
 // The ids of the backends that take an option, in the registry's order (none: not a backend's).
 QStringList backendsTaking(const QString &option)
 {
@@ -54,6 +58,8 @@ QStringList backendsTaking(const QString &option)
     }
     return ids;
 }
+
+} // namespace
 
 // Makes the invocation's profile session (s.session, and the log store it writes to, s.logs) from
 // the global options: the backend --backend names, filled in by its own options, the bootstrap
@@ -125,11 +131,17 @@ QList<QCommandLineOption> parserOptions(const QList<CommandLineOption> &global)
     return options;
 }
 
-} // namespace
-
 QCoro::Task<int> run(QStringList arguments)
 {
     Session s;
+    // An internal command (the shell completion's __complete) gets its words as they are: a word
+    // being completed is often not yet a valid option, and nothing of it must be refused.
+    if (const Command *internal = arguments.size() > 1 ? findCommand(arguments.at(1)) : nullptr;
+        internal && internal->internal) {
+        s.command = internal;
+        s.args = arguments.mid(2);
+        co_return co_await internal->run(s);
+    }
     QCommandLineParser &parser = s.parser;
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     const QCommandLineOption help(QStringList{QStringLiteral("h"), QStringLiteral("help")});
@@ -150,7 +162,8 @@ QCoro::Task<int> run(QStringList arguments)
         co_return s.usage(Tr::tr("no command given; commands: %1").arg(commandNames()));
 
     s.command = findCommand(positional.takeFirst());
-    if (!s.command) {
+    if (!s.command || s.command->internal) {
+        s.command = nullptr;
         co_return s.usage(Tr::tr("unknown command \"%1\"; commands: %2")
                               .arg(parser.positionalArguments().constFirst(), commandNames()));
     }

@@ -2,10 +2,11 @@
 # Installs the build into a prefix inside the build folder (cmake --install --prefix) and checks
 # the installed tree as a user gets it: both programs answer --version (the console without a
 # display), paddockctl speaks Chinese under a zh_CN locale with the translations read from the
-# installed folder (not the build tree's), and the desktop entry and AppStream metainfo pass
-# desktop-file-validate and appstreamcli. Nothing is written outside the build folder. Where a
-# validator is missing the rest still runs and the test is then skipped (exit 77), except under
-# CI=true, where it fails.
+# installed folder (not the build tree's), the installed bash completion asks the installed
+# paddockctl, and the desktop entry and AppStream metainfo pass desktop-file-validate and
+# appstreamcli (and the zsh completion zsh -n). Nothing is written outside the build folder.
+# Where a validator is missing the rest still runs and the test is then skipped (exit 77), except
+# under CI=true, where it fails.
 #
 # usage: check-install.sh <cmake> <build dir> <prefix> <version>
 set -eu
@@ -39,7 +40,8 @@ unset QT_LOGGING_RULES LANGUAGE LC_ALL LC_MESSAGES DISPLAY WAYLAND_DISPLAY QT_QP
 
 for file in bin/paddock bin/paddockctl share/applications/$id.desktop share/metainfo/$id.metainfo.xml \
     share/icons/hicolor/scalable/apps/$id.svg share/paddock/translations/paddock_zh_CN.qm \
-    share/paddock/translations/paddock_en.qm; do
+    share/paddock/translations/paddock_en.qm share/bash-completion/completions/paddockctl \
+    share/zsh/vendor-completions/_paddockctl; do
     [ -s "$prefix/$file" ] || fail "$file is not installed"
 done
 for size in 16 22 24 32 48 64 128 256; do
@@ -75,7 +77,19 @@ grep -qF "loaded $prefix/share/paddock/translations/paddock_zh_CN.qm" "$prefix/h
 head -n 1 "$prefix/help.out"
 grep -E "translations from|loaded" "$prefix/help.err"
 
+# The bash completion as bash-completion loads it: its candidates come from the installed paddockctl.
+out=$(PATH="$prefix/bin:$PATH" bash -c 'source "$1" && COMP_WORDS=(paddockctl pa) && COMP_CWORD=1 && _paddockctl &&
+    printf "%s\n" "${COMPREPLY[@]}"' bash "$prefix/share/bash-completion/completions/paddockctl") ||
+    fail "the bash completion failed"
+[ "$out" = pause ] || fail "the bash completion of 'paddockctl pa' offered '$out'"
+echo "bash completion: paddockctl pa -> $out"
+
 missing=
+if command -v zsh >/dev/null; then
+    zsh -n "$prefix/share/zsh/vendor-completions/_paddockctl" || fail "the zsh completion does not parse"
+else
+    missing="$missing zsh"
+fi
 if command -v desktop-file-validate >/dev/null; then
     desktop-file-validate "$prefix/share/applications/$id.desktop" || fail "desktop-file-validate failed"
     echo "desktop-file-validate: $id.desktop is valid"

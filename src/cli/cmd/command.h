@@ -94,6 +94,9 @@ struct Command
     // podman say it): the status of every failure of paddockctl's own (usage, setup), so that it
     // cannot be mistaken for the command's. 0: the usual 2 and 1.
     int ownFailure = 0;
+    // For paddockctl's own scripts (the shell completion's __complete): not in help, not completed,
+    // named as the first argument only, and given its words as they are, unparsed.
+    bool internal = false;
 };
 
 // Every command, in the order help lists them.
@@ -101,6 +104,13 @@ std::span<const Command> commands();
 const Command *findCommand(const QString &name);
 // "assign-id, open, ...": for messages.
 QString commandNames();
+
+// What the dispatcher (ctl.cpp) makes of the global options, for __complete too: the global
+// options (paddockctl's own, then each registered backend's), every option the parser knows, and
+// the invocation's profile session (Success, or the exit code of the usage error it reported).
+QList<CommandLineOption> globalOptions();
+QList<QCommandLineOption> parserOptions(const QList<CommandLineOption> &global);
+int makeSession(Session &s);
 
 // The verbs, one file each (cmd/<name>.cpp).
 QCoro::Task<int> runAssignId(Session &s);
@@ -118,5 +128,6 @@ QCoro::Task<int> runInspect(Session &s);
 QCoro::Task<int> runExec(Session &s);
 QCoro::Task<int> runFiles(Session &s);
 QCoro::Task<int> runHelp(Session &s);
+QCoro::Task<int> runComplete(Session &s);
 
 } // namespace Paddock::Ctl

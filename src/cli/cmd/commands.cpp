@@ -12,7 +12,7 @@ namespace Paddock::Ctl {
 
 namespace {
 
-constexpr std::array<Command, 15> Table{{
+constexpr std::array<Command, 16> Table{{
     {"assign-id",
      "--isolation per_agent|per_session|per_user --user U --agent A [--session S]",
      {{"isolation", "policy"}, {"user", "id"}, {"agent", "id"}, {"session", "id"}},
@@ -171,6 +171,7 @@ constexpr std::array<Command, 15> Table{{
      true,
      runFiles},
     {"help", "", {}, 0, 0, false, runHelp},
+    {"__complete", "WORD...", {}, 0, -1, false, runComplete, 0, true},
 }};
 
 } // namespace
@@ -190,8 +191,10 @@ const Command *findCommand(const QString &name)
 QString commandNames()
 {
     QStringList names;
-    for (const Command &command : Table)
-        names.append(QLatin1String(command.name));
+    for (const Command &command : Table) {
+        if (!command.internal)
+            names.append(QLatin1String(command.name));
+    }
     return names.join(QStringLiteral(", "));
 }
 

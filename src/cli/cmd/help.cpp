@@ -19,7 +19,7 @@ QString helpText()
                           "\n"
                           "Commands:\n");
     for (const Command &command : commands()) {
-        if (qstrcmp(command.name, "help") == 0)
+        if (command.internal || qstrcmp(command.name, "help") == 0)
             continue;
         text += QStringLiteral("  %1 %2\n").arg(QLatin1String(command.name), QLatin1String(command.synopsis));
     }

@@ -3,6 +3,7 @@
 // ids for pipes. What each looks like is in output.h.
 
 #include "command.h"
+#include "completioncache.h"
 #include "output.h"
 #include "selection.h"
 
@@ -21,6 +22,7 @@ QCoro::Task<int> runList(Session &s)
     auto all = co_await s.session->list();
     if (!all)
         co_return s.failed({}, all.error());
+    rememberWorkspaceIds(s, *all); // for the shell completion's ids
     if (filters->any()) {
         // The filters judge each workspace by its newest sandbox, as the bulk verbs do; without
         // them the listing is shown whole.
