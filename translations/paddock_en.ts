@@ -217,6 +217,13 @@
             <numerusform>only %1 of %n bytes came back</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n sandbox(es) still not paused after %1 s, among them %2</source>
+        <translation>
+            <numerusform>%n sandbox still not paused after %1 s: %2</numerusform>
+            <numerusform>%n sandboxes still not paused after %1 s, among them %2</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
@@ -463,6 +470,20 @@
         <translation>
             <numerusform>Data (%n file)</numerusform>
             <numerusform>Data (%n files)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Kill %n workspace(s)? Their sandboxes are deleted. [y/N] </source>
+        <translation>
+            <numerusform>Kill %n workspace? Its sandbox is deleted. [y/N] </numerusform>
+            <numerusform>Kill %n workspaces? Their sandboxes are deleted. [y/N] </numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>kill --all would kill %n workspace(s): give --yes to do it without being asked (stdin is not a terminal), or --dry-run to see which</source>
+        <translation>
+            <numerusform>kill --all would kill %n workspace: give --yes to do it without being asked (stdin is not a terminal), or --dry-run to see which</numerusform>
+            <numerusform>kill --all would kill %n workspaces: give --yes to do it without being asked (stdin is not a terminal), or --dry-run to see which</numerusform>
         </translation>
     </message>
 </context>

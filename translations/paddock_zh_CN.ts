@@ -4111,6 +4111,16 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <source>%1 is too large to be E2B&apos;s CLI configuration</source>
         <translation>%1 太大，不可能是 E2B CLI 的配置文件</translation>
     </message>
+    <message>
+        <source>sandbox %1 is gone</source>
+        <translation>沙箱 %1 已不存在</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n sandbox(es) still not paused after %1 s, among them %2</source>
+        <translation>
+            <numerusform>%1 秒后仍有 %n 个沙箱未暂停，其中包括 %2</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
@@ -5958,28 +5968,12 @@ Commands:
         <translation>%1 已暂停</translation>
     </message>
     <message>
-        <source>renew needs --seconds N</source>
-        <translation>renew 需要 --seconds N</translation>
-    </message>
-    <message>
-        <source>--seconds takes a positive whole number, not &quot;%1&quot;</source>
-        <translation>--seconds 需要正整数，而不是“%1”</translation>
-    </message>
-    <message>
         <source>%1 expires at %2</source>
         <translation>%1 过期时间：%2</translation>
     </message>
     <message>
         <source>never</source>
         <translation>永不</translation>
-    </message>
-    <message>
-        <source>sweep needs --idle SECONDS</source>
-        <translation>sweep 需要 --idle SECONDS</translation>
-    </message>
-    <message>
-        <source>--idle takes a whole number of seconds, not &quot;%1&quot;</source>
-        <translation>--idle 需要整数秒数，而不是“%1”</translation>
     </message>
     <message>
         <source>there is no bootstrap log for workspace %1</source>
@@ -6048,10 +6042,6 @@ renew 将过期时间设为当前时间加 N 秒。若该时间早于当前的�
 </translation>
     </message>
     <message>
-        <source>renew %1: now + %2 s is %3, earlier than its current expiry %4; nothing was changed (give --allow-shorter to shorten it)</source>
-        <translation>renew %1：当前时间加 %2 秒为 %3，早于其当前过期时间 %4；未做任何更改（如需缩短，请指定 --allow-shorter）</translation>
-    </message>
-    <message>
         <source>judged by its last activity</source>
         <translation>按最后活动时间判断</translation>
     </message>
@@ -6076,16 +6066,8 @@ renew 将过期时间设为当前时间加 N 秒。若该时间早于当前的�
         <translation>%1 空闲时间不够长（已空闲 %2，须超过 %3；%4）</translation>
     </message>
     <message>
-        <source>%1 would be paused (idle %2, %3)</source>
-        <translation>%1 将会被暂停（已空闲 %2，%3）</translation>
-    </message>
-    <message>
         <source>%1 pause failed: %2</source>
         <translation>%1 暂停失败：%2</translation>
-    </message>
-    <message>
-        <source>%1 paused (idle %2, %3)</source>
-        <translation>%1 已暂停（已空闲 %2，%3）</translation>
     </message>
     <message>
         <source>option --%1 applies to the %2 and %3 backends only</source>
@@ -6614,6 +6596,160 @@ list 打印一张适应终端宽度（否则按 $COLUMNS）的表格；--output 
         <source>stopped</source>
         <comment>the expiry timer of a paused sandbox</comment>
         <translation>计时已停</translation>
+    </message>
+    <message>
+        <source>
+pause, resume, close, kill and renew act on the workspaces given, or with --all
+on every workspace that FILTERS keep, found by one listing. FILTERS, each one
+more condition (list takes them too):
+  --state S[,S...]          running, paused, pending, failed, ...
+  --user U, --agent A       repeatable: any of them
+  --label KEY=VALUE         metadata; repeatable: all of them
+  --idle-longer-than D      idle by the listing&apos;s times (last activity, else
+                            creation)
+  --expires-within D        expires within D (or expired)
+BULK: --concurrency N (1-64, default 8) at once; --dry-run prints what would be
+done; --json prints the results as JSON at the end; --fail-empty exits 1 when
+nothing matches; --yes kills several workspaces chosen by --all without asking
+(needed when stdin is not a terminal). Results come in the order given; one
+failure does not stop the rest (exit 1). Ctrl+C starts nothing more, waits for
+what is under way and says what was done. Durations: 90s, 30m, 2h, 1d.
+</source>
+        <translation>
+pause、resume、close、kill 和 renew 作用于给出的工作区；用 --all 时作用于
+FILTERS 保留的每个工作区（只列出一次）。FILTERS 每个都是一个附加条件
+（list 也接受）：
+  --state S[,S...]          running、paused、pending、failed 等
+  --user U, --agent A       可重复：满足其一即可
+  --label KEY=VALUE         元数据；可重复：须全部满足
+  --idle-longer-than D      按列表中的时间判断空闲（最近活动，否则为创建时间）
+  --expires-within D        在 D 内到期（或已到期）
+BULK：--concurrency N（1-64，默认 8）同时进行的数量；--dry-run 只打印将要做的事；
+--json 在结束时以 JSON 打印结果；--fail-empty 在没有匹配时以 1 退出；
+--yes 在销毁 --all 选中的多个工作区时不再询问（标准输入不是终端时必须给出）。
+结果按给出的顺序输出；一个失败不会中止其余的（退出码 1）。Ctrl+C 不再开始新的
+操作，等待进行中的完成，并说明哪些已完成。时长：90s、30m、2h、1d。
+</translation>
+    </message>
+    <message>
+        <source>no workspace matches</source>
+        <translation>没有匹配的工作区</translation>
+    </message>
+    <message>
+        <source>--%1 takes a duration such as %2, not &quot;%3&quot;</source>
+        <translation>--%1 需要一个时长，例如 %2，而不是“%3”</translation>
+    </message>
+    <message>
+        <source>would pause %1</source>
+        <translation>将暂停 %1</translation>
+    </message>
+    <message>
+        <source>would resume %1</source>
+        <translation>将恢复 %1</translation>
+    </message>
+    <message>
+        <source>would close %1</source>
+        <translation>将关闭 %1</translation>
+    </message>
+    <message>
+        <source>would kill %1</source>
+        <translation>将销毁 %1</translation>
+    </message>
+    <message>
+        <source>would renew %1</source>
+        <translation>将续期 %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Kill %n workspace(s)? Their sandboxes are deleted. [y/N] </source>
+        <translation>
+            <numerusform>销毁 %n 个工作区？其沙箱将被删除。[y/N] </numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>y</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>now + %1 is %2, earlier than its current expiry %3; nothing was changed (give --allow-shorter to shorten it)</source>
+        <translation>当前时间 + %1 为 %2，早于其当前到期时间 %3；未做任何更改（如要缩短，请给出 --allow-shorter）</translation>
+    </message>
+    <message>
+        <source>--state takes %1 (several with commas), not &quot;%2&quot;</source>
+        <translation>--state 接受 %1（多个用逗号分隔），而不是“%2”</translation>
+    </message>
+    <message>
+        <source>--label takes key=value, not &quot;%1&quot;</source>
+        <translation>--label 需要 key=value，而不是“%1”</translation>
+    </message>
+    <message>
+        <source>--concurrency takes a whole number from 1 to %1, not &quot;%2&quot;</source>
+        <translation>--concurrency 需要 1 到 %1 之间的整数，而不是“%2”</translation>
+    </message>
+    <message>
+        <source>no workspace %1</source>
+        <translation>没有工作区 %1</translation>
+    </message>
+    <message>
+        <source>give workspace ids or --all, not both</source>
+        <translation>请给出工作区 ID 或 --all，不能同时给出</translation>
+    </message>
+    <message>
+        <source>give workspace ids, or --all (narrowed by --state, --user, --agent, --label, --idle-longer-than, --expires-within) for every workspace that matches</source>
+        <translation>请给出工作区 ID，或用 --all（可用 --state、--user、--agent、--label、--idle-longer-than、--expires-within 缩小范围）作用于所有匹配的工作区</translation>
+    </message>
+    <message>
+        <source>the filters choose among all workspaces: give them with --all, not with ids</source>
+        <translation>筛选条件是在所有工作区中挑选：请与 --all 一起使用，而不是与 ID 一起使用</translation>
+    </message>
+    <message>
+        <source>renew needs --seconds N (or a duration: %1)</source>
+        <translation>renew 需要 --seconds N（或一个时长：%1）</translation>
+    </message>
+    <message>
+        <source>--seconds takes a positive whole number of seconds or a duration such as %1, not &quot;%2&quot;</source>
+        <translation>--seconds 需要正整数秒数或时长（例如 %1），而不是“%2”</translation>
+    </message>
+    <message>
+        <source>no workspace matches; nothing to %1</source>
+        <translation>没有匹配的工作区；无需 %1</translation>
+    </message>
+    <message>
+        <source>not confirmed; nothing was killed</source>
+        <translation>未确认；没有销毁任何工作区</translation>
+    </message>
+    <message numerus="yes">
+        <source>kill --all would kill %n workspace(s): give --yes to do it without being asked (stdin is not a terminal), or --dry-run to see which</source>
+        <translation>
+            <numerusform>kill --all 将销毁 %n 个工作区：给出 --yes 以不经询问执行（标准输入不是终端），或用 --dry-run 查看是哪些</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>interrupted: %1 done, %2 failed, %3 not started</source>
+        <translation>已中断：%1 个完成，%2 个失败，%3 个未开始</translation>
+    </message>
+    <message>
+        <source>not started: %1</source>
+        <translation>未开始：%1</translation>
+    </message>
+    <message>
+        <source>sweep needs --idle DURATION (such as %1)</source>
+        <translation>sweep 需要 --idle DURATION（例如 %1）</translation>
+    </message>
+    <message>
+        <source>--idle takes a duration such as %1 (or whole seconds), not &quot;%2&quot;</source>
+        <translation>--idle 需要一个时长，例如 %1（或整数秒），而不是“%2”</translation>
+    </message>
+    <message>
+        <source>idle %1, %2</source>
+        <translation>空闲 %1，%2</translation>
+    </message>
+    <message>
+        <source>%1 would be paused (%2)</source>
+        <translation>%1 将被暂停（%2）</translation>
+    </message>
+    <message>
+        <source>%1 paused (%2)</source>
+        <translation>%1 已暂停（%2）</translation>
     </message>
 </context>
 </TS>
