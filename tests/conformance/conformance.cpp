@@ -1130,6 +1130,50 @@ void BackendConformance::filesUploadIsRefusedOnAReadOnlyProfile()
 
 // Every call about a sandbox that does not exist says NotFound, and names it. Reads that can
 // answer "nothing" may do that instead; kill may be idempotent.
+// What ProfileSession::run does for a bulk pause: every request first, then one wait for all
+// the requests the server accepted (Backend::requestPause, settlePauses). A backend whose pause is
+// done when it returns keeps the defaults (nothing left to settle).
+void BackendConformance::pauseInTwoStepsAsABulkJobDoes()
+{
+    auto first = make(*m_backend, nextWorkspaceId("bulk"));
+    QVERIFY2(first, why(first));
+    auto second = make(*m_backend, nextWorkspaceId("bulk"));
+    QVERIFY2(second, why(second));
+    QStringList pending;
+    for (const QString &id : {first->sandboxId, second->sandboxId, first->sandboxId}) {
+        // The third is the first again: a pause asked twice is still one pause.
+        auto requested = QCoro::waitFor(m_backend->requestPause(id));
+        QVERIFY2(requested, why(requested));
+        if (!*requested)
+            pending.append(id);
+    }
+    const QList<Result<>> settled = QCoro::waitFor(m_backend->settlePauses(pending));
+    QCOMPARE(settled.size(), pending.size());
+    for (const Result<> &result : settled)
+        QVERIFY2(result, describe(result));
+    for (const QString &id : {first->sandboxId, second->sandboxId}) {
+        auto got = QCoro::waitFor(m_backend->get(id));
+        QVERIFY2(got, why(got));
+        QCOMPARE(got->state, SandboxState::Paused);
+    }
+    // An unknown sandbox is not found, at the request or at the settling, and says which.
+    const QString unknown = m_target->unknownSandboxId();
+    auto requested = QCoro::waitFor(m_backend->requestPause(unknown));
+    if (requested) {
+        QVERIFY2(!*requested, "an unknown sandbox was paused");
+        const QList<Result<>> gone = QCoro::waitFor(m_backend->settlePauses({unknown}));
+        QCOMPARE(gone.size(), 1);
+        QVERIFY2(!gone.constFirst(), "an unknown sandbox settled as paused");
+        QCOMPARE(gone.constFirst().error().kind, Error::Kind::NotFound);
+        QVERIFY2(namesSandbox(gone.constFirst().error(), unknown), qPrintable(gone.constFirst().error().message));
+    } else {
+        QCOMPARE(requested.error().kind, Error::Kind::NotFound);
+        QVERIFY2(namesSandbox(requested.error(), unknown), qPrintable(requested.error().message));
+    }
+    // Nothing to settle is settled at once.
+    QVERIFY(QCoro::waitFor(m_backend->settlePauses({})).isEmpty());
+}
+
 void BackendConformance::unknownIdsAreNotFound()
 {
     const QString id = m_target->unknownSandboxId();

@@ -46,6 +46,7 @@ private Q_SLOTS:
     // Pause and resume.
     void pauseAndResume_data();
     void pauseAndResume();
+    void pauseInTwoStepsAsABulkJobDoes();
     // Commands.
     void execExitCodes();
     void execKeepsStdoutAndStderrApartInOrder();
