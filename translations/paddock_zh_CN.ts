@@ -1373,6 +1373,10 @@
         <source>Open a terminal with a shell in the selected workspace</source>
         <translation>打开一个终端，在选中的工作区中运行 shell</translation>
     </message>
+    <message>
+        <source>Nothing to renew: paused with the timer stopped. Resume starts the timer again.</source>
+        <translation>无可续期：已暂停且计时器已停止。恢复后计时器会重新开始。</translation>
+    </message>
 </context>
 <context>
     <name>McpPanel</name>

@@ -878,7 +878,19 @@ void MainWindow::updateActions()
     m_ui->actionClose->setEnabled(!m_readOnly && any(WorkspaceAction::Close));
     m_ui->actionPause->setEnabled(!m_readOnly && any(WorkspaceAction::Pause));
     m_ui->actionResume->setEnabled(!m_readOnly && any(WorkspaceAction::Resume));
-    m_ui->actionRenew->setEnabled(!m_readOnly && any(WorkspaceAction::Renew));
+    const bool renewable = !m_readOnly && any(WorkspaceAction::Renew);
+    m_ui->actionRenew->setEnabled(renewable);
+    // Greyed out because every workspace chosen is paused with its timer stopped (E2B): say why
+    // where the user looks, and what to do instead.
+    const bool timersStopped = !renewable && !records.isEmpty()
+        && std::all_of(records.cbegin(), records.cend(), [](const WorkspaceRecord *record) {
+               return !record->info.expiresAt && record->info.pausedAt.isValid();
+           });
+    m_ui->actionRenew->setToolTip(
+        timersStopped ? tr("Nothing to renew: paused with the timer stopped. Resume starts the timer again.")
+                      : QCoreApplication::translate("MainWindow",
+                                                    "Move the expiry of the selected workspaces (shows "
+                                                    "old and new expiry first)"));
     m_ui->actionKill->setEnabled(!m_readOnly && any(WorkspaceAction::Kill));
     m_commands->update(chosenRecord({}));
 }

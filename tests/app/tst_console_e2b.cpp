@@ -488,6 +488,8 @@ private Q_SLOTS:
         row = proxyRowOf(view, key);
         view->selectionModel()->select(row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         QTRY_VERIFY(!window->findChild<QAction *>(QStringLiteral("actionRenew"))->isEnabled());
+        QCOMPARE(window->findChild<QAction *>(QStringLiteral("actionRenew"))->toolTip(),
+                 QStringLiteral("Nothing to renew: paused with the timer stopped. Resume starts the timer again."));
         auto *resume = window->findChild<QAction *>(QStringLiteral("actionResume"));
         QTRY_VERIFY(resume->isEnabled());
         resume->trigger();
@@ -498,6 +500,10 @@ private Q_SLOTS:
                         .toDateTime()
                         .isValid());
         QCOMPARE(server.sandbox(sandboxId).value(QLatin1String("state")).toString(), QStringLiteral("running"));
+        QTRY_VERIFY(window->findChild<QAction *>(QStringLiteral("actionRenew"))->isEnabled());
+        QVERIFY(window->findChild<QAction *>(QStringLiteral("actionRenew"))
+                    ->toolTip()
+                    .startsWith(QLatin1String("Move the expiry")));
         QCoro::waitFor(console.shutdown());
     }
 };
