@@ -217,13 +217,6 @@
             <numerusform>only %1 of %n bytes came back</numerusform>
         </translation>
     </message>
-    <message numerus="yes">
-        <source>%n sandbox(es) still not paused after %1 s, among them %2</source>
-        <translation>
-            <numerusform>%n sandbox still not paused after %1 s: %2</numerusform>
-            <numerusform>%n sandboxes still not paused after %1 s, among them %2</numerusform>
-        </translation>
-    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>

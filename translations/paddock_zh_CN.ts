@@ -4119,12 +4119,6 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <source>sandbox %1 is gone</source>
         <translation>沙箱 %1 已不存在</translation>
     </message>
-    <message numerus="yes">
-        <source>%n sandbox(es) still not paused after %1 s, among them %2</source>
-        <translation>
-            <numerusform>%1 秒后仍有 %n 个沙箱未暂停，其中包括 %2</numerusform>
-        </translation>
-    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
@@ -6070,10 +6064,6 @@ renew 将过期时间设为当前时间加 N 秒。若该时间早于当前的�
         <translation>%1 空闲时间不够长（已空闲 %2，须超过 %3；%4）</translation>
     </message>
     <message>
-        <source>%1 pause failed: %2</source>
-        <translation>%1 暂停失败：%2</translation>
-    </message>
-    <message>
         <source>option --%1 applies to the %2 and %3 backends only</source>
         <translation>选项 --%1 仅适用于 %2 和 %3 后端</translation>
     </message>
@@ -6672,10 +6662,6 @@ BULK：--concurrency N（1-64，默认 8）同时进行的数量；--dry-run 只
     <message>
         <source>y</source>
         <translation>是</translation>
-    </message>
-    <message>
-        <source>now + %1 is %2, earlier than its current expiry %3; nothing was changed (give --allow-shorter to shorten it)</source>
-        <translation>当前时间 + %1 为 %2，早于其当前到期时间 %3；未做任何更改（如要缩短，请给出 --allow-shorter）</translation>
     </message>
     <message>
         <source>--state takes %1 (several with commas), not &quot;%2&quot;</source>

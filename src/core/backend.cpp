@@ -73,9 +73,13 @@ QCoro::Task<Result<bool>> Backend::requestPause(QString sandboxId)
     co_return true;
 }
 
-QCoro::Task<QList<Result<>>> Backend::settlePauses(QStringList sandboxIds)
+QCoro::Task<QList<Result<>>> Backend::settlePauses(QStringList sandboxIds, PauseSettled settled)
 {
     // Nothing was left pending by the default request.
+    if (settled) {
+        for (qsizetype i = 0; i < sandboxIds.size(); ++i)
+            settled(i, Result<>{});
+    }
     co_return QList<Result<>>(sandboxIds.size());
 }
 

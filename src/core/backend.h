@@ -99,8 +99,10 @@ public:
     // accepted it and settlePauses() must see it through. The defaults: the request is pause(),
     // and nothing is left to wait for.
     virtual QCoro::Task<Result<bool>> requestPause(QString sandboxId);
-    // Waits until each of `sandboxIds` is paused, as pause() would, one result per id in their order.
-    virtual QCoro::Task<QList<Result<>>> settlePauses(QStringList sandboxIds);
+    // Waits until each of `sandboxIds` is paused, as pause() would: `settled(index, result)` as
+    // each one is (in whatever order they settle), and one result per id, in their order, at the end.
+    using PauseSettled = std::function<void(qsizetype, const Result<> &)>;
+    virtual QCoro::Task<QList<Result<>>> settlePauses(QStringList sandboxIds, PauseSettled settled = {});
     // Removes the sandbox. What happens to its files is the backend's documented choice; with
     // Capability::DeleteFilesOnKill, options.deleteFiles deletes what it would keep.
     virtual QCoro::Task<Result<>> kill(QString sandboxId, KillOptions options) = 0;

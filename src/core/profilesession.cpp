@@ -667,8 +667,9 @@ QCoro::Task<QList<ItemResult>> ProfileSession::run(WorkspaceAction action, QList
     QSet<qsizetype> applied; // the items whose action ran (it reported itself)
     QList<qsizetype> settling; // the pauses the server accepted, seen through together at the end
     QSet<qsizetype> deferred; // the same, to look up
+    QHash<qsizetype, SandboxInfo> after; // what a resume or a renewal made of its item
     const std::function<QCoro::Task<Result<>>(const SandboxInfo &)> act =
-        [this, action, options, cancel, inTwoSteps, &next, &applied, &settling, &deferred,
+        [this, action, options, cancel, inTwoSteps, &next, &applied, &settling, &deferred, &after,
          &progress](const SandboxInfo &sandbox) -> QCoro::Task<Result<>> {
         const qsizetype index = next++;
         if (m_shuttingDown) {
@@ -691,6 +692,18 @@ QCoro::Task<QList<ItemResult>> ProfileSession::run(WorkspaceAction action, QList
             report(action, sandbox, done);
             co_return done;
         }
+        // What a resume or a renewal gives back goes with the item's result.
+        if (action == WorkspaceAction::Resume || action == WorkspaceAction::Renew) {
+            Result<SandboxInfo> now;
+            if (action == WorkspaceAction::Resume)
+                now = co_await resume(sandbox);
+            else
+                now = co_await renew(sandbox, options.renew);
+            if (!now)
+                co_return fail(now.error());
+            after.insert(index, *now);
+            co_return Result<>{};
+        }
         co_return co_await apply(action, sandbox, options);
     };
     // What was not done is said so alike everywhere: the profile closed, if that is why.
@@ -699,8 +712,11 @@ QCoro::Task<QList<ItemResult>> ProfileSession::run(WorkspaceAction action, QList
             return fail(closedError());
         return result;
     };
-    const auto itemResult = [&given](qsizetype index, const Result<> &result) {
-        return ItemResult{given.at(index), result ? std::nullopt : std::optional<Error>(result.error())};
+    const auto itemResult = [&given, &after](qsizetype index, const Result<> &result) {
+        ItemResult item{given.at(index), result ? std::nullopt : std::optional<Error>(result.error()), std::nullopt};
+        if (result && after.contains(index))
+            item.after = after.value(index);
+        return item;
     };
     const std::function<void(qsizetype, const Result<> &)> step = [this, action, &given, &progress, &applied, &deferred,
                                                                    settled,
@@ -719,15 +735,17 @@ QCoro::Task<QList<ItemResult>> ProfileSession::run(WorkspaceAction action, QList
         QStringList ids;
         for (const qsizetype index : std::as_const(settling))
             ids.append(given.at(index).sandboxId);
-        const QList<Result<>> outcomes = co_await m_backend->settlePauses(ids);
-        for (qsizetype i = 0; i < settling.size(); ++i) {
+        // Each reported, and its item finished, as it settles.
+        const Backend::PauseSettled onSettled = [this, action, &settling, &given, &results, &progress, settled,
+                                                 itemResult](qsizetype i, const Result<> &raw) {
             const qsizetype index = settling.at(i);
-            const Result<> outcome = settled(outcomes.value(i, fail(closedError())));
+            const Result<> outcome = settled(raw);
             results[index] = outcome;
             report(action, given.at(index), outcome);
             if (progress.finished)
                 progress.finished(index, itemResult(index, outcome));
-        }
+        };
+        co_await m_backend->settlePauses(ids, onSettled);
     }
     QList<ItemResult> out;
     out.reserve(results.size());

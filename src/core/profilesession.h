@@ -53,6 +53,7 @@ struct ItemResult
 {
     SandboxInfo sandbox;
     std::optional<Error> error;
+    std::optional<SandboxInfo> after; // a resume's or a renewal's sandbox as the backend has it now
 
     bool ok() const { return !error.has_value(); }
 };

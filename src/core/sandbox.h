@@ -64,7 +64,8 @@ struct SandboxInfo
     // A hash of everything above but lastActivityAt (which consoles merge with what they know),
     // made where the record is parsed (on a worker thread for a listing): two records with the
     // same non-zero fingerprint hold the same data, and comparing 10,000 of them costs no string
-    // reads. 0: not computed.
+    // reads. A backend may hash what the server wrote instead (E2B: the sandbox's JSON text), as
+    // long as equal fingerprints mean equal records. 0: not computed.
     quint64 fingerprint = 0;
 };
 

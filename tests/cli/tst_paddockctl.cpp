@@ -350,9 +350,10 @@ private Q_SLOTS:
         // The wording scripts and the other tests match.
         Run refused = run({QStringLiteral("--backend"), QStringLiteral("opensandbox"), QStringLiteral("--basedir"),
                            m_basedir, QStringLiteral("list")});
-        QCOMPARE(refused.err,
-                 QStringLiteral("paddockctl: option --basedir applies to the local and docker backends only\n"
-                                "usage: paddockctl list [--output table|json|ids] [--json] [FILTERS] [--fail-empty]\n"));
+        QCOMPARE(
+            refused.err,
+            QStringLiteral("paddockctl: option --basedir applies to the local and docker backends only\n"
+                           "usage: paddockctl list [--output table|json|ids] [--json] [FILTERS] [--fail-empty]\n"));
         refused = run(local({QStringLiteral("--domain"), QStringLiteral("localhost"), QStringLiteral("list")}));
         QVERIFY2(refused.err.startsWith(QLatin1String("paddockctl: option --domain applies to the opensandbox "
                                                       "and e2b backends only\n")),
@@ -964,14 +965,13 @@ private Q_SLOTS:
         QCOMPARE(result.exitCode, 0);
         QCOMPARE(result.out.count(u'\n'), 5);
         for (const QString &id : std::as_const(ids)) {
-            QVERIFY2(
-                QRegularExpression(QStringLiteral("^%1 not idle for long enough \\(idle \\d+s of 1d 0h, judged by "
-                                                  "its (sessions/ folder|last activity)\\)$")
-                                       .arg(id),
-                                   QRegularExpression::MultilineOption)
-                    .match(result.out)
-                    .hasMatch(),
-                qPrintable(result.out));
+            QVERIFY2(QRegularExpression(QStringLiteral("^%1 not idle for long enough \\(idle \\d+s of 1d 0h, judged by "
+                                                       "its (sessions/ folder|last activity)\\)$")
+                                            .arg(id),
+                                        QRegularExpression::MultilineOption)
+                         .match(result.out)
+                         .hasMatch(),
+                     qPrintable(result.out));
         }
 
         // Backdated as if made three hours ago: a last used by an agent in sessions/ 90 minutes
@@ -1072,10 +1072,9 @@ private Q_SLOTS:
         if (err.startsWith(QLatin1String("unshare:")) || err.startsWith(QLatin1String("mount:")))
             QSKIP(qPrintable(QStringLiteral("no mount namespace here: %1").arg(err.trimmed())));
         QCOMPARE(process.exitCode(), 1);
-        QVERIFY2(
-            err.startsWith(QStringLiteral("paddockctl: %1 pause failed: cannot write %2/%1/.paddock/workspace.json")
-                               .arg(idle, m_basedir)),
-            qPrintable(err));
+        QVERIFY2(err.startsWith(QStringLiteral("paddockctl: pause %1: cannot write %2/%1/.paddock/workspace.json")
+                                    .arg(idle, m_basedir)),
+                 qPrintable(err));
         QCOMPARE(err.count(u'\n'), 1);
         QVERIFY2(out.startsWith(busy + QStringLiteral(" not idle for long enough (idle ")), qPrintable(out));
         QCOMPARE(out.count(u'\n'), 1);

@@ -154,7 +154,8 @@ private Q_SLOTS:
         for (const char *option : {"--backend", "--bootstrap", "--basedir", "--bubblewrap", "--domain", "--docker-host",
                                    "--kubeconfig", "--template"})
             QVERIFY2(kill.contains(QLatin1String(option)), option);
-        QVERIFY2(!kill.contains(QStringLiteral("--json")), "list's option offered to kill");
+        QVERIFY2(!kill.contains(QStringLiteral("--output")), "list's option offered to kill");
+        QVERIFY(kill.contains(QStringLiteral("--all")) && kill.contains(QStringLiteral("--yes")));
         QVERIFY(!kill.contains(QStringLiteral("--help")));
         QCOMPARE(complete({QStringLiteral("kill"), QStringLiteral("--del")}),
                  QStringList{QStringLiteral("--delete-files")});
@@ -265,8 +266,8 @@ private Q_SLOTS:
         QVERIFY(complete(local({QStringLiteral("info"), QString()})).contains(second));
         QVERIFY(complete(local({QStringLiteral("files"), QString()})).contains(second));
         QVERIFY(complete(local({QStringLiteral("renew"), QString()})).contains(second));
-        // renew takes one ID, logs one: nothing after it.
-        QCOMPARE(complete(local({QStringLiteral("renew"), first, QString()})), QStringList());
+        // renew takes several, each once; logs one: nothing after it.
+        QCOMPARE(complete(local({QStringLiteral("renew"), first, QString()})), QStringList{second});
         QCOMPARE(complete(local({QStringLiteral("logs"), first, QString()})), QStringList());
 
         // Within the minute the cache is what is offered: a workspace gone another way (its folder

@@ -1128,8 +1128,6 @@ void BackendConformance::filesUploadIsRefusedOnAReadOnlyProfile()
     QVERIFY2(!closedList && closedList.error().kind == Error::Kind::Cancelled, describe(closedList));
 }
 
-// Every call about a sandbox that does not exist says NotFound, and names it. Reads that can
-// answer "nothing" may do that instead; kill may be idempotent.
 // What ProfileSession::run does for a bulk pause: every request first, then one wait for all
 // the requests the server accepted (Backend::requestPause, settlePauses). A backend whose pause is
 // done when it returns keeps the defaults (nothing left to settle).
@@ -1140,17 +1138,22 @@ void BackendConformance::pauseInTwoStepsAsABulkJobDoes()
     auto second = make(*m_backend, nextWorkspaceId("bulk"));
     QVERIFY2(second, why(second));
     QStringList pending;
-    for (const QString &id : {first->sandboxId, second->sandboxId, first->sandboxId}) {
-        // The third is the first again: a pause asked twice is still one pause.
+    for (const QString &id : {first->sandboxId, second->sandboxId}) {
         auto requested = QCoro::waitFor(m_backend->requestPause(id));
         QVERIFY2(requested, why(requested));
         if (!*requested)
             pending.append(id);
     }
-    const QList<Result<>> settled = QCoro::waitFor(m_backend->settlePauses(pending));
+    QList<qsizetype> reported; // as each settles
+    const Backend::PauseSettled onSettled = [&reported](qsizetype index, const Result<> &) { reported.append(index); };
+    const QList<Result<>> settled = QCoro::waitFor(m_backend->settlePauses(pending, onSettled));
     QCOMPARE(settled.size(), pending.size());
     for (const Result<> &result : settled)
         QVERIFY2(result, describe(result));
+    std::sort(reported.begin(), reported.end());
+    QCOMPARE(reported.size(), pending.size()); // each once
+    for (qsizetype i = 0; i < reported.size(); ++i)
+        QCOMPARE(reported.at(i), i);
     for (const QString &id : {first->sandboxId, second->sandboxId}) {
         auto got = QCoro::waitFor(m_backend->get(id));
         QVERIFY2(got, why(got));
@@ -1174,6 +1177,8 @@ void BackendConformance::pauseInTwoStepsAsABulkJobDoes()
     QVERIFY(QCoro::waitFor(m_backend->settlePauses({})).isEmpty());
 }
 
+// Every call about a sandbox that does not exist says NotFound, and names it. Reads that can
+// answer "nothing" may do that instead; kill may be idempotent.
 void BackendConformance::unknownIdsAreNotFound()
 {
     const QString id = m_target->unknownSandboxId();

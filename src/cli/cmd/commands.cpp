@@ -118,7 +118,7 @@ constexpr std::array<Command, 16> Table{{
      true,
      runKill},
     {"renew",
-     "ID... | --all [FILTERS] --seconds N|DURATION [--allow-shorter] [BULK]",
+     "ID... | --all [FILTERS] --seconds DURATION [--allow-shorter] [BULK]",
      {{"seconds", "n"},
       {"allow-shorter"},
       {"all"},

@@ -1,4 +1,4 @@
-// renew ID... | renew --all [filters] --seconds N|DURATION [--allow-shorter]: sets each expiry to
+// renew ID... | renew --all [filters] --seconds DURATION [--allow-shorter]: sets each expiry to
 // now + that, and never shortens one unless asked. In parallel, through the core's bulk runner
 // (selection.h).
 

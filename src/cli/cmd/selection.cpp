@@ -1,10 +1,8 @@
 #include "selection.h"
 
 #include "backendregistry.h"
-#include "bulk.h"
 #include "duration.h"
 #include "idlerule.h"
-#include "renewal.h"
 #include "signals.h"
 
 #include <QCoroTask>
@@ -114,21 +112,6 @@ QString wouldText(BulkVerb verb, const SandboxInfo &info)
     return {};
 }
 
-// What one workspace's result prints: the line (stdout when done, stderr when failed), and for
-// --json its object.
-struct Outcome
-{
-    SandboxInfo sandbox;
-    std::optional<Error> error;
-    QString line;
-    std::optional<QDateTime> expiresAt; // renew: the expiry it got
-};
-
-QString idOf(const SandboxInfo &info)
-{
-    return info.workspaceId.isEmpty() ? info.sandboxId : info.workspaceId;
-}
-
 QString doneText(Session &s, BulkVerb verb, const SandboxInfo &info)
 {
     const QString id = idOf(info);
@@ -157,45 +140,6 @@ QString doneText(Session &s, BulkVerb verb, const SandboxInfo &info)
     return {};
 }
 
-// Prints each workspace's outcome in the order given, as soon as it and all before it are done.
-class OrderedPrinter
-{
-public:
-    OrderedPrinter(qsizetype count, QString verb, bool quiet)
-        : m_slots(count)
-        , m_verb(std::move(verb))
-        , m_quiet(quiet)
-    {
-    }
-
-    void done(qsizetype index, Outcome outcome)
-    {
-        m_slots[index] = std::move(outcome);
-        while (m_next < m_slots.size() && m_slots.at(m_next)) {
-            print(*m_slots.at(m_next));
-            ++m_next;
-        }
-    }
-    const QList<std::optional<Outcome>> &outcomes() const { return m_slots; }
-
-private:
-    void print(const Outcome &outcome) const
-    {
-        if (m_quiet)
-            return;
-        if (!outcome.error) {
-            out(outcome.line);
-        } else if (outcome.error->kind != Error::Kind::Cancelled) {
-            err(QStringLiteral("%1 %2: %3").arg(m_verb, idOf(outcome.sandbox), outcome.error->message));
-        }
-    }
-
-    QList<std::optional<Outcome>> m_slots;
-    QString m_verb;
-    bool m_quiet;
-    qsizetype m_next = 0;
-};
-
 // kill of several workspaces chosen by --all: yes on a terminal, --yes otherwise.
 enum class Consent {
     Given,
@@ -219,45 +163,98 @@ Consent askConsent(Session &s, BulkVerb verb, qsizetype count)
                                                                                              : Consent::Refused;
 }
 
-QJsonObject jsonOutcome(const Outcome &outcome, const QString &verb)
-{
-    QJsonObject row{
-        {QStringLiteral("workspaceId"), outcome.sandbox.workspaceId},
-        {QStringLiteral("sandboxId"), outcome.sandbox.sandboxId},
-        {QStringLiteral("action"), verb},
-        {QStringLiteral("ok"), !outcome.error},
-        {QStringLiteral("error"), outcome.error ? QJsonValue(outcome.error->message) : QJsonValue(QJsonValue::Null)},
-    };
-    if (outcome.error && outcome.error->kind == Error::Kind::Cancelled)
-        row.insert(QStringLiteral("started"), false);
-    if (outcome.expiresAt)
-        row.insert(QStringLiteral("expiresAt"), jsonTime(*outcome.expiresAt));
-    return row;
-}
-
-// renew's step for one workspace: now + the duration, never shorter unless --allow-shorter.
-QCoro::Task<Result<QDateTime>> renewOne(ProfileSession *session, SandboxInfo sandbox, std::chrono::seconds amount,
-                                        bool allowShorter)
-{
-    // The current expiry is the backend's, asked now; the session plans from it once more and
-    // refuses a shortening too, but this says why in paddockctl's words.
-    auto current = co_await session->get(sandbox.sandboxId);
-    if (!current)
-        co_return fail(current.error());
-    const Renewal plan = planRenewal(current->expiresAt, QDateTime::currentDateTimeUtc(), RenewMode::FromNow, amount);
-    if (plan.shortens && !allowShorter) {
-        co_return fail(
-            Error::conflict(Tr::tr("now + %1 is %2, earlier than its current expiry %3; nothing was "
-                                   "changed (give --allow-shorter to shorten it)")
-                                .arg(formatDuration(amount), jsonTime(plan.expiresAt), jsonTime(*current->expiresAt))));
-    }
-    auto renewed = co_await session->renew(*current, RenewRequest{RenewMode::FromNow, amount, allowShorter});
-    if (!renewed)
-        co_return fail(renewed.error());
-    co_return renewed->expiresAt.value_or(QDateTime());
-}
-
 } // namespace
+
+QString idOf(const SandboxInfo &info)
+{
+    return info.workspaceId.isEmpty() ? info.sandboxId : info.workspaceId;
+}
+
+OrderedPrinter::OrderedPrinter(qsizetype count, QString verb, bool quiet)
+    : m_slots(count)
+    , m_started(count, false)
+    , m_verb(std::move(verb))
+    , m_quiet(quiet)
+{
+}
+
+void OrderedPrinter::started(qsizetype index)
+{
+    m_started[index] = true;
+}
+
+void OrderedPrinter::done(qsizetype index, Outcome outcome)
+{
+    m_slots[index] = std::move(outcome);
+    while (m_next < m_slots.size() && m_slots.at(m_next)) {
+        print(m_next);
+        ++m_next;
+    }
+}
+
+void OrderedPrinter::print(qsizetype index) const
+{
+    const Outcome &outcome = *m_slots.at(index);
+    if (m_quiet)
+        return;
+    if (!outcome.error)
+        out(outcome.line);
+    else if (m_started.at(index)) // what was not started is said once, at the end
+        err(QStringLiteral("%1 %2: %3").arg(m_verb, idOf(outcome.sandbox), outcome.error->message));
+}
+
+int OrderedPrinter::finish(bool json, int signal, int exitCode, QJsonArray rows) const
+{
+    qsizetype done = 0;
+    qsizetype failed = 0;
+    QStringList notStarted;
+    for (qsizetype i = 0; i < m_slots.size(); ++i) {
+        const std::optional<Outcome> &outcome = m_slots.at(i);
+        const bool started = m_started.at(i);
+        if (json) {
+            const SandboxInfo &sandbox = outcome ? outcome->sandbox : SandboxInfo();
+            QJsonObject row{
+                {QStringLiteral("workspaceId"), sandbox.workspaceId},
+                {QStringLiteral("sandboxId"), sandbox.sandboxId},
+                {QStringLiteral("action"), m_verb},
+                {QStringLiteral("ok"), outcome && !outcome->error},
+                {QStringLiteral("error"),
+                 outcome && outcome->error ? QJsonValue(outcome->error->message) : QJsonValue(QJsonValue::Null)},
+                {QStringLiteral("started"), started},
+            };
+            if (outcome) {
+                for (auto it = outcome->extra.constBegin(); it != outcome->extra.constEnd(); ++it)
+                    row.insert(it.key(), it.value());
+            }
+            rows.append(row);
+        }
+        if (outcome && !outcome->error)
+            ++done;
+        else if (!started)
+            notStarted.append(outcome ? idOf(outcome->sandbox) : QString());
+        else
+            ++failed;
+    }
+    if (json)
+        write(stdout, QJsonDocument(rows).toJson(QJsonDocument::Indented));
+    if (failed > 0)
+        exitCode = Failure;
+    if (signal != 0 || !notStarted.isEmpty()) {
+        err(Tr::tr("interrupted: %1 done, %2 failed, %3 not started").arg(done).arg(failed).arg(notStarted.size()));
+        if (!notStarted.isEmpty())
+            err(Tr::tr("not started: %1").arg(notStarted.join(u' ')));
+        return signal != 0 ? 128 + signal : Failure;
+    }
+    return exitCode;
+}
+
+QJsonObject missingRow(const QString &id, const QString &verb, const Error &error)
+{
+    return QJsonObject{
+        {QStringLiteral("workspaceId"), id},      {QStringLiteral("sandboxId"), QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("action"), verb},         {QStringLiteral("ok"), false},
+        {QStringLiteral("error"), error.message}, {QStringLiteral("started"), false}};
+}
 
 bool Filters::any() const
 {
@@ -419,7 +416,7 @@ QCoro::Task<int> runBulk(Session &s, BulkVerb verb)
     const auto concurrency = parseConcurrency(s);
     if (!concurrency)
         co_return s.usage(concurrency.error().message);
-    std::chrono::seconds renewBy{0};
+    std::chrono::seconds renewBy{3600};
     if (verb == BulkVerb::Renew) {
         if (!s.has("seconds"))
             co_return s.usage(Tr::tr("renew needs --seconds N (or a duration: %1)").arg(durationForms()));
@@ -435,22 +432,42 @@ QCoro::Task<int> runBulk(Session &s, BulkVerb verb)
     auto resolved = co_await resolve(s, s.args, *filters);
     if (!resolved)
         co_return s.failed({}, resolved.error());
+    const bool json = s.has("json");
     int exitCode = Success;
+    QJsonArray rows; // --json: the ids given that name no workspace first
     for (const auto &[id, error] : std::as_const(resolved->missing)) {
         err(QStringLiteral("%1 %2: %3").arg(verbText, id, error.message));
+        if (json)
+            rows.append(missingRow(id, verbText, error));
         exitCode = Failure;
     }
     const QList<SandboxInfo> &targets = resolved->sandboxes;
     if (targets.isEmpty()) {
         if (all) {
             err(Tr::tr("no workspace matches; nothing to %1").arg(verbText));
-            co_return s.has("fail-empty") ? Failure : exitCode;
+            if (s.has("fail-empty"))
+                exitCode = Failure;
         }
+        if (json)
+            write(stdout, QJsonDocument(rows).toJson(QJsonDocument::Indented));
         co_return exitCode;
     }
     if (s.has("dry-run")) {
-        for (const SandboxInfo &info : targets)
-            out(wouldText(verb, info));
+        for (const SandboxInfo &info : targets) {
+            if (json) {
+                rows.append(QJsonObject{{QStringLiteral("workspaceId"), info.workspaceId},
+                                        {QStringLiteral("sandboxId"), info.sandboxId},
+                                        {QStringLiteral("action"), verbText},
+                                        {QStringLiteral("dryRun"), true},
+                                        {QStringLiteral("state"), info.rawState},
+                                        {QStringLiteral("userId"), info.userId},
+                                        {QStringLiteral("agentId"), info.agentId}});
+            } else {
+                out(wouldText(verb, info));
+            }
+        }
+        if (json)
+            write(stdout, QJsonDocument(rows).toJson(QJsonDocument::Indented));
         co_return exitCode;
     }
     if (verb == BulkVerb::Kill && all && targets.size() > 1) {
@@ -467,84 +484,40 @@ QCoro::Task<int> runBulk(Session &s, BulkVerb verb)
         }
     }
 
-    const bool json = s.has("json");
+    // Through the core's bulk runner, as the console's bulk actions go.
     OrderedPrinter printer(targets.size(), verbText, json);
     const auto cancel = std::make_shared<CancelToken>();
     const StopOnSignals stopper(cancel);
+    const WorkspaceAction action = verb == BulkVerb::Pause ? WorkspaceAction::Pause
+        : verb == BulkVerb::Resume                         ? WorkspaceAction::Resume
+        : verb == BulkVerb::Close                          ? WorkspaceAction::Close
+        : verb == BulkVerb::Renew                          ? WorkspaceAction::Renew
+                                                           : WorkspaceAction::Kill;
+    ActionOptions options;
+    options.kill.deleteFiles = s.has("delete-files");
+    // now + the duration, as the SDKs renew; never sooner than now unless --allow-shorter (the
+    // session plans from the expiry the server has when it renews, and says both times).
+    options.renew = RenewRequest{RenewMode::FromNow, renewBy, s.has("allow-shorter")};
+    BulkProgress progress;
+    progress.cancel = cancel;
+    progress.concurrency = *concurrency;
+    progress.started = [&printer](qsizetype index) { printer.started(index); };
+    progress.finished = [&printer, &s, verb](qsizetype index, const ItemResult &result) {
+        Outcome outcome{result.sandbox, result.error, {}, {}};
+        if (result.ok() && verb == BulkVerb::Renew) {
+            const std::optional<QDateTime> expiresAt = result.after ? result.after->expiresAt : std::nullopt;
+            outcome.line = Tr::tr("%1 expires at %2")
+                               .arg(idOf(result.sandbox), expiresAt ? jsonTime(*expiresAt) : Tr::tr("never"));
+            outcome.extra.insert(QStringLiteral("expiresAt"),
+                                 expiresAt ? QJsonValue(jsonTime(*expiresAt)) : QJsonValue(QJsonValue::Null));
+        } else if (result.ok()) {
+            outcome.line = doneText(s, verb, result.sandbox);
+        }
+        printer.done(index, std::move(outcome));
+    };
     ProfileSession *session = s.session.get();
-    if (verb == BulkVerb::Renew) {
-        // Each renewal plans from the expiry the server has now: the core's bulk runner over the
-        // session's renew, not a second one.
-        QList<qsizetype> indexes;
-        for (qsizetype i = 0; i < targets.size(); ++i)
-            indexes.append(i);
-        auto got = std::make_shared<QList<QDateTime>>(targets.size());
-        const bool allowShorter = s.has("allow-shorter");
-        const std::function<QCoro::Task<Result<>>(const qsizetype &)> step =
-            [session, got, &targets, renewBy, allowShorter](const qsizetype &index) -> QCoro::Task<Result<>> {
-            auto renewed = co_await renewOne(session, targets.at(index), renewBy, allowShorter);
-            if (!renewed)
-                co_return fail(renewed.error());
-            (*got)[index] = *renewed;
-            co_return Result<>{};
-        };
-        const std::function<void(qsizetype, const Result<> &)> finished = [&printer, &targets, got](qsizetype index,
-                                                                                                    const Result<> &r) {
-            Outcome outcome{targets.at(index), r ? std::nullopt : std::optional<Error>(r.error()), {}, {}};
-            if (r) {
-                const QDateTime at = got->at(index);
-                outcome.expiresAt = at;
-                outcome.line = Tr::tr("%1 expires at %2")
-                                   .arg(idOf(targets.at(index)), at.isValid() ? jsonTime(at) : Tr::tr("never"));
-            }
-            printer.done(index, std::move(outcome));
-        };
-        co_await runBounded<qsizetype>(indexes, *concurrency, step, cancel, finished);
-    } else {
-        const WorkspaceAction action = verb == BulkVerb::Pause ? WorkspaceAction::Pause
-            : verb == BulkVerb::Resume                         ? WorkspaceAction::Resume
-            : verb == BulkVerb::Close                          ? WorkspaceAction::Close
-                                                               : WorkspaceAction::Kill;
-        ActionOptions options;
-        options.kill.deleteFiles = s.has("delete-files");
-        BulkProgress progress;
-        progress.cancel = cancel;
-        progress.concurrency = *concurrency;
-        progress.finished = [&printer, &s, verb](qsizetype index, const ItemResult &result) {
-            printer.done(
-                index,
-                Outcome{result.sandbox, result.error, result.ok() ? doneText(s, verb, result.sandbox) : QString(), {}});
-        };
-        co_await session->run(action, targets, options, progress);
-    }
-
-    qsizetype done = 0;
-    qsizetype failed = 0;
-    QStringList notStarted;
-    QJsonArray rows;
-    for (const std::optional<Outcome> &outcome : printer.outcomes()) {
-        if (!outcome) // cannot happen: every item reports; counted as not started
-            continue;
-        if (json)
-            rows.append(jsonOutcome(*outcome, verbText));
-        if (!outcome->error)
-            ++done;
-        else if (outcome->error->kind == Error::Kind::Cancelled)
-            notStarted.append(idOf(outcome->sandbox));
-        else
-            ++failed;
-    }
-    if (json)
-        write(stdout, QJsonDocument(rows).toJson(QJsonDocument::Indented));
-    if (failed > 0)
-        exitCode = Failure;
-    if (stopper.signal() != 0 || !notStarted.isEmpty()) {
-        err(Tr::tr("interrupted: %1 done, %2 failed, %3 not started").arg(done).arg(failed).arg(notStarted.size()));
-        if (!notStarted.isEmpty())
-            err(Tr::tr("not started: %1").arg(notStarted.join(u' ')));
-        co_return stopper.signal() != 0 ? 128 + stopper.signal() : Failure;
-    }
-    co_return exitCode;
+    co_await session->run(action, targets, options, progress);
+    co_return printer.finish(json, stopper.signal(), exitCode, rows);
 }
 
 } // namespace Paddock::Ctl

@@ -22,6 +22,8 @@
 #include <QCoroFwd>
 
 #include <QDateTime>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -66,6 +68,46 @@ QCoro::Task<Result<Resolved>> resolve(Session &s, QStringList ids, Filters filte
 
 // The newest sandbox of each workspace in `listed`, in the order of their first appearance.
 QList<SandboxInfo> newestPerWorkspace(const QList<SandboxInfo> &listed);
+
+// A sandbox's name in the lines printed: its workspace id, else (made by someone else) its own id.
+QString idOf(const SandboxInfo &info);
+
+// One workspace's result in a bulk run: the line printed when it was done, and what --json adds.
+struct Outcome
+{
+    SandboxInfo sandbox;
+    std::optional<Error> error;
+    QString line;
+    QJsonObject extra; // --json: more members of its row (renew: expiresAt)
+};
+
+// Prints each workspace's outcome in the order given as soon as it and all before it are done: a
+// done one's line on stdout, a failed one's "<verb> <id>: <reason>" on stderr; what was never
+// started only in the summary. Quiet with --json (all at the end).
+class OrderedPrinter
+{
+public:
+    OrderedPrinter(qsizetype count, QString verb, bool quiet);
+    void started(qsizetype index);
+    void done(qsizetype index, Outcome outcome);
+    // The end of the run: --json's array (`rows` first, then one row per outcome), the
+    // interrupt's summary ("interrupted: X done, Y failed, Z not started" and the ids not
+    // started), and the exit code: 128 + `signal` when interrupted, else Failure when any failed
+    // or was not started, else `exitCode`.
+    int finish(bool json, int signal, int exitCode, QJsonArray rows = {}) const;
+
+private:
+    void print(qsizetype index) const;
+
+    QList<std::optional<Outcome>> m_slots;
+    QList<bool> m_started;
+    QString m_verb;
+    bool m_quiet;
+    qsizetype m_next = 0;
+};
+
+// --json's row for an id given that names no workspace.
+QJsonObject missingRow(const QString &id, const QString &verb, const Error &error);
 
 // What a bulk verb does to one workspace, for runBulk.
 enum class BulkVerb {

@@ -83,13 +83,17 @@ QCoro::Task<int> runSweep(Session &s)
             running.append(info);
     }
 
-    // Every running workspace's sessions/ activity first, --concurrency at once: an agent busy in
-    // its sessions/ folder is not idle whatever the listing says. One that cannot be read is
+    // The sessions/ activity of those the listing alone finds idle, --concurrency at once: an
+    // agent busy in its sessions/ folder is not idle whatever the listing says (and a read can
+    // only make a workspace less idle, so the others need none). One that cannot be read is
     // judged without it, and the user is told.
+    const QDateTime listedNow = QDateTime::currentDateTimeUtc();
     auto seen = std::make_shared<QList<QDateTime>>(running.size());
     QList<qsizetype> indexes;
-    for (qsizetype index = 0; index < running.size(); ++index)
-        indexes.append(index);
+    for (qsizetype index = 0; index < running.size(); ++index) {
+        if (idleSince(running.at(index)).idleLongerThan(threshold, listedNow))
+            indexes.append(index);
+    }
     ProfileSession *session = s.session.get();
     // A named function, never a lambda made into one inside the co_await: with GCC 12 that
     // temporary corrupted this frame (paddockctl crashed at the second pause after the reads).
@@ -98,10 +102,10 @@ QCoro::Task<int> runSweep(Session &s)
         return readActivity(session, running.at(index).sandboxId, seen, index);
     };
     const QList<Result<>> reads = co_await runBounded<qsizetype>(indexes, *concurrency, read);
-    for (qsizetype index = 0; index < reads.size(); ++index) {
-        if (!reads.at(index)) {
+    for (qsizetype i = 0; i < reads.size(); ++i) {
+        if (!reads.at(i)) {
             err(Tr::tr("cannot read the sessions/ activity of %1 (%2); it is judged without it")
-                    .arg(running.at(index).workspaceId, reads.at(index).error().message));
+                    .arg(running.at(indexes.at(i)).workspaceId, reads.at(i).error().message));
         }
     }
 
@@ -117,11 +121,11 @@ QCoro::Task<int> runSweep(Session &s)
         const SandboxInfo &info = running.at(i);
         const IdleSince since = idleSince(info, seen->at(i));
         QJsonObject row{{QStringLiteral("workspaceId"), info.workspaceId},
-                        {QStringLiteral("sandboxId"), info.sandboxId}};
+                        {QStringLiteral("sandboxId"), info.sandboxId},
+                        {QStringLiteral("action"), QStringLiteral("none")}};
         if (!since.isKnown()) {
             if (!json)
                 out(Tr::tr("%1 not judged: no activity or creation time to go by").arg(info.workspaceId));
-            row.insert(QStringLiteral("action"), QStringLiteral("none"));
             row.insert(QStringLiteral("idleSeconds"), QJsonValue(QJsonValue::Null));
             rows.append(row);
             continue;
@@ -133,7 +137,6 @@ QCoro::Task<int> runSweep(Session &s)
                         .arg(info.workspaceId, formatDuration(idleFor), formatDuration(threshold),
                              basisText(since.basis)));
             }
-            row.insert(QStringLiteral("action"), QStringLiteral("none"));
             row.insert(QStringLiteral("idleSeconds"), qint64(idleFor.count()));
             rows.append(row);
             continue;
@@ -147,7 +150,8 @@ QCoro::Task<int> runSweep(Session &s)
             if (json) {
                 rows.append(QJsonObject{{QStringLiteral("workspaceId"), idleOnes.at(i).workspaceId},
                                         {QStringLiteral("sandboxId"), idleOnes.at(i).sandboxId},
-                                        {QStringLiteral("action"), QStringLiteral("would pause")},
+                                        {QStringLiteral("action"), QStringLiteral("pause")},
+                                        {QStringLiteral("dryRun"), true},
                                         {QStringLiteral("idleSeconds"), idleSeconds.at(i)}});
             } else {
                 out(Tr::tr("%1 would be paused (%2)").arg(idleOnes.at(i).workspaceId, idleWhy.at(i)));
@@ -161,64 +165,23 @@ QCoro::Task<int> runSweep(Session &s)
     // The idle ones paused in parallel through the core's bulk runner (the accepted pauses seen
     // through together), each said in the listing's order as soon as it and those before it are
     // done.
-    int exitCode = Success;
-    QList<std::optional<ItemResult>> results(idleOnes.size());
-    qsizetype printed = 0;
+    OrderedPrinter printer(idleOnes.size(), QStringLiteral("pause"), json);
     const auto cancel = std::make_shared<CancelToken>();
     const StopOnSignals stopper(cancel);
     BulkProgress progress;
     progress.cancel = cancel;
     progress.concurrency = *concurrency;
-    progress.finished = [&](qsizetype index, const ItemResult &result) {
-        results[index] = result;
-        while (printed < results.size() && results.at(printed)) {
-            const ItemResult &done = *results.at(printed);
-            const SandboxInfo &info = idleOnes.at(printed);
-            if (done.ok()) {
-                if (!json)
-                    out(Tr::tr("%1 paused (%2)").arg(info.workspaceId, idleWhy.at(printed)));
-            } else if (done.error->kind != Error::Kind::Cancelled) {
-                err(Tr::tr("%1 pause failed: %2").arg(info.workspaceId, done.error->message));
-            }
-            ++printed;
-        }
+    progress.started = [&printer](qsizetype index) { printer.started(index); };
+    progress.finished = [&printer, &idleWhy, &idleSeconds](qsizetype index, const ItemResult &result) {
+        Outcome outcome{result.sandbox, result.error, {}, {}};
+        if (result.ok())
+            outcome.line = Tr::tr("%1 paused (%2)").arg(idOf(result.sandbox), idleWhy.at(index));
+        outcome.extra.insert(QStringLiteral("idleSeconds"), idleSeconds.at(index));
+        printer.done(index, std::move(outcome));
     };
-    co_await session->run(WorkspaceAction::Pause, idleOnes, ActionOptions{}, progress);
-    QStringList notStarted;
-    qsizetype paused = 0;
-    qsizetype failed = 0;
-    for (qsizetype i = 0; i < results.size(); ++i) {
-        const std::optional<ItemResult> &result = results.at(i);
-        const bool cancelled = result && !result->ok() && result->error->kind == Error::Kind::Cancelled;
-        if (json) {
-            rows.append(QJsonObject{
-                {QStringLiteral("workspaceId"), idleOnes.at(i).workspaceId},
-                {QStringLiteral("sandboxId"), idleOnes.at(i).sandboxId},
-                {QStringLiteral("action"), QStringLiteral("pause")},
-                {QStringLiteral("idleSeconds"), idleSeconds.at(i)},
-                {QStringLiteral("ok"), result && result->ok()},
-                {QStringLiteral("error"),
-                 result && !result->ok() ? QJsonValue(result->error->message) : QJsonValue(QJsonValue::Null)},
-            });
-        }
-        if (result && result->ok())
-            ++paused;
-        else if (!result || cancelled)
-            notStarted.append(idleOnes.at(i).workspaceId);
-        else
-            ++failed;
-    }
-    if (json)
-        write(stdout, QJsonDocument(rows).toJson(QJsonDocument::Indented));
-    if (failed > 0)
-        exitCode = Failure;
-    if (stopper.signal() != 0 || !notStarted.isEmpty()) {
-        err(Tr::tr("interrupted: %1 done, %2 failed, %3 not started").arg(paused).arg(failed).arg(notStarted.size()));
-        if (!notStarted.isEmpty())
-            err(Tr::tr("not started: %1").arg(notStarted.join(u' ')));
-        co_return stopper.signal() != 0 ? 128 + stopper.signal() : Failure;
-    }
-    co_return exitCode;
+    const ActionOptions options;
+    co_await session->run(WorkspaceAction::Pause, idleOnes, options, progress);
+    co_return printer.finish(json, stopper.signal(), Success, rows);
 }
 
 } // namespace Paddock::Ctl

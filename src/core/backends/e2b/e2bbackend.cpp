@@ -60,6 +60,9 @@ E2BBackend::E2BBackend(BackendOptions options, QObject *parent)
     , m_api(std::make_unique<ControlPlane>(m_http.get(), m_options.connection))
 {
     m_options.connection = m_api->config(); // resolved: environment and defaults applied
+    // As many requests on the wire as the largest bulk job runs (paddockctl --concurrency 64):
+    // Qt opens six connections per host and manager, so a job of 16 had six in flight.
+    m_http->setMaxConnections(64);
 }
 
 E2BBackend::~E2BBackend()

@@ -252,85 +252,141 @@ QCoro::Task<Result<bool>> OpenSandboxBackend::requestPause(QString sandboxId)
 {
     release(sandboxId);
     auto paused = co_await m_lifecycle->pause(sandboxId);
-    // 409: not running. Paused already, or not pausable: the settling says which.
-    if (!paused && paused.error().kind != Error::Kind::Conflict)
+    if (paused) {
+        m_pauseRefusals.remove(sandboxId);
+        co_return false;
+    }
+    if (paused.error().kind != Error::Kind::Conflict)
         co_return fail(paused.error());
+    // 409: not running. Paused already, or not pausable: the settling says which.
+    m_pauseRefusals.insert(sandboxId, paused.error());
     co_return false;
 }
 
-QCoro::Task<QList<Result<>>> OpenSandboxBackend::settlePauses(QStringList sandboxIds)
+QCoro::Task<QList<Result<>>> OpenSandboxBackend::settlePauses(QStringList sandboxIds, PauseSettled settled)
 {
-    QList<Result<>> results(sandboxIds.size());
-    QHash<QString, qsizetype> pending; // sandbox id -> index
+    QList<std::optional<Result<>>> results(sandboxIds.size());
+    QHash<QString, QList<qsizetype>> pending; // sandbox id -> its indexes (an id given twice too)
     for (qsizetype i = 0; i < sandboxIds.size(); ++i)
-        pending.insert(sandboxIds.at(i), i);
+        pending[sandboxIds.at(i)].append(i);
+    const auto finish = [&](const QString &id, const Result<> &outcome) {
+        for (const qsizetype index : pending.value(id)) {
+            results[index] = outcome;
+            if (settled)
+                settled(index, outcome);
+        }
+        m_pauseRefusals.remove(id);
+    };
     const QDeadlineTimer deadline(m_options.settleTimeout);
     Backoff backoff;
+    QHash<QString, QString> lastState; // what each was when last seen, for the timeout's message
+    QHash<QString, Error> lastError; // a read that failed for it (kept trying until the deadline)
+    qsizetype lastPages = 1; // the pages of the last listing: fewer pauses left than that are asked one by one
+    int failedListings = 0;
     while (!pending.isEmpty()) {
-        // A few are cheaper to ask one by one than to list every sandbox of the server for.
         QHash<QString, Result<SandboxInfo>> seen;
-        if (pending.size() <= SettleByGet) {
-            for (auto it = pending.cbegin(); it != pending.cend(); ++it) {
-                auto info = co_await m_lifecycle->get(it.key());
-                seen.insert(it.key(), std::move(info));
+        const QStringList ids = pending.keys();
+        if (ids.size() <= std::max(SettleByGet, lastPages)) {
+            for (const QString &id : ids) {
+                auto info = co_await m_lifecycle->get(id);
+                seen.insert(id, std::move(info));
             }
         } else {
-            auto listed = co_await m_lifecycle->list({}, {});
+            const QStringList anyState;
+            const QMap<QString, QString> anyMetadata;
+            auto listed = co_await m_lifecycle->list(anyState, anyMetadata);
             if (!listed) {
-                for (auto it = pending.cbegin(); it != pending.cend(); ++it)
-                    results[it.value()] = fail(listed.error());
+                // A listing that failed says nothing of the pauses: tried again, given up only
+                // after several in a row.
+                if (++failedListings < 3 && !deadline.hasExpired()) {
+                    if (!co_await m_http->sleep(std::min(
+                            backoff.next(), std::chrono::milliseconds(std::max<qint64>(deadline.remainingTime(), 0)))))
+                        break;
+                    continue;
+                }
+                for (const QString &id : ids)
+                    finish(id, fail(listed.error()));
+                pending.clear();
                 break;
             }
+            failedListings = 0;
+            lastPages = listed->size() / LifecycleClient::PageSize + 1;
             for (const SandboxInfo &info : std::as_const(*listed)) {
                 if (pending.contains(info.sandboxId))
                     seen.insert(info.sandboxId, info);
             }
-        }
-        QString stillGoing; // one of those not paused yet, for the timeout's message
-        for (auto it = pending.begin(); it != pending.end();) {
-            const auto found = seen.constFind(it.key());
-            Result<> outcome;
-            bool settled = true;
-            if (found == seen.cend()) {
-                outcome = fail(Error::notFound(Tr::tr("sandbox %1 is gone").arg(it.key())));
-            } else if (!*found) {
-                outcome = fail(found->error());
-            } else if ((*found)->state == SandboxState::Paused) {
-                outcome = Result<>{};
-            } else if ((*found)->state == SandboxState::Failed || (*found)->state == SandboxState::Terminated) {
-                outcome = fail(
-                    Error::conflict(Tr::tr("sandbox %1 is %2 and cannot become %3")
-                                        .arg(it.key(), (*found)->rawState, sandboxStateName(SandboxState::Paused))));
-            } else {
-                settled = false;
-                stillGoing = QStringLiteral("%1 (%2)").arg(it.key(), (*found)->rawState);
+            // One missing from a listing taken page by page may have moved between two pages as
+            // others came and went: asked for on its own before it counts as gone.
+            for (const QString &id : ids) {
+                if (!seen.contains(id)) {
+                    auto info = co_await m_lifecycle->get(id);
+                    seen.insert(id, std::move(info));
+                }
             }
-            if (settled) {
-                results[it.value()] = outcome;
-                it = pending.erase(it);
+        }
+        for (auto it = seen.cbegin(); it != seen.cend(); ++it) {
+            const QString &id = it.key();
+            const Result<SandboxInfo> &info = it.value();
+            if (!info) {
+                if (info.error().kind == Error::Kind::NotFound) {
+                    finish(id, fail(Error::notFound(Tr::tr("sandbox %1 is gone").arg(id))));
+                    pending.remove(id);
+                } else {
+                    lastError.insert(id, info.error()); // tried again until the deadline
+                }
+                continue;
+            }
+            lastError.remove(id);
+            if (info->state == SandboxState::Paused) {
+                finish(id, Result<>{});
+                pending.remove(id);
+            } else if (info->state == SandboxState::Failed || info->state == SandboxState::Terminated) {
+                finish(id,
+                       fail(m_pauseRefusals.value(
+                           id,
+                           Error::conflict(Tr::tr("sandbox %1 is %2 and cannot become %3")
+                                               .arg(id, info->rawState, sandboxStateName(SandboxState::Paused))))));
+                pending.remove(id);
             } else {
-                ++it;
+                lastState.insert(id, info->rawState);
             }
         }
         if (pending.isEmpty())
             break;
         if (deadline.hasExpired()) {
-            const Error late = Error::timeout(
-                Tr::tr("%n sandbox(es) still not paused after %1 s, among them %2", nullptr, int(pending.size()))
-                    .arg(std::chrono::duration<double>(m_options.settleTimeout).count())
-                    .arg(stillGoing));
-            for (auto it = pending.cbegin(); it != pending.cend(); ++it)
-                results[it.value()] = fail(late);
+            const double limit = std::chrono::duration<double>(m_options.settleTimeout).count();
+            for (auto it = pending.cbegin(); it != pending.cend(); ++it) {
+                const QString &id = it.key();
+                if (m_pauseRefusals.contains(id))
+                    finish(id, fail(m_pauseRefusals.value(id)));
+                else if (lastError.contains(id))
+                    finish(id, fail(lastError.value(id)));
+                else
+                    finish(id,
+                           fail(Error::timeout(
+                               Tr::tr("sandbox %1 is still %2 after %3 s").arg(id, lastState.value(id)).arg(limit))));
+            }
+            pending.clear();
             break;
         }
         const std::chrono::milliseconds left(std::max<qint64>(deadline.remainingTime(), 0));
-        if (!co_await m_http->sleep(std::min(backoff.next(), left))) {
-            for (auto it = pending.cbegin(); it != pending.cend(); ++it)
-                results[it.value()] = fail(HttpClient::closedError());
+        if (!co_await m_http->sleep(std::min(backoff.next(), left)))
             break;
+    }
+    // What the loop left (the backend closing): not done.
+    QList<Result<>> out;
+    out.reserve(results.size());
+    for (qsizetype i = 0; i < results.size(); ++i) {
+        if (!results.at(i)) {
+            const Result<> closed = fail(HttpClient::closedError());
+            if (settled)
+                settled(i, closed);
+            out.append(closed);
+        } else {
+            out.append(*results.at(i));
         }
     }
-    co_return results;
+    co_return out;
 }
 
 Capabilities OpenSandboxBackend::capabilities() const

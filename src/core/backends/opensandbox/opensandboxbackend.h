@@ -91,7 +91,7 @@ public:
     // The POST alone (202: accepted), then the pauses of a job seen through together by one
     // listing polled with backoff until every one is Paused (or cannot be).
     QCoro::Task<Result<bool>> requestPause(QString sandboxId) override;
-    QCoro::Task<QList<Result<>>> settlePauses(QStringList sandboxIds) override;
+    QCoro::Task<QList<Result<>>> settlePauses(QStringList sandboxIds, PauseSettled settled = {}) override;
     QCoro::Task<Result<>> kill(QString sandboxId, KillOptions options) override;
     Capabilities capabilities() const override;
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
@@ -156,6 +156,9 @@ private:
     std::unique_ptr<LifecycleClient> m_lifecycle;
     QHash<QString, std::shared_ptr<ExecdClient>> m_execd;
     QHash<QString, Lease> m_leases;
+    // A pause request answered 409 (not running): its reason, for the settling to give when the
+    // sandbox never gets to Paused (as pause() gives it).
+    QHash<QString, Error> m_pauseRefusals;
     QTimer m_leaseTimer;
     bool m_renewing = false;
 };
