@@ -224,6 +224,20 @@ private Q_SLOTS:
         QCOMPARE(ids({QStringLiteral("--state"), QStringLiteral("paused")}).size(), Seeded);
     }
 
+    void concurrencyAboveSixReachesTheServer()
+    {
+        // Qt opens six connections per host and network manager: a job of 12 must still have 12
+        // requests at the server at once (it had six, and 1,000 pauses at 16 took twice the time).
+        QVERIFY(restart({QStringLiteral("--latency-ms"), QStringLiteral("200")}));
+        resetStats();
+        const Run paused = run({QStringLiteral("pause"), QStringLiteral("--all"), QStringLiteral("--state"),
+                                QStringLiteral("running"), QStringLiteral("--concurrency"), QStringLiteral("12")});
+        QCOMPARE(paused.exitCode, 0);
+        QCOMPARE(paused.out.count(QStringLiteral(" paused\n")), 30);
+        QVERIFY2(stat("maxInflight") > 6, qPrintable(QString::number(stat("maxInflight"))));
+        QVERIFY2(stat("maxInflight") <= 12, qPrintable(QString::number(stat("maxInflight"))));
+    }
+
     void oneFailureDoesNotStopTheRest()
     {
         const QStringList paused = ids({QStringLiteral("--state"), QStringLiteral("paused")});

@@ -23,6 +23,11 @@ namespace Paddock::OpenSandbox {
 
 namespace {
 
+// Requests this backend may have on the wire at once: as many as the largest bulk job runs
+// (paddockctl --concurrency 64). Qt opens six connections per host and manager, so without this a
+// job of 16 had six in flight; runBounded keeps each job to its own concurrency.
+constexpr int MaxConnections = 64;
+
 // GCC 12 cannot keep brace-initialised lists alive across co_await: built out here.
 QList<SandboxState> runningState()
 {
@@ -71,6 +76,7 @@ OpenSandboxBackend::OpenSandboxBackend(BackendOptions options, QObject *parent)
     , m_lifecycle(std::make_unique<LifecycleClient>(m_http.get(), m_options.connection))
 {
     m_options.connection = m_lifecycle->config(); // resolved: environment and defaults applied
+    m_http->setMaxConnections(MaxConnections);
     m_leaseTimer.setInterval(m_options.leaseCheckInterval);
     QObject::connect(&m_leaseTimer, &QTimer::timeout, this, [this] {
         if (!m_renewing)
