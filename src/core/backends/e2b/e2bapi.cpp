@@ -39,9 +39,13 @@ SandboxState stateOf(const QString &state)
 
 // The metadata values that are one sandbox's own (its workspace and session ids): read as they
 // are instead of through the document's table of repeated strings, which they would only fill.
+constexpr std::string_view WorkspaceIdKeyBytes(WorkspaceIdKey.data(), size_t(WorkspaceIdKey.size()));
+constexpr std::string_view UserIdKeyBytes(UserIdKey.data(), size_t(UserIdKey.size()));
+constexpr std::string_view AgentIdKeyBytes(AgentIdKey.data(), size_t(AgentIdKey.size()));
+
 bool ownValue(std::string_view key)
 {
-    return key == std::string_view("agentscope.workspace.id") || key == std::string_view("agentscope.session.id");
+    return key == WorkspaceIdKeyBytes || key == std::string_view("agentscope.session.id");
 }
 
 // One member of a sandbox (a listing's or a GET's) into its record.
@@ -73,9 +77,17 @@ void readMember(Json::Reader &r, Json::od::raw_json_string key, Json::od::value 
             }
             Json::od::value content = field.value();
             // Keys in the order they come; the server sends them sorted, so each goes in after
-            // the last without a search (a wrong hint costs only the search).
-            info.metadata.insert(info.metadata.cend(), r.shared(name),
-                                 ownValue(name) ? r.string(content) : r.shared(content));
+            // the last without a search (a wrong hint costs only the search). The ids the
+            // record keeps are taken as they go by, not looked up again.
+            const QString key = r.shared(name);
+            const QString text = ownValue(name) ? r.string(content) : r.shared(content);
+            info.metadata.insert(info.metadata.cend(), key, text);
+            if (name == WorkspaceIdKeyBytes)
+                info.workspaceId = text;
+            else if (name == UserIdKeyBytes)
+                info.userId = text;
+            else if (name == AgentIdKeyBytes)
+                info.agentId = text;
         }
     } else if (key == "cpuCount") {
         record.cpuCount = r.integer(value, 0);
@@ -116,9 +128,6 @@ void finishRecord(SandboxRecord &record, std::string_view raw)
         info.expiresAt = record.endAt;
     if (info.state == SandboxState::Paused && record.endAt.isValid())
         info.pausedAt = record.endAt;
-    info.workspaceId = info.metadata.value(WorkspaceIdKey);
-    info.userId = info.metadata.value(UserIdKey);
-    info.agentId = info.metadata.value(AgentIdKey);
     while (!raw.empty()
            && (raw.back() == ',' || raw.back() == ']' || raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r'
                || raw.back() == '\t'))
