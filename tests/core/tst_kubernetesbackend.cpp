@@ -579,13 +579,26 @@ private Q_SLOTS:
                  .toString()
                  .isEmpty(),
             20'000);
-        auto waiting = QCoro::waitFor(k8s->details(safeName(pulling)));
-        QVERIFY(waiting);
-        const QJsonObject state = pod(safeName(pulling))
-                                      .json[u"status"_qs][u"containerStatuses"_qs][0][u"state"_qs][u"waiting"_qs]
-                                      .toObject();
-        QCOMPARE(waiting->stateReason, state[u"reason"_qs].toString());
-        QCOMPARE(waiting->stateMessage, state[u"message"_qs].toString());
+        // The kubelet turns ErrImagePull into ImagePullBackOff and back as it retries: what
+        // details() said must be what the Pod said just before or just after it.
+        Result<SandboxDetails> waiting = fail(Error::backend(u"not read"_qs));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                const auto stateNow = [&] {
+                    return pod(safeName(pulling))
+                        .json[u"status"_qs][u"containerStatuses"_qs][0][u"state"_qs][u"waiting"_qs]
+                        .toObject();
+                };
+                const QJsonObject before = stateNow();
+                waiting = QCoro::waitFor(k8s->details(safeName(pulling)));
+                const QJsonObject after = stateNow();
+                const auto same = [&](const QJsonObject &state) {
+                    return waiting && waiting->stateReason == state[u"reason"_qs].toString()
+                        && waiting->stateMessage == state[u"message"_qs].toString();
+                };
+                return same(before) || same(after);
+            }(),
+            20'000);
         QVERIFY2(waiting->stateReason == u"ErrImagePull"_qs || waiting->stateReason == u"ImagePullBackOff"_qs,
                  qPrintable(waiting->stateReason));
 

@@ -615,6 +615,121 @@ QCoro::Task<Result<>> KubernetesBackend::pause(QString sandboxId)
     co_return co_await waitForPodGone(sandboxId, terminatingLimit(**pod));
 }
 
+QCoro::Task<Result<bool>> KubernetesBackend::requestPause(QString sandboxId)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
+    m_pausing.insert(sandboxId);
+    forget(sandboxId);
+    auto pod = co_await m_client->getPod(sandboxId);
+    if (!pod)
+        co_return fail(pod.error());
+    if (!*pod) {
+        // Stopped already, or not there at all: pause() says which.
+        auto paused = co_await pause(sandboxId);
+        if (!paused)
+            co_return fail(paused.error());
+        co_return true;
+    }
+    auto deleted = co_await m_client->deletePod(sandboxId, m_options.deleteGracePeriodSeconds);
+    if (!deleted)
+        co_return fail(deleted.error());
+    m_pauseLimits.insert(sandboxId, terminatingLimit(**pod));
+    co_return false;
+}
+
+QCoro::Task<QList<Result<>>> KubernetesBackend::settlePauses(QStringList sandboxIds, PauseSettled settled)
+{
+    auto hold = m_tasks.hold();
+    QList<std::optional<Result<>>> results(sandboxIds.size());
+    QHash<QString, QList<qsizetype>> pending; // Pod name -> its indexes
+    std::chrono::milliseconds longest{0};
+    for (qsizetype i = 0; i < sandboxIds.size(); ++i) {
+        pending[sandboxIds.at(i)].append(i);
+        longest = std::max(longest, m_pauseLimits.value(sandboxIds.at(i), std::chrono::milliseconds(30'000)));
+    }
+    const auto finish = [&](const QString &name, const Result<> &outcome) {
+        for (const qsizetype index : pending.value(name)) {
+            results[index] = outcome;
+            if (settled)
+                settled(index, outcome);
+        }
+        m_pauseLimits.remove(name);
+    };
+    const QDeadlineTimer deadline(longest);
+    const QString selector = managedSelector();
+    int failedReads = 0;
+    while (!pending.isEmpty()) {
+        QSet<QString> present; // Pods still there (terminating)
+        const QStringList names = pending.keys();
+        std::optional<Error> readError;
+        if (names.size() <= 4) {
+            for (const QString &name : names) {
+                auto pod = co_await m_client->getPod(name);
+                if (!pod)
+                    readError = pod.error();
+                else if (*pod)
+                    present.insert(name);
+            }
+        } else {
+            auto pods = co_await m_client->listPods(selector);
+            if (!pods)
+                readError = pods.error();
+            else {
+                for (const PodView &pod : std::as_const(pods->items))
+                    present.insert(pod.name);
+            }
+        }
+        if (readError) {
+            // A read that failed says nothing of the Pods: tried again, given up after three.
+            if (++failedReads >= 3 || deadline.hasExpired()) {
+                for (const QString &name : names)
+                    finish(name, fail(*readError));
+                pending.clear();
+                break;
+            }
+        } else {
+            failedReads = 0;
+            for (const QString &name : names) {
+                if (!present.contains(name)) {
+                    finish(name, Result<>{});
+                    pending.remove(name);
+                }
+            }
+            if (pending.isEmpty())
+                break;
+            if (deadline.hasExpired()) {
+                for (auto it = pending.cbegin(); it != pending.cend(); ++it) {
+                    const auto limit = m_pauseLimits.value(it.key(), longest);
+                    finish(it.key(),
+                           fail(Error::timeout(Tr::tr("the Pod %1 did not finish deleting within %2 s")
+                                                   .arg(it.key())
+                                                   .arg(double(limit.count()) / 1000.0))));
+                }
+                pending.clear();
+                break;
+            }
+        }
+        if (!co_await sleep(
+                std::chrono::milliseconds(std::min<qint64>(1000, std::max<qint64>(100, deadline.remainingTime())))))
+            break;
+    }
+    QList<Result<>> out;
+    out.reserve(results.size());
+    for (qsizetype i = 0; i < results.size(); ++i) {
+        if (!results.at(i)) {
+            const Result<> closed = fail(Http::HttpClient::closedError());
+            if (settled)
+                settled(i, closed);
+            out.append(closed);
+        } else {
+            out.append(*results.at(i));
+        }
+    }
+    co_return out;
+}
+
 QCoro::Task<Result<>> KubernetesBackend::kill(QString sandboxId, KillOptions)
 {
     auto hold = m_tasks.hold();

@@ -87,6 +87,10 @@ public:
     QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) override;
     QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) override;
     QCoro::Task<Result<>> pause(QString sandboxId) override;
+    // The Pod's DELETE alone, then the Pods of a job seen gone together: one listing of the
+    // workspace Pods polled for all of them (a GET each when four or fewer are left).
+    QCoro::Task<Result<bool>> requestPause(QString sandboxId) override;
+    QCoro::Task<QList<Result<>>> settlePauses(QStringList sandboxIds, PauseSettled settled = {}) override;
     QCoro::Task<Result<>> kill(QString sandboxId, KillOptions options) override;
     QCoro::Task<Result<SandboxInfo>> renew(QString sandboxId, std::chrono::seconds duration) override;
     QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
@@ -158,6 +162,7 @@ private:
     QHash<QString, Seen> m_recent; // Pods list() read for a workspace id, for connect()
     QSet<QString> m_held;
     QSet<QString> m_pausing; // deleted by us: their DELETED event is not a loss
+    QHash<QString, std::chrono::milliseconds> m_pauseLimits; // requested pauses: how long each Pod may take
     bool m_watching = false;
     // Per kind (Pods, PVCs): its listing worked and its last watch did not fail.
     bool m_podsWatchUp = false;
