@@ -11,6 +11,7 @@
 #include <QProcess>
 #include <QSet>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -307,6 +308,46 @@ private Q_SLOTS:
         QCOMPARE(killed.out.count(QStringLiteral(" killed; deleted sandbox ")), 8);
         QCOMPARE(ids().size(), Seeded - 10);
         QVERIFY(ids({QStringLiteral("--agent"), QStringLiteral("agent-1")}).isEmpty());
+    }
+
+    void killOfManyAsksOnATerminal()
+    {
+        // stdin a terminal (script(1) gives paddockctl a pseudo-terminal and passes our input on):
+        // asked, and only "y" kills.
+        if (QStandardPaths::findExecutable(QStringLiteral("script")).isEmpty()) {
+            if (qEnvironmentVariable("CI") == QLatin1String("true"))
+                QFAIL("script(1) (bsdutils) is needed");
+            QSKIP("script(1) is not installed");
+        }
+        const auto onATerminal = [this](const QByteArray &answer) {
+            QStringList words{QStringLiteral(PADDOCKCTL_PATH)};
+            words += global();
+            words += QStringList{QStringLiteral("kill"), QStringLiteral("--all"), QStringLiteral("--agent"),
+                                 QStringLiteral("agent-2")};
+            QString command;
+            for (const QString &word : std::as_const(words))
+                command += QStringLiteral("'%1' ").arg(word);
+            QProcess process;
+            process.setProcessEnvironment(environment());
+            process.start(QStringLiteral("script"),
+                          {QStringLiteral("-q"), QStringLiteral("-e"), QStringLiteral("-c"), command,
+                           QStringLiteral("/dev/null")});
+            process.write(answer);
+            process.closeWriteChannel();
+            if (!process.waitForFinished(120'000))
+                qFatal("script did not finish");
+            return Run{process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()), {}};
+        };
+        const Run declined = onATerminal("n\n");
+        QCOMPARE(declined.exitCode, 1);
+        QVERIFY2(declined.out.contains(QStringLiteral("Kill 10 workspaces? Their sandboxes are deleted. [y/N]")),
+                 qPrintable(declined.out));
+        QVERIFY2(declined.out.contains(QStringLiteral("not confirmed; nothing was killed")), qPrintable(declined.out));
+        QCOMPARE(ids().size(), Seeded);
+        const Run confirmed = onATerminal("y\n");
+        QCOMPARE(confirmed.exitCode, 0);
+        QCOMPARE(confirmed.out.count(QStringLiteral(" killed; deleted sandbox ")), 10);
+        QCOMPARE(ids().size(), Seeded - 10);
     }
 
     void badInputDoesNothing_data()
