@@ -6741,5 +6741,9 @@ BULK：--concurrency N（1-64，默认 8）同时进行的数量；--dry-run 只
         <source>%1 paused (%2)</source>
         <translation>%1 已暂停（%2）</translation>
     </message>
+    <message>
+        <source>now + %1 is %2, earlier than its current expiry %3; nothing was changed (give --allow-shorter to shorten it)</source>
+        <translation>当前时间 + %1 为 %2，早于其当前到期时间 %3；未做任何更改（如要缩短，请给出 --allow-shorter）</translation>
+    </message>
 </context>
 </TS>

@@ -270,7 +270,7 @@ private Q_SLOTS:
         const Run shorter = run(
             {QStringLiteral("renew"), paused.at(0), paused.at(1), QStringLiteral("--seconds"), QStringLiteral("1h")});
         QCOMPARE(shorter.exitCode, 1);
-        QCOMPARE(shorter.err.count(QStringLiteral("not renewed: it would expire sooner (")), 2);
+        QCOMPARE(shorter.err.count(QStringLiteral("earlier than its current expiry")), 2);
         const Run longer = run(
             {QStringLiteral("renew"), paused.at(0), paused.at(1), QStringLiteral("--seconds"), QStringLiteral("2d")});
         QCOMPARE(longer.exitCode, 0);

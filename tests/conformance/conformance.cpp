@@ -1133,20 +1133,27 @@ void BackendConformance::filesUploadIsRefusedOnAReadOnlyProfile()
 // done when it returns keeps the defaults (nothing left to settle).
 void BackendConformance::pauseInTwoStepsAsABulkJobDoes()
 {
-    auto first = make(*m_backend, nextWorkspaceId("bulk"));
+    // A backend of its own, as pauseAndResume uses.
+    const auto backend = m_target->makeBackend({});
+    auto first = make(*backend, nextWorkspaceId("bulk-a"));
     QVERIFY2(first, why(first));
-    auto second = make(*m_backend, nextWorkspaceId("bulk"));
+    auto second = make(*backend, nextWorkspaceId("bulk-b"));
     QVERIFY2(second, why(second));
+    // Workspaces in use, with their files (Docker in AgentScope's layout knows a closed one by them).
+    for (const SandboxInfo *made : {&*first, &*second}) {
+        auto wrote = shell(*backend, *made, QStringLiteral("mkdir -p data && echo kept > data/kept.txt"));
+        QVERIFY2(wrote && wrote->exitCode == 0, why(wrote));
+    }
     QStringList pending;
     for (const QString &id : {first->sandboxId, second->sandboxId}) {
-        auto requested = QCoro::waitFor(m_backend->requestPause(id));
+        auto requested = QCoro::waitFor(backend->requestPause(id));
         QVERIFY2(requested, why(requested));
         if (!*requested)
             pending.append(id);
     }
     QList<qsizetype> reported; // as each settles
     const Backend::PauseSettled onSettled = [&reported](qsizetype index, const Result<> &) { reported.append(index); };
-    const QList<Result<>> settled = QCoro::waitFor(m_backend->settlePauses(pending, onSettled));
+    const QList<Result<>> settled = QCoro::waitFor(backend->settlePauses(pending, onSettled));
     QCOMPARE(settled.size(), pending.size());
     for (const Result<> &result : settled)
         QVERIFY2(result, describe(result));
@@ -1155,16 +1162,16 @@ void BackendConformance::pauseInTwoStepsAsABulkJobDoes()
     for (qsizetype i = 0; i < reported.size(); ++i)
         QCOMPARE(reported.at(i), i);
     for (const QString &id : {first->sandboxId, second->sandboxId}) {
-        auto got = QCoro::waitFor(m_backend->get(id));
+        auto got = QCoro::waitFor(backend->get(id));
         QVERIFY2(got, why(got));
         QCOMPARE(got->state, SandboxState::Paused);
     }
     // An unknown sandbox is not found, at the request or at the settling, and says which.
     const QString unknown = m_target->unknownSandboxId();
-    auto requested = QCoro::waitFor(m_backend->requestPause(unknown));
+    auto requested = QCoro::waitFor(backend->requestPause(unknown));
     if (requested) {
         QVERIFY2(!*requested, "an unknown sandbox was paused");
-        const QList<Result<>> gone = QCoro::waitFor(m_backend->settlePauses({unknown}));
+        const QList<Result<>> gone = QCoro::waitFor(backend->settlePauses({unknown}));
         QCOMPARE(gone.size(), 1);
         QVERIFY2(!gone.constFirst(), "an unknown sandbox settled as paused");
         QCOMPARE(gone.constFirst().error().kind, Error::Kind::NotFound);
@@ -1174,7 +1181,7 @@ void BackendConformance::pauseInTwoStepsAsABulkJobDoes()
         QVERIFY2(namesSandbox(requested.error(), unknown), qPrintable(requested.error().message));
     }
     // Nothing to settle is settled at once.
-    QVERIFY(QCoro::waitFor(m_backend->settlePauses({})).isEmpty());
+    QVERIFY(QCoro::waitFor(backend->settlePauses({})).isEmpty());
 }
 
 // Every call about a sandbox that does not exist says NotFound, and names it. Reads that can

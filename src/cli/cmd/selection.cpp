@@ -3,6 +3,7 @@
 #include "backendregistry.h"
 #include "duration.h"
 #include "idlerule.h"
+#include "renewal.h"
 #include "signals.h"
 
 #include <QCoroTask>
@@ -515,8 +516,39 @@ QCoro::Task<int> runBulk(Session &s, BulkVerb verb)
         }
         printer.done(index, std::move(outcome));
     };
+    // A renewal that would shorten what the listing says is refused here with both times, as
+    // scripts read them, and sent nowhere; the session checks again against what the server has
+    // when it renews (someone may have renewed since the listing).
+    QList<qsizetype> sent; // index in `targets` of each item run
+    QList<SandboxInfo> items;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    for (qsizetype i = 0; i < targets.size(); ++i) {
+        const SandboxInfo &info = targets.at(i);
+        if (verb == BulkVerb::Renew && !options.renew.allowShorter) {
+            const Renewal plan = planRenewal(info.expiresAt, now, RenewMode::FromNow, renewBy);
+            if (plan.shortens) {
+                printer.started(i);
+                printer.done(i,
+                             Outcome{info,
+                                     Error::conflict(Tr::tr("now + %1 is %2, earlier than its current expiry %3; "
+                                                            "nothing was changed (give --allow-shorter to shorten "
+                                                            "it)")
+                                                         .arg(formatDuration(renewBy), jsonTime(plan.expiresAt),
+                                                              jsonTime(*info.expiresAt))),
+                                     {},
+                                     {}});
+                continue;
+            }
+        }
+        sent.append(i);
+        items.append(info);
+    }
+    const auto started = progress.started;
+    const auto finished = progress.finished;
+    progress.started = [&sent, started](qsizetype k) { started(sent.at(k)); };
+    progress.finished = [&sent, finished](qsizetype k, const ItemResult &result) { finished(sent.at(k), result); };
     ProfileSession *session = s.session.get();
-    co_await session->run(action, targets, options, progress);
+    co_await session->run(action, items, options, progress);
     co_return printer.finish(json, stopper.signal(), exitCode, rows);
 }
 
