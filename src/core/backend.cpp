@@ -1,5 +1,6 @@
 #include "backend.h"
 
+#include "http/httpclient.h"
 #include "tr.h"
 
 #include <QCoroTask>
@@ -81,6 +82,23 @@ QCoro::Task<QList<Result<>>> Backend::settlePauses(QStringList sandboxIds, Pause
             settled(i, Result<>{});
     }
     co_return QList<Result<>>(sandboxIds.size());
+}
+
+QList<Result<>> Backend::settledResults(const QList<std::optional<Result<>>> &results, const PauseSettled &settled)
+{
+    QList<Result<>> out;
+    out.reserve(results.size());
+    for (qsizetype i = 0; i < results.size(); ++i) {
+        if (!results.at(i)) {
+            const Result<> closed = fail(Http::HttpClient::closedError());
+            if (settled)
+                settled(i, closed);
+            out.append(closed);
+        } else {
+            out.append(*results.at(i));
+        }
+    }
+    return out;
 }
 
 QCoro::Task<Result<SandboxDetails>> Backend::details(QString sandboxId)

@@ -15,6 +15,7 @@
 #include <QStringList>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace Paddock {
 
@@ -103,6 +104,9 @@ public:
     // each one is (in whatever order they settle), and one result per id, in their order, at the end.
     using PauseSettled = std::function<void(qsizetype, const Result<> &)>;
     virtual QCoro::Task<QList<Result<>>> settlePauses(QStringList sandboxIds, PauseSettled settled = {});
+    // The end of a settling: each result, and for each left unsettled (the backend closing) a
+    // closed error, reported through `settled` too.
+    static QList<Result<>> settledResults(const QList<std::optional<Result<>>> &results, const PauseSettled &settled);
     // Removes the sandbox. What happens to its files is the backend's documented choice; with
     // Capability::DeleteFilesOnKill, options.deleteFiles deletes what it would keep.
     virtual QCoro::Task<Result<>> kill(QString sandboxId, KillOptions options) = 0;

@@ -591,6 +591,18 @@ QCoro::Task<Result<SandboxInfo>> KubernetesBackend::openWorkspace(QString worksp
 QCoro::Task<Result<>> KubernetesBackend::pause(QString sandboxId)
 {
     auto hold = m_tasks.hold();
+    auto requested = co_await requestPause(sandboxId);
+    if (!requested)
+        co_return fail(requested.error());
+    if (*requested)
+        co_return Result<>{};
+    const std::chrono::milliseconds limit = m_pauseLimits.take(sandboxId);
+    co_return co_await waitForPodGone(sandboxId, limit);
+}
+
+QCoro::Task<Result<bool>> KubernetesBackend::requestPause(QString sandboxId)
+{
+    auto hold = m_tasks.hold();
     if (m_options.configurationError)
         co_return fail(*m_options.configurationError);
     // AgentScope's close: the Pod goes, the PVC (the files) stays.
@@ -605,32 +617,9 @@ QCoro::Task<Result<>> KubernetesBackend::pause(QString sandboxId)
         if (!pvc)
             co_return fail(pvc.error());
         if (*pvc && !(*pvc)->terminating())
-            co_return Result<>{};
+            co_return true;
         co_return fail(Error::notFound(
             Tr::tr("there is no workspace Pod or PVC %1 in the namespace %2").arg(sandboxId, m_options.cluster.ns)));
-    }
-    auto deleted = co_await m_client->deletePod(sandboxId, m_options.deleteGracePeriodSeconds);
-    if (!deleted)
-        co_return fail(deleted.error());
-    co_return co_await waitForPodGone(sandboxId, terminatingLimit(**pod));
-}
-
-QCoro::Task<Result<bool>> KubernetesBackend::requestPause(QString sandboxId)
-{
-    auto hold = m_tasks.hold();
-    if (m_options.configurationError)
-        co_return fail(*m_options.configurationError);
-    m_pausing.insert(sandboxId);
-    forget(sandboxId);
-    auto pod = co_await m_client->getPod(sandboxId);
-    if (!pod)
-        co_return fail(pod.error());
-    if (!*pod) {
-        // Stopped already, or not there at all: pause() says which.
-        auto paused = co_await pause(sandboxId);
-        if (!paused)
-            co_return fail(paused.error());
-        co_return true;
     }
     auto deleted = co_await m_client->deletePod(sandboxId, m_options.deleteGracePeriodSeconds);
     if (!deleted)
@@ -715,19 +704,7 @@ QCoro::Task<QList<Result<>>> KubernetesBackend::settlePauses(QStringList sandbox
                 std::chrono::milliseconds(std::min<qint64>(1000, std::max<qint64>(100, deadline.remainingTime())))))
             break;
     }
-    QList<Result<>> out;
-    out.reserve(results.size());
-    for (qsizetype i = 0; i < results.size(); ++i) {
-        if (!results.at(i)) {
-            const Result<> closed = fail(Http::HttpClient::closedError());
-            if (settled)
-                settled(i, closed);
-            out.append(closed);
-        } else {
-            out.append(*results.at(i));
-        }
-    }
-    co_return out;
+    co_return settledResults(results, settled); // what the loop left (closing): not done
 }
 
 QCoro::Task<Result<>> KubernetesBackend::kill(QString sandboxId, KillOptions)

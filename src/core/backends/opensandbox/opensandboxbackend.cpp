@@ -380,19 +380,7 @@ QCoro::Task<QList<Result<>>> OpenSandboxBackend::settlePauses(QStringList sandbo
             break;
     }
     // What the loop left (the backend closing): not done.
-    QList<Result<>> out;
-    out.reserve(results.size());
-    for (qsizetype i = 0; i < results.size(); ++i) {
-        if (!results.at(i)) {
-            const Result<> closed = fail(HttpClient::closedError());
-            if (settled)
-                settled(i, closed);
-            out.append(closed);
-        } else {
-            out.append(*results.at(i));
-        }
-    }
-    co_return out;
+    co_return settledResults(results, settled);
 }
 
 Capabilities OpenSandboxBackend::capabilities() const
