@@ -1,6 +1,5 @@
 #include "timestamp.h"
 
-#include <QDate>
 #include <QTime>
 
 namespace Paddock {
@@ -84,8 +83,13 @@ template<typename Text> std::optional<QDateTime> timestampOf(Text text)
         return std::nullopt;
     }
 
-    if (month < 1 || month > 12 || day < 1 || day > QDate(year, month, 1).daysInMonth() || hour > 23 || minute > 59
-        || second > 59)
+    // The Gregorian month's length, without QDate (whose daysInMonth goes through the Julian day
+    // and back); there is no year 0, as for QDate.
+    static constexpr int MonthDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (year == 0 || month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59)
+        return std::nullopt;
+    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    if (day < 1 || day > (month == 2 && leap ? 29 : MonthDays[month - 1]))
         return std::nullopt;
     // Days since 1970-01-01 by the proleptic Gregorian calendar (H. Hinnant's days_from_civil),
     // then one QDateTime from milliseconds: a listing makes two or three per sandbox, and

@@ -117,7 +117,7 @@ QCoro::Task<int> run(int sandboxes, int pauses, int latencyMs, int concurrency)
 
         // This machine is shared and noisy: both are measured Rounds times, interleaved, and
         // the medians compared.
-        constexpr int Rounds = 7;
+        constexpr int Rounds = 15;
         std::vector<double> bareMs;
         std::vector<double> listMs;
         std::vector<double> cpuUs;
@@ -142,19 +142,25 @@ QCoro::Task<int> run(int sandboxes, int pauses, int latencyMs, int concurrency)
         listRatio = wallMs / median(bareMs);
         // Our CPU includes Qt's network thread, so this is an upper bound.
         cpuPerSandboxUs = median(cpuUs);
-        QElapsedTimer parseTimer;
-        parseTimer.start();
+        // The parse alone, the best of five passes (the least disturbed by the machine's others).
+        double parseMs = 0;
         qsizetype parsedCount = 0;
-        for (const HttpResponse &page : bare.bodies)
-            parsedCount += parseListPage(page)->sandboxes.size();
-        const double parseMs = double(parseTimer.nsecsElapsed()) / 1e6;
+        for (int pass = 0; pass < 5; ++pass) {
+            QElapsedTimer parseTimer;
+            parseTimer.start();
+            parsedCount = 0;
+            for (const HttpResponse &page : bare.bodies)
+                parsedCount += parseListPage(page)->sandboxes.size();
+            const double ms = double(parseTimer.nsecsElapsed()) / 1e6;
+            parseMs = pass == 0 ? ms : std::min(parseMs, ms);
+        }
         std::printf("list %d sandboxes (%d pages of %d, by X-Next-Token)\n", sandboxes, bare.pages,
                     ControlPlane::PageSize);
         std::printf("  server building the pages           %9.1f ms\n", bare.serverMs);
         std::printf("  bare fetch of the same pages        %9.1f ms  (median of %d)\n", median(bareMs), Rounds);
         std::printf("  ControlPlane::list                  %9.1f ms  = %.2f x the bare fetch [<= 1.5 x] (median)\n",
                     wallMs, listRatio);
-        std::printf("  parsing the pages on one thread     %9.1f ms  (%lld sandboxes)\n", parseMs,
+        std::printf("  parsing the pages on one thread     %9.1f ms  (%lld sandboxes, best of 5)\n", parseMs,
                     qlonglong(parsedCount));
         std::printf("  client CPU per sandbox listed       %9.2f us  [<= 20 us]\n", cpuPerSandboxUs);
     }

@@ -276,6 +276,9 @@ void TestE2BBackend::reattachTakesTheNewestWithAWarning()
     const QString id = QStringLiteral("ws-newest");
     auto older = QCoro::waitFor(stack.backend.create(spec(id)));
     QVERIFY(older);
+    // Times are kept to the millisecond: two creates may fall within one. The fake's clock moves
+    // on a second so that the second is the newer.
+    server.advanceClock(1);
     auto newer = QCoro::waitFor(stack.backend.create(spec(id)));
     QVERIFY(newer);
     QVERIFY(newer->createdAt > older->createdAt);

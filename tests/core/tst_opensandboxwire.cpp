@@ -38,6 +38,24 @@ private Q_SLOTS:
                                  << "";
         QTest::newRow("bad month") << "2026-13-15T10:46:58Z"
                                    << "";
+        QTest::newRow("29 February of a leap year") << "2028-02-29T00:00:00Z"
+                                                    << "2028-02-29T00:00:00.000Z";
+        QTest::newRow("29 February of 2000") << "2000-02-29T23:59:59Z"
+                                             << "2000-02-29T23:59:59.000Z";
+        QTest::newRow("29 February of 2100 (not a leap year)") << "2100-02-29T00:00:00Z"
+                                                               << "";
+        QTest::newRow("29 February of 2026") << "2026-02-29T00:00:00Z"
+                                             << "";
+        QTest::newRow("31 April") << "2026-04-31T00:00:00Z"
+                                  << "";
+        QTest::newRow("31 December") << "2026-12-31T23:59:59Z"
+                                     << "2026-12-31T23:59:59.000Z";
+        QTest::newRow("day 0") << "2026-01-00T00:00:00Z"
+                               << "";
+        QTest::newRow("year 0") << "0000-01-01T00:00:00Z"
+                                << "";
+        QTest::newRow("before 1970") << "1969-12-31T23:59:59.999Z"
+                                     << "1969-12-31T23:59:59.999Z";
         QTest::newRow("bad offset") << "2026-06-15T10:46:58+25:00"
                                     << "";
         QTest::newRow("garbage") << "yesterday"

@@ -15,10 +15,12 @@
 
 #include <simdjson.h>
 
+#include <cstdint>
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 
 namespace Paddock::Json {
@@ -96,12 +98,26 @@ public:
     // its bound.
     QString shared(std::string_view s)
     {
-        if (const auto it = m_shared.find(s); it != m_shared.end())
-            return it->second;
-        QString made = text(s);
-        if (m_shared.size() < 512)
-            m_shared.emplace(s, made);
-        return made;
+        if (!m_slots)
+            m_slots = std::make_unique<Slot[]>(SharedSlots);
+        // Open addressing with linear probing, at most half full: a lookup is a hash of a few
+        // loads and one comparison.
+        for (size_t i = hashOf(s) & (SharedSlots - 1);; i = (i + 1) & (SharedSlots - 1)) {
+            Slot &slot = m_slots[i];
+            if (slot.used) {
+                if (slot.key == s)
+                    return slot.value;
+                continue;
+            }
+            QString made = text(s);
+            if (m_sharedCount < SharedSlots / 2) {
+                slot.used = true;
+                slot.key = s;
+                slot.value = made;
+                ++m_sharedCount;
+            }
+            return made;
+        }
     }
     QString shared(od::value &value)
     {
@@ -153,7 +169,36 @@ public:
     }
 
 private:
-    std::unordered_map<std::string_view, QString> m_shared;
+    static constexpr size_t SharedSlots = 1024;
+    struct Slot
+    {
+        bool used = false;
+        std::string_view key;
+        QString value;
+    };
+    // The length and the first and last eight bytes (the strings shared are names and ids that
+    // differ there); strings alike in all three only probe one slot further.
+    static size_t hashOf(std::string_view s)
+    {
+        uint64_t h = uint64_t(s.size()) * 0x9E3779B97F4A7C15ull;
+        if (s.size() >= 8) {
+            uint64_t head = 0;
+            uint64_t tail = 0;
+            std::memcpy(&head, s.data(), 8);
+            std::memcpy(&tail, s.data() + s.size() - 8, 8);
+            h ^= head * 0xC2B2AE3D27D4EB4Full;
+            h = (h ^ (h >> 31)) * 0x165667B19E3779F9ull;
+            h ^= tail * 0xC2B2AE3D27D4EB4Full;
+        } else {
+            for (const char c : s)
+                h = (h ^ uint8_t(c)) * 0x100000001B3ull;
+        }
+        h ^= h >> 29;
+        h *= 0xBF58476D1CE4E5B9ull;
+        return size_t(h ^ (h >> 32));
+    }
+    std::unique_ptr<Slot[]> m_slots;
+    size_t m_sharedCount = 0;
 };
 
 // The calling thread's parser: it keeps its buffers between documents (a page's size); one per

@@ -12,6 +12,7 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <QThreadPool>
 #include <QUrl>
 
 #include <chrono>
@@ -132,6 +133,9 @@ private:
 
     HttpClient *m_http;
     ConnectionConfig m_config;
+    // Listed pages are parsed here, one at a time (see list()); its destructor waits for a parse
+    // still running.
+    QThreadPool m_parser;
 };
 
 } // namespace Paddock::E2B
