@@ -1,11 +1,15 @@
 #include "backend.h"
 
+#include "backoff.h"
 #include "http/httpclient.h"
+#include "logging.h"
 #include "tr.h"
 
 #include <QCoroTask>
+#include <QCoroTimer>
 #include <QDir>
 #include <QFileInfo>
+#include <QPointer>
 
 namespace Paddock {
 
@@ -99,6 +103,57 @@ QList<Result<>> Backend::settledResults(const QList<std::optional<Result<>>> &re
         }
     }
     return out;
+}
+
+bool Backend::outcomeUnknown(const Error &error)
+{
+    if (error.kind == Error::Kind::Unreachable)
+        return true;
+    return error.httpStatus == 429 || error.httpStatus == 502 || error.httpStatus == 503 || error.httpStatus == 504;
+}
+
+QCoro::Task<Result<SandboxInfo>> Backend::createExactlyOnce(QString workspaceId, CreateAttempt attempt,
+                                                            CreatedLookup lookup)
+{
+    const QPointer<Backend> alive(this);
+    Backoff backoff(std::chrono::milliseconds(250), 2.0, std::chrono::milliseconds(4000));
+    for (int tried = 1;; ++tried) {
+        auto created = co_await attempt();
+        if (created || !outcomeUnknown(created.error()))
+            co_return created;
+        const Error error = created.error();
+        // The answer was lost or refused on the way: the sandbox may exist. Look before
+        // creating again.
+        qCInfo(lcProvision).noquote() << "create for workspace" << workspaceId << "attempt" << tried
+                                      << "left its outcome unknown; looking the workspace up by its metadata:"
+                                      << error.message;
+        auto found = co_await lookup();
+        if (!found) {
+            co_return fail(Error{error.kind,
+                                 Tr::tr("creating a sandbox for workspace %1: %2; and looking it up by its metadata, "
+                                        "to learn whether it was made, failed too: %3 (the next open of the "
+                                        "workspace looks again, and uses it if it was made)")
+                                     .arg(workspaceId, error.message, found.error().message),
+                                 error.httpStatus});
+        }
+        if (*found) {
+            qCInfo(lcProvision).noquote()
+                << "the create for workspace" << workspaceId << "had gone through:" << (*found)->sandboxId;
+            SandboxInfo made = **found;
+            co_return made;
+        }
+        if (tried == CreateAttempts) {
+            co_return fail(Error{error.kind,
+                                 Tr::tr("creating a sandbox for workspace %1 failed %n time(s), and no sandbox was "
+                                        "made (looked up by its metadata after each): %2",
+                                        nullptr, tried)
+                                     .arg(workspaceId, error.message),
+                                 error.httpStatus});
+        }
+        co_await QCoro::sleepFor(backoff.next());
+        if (!alive)
+            co_return fail(Http::HttpClient::closedError());
+    }
 }
 
 QCoro::Task<Result<SandboxDetails>> Backend::details(QString sandboxId)

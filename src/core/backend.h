@@ -107,6 +107,11 @@ public:
     // The end of a settling: each result, and for each left unsettled (the backend closing) a
     // closed error, reported through `settled` too.
     static QList<Result<>> settledResults(const QList<std::optional<Result<>>> &results, const PauseSettled &settled);
+    // Whether a request's answer leaves open whether it ran: no answer (the connection dropped or
+    // timed out), or 429, 502, 503 or 504 from the server or a gateway in front of it. A create
+    // with such an answer may have made the sandbox.
+    static bool outcomeUnknown(const Error &error);
+    static constexpr int CreateAttempts = 5;
     // Removes the sandbox. What happens to its files is the backend's documented choice; with
     // Capability::DeleteFilesOnKill, options.deleteFiles deletes what it would keep.
     virtual QCoro::Task<Result<>> kill(QString sandboxId, KillOptions options) = 0;
@@ -160,6 +165,19 @@ public:
     // (refused, say) and is being tried again, when what it reports cannot be relied on. The
     // default: never.
     virtual bool isWatchLive() const { return false; }
+
+protected:
+    // Creating exactly once, for backends whose create is not idempotent (a POST that makes a
+    // new sandbox each time). `attempt` creates; when its answer leaves the outcome unknown
+    // (outcomeUnknown), `lookup` asks the server for the workspace's sandbox by its metadata (a
+    // sandbox in a state it can be in just after its create, newest first, held as create would
+    // hold it; nullopt: none). One found is the create's; none, and the create is tried again
+    // after a backoff, at most CreateAttempts times in all. No path makes two sandboxes for one
+    // workspace as long as the server lists a sandbox once its create has been answered.
+    using CreateAttempt = std::function<QCoro::Task<Result<SandboxInfo>>()>;
+    using CreatedLookup = std::function<QCoro::Task<Result<std::optional<SandboxInfo>>>()>;
+    QCoro::Task<Result<SandboxInfo>> createExactlyOnce(QString workspaceId, CreateAttempt attempt,
+                                                       CreatedLookup lookup);
 
 Q_SIGNALS:
     // The backend found that a sandbox it was holding for a workspace is gone (deleted behind

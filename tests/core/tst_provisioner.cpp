@@ -49,6 +49,86 @@ private:
     QTemporaryDir m_logs;
 
 private Q_SLOTS:
+
+    // A create whose answer was lost looks the workspace up before it tries again: a sandbox
+    // made anyway is taken, never made twice.
+    void aLostCreateThatWentThroughIsTakenNotRepeated()
+    {
+        ScriptedBackend backend;
+        backend.exactlyOnce = true;
+        Error dropped = Error::unreachable(QStringLiteral("POST http://x/sandboxes failed: connection closed"));
+        backend.createOutcomes = {{dropped, true}};
+        auto made = QCoro::waitFor(
+            backend.create(CreateSpec{QStringLiteral("ws-1"), QStringLiteral("u"), QStringLiteral("a"), {}}));
+        QVERIFY2(made, qPrintable(made ? QString() : made.error().message));
+        QCOMPARE(backend.createAttempts, 1);
+        QCOMPARE(backend.lookups, 1);
+        QCOMPARE(backend.sandboxes.size(), 1);
+        QCOMPARE(made->sandboxId, backend.sandboxes.constFirst().sandboxId);
+    }
+
+    void aCreateRefusedOnTheWayIsTriedAgainAfterALookup()
+    {
+        ScriptedBackend backend;
+        backend.exactlyOnce = true;
+        for (const int status : {502, 503, 504, 429}) {
+            Error refused = Error::backend(QStringLiteral("HTTP %1: injected failure (request r-%1)").arg(status));
+            refused.httpStatus = status;
+            backend.createOutcomes.append({refused, false});
+        }
+        auto made = QCoro::waitFor(
+            backend.create(CreateSpec{QStringLiteral("ws-2"), QStringLiteral("u"), QStringLiteral("a"), {}}));
+        QVERIFY2(made, qPrintable(made ? QString() : made.error().message));
+        QCOMPARE(backend.createAttempts, 5);
+        QCOMPARE(backend.lookups, 4);
+        QCOMPARE(backend.sandboxes.size(), 1);
+    }
+
+    void aCreateThatCannotSucceedStopsAndSaysWhy()
+    {
+        // An answer that says what happened (400, 409) is not tried again, nor looked up.
+        ScriptedBackend refusedOnce;
+        refusedOnce.exactlyOnce = true;
+        Error invalid = Error::invalidArgument(QStringLiteral("HTTP 400: bad image (request r-1)"));
+        invalid.httpStatus = 400;
+        refusedOnce.createOutcomes = {{invalid, false}};
+        auto refused = QCoro::waitFor(refusedOnce.create(CreateSpec{QStringLiteral("ws-3"), {}, {}, {}}));
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().message, invalid.message);
+        QCOMPARE(refusedOnce.createAttempts, 1);
+        QCOMPARE(refusedOnce.lookups, 0);
+
+        // Lost every time, and never made: given up after CreateAttempts, saying so.
+        ScriptedBackend lost;
+        lost.exactlyOnce = true;
+        Error unavailable = Error::backend(QStringLiteral("HTTP 503 GENERAL::UNAVAILABLE: busy (request r-9)"));
+        unavailable.httpStatus = 503;
+        for (int i = 0; i < Backend::CreateAttempts; ++i)
+            lost.createOutcomes.append({unavailable, false});
+        auto gaveUp = QCoro::waitFor(lost.create(CreateSpec{QStringLiteral("ws-4"), {}, {}, {}}));
+        QVERIFY(!gaveUp);
+        QCOMPARE(lost.createAttempts, Backend::CreateAttempts);
+        QCOMPARE(lost.lookups, Backend::CreateAttempts);
+        QVERIFY(lost.sandboxes.isEmpty());
+        const QString message = gaveUp.error().message;
+        QVERIFY2(message.contains(QLatin1String("workspace ws-4")), qPrintable(message));
+        QVERIFY2(message.contains(QLatin1String("failed 5 time")), qPrintable(message));
+        QVERIFY2(message.contains(QLatin1String("(request r-9)")), qPrintable(message));
+        QCOMPARE(gaveUp.error().httpStatus, 503);
+
+        // The lookup itself fails: whether the sandbox was made is not known, and the message
+        // says so, and that the next open looks again.
+        ScriptedBackend blind;
+        blind.exactlyOnce = true;
+        blind.createOutcomes = {{unavailable, true}};
+        blind.lookupError = Error::unreachable(QStringLiteral("GET http://x/sandboxes failed: connection refused"));
+        auto unknown = QCoro::waitFor(blind.create(CreateSpec{QStringLiteral("ws-5"), {}, {}, {}}));
+        QVERIFY(!unknown);
+        QCOMPARE(blind.createAttempts, 1);
+        QVERIFY2(unknown.error().message.contains(QLatin1String("connection refused")),
+                 qPrintable(unknown.error().message));
+        QVERIFY2(unknown.error().message.contains(QLatin1String("the next open")), qPrintable(unknown.error().message));
+    }
     void createsThenRunsTheExactCommandLines()
     {
         ScriptedBackend backend;

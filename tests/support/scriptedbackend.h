@@ -85,7 +85,53 @@ public:
         const SandboxInfo info = *find(sandboxId);
         co_return info;
     }
+    // Scripted creates, through Backend::createExactlyOnce as the OpenSandbox and E2B backends
+    // create: each attempt takes the next outcome (its error, and whether the sandbox was made
+    // before the answer was lost); with none left, it succeeds. The lookup fails with
+    // lookupError when set.
+    struct CreateOutcome
+    {
+        Error error;
+        bool madeAnyway = false;
+    };
+    QList<CreateOutcome> createOutcomes;
+    std::optional<Error> lookupError;
+    int createAttempts = 0;
+    int lookups = 0;
+    bool exactlyOnce = false; // create through createExactlyOnce
+
     QCoro::Task<Result<SandboxInfo>> create(CreateSpec spec) override
+    {
+        if (!exactlyOnce)
+            co_return co_await createNow(spec);
+        const CreateAttempt attempt = [this, spec] { return attemptCreate(spec); };
+        const CreatedLookup lookup = [this, spec] { return lookupCreated(spec.workspaceId); };
+        co_return co_await createExactlyOnce(spec.workspaceId, attempt, lookup);
+    }
+    QCoro::Task<Result<SandboxInfo>> attemptCreate(CreateSpec spec)
+    {
+        ++createAttempts;
+        if (createOutcomes.isEmpty())
+            co_return co_await createNow(spec);
+        const CreateOutcome outcome = createOutcomes.takeFirst();
+        if (outcome.madeAnyway)
+            co_await createNow(spec);
+        co_return fail(outcome.error);
+    }
+    QCoro::Task<Result<std::optional<SandboxInfo>>> lookupCreated(QString workspaceId)
+    {
+        ++lookups;
+        if (lookupError)
+            co_return fail(*lookupError);
+        for (const SandboxInfo &info : std::as_const(sandboxes)) {
+            if (info.workspaceId == workspaceId && info.state == SandboxState::Running) {
+                const SandboxInfo found = info;
+                co_return std::optional<SandboxInfo>(found);
+            }
+        }
+        co_return std::optional<SandboxInfo>();
+    }
+    QCoro::Task<Result<SandboxInfo>> createNow(CreateSpec spec)
     {
         SandboxInfo info;
         info.sandboxId = QStringLiteral("sbx-%1").arg(sandboxes.size() + 1);

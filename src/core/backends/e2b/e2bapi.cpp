@@ -396,11 +396,12 @@ HttpRequest ControlPlane::request(const QByteArray &method, const QString &path,
     request.url = url;
     request.transferTimeout = m_config.requestTimeout;
     request.headers.append({QByteArrayLiteral("X-API-Key"), m_config.apiKey});
-    // Reads, pause (409 when done already), kill (404 when done already) and set timeout (the
-    // same deadline again) may be repeated; create and connect may not (connect's timeout counts
-    // from when it arrives, and a create twice is two sandboxes).
+    // Reads, pause (409 when done already), kill (404 when done already), set timeout (the same
+    // deadline again, a moment later) and connect (resuming a sandbox the first one resumed only
+    // extends its deadline, never shortens it: E2B#1055) may be repeated; a create may not (twice
+    // is two sandboxes: E2BBackend::create looks it up by its metadata first).
     request.retrySafe = method == "GET" || method == "DELETE" || path.endsWith(QLatin1String("/pause"))
-        || path.endsWith(QLatin1String("/timeout"));
+        || path.endsWith(QLatin1String("/timeout")) || path.endsWith(QLatin1String("/connect"));
     return request;
 }
 

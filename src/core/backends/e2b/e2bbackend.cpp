@@ -30,12 +30,6 @@ QMap<QString, QString> workspaceFilter(const std::optional<QString> &workspaceId
     return filter;
 }
 
-// A create that got no answer, or a gateway's 502/504: the server may have made the sandbox.
-bool outcomeUnknown(const Error &error)
-{
-    return error.kind == Error::Kind::Unreachable || error.httpStatus == 502 || error.httpStatus == 504;
-}
-
 } // namespace
 
 QList<BootstrapCommand> agentscopeBootstrapCommands(const QStringList &extraPip)
@@ -216,6 +210,32 @@ QCoro::Task<Result<SandboxInfo>> E2BBackend::create(CreateSpec spec)
 {
     if (auto valid = checkConfiguration(); !valid)
         co_return fail(valid.error());
+    const CreateAttempt attempt = [this, spec] { return createOnce(spec); };
+    const CreatedLookup lookup = [this, spec] { return findCreated(spec.workspaceId); };
+    co_return co_await createExactlyOnce(spec.workspaceId, attempt, lookup);
+}
+
+QCoro::Task<Result<std::optional<SandboxInfo>>> E2BBackend::findCreated(QString workspaceId)
+{
+    // A sandbox runs from its create on; a paused one is older than this create.
+    const ListFilter made{workspaceId, {SandboxState::Running}};
+    auto found = co_await list(made);
+    if (!found)
+        co_return fail(found.error());
+    if (found->isEmpty())
+        co_return std::optional<SandboxInfo>();
+    std::sort(found->begin(), found->end(),
+              [](const SandboxInfo &a, const SandboxInfo &b) { return a.createdAt > b.createdAt; });
+    const QString madeId = found->constFirst().sandboxId;
+    // Connected to as create would have: its envd token remembered, its deadline the profile's.
+    auto connected = co_await resume(madeId);
+    if (!connected)
+        co_return fail(connected.error());
+    co_return std::optional<SandboxInfo>(*connected);
+}
+
+QCoro::Task<Result<SandboxInfo>> E2BBackend::createOnce(CreateSpec spec)
+{
     // User and agent first, the profile's metadata over them, and the workspace id last, so that
     // nothing can override it (AgentScope lets its caller's metadata override even that key, which
     // its own reattach then cannot find: README.md).
@@ -238,26 +258,7 @@ QCoro::Task<Result<SandboxInfo>> E2BBackend::create(CreateSpec spec)
                                               .arg(m_options.timeout.count())
                                               .arg(error.message)));
         }
-        if (!outcomeUnknown(error))
-            co_return fail(error);
-        // No answer: the sandbox may have been made, and nothing would hold it. Look it up.
-        qCInfo(lcE2B).noquote() << "create of workspace" << spec.workspaceId
-                                << "got no answer; looking it up by metadata:" << error.message;
-        const ListFilter existing{spec.workspaceId, {}};
-        auto found = co_await list(existing);
-        if (!found) {
-            co_return fail(Error{error.kind,
-                                 Tr::tr("%1; and the lookup that should tell whether the sandbox was made "
-                                        "failed: %2")
-                                     .arg(error.message, found.error().message)});
-        }
-        if (found->isEmpty())
-            co_return fail(error);
-        std::sort(found->begin(), found->end(),
-                  [](const SandboxInfo &a, const SandboxInfo &b) { return a.createdAt > b.createdAt; });
-        const QString madeId = found->constFirst().sandboxId;
-        qCInfo(lcE2B).noquote() << "the create had gone through:" << madeId;
-        co_return co_await resume(madeId);
+        co_return fail(error);
     }
     if (created->info.sandboxId.isEmpty())
         co_return fail(Error::backend(Tr::tr("the E2B server created a sandbox but did not say its id")));

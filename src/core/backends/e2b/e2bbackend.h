@@ -93,6 +93,10 @@ public:
     std::optional<TerminalCommand> terminalCommand(const SandboxInfo &sandbox) const override;
 
 private:
+    // One POST /v2/sandboxes and what follows it (the workdir, the sandbox as listed).
+    QCoro::Task<Result<SandboxInfo>> createOnce(CreateSpec spec);
+    // The workspace's sandbox that a create whose answer was lost made, if any (connected to).
+    QCoro::Task<Result<std::optional<SandboxInfo>>> findCreated(QString workspaceId);
     struct EnvdEntry
     {
         std::shared_ptr<EnvdClient> client;

@@ -170,9 +170,11 @@ HttpRequest LifecycleClient::request(const QByteArray &method, const QString &pa
     request.transferTimeout = m_config.requestTimeout;
     if (!m_config.apiKey.isEmpty())
         request.headers.append({QByteArrayLiteral("OPEN-SANDBOX-API-KEY"), m_config.apiKey});
-    // GET, pause, resume and delete may be repeated; create and renew may not.
+    // GET, pause, resume, delete and renew (an absolute expiresAt: the same again) may be
+    // repeated; a create may not (twice is two sandboxes: OpenSandboxBackend::create looks it up
+    // by its metadata first).
     request.retrySafe = method == "GET" || method == "DELETE" || path.endsWith(QLatin1String("/pause"))
-        || path.endsWith(QLatin1String("/resume"));
+        || path.endsWith(QLatin1String("/resume")) || path.endsWith(QLatin1String("/renew-expiration"));
     return request;
 }
 

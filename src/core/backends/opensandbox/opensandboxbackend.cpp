@@ -55,12 +55,6 @@ QMap<QString, QString> workspaceFilter(const std::optional<QString> &workspaceId
     return filter;
 }
 
-// A create that got no answer, or a gateway's 502/504: the server may have made the sandbox.
-bool outcomeUnknown(const Error &error)
-{
-    return error.kind == Error::Kind::Unreachable || error.httpStatus == 502 || error.httpStatus == 504;
-}
-
 } // namespace
 
 QList<BootstrapCommand> agentscopeBootstrapCommands(const QStringList &extraPip, const QString &gatewayHome)
@@ -165,29 +159,26 @@ QCoro::Task<Result<SandboxDetails>> OpenSandboxBackend::details(QString sandboxI
 
 QCoro::Task<Result<SandboxInfo>> OpenSandboxBackend::create(CreateSpec spec)
 {
-    const ListFilter existing{spec.workspaceId, {}};
-    constexpr int Attempts = 3;
-    for (int attempt = 1;; ++attempt) {
-        auto created = co_await createOnce(spec);
-        if (created || !outcomeUnknown(created.error()) || attempt == Attempts)
-            co_return created;
-        // No answer: the sandbox may exist. Look before creating again.
-        qCInfo(lcOpenSandbox).noquote() << "create of workspace" << spec.workspaceId
-                                        << "got no answer; looking it up by metadata:" << created.error().message;
-        auto found = co_await list(existing);
-        if (!found)
-            co_return fail(Error{created.error().kind,
-                                 Tr::tr("%1; and the lookup that should tell whether the sandbox was made failed: %2")
-                                     .arg(created.error().message, found.error().message)});
-        if (!found->isEmpty()) {
-            std::sort(found->begin(), found->end(),
-                      [](const SandboxInfo &a, const SandboxInfo &b) { return a.createdAt > b.createdAt; });
-            SandboxInfo sandbox = found->constFirst();
-            qCInfo(lcOpenSandbox).noquote() << "the create had gone through:" << sandbox.sandboxId;
-            hold(sandbox);
-            co_return sandbox;
-        }
-    }
+    const CreateAttempt attempt = [this, spec] { return createOnce(spec); };
+    const CreatedLookup lookup = [this, spec] { return findCreated(spec.workspaceId); };
+    co_return co_await createExactlyOnce(spec.workspaceId, attempt, lookup);
+}
+
+QCoro::Task<Result<std::optional<SandboxInfo>>> OpenSandboxBackend::findCreated(QString workspaceId)
+{
+    // The states a sandbox can be in just after its create (not one of the workspace's old,
+    // terminated or failed ones the server still lists).
+    const ListFilter made{workspaceId, {SandboxState::Pending, SandboxState::Running}};
+    auto found = co_await list(made);
+    if (!found)
+        co_return fail(found.error());
+    if (found->isEmpty())
+        co_return std::optional<SandboxInfo>();
+    std::sort(found->begin(), found->end(),
+              [](const SandboxInfo &a, const SandboxInfo &b) { return a.createdAt > b.createdAt; });
+    SandboxInfo sandbox = found->constFirst();
+    hold(sandbox);
+    co_return std::optional<SandboxInfo>(sandbox);
 }
 
 QCoro::Task<Result<SandboxInfo>> OpenSandboxBackend::createOnce(CreateSpec spec)

@@ -146,6 +146,8 @@ private:
                                                                               QString sessions);
 
     QCoro::Task<Result<SandboxInfo>> createOnce(CreateSpec spec);
+    // The workspace's sandbox that a create whose answer was lost made, if any (held).
+    QCoro::Task<Result<std::optional<SandboxInfo>>> findCreated(QString workspaceId);
     void hold(const SandboxInfo &sandbox);
     void release(const QString &sandboxId);
     void lost(const QString &sandboxId);
