@@ -163,6 +163,11 @@ FakeE2b::FakeE2b(Options options, QObject *parent)
     connect(&m_evictionTimer, &QTimer::timeout, this, &FakeE2b::evictDue);
     m_api.setHandler([this](HttpConnection *c, const HttpRequest &r) { onApiListener(c, r); });
     m_envd.setHandler([this](HttpConnection *c, const HttpRequest &r) { onEnvdListener(c, r); });
+    // On a shared port, what onApiListener() hands to envd is envd's.
+    m_api.setRecordAs([this](const HttpRequest &r) -> QByteArray {
+        return m_options.envdPort < 0 && r.hasHeader("e2b-sandbox-id") ? "envd" : "api";
+    });
+    m_envd.setRecordAs("envd");
     // No request-id header (the real API sends none that clients read).
     HttpServerSettings settings;
     settings.requestIdHeader.clear();

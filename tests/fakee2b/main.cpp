@@ -4,6 +4,7 @@
 // folder.
 
 #include "fakee2b.h"
+#include "requestlog.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -71,9 +72,12 @@ int main(int argc, char **argv)
         {u"no-bwrap"_s, u"Run commands unconfined on this machine (UNSAFE; for machines without bubblewrap)."_s},
         {u"verbose"_s, u"Log every request (method and target) on stderr."_s},
     });
+    PaddockFake::addRecordRequestsOption(parser);
     parser.process(app);
     if (!parser.positionalArguments().isEmpty())
         usageError(u"unexpected argument "_s + parser.positionalArguments().first());
+    if (QString recordError; !PaddockFake::startRecordingRequests(parser, &recordError))
+        usageError(recordError);
 
     PaddockFake::E2b::Options options;
     options.port = static_cast<quint16>(intOption(parser, u"port"_s, 0, 65535));

@@ -20,6 +20,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTcpSocket>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QUrlQuery>
 
@@ -308,6 +309,40 @@ private Q_SLOTS:
         QCOMPARE(missing.json(),
                  (QJsonObject{
                      {u"sandboxId"_s, u"inope"_s}, {u"message"_s, u"The sandbox was not found"_s}, {u"code"_s, 502}}));
+    }
+
+    // --record-requests: every request, one JSON line each; on the one shared port, what goes to
+    // envd (E2b-Sandbox-Id) is recorded as envd's, the control plane's as api, /_fake as fake.
+    void recordedRequests()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(u"requests.jsonl"_s);
+        QVERIFY(start({u"--record-requests"_s, file}));
+        QCOMPARE(m_api, m_envd);
+        QCOMPARE(get(u"/v2/sandboxes?limit=1"_s).status, 200);
+        const QJsonObject sandbox = newSandbox();
+        QVERIFY(!sandbox.isEmpty());
+        QCOMPARE(call("GET", m_envd + u"/health"_s, {}, envdHeaders(sandbox), false).status, 204);
+        QCOMPARE(call("GET", u"/_fake/stats"_s, {}, {}, false).status, 200);
+        QFile log(file);
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = log.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 4);
+        QList<QJsonObject> records;
+        for (const QByteArray &line : lines)
+            records.append(QJsonDocument::fromJson(line).object());
+        QCOMPARE(records.at(0).value(u"listener"_s).toString(), u"api"_s);
+        QCOMPARE(records.at(0).value(u"method"_s).toString(), u"GET"_s);
+        QCOMPARE(records.at(0).value(u"target"_s).toString(), u"/v2/sandboxes?limit=1"_s);
+        QCOMPARE(records.at(0).value(u"port"_s).toInt(), QUrl(m_api).port());
+        QVERIFY(
+            records.at(0).value(u"headers"_s).toArray().contains(QJsonArray{u"x-api-key"_s, QString::fromLatin1(Key)}));
+        QCOMPARE(records.at(1).value(u"listener"_s).toString(), u"api"_s);
+        QCOMPARE(QByteArray::fromBase64(records.at(1).value(u"body"_s).toString().toLatin1()),
+                 QByteArray("{\"templateID\":\"base\"}"));
+        QCOMPARE(records.at(2).value(u"listener"_s).toString(), u"envd"_s);
+        QCOMPARE(records.at(2).value(u"target"_s).toString(), u"/health"_s);
+        QCOMPARE(records.at(3).value(u"listener"_s).toString(), u"fake"_s);
     }
 
     void authentication()

@@ -1,4 +1,5 @@
 #include "http.h"
+#include "requestlog.h"
 
 #include <QHostAddress>
 #include <QJsonDocument>
@@ -594,6 +595,12 @@ void HttpServer::acceptPending()
         connect(connection, &QObject::destroyed, this, [this, connection] { m_connections.remove(connection); });
         connect(connection, &HttpConnection::requestReceived, this,
                 [this](HttpConnection *c, const HttpRequest &request) {
+                    if (RequestLog *log = RequestLog::instance()) {
+                        const QByteArray listener = request.path.startsWith("/_fake/") ? QByteArray("fake")
+                            : m_recordAs                                               ? m_recordAs(request)
+                                                                                       : QByteArray("http");
+                        log->record(listener, port(), request);
+                    }
                     if (m_handler)
                         m_handler(c, request);
                 });

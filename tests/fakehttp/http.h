@@ -166,6 +166,12 @@ public:
     quint16 port() const;
     bool isTls() const { return m_tls.has_value(); }
     void setHandler(Handler handler) { m_handler = std::move(handler); }
+    // The listener's name in the request log (requestlog.h), fixed or chosen per request.
+    void setRecordAs(QByteArray listener)
+    {
+        m_recordAs = [listener](const HttpRequest &) { return listener; };
+    }
+    void setRecordAs(std::function<QByteArray(const HttpRequest &)> name) { m_recordAs = std::move(name); }
     // Stops listening and drops every open connection.
     void close();
 
@@ -176,6 +182,7 @@ private:
     std::optional<QSslConfiguration> m_tls;
     HttpServerSettings m_settings;
     Handler m_handler;
+    std::function<QByteArray(const HttpRequest &)> m_recordAs;
     QSet<HttpConnection *> m_connections;
 };
 

@@ -75,6 +75,7 @@ FakeKubernetes::FakeKubernetes(Options options, QObject *parent)
     };
     m_http.setSettings(settings);
     m_http.setHandler([this](HttpConnection *c, const HttpRequest &r) { onRequest(c, r); });
+    m_http.setRecordAs("api"); // exec, attach and log upgrades included: they are API requests
 }
 
 FakeKubernetes::~FakeKubernetes()

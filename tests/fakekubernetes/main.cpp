@@ -3,6 +3,7 @@
 // in this folder.
 
 #include "fakekubernetes.h"
+#include "requestlog.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -96,9 +97,12 @@ int main(int argc, char **argv)
         {u"no-bwrap"_s, u"Run containers and exec commands unconfined on this machine (UNSAFE)."_s},
         {u"verbose"_s, u"Log every request (method, target, Accept, Content-Type, User-Agent) on stderr."_s},
     });
+    PaddockFake::addRecordRequestsOption(parser);
     parser.process(app);
     if (!parser.positionalArguments().isEmpty())
         usageError(u"unexpected argument "_s + parser.positionalArguments().first());
+    if (QString recordError; !PaddockFake::startRecordingRequests(parser, &recordError))
+        usageError(recordError);
 
     PaddockFake::Kube::Options options;
     options.port = static_cast<quint16>(intOption(parser, u"port"_s, 0, 65535));

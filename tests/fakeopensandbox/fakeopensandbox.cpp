@@ -235,6 +235,8 @@ FakeOpenSandbox::FakeOpenSandbox(Options options, QObject *parent)
     connect(&m_expiryTimer, &QTimer::timeout, this, &FakeOpenSandbox::expireDue);
     m_lifecycle.setHandler([this](HttpConnection *c, const HttpRequest &r) { onLifecycleRequest(c, r); });
     m_execd.setHandler([this](HttpConnection *c, const HttpRequest &r) { onExecdRequest(c, r); });
+    m_lifecycle.setRecordAs("api"); // its server proxy too (/sandboxes/{id}/proxy/...): a lifecycle route
+    m_execd.setRecordAs("execd");
     m_shell = (QFile::exists(u"/bin/bash"_s) || QFile::exists(u"/usr/bin/bash"_s)) ? u"bash"_s : u"sh"_s;
 }
 

@@ -3,6 +3,7 @@
 // SIGINT stop it cleanly. See README.md in this folder.
 
 #include "fakeopensandbox.h"
+#include "requestlog.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -67,9 +68,12 @@ int main(int argc, char **argv)
         {u"data-dir"_s, u"Keep sandbox files and state.json here (default: a temporary directory)."_s, u"DIR"_s},
         {u"no-bwrap"_s, u"Run commands unconfined on this machine (UNSAFE; for machines without bubblewrap)."_s},
     });
+    PaddockFake::addRecordRequestsOption(parser);
     parser.process(app);
     if (!parser.positionalArguments().isEmpty())
         usageError(u"unexpected argument "_s + parser.positionalArguments().first());
+    if (QString recordError; !PaddockFake::startRecordingRequests(parser, &recordError))
+        usageError(recordError);
 
     PaddockFake::Options options;
     options.port = static_cast<quint16>(intOption(parser, u"port"_s, 0, 65535));
