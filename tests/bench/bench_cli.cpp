@@ -6,6 +6,9 @@
 //   sweep --idle 1s --concurrency C of the same: the whole, and the pauses alone against the
 //                        same bound (sweep reads every running workspace's sessions/ first)
 //   list of N workspaces, no latency: the table to a pipe against list --json [<= 1.2 x]
+//   open of O workspaces, one paddockctl each, C at once, as a script would (xargs -P): without
+//                        faults, then with the server failing 30% of its requests (issue 20:
+//                        [<= 3 x] the time without, every one opened, one sandbox each)
 // Each pause and sweep round has a fresh server; the figures are medians of the rounds.
 
 #include "benchsupport.h"
@@ -15,6 +18,7 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -25,9 +29,11 @@
 #include <QThread>
 #include <QUrlQuery>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <numeric>
 #include <vector>
 
 #ifndef PADDOCKCTL_PATH
@@ -54,6 +60,9 @@ struct Options
     int list = 10000;
     int rounds = 3;
     int listRounds = 7;
+    int opens = 50;
+    int openConcurrency = 8;
+    double failRate = 0.3;
 };
 
 QString loadAverage()
@@ -131,6 +140,20 @@ public:
                                server.domain()}
                    + args);
     }
+
+    // paddockctl started against the server, not waited for.
+    std::unique_ptr<QProcess> start(const PaddockTest::FakeOpenSandboxProcess &server, const QStringList &args) const
+    {
+        auto process = std::make_unique<QProcess>();
+        process->setProcessEnvironment(m_env);
+        process->start(QStringLiteral(PADDOCKCTL_PATH),
+                       QStringList{QStringLiteral("--backend"), QStringLiteral("opensandbox"),
+                                   QStringLiteral("--domain"), server.domain()}
+                           + args);
+        process->closeWriteChannel();
+        return process;
+    }
+    QString home() const { return m_home.path(); }
 
     // How many sandboxes of that state the server has (its own count, one small page).
     static int countState(const PaddockTest::FakeOpenSandboxProcess &server, const QString &state)
@@ -357,6 +380,116 @@ bool benchList(const Bench &bench, const Options &o)
 
 } // namespace
 
+// O opens, one paddockctl process each, C at once; the wall time of them all, and whether each
+// opened (exit 0). Each workspace its own user.
+struct Opened
+{
+    double ms = 0;
+    int opened = 0;
+    QStringList errors;
+};
+
+Opened openMany(const Bench &bench, const PaddockTest::FakeOpenSandboxProcess &server, const Options &o,
+                const QString &bootstrap, const QString &prefix)
+{
+    Opened result;
+    QElapsedTimer timer;
+    timer.start();
+    std::vector<std::unique_ptr<QProcess>> running;
+    int next = 0;
+    int done = 0;
+    while (done < o.opens) {
+        while (next < o.opens && int(running.size()) < o.openConcurrency) {
+            running.push_back(
+                bench.start(server,
+                            {QStringLiteral("--bootstrap"), bootstrap, QStringLiteral("open"), QStringLiteral("--user"),
+                             prefix + QString::number(next), QStringLiteral("--agent"), QStringLiteral("bench")}));
+            ++next;
+        }
+        PaddockBench::runUntil(
+            [&running] {
+                return std::any_of(running.cbegin(), running.cend(),
+                                   [](const auto &p) { return p->state() == QProcess::NotRunning; });
+            },
+            600'000);
+        for (auto it = running.begin(); it != running.end();) {
+            if ((*it)->state() != QProcess::NotRunning) {
+                ++it;
+                continue;
+            }
+            ++done;
+            if ((*it)->exitStatus() == QProcess::NormalExit && (*it)->exitCode() == 0)
+                ++result.opened;
+            else
+                result.errors.append(QString::fromUtf8((*it)->readAllStandardError()).trimmed().left(300));
+            it = running.erase(it);
+        }
+    }
+    result.ms = double(timer.nsecsElapsed()) / 1e6;
+    return result;
+}
+
+// Sandboxes per workspace on the server (every state), read without faults.
+QHash<QString, int> sandboxesPerWorkspace(const Bench &bench, const PaddockTest::FakeOpenSandboxProcess &server)
+{
+    QHash<QString, int> count;
+    const Ctl listed = bench.run(server, {QStringLiteral("list"), QStringLiteral("--json")});
+    const QJsonArray rows = QJsonDocument::fromJson(listed.out).array();
+    for (const QJsonValue &row : rows)
+        ++count[row.toObject().value(QLatin1String("workspaceId")).toString()];
+    return count;
+}
+
+bool benchOpenUnderFaults(const Bench &bench, const Options &o)
+{
+    const QString bootstrap = bench.home() + QStringLiteral("/open-bootstrap.sh");
+    {
+        QFile file(bootstrap);
+        if (!file.open(QIODevice::WriteOnly) || file.write("echo ready\n") < 0)
+            return false;
+    }
+    PaddockTest::FakeOpenSandboxProcess clean;
+    if (!clean.start({}))
+        return false;
+    const Opened without = openMany(bench, clean, o, bootstrap, QStringLiteral("clean-"));
+    const int cleanCreates = stat(clean, "creates");
+
+    const QString dataDir = bench.home() + QStringLiteral("/faulty-server");
+    PaddockTest::FakeOpenSandboxProcess faulty;
+    if (!faulty.start({QStringLiteral("--fail-rate"), QString::number(o.failRate), QStringLiteral("--fail-seed"),
+                       QStringLiteral("20"), QStringLiteral("--data-dir"), dataDir})) {
+        std::fprintf(stderr, "cannot start paddock-fake-opensandbox: %s\n", qPrintable(faulty.error()));
+        return false;
+    }
+    const Opened with = openMany(bench, faulty, o, bootstrap, QStringLiteral("faulty-"));
+    const int faultyCreates = stat(faulty, "creates");
+    // Counted without faults on the same state: the same server started again.
+    const int port = faulty.port();
+    faulty.stop();
+    PaddockTest::FakeOpenSandboxProcess after;
+    if (!after.start({QStringLiteral("--port"), QString::number(port), QStringLiteral("--data-dir"), dataDir}))
+        return false;
+    const QHash<QString, int> perWorkspace = sandboxesPerWorkspace(bench, after);
+    int duplicated = 0;
+    for (auto it = perWorkspace.cbegin(); it != perWorkspace.cend(); ++it)
+        duplicated += it.value() - 1;
+
+    std::printf("open of %d workspaces, one paddockctl each, %d at once (bootstrap: one echo)\n", o.opens,
+                o.openConcurrency);
+    std::printf("  without faults                      %9.1f ms  %d opened, %d created\n", without.ms, without.opened,
+                cleanCreates);
+    std::printf("  %2.0f%% of requests failed or dropped  %9.1f ms  = %.2f x [<= 3 x], %d opened [%d], %d created, "
+                "%d sandboxes for %lld workspaces (%d duplicated) [0]\n",
+                o.failRate * 100, with.ms, with.ms / without.ms, with.opened, o.opens, faultyCreates,
+                int(std::accumulate(perWorkspace.cbegin(), perWorkspace.cend(), 0)), qlonglong(perWorkspace.size()),
+                duplicated);
+    for (const QString &error : std::as_const(with.errors))
+        std::printf("    failed: %s\n", qPrintable(error));
+    for (const QString &error : std::as_const(without.errors))
+        std::printf("    failed without faults: %s\n", qPrintable(error));
+    return without.opened == o.opens;
+}
+
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
@@ -375,6 +508,12 @@ int main(int argc, char **argv)
          QStringLiteral("n"), QStringLiteral("3")},
         {QStringLiteral("list-rounds"), QStringLiteral("Rounds of each list (default 7)."), QStringLiteral("n"),
          QStringLiteral("7")},
+        {QStringLiteral("opens"), QStringLiteral("Workspaces to open with and without faults (default 50)."),
+         QStringLiteral("n"), QStringLiteral("50")},
+        {QStringLiteral("open-concurrency"), QStringLiteral("paddockctl opens at once (default 8)."),
+         QStringLiteral("n"), QStringLiteral("8")},
+        {QStringLiteral("fail-rate"), QStringLiteral("The server's failure rate for the opens (default 0.3)."),
+         QStringLiteral("p"), QStringLiteral("0.3")},
     });
     parser.process(app);
     Options o;
@@ -384,8 +523,11 @@ int main(int argc, char **argv)
     o.list = parser.value(QStringLiteral("list")).toInt();
     o.rounds = parser.value(QStringLiteral("rounds")).toInt();
     o.listRounds = parser.value(QStringLiteral("list-rounds")).toInt();
+    o.opens = parser.value(QStringLiteral("opens")).toInt();
+    o.openConcurrency = parser.value(QStringLiteral("open-concurrency")).toInt();
+    o.failRate = parser.value(QStringLiteral("fail-rate")).toDouble();
     if (o.workspaces < 1 || o.latencyMs < 0 || o.concurrency < 1 || o.concurrency > 64 || o.list < 1 || o.rounds < 1
-        || o.listRounds < 1) {
+        || o.listRounds < 1 || o.opens < 1 || o.openConcurrency < 1 || o.failRate < 0 || o.failRate > 1) {
         std::fprintf(stderr, "bad options: sizes and rounds from 1, --latency-ms from 0, --concurrency 1-64\n");
         return 2;
     }
@@ -399,7 +541,8 @@ int main(int argc, char **argv)
     std::printf("load average at the start %s, %d cores\n", qPrintable(loadAverage()), QThread::idealThreadCount());
     std::printf("  process start and exit              %9.1f ms  (paddockctl --version, median of 5)\n",
                 processFloor(bench));
-    const bool ok = benchPause(bench, o) && benchSweep(bench, o) && benchList(bench, o);
+    const bool ok =
+        benchPause(bench, o) && benchSweep(bench, o) && benchList(bench, o) && benchOpenUnderFaults(bench, o);
     std::printf("load average at the end %s\n", qPrintable(loadAverage()));
     return ok ? 0 : 1;
 }
