@@ -148,25 +148,29 @@ private:
 class E2bServer final : public Server
 {
 public:
+    E2bServer()
+        : m_port(freePort())
+    {
+    }
     QString name() const override { return QStringLiteral("e2b"); }
     bool start(double failRate, int latencyMs, quint32 seed) override
     {
         m_process = std::make_unique<PaddockTest::FakeE2bProcess>();
         const bool started =
-            m_process->start({QStringLiteral("--api-key"), QString::fromLatin1(key()), QStringLiteral("--fail-rate"),
-                              QString::number(failRate), QStringLiteral("--fail-seed"), QString::number(seed),
-                              QStringLiteral("--latency-ms"), QString::number(latencyMs)});
-        if (!started)
+            m_process->start({QStringLiteral("--port"), QString::number(m_port), QStringLiteral("--data-dir"),
+                              m_data.path(), QStringLiteral("--api-key"), QString::fromLatin1(key()),
+                              QStringLiteral("--fail-rate"), QString::number(failRate), QStringLiteral("--fail-seed"),
+                              QString::number(seed), QStringLiteral("--latency-ms"), QString::number(latencyMs)});
+        if (!started) {
             error = m_process->error();
-        if (started && m_apiUrl.isEmpty()) {
+        } else if (m_apiUrl.isEmpty()) {
             m_apiUrl = m_process->apiUrl().toString();
             m_envdUrl = m_process->envdUrl().toString();
         }
         return started;
     }
-    void kill() override { m_process->stop(); }
-    // paddock-fake-e2b keeps no state across a restart: it is not restarted.
-    bool keepsState() const override { return false; }
+    void kill() override { m_process->kill(); }
+    bool keepsState() const override { return true; }
     bool givesRequestIds() const override { return false; }
     Profile profile(const QString &bootstrapFile) const override
     {
@@ -183,6 +187,8 @@ public:
     QByteArray key() const override { return QByteArrayLiteral("e2b_50a4c0ffee0123456789abcdef"); }
 
 private:
+    int m_port;
+    QTemporaryDir m_data;
     QString m_apiUrl;
     QString m_envdUrl;
     std::unique_ptr<PaddockTest::FakeE2bProcess> m_process;

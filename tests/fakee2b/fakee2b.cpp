@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRandomGenerator>
+#include <QSaveFile>
 #include <QTemporaryDir>
 
 #include <algorithm>
@@ -220,8 +221,11 @@ bool FakeE2b::start(QString *error)
             return false;
         }
     }
+    if (!m_options.dataDir.isEmpty())
+        loadState();
     if (m_options.seed > 0)
         seed(m_options.seed);
+    persist();
     if (!m_api.listen(m_options.port, error))
         return false;
     if (m_options.envdPort >= 0 && !m_envd.listen(static_cast<quint16>(m_options.envdPort), error))
@@ -324,6 +328,87 @@ void FakeE2b::scheduleEviction()
     m_evictionTimer.start(static_cast<int>(std::clamp<qint64>(delayMs, 0, 3'600'000)));
 }
 
+void FakeE2b::persist()
+{
+    if (m_options.dataDir.isEmpty() || (m_generation == m_savedGeneration && m_clockOffsetNs == m_savedClockOffsetNs))
+        return;
+    QJsonArray sandboxes;
+    for (const Sandbox *sandbox : std::as_const(m_sorted)) {
+        QJsonObject metadata;
+        for (auto it = sandbox->metadata.cbegin(); it != sandbox->metadata.cend(); ++it)
+            metadata.insert(it.key(), it.value());
+        QJsonObject envVars;
+        for (auto it = sandbox->envVars.cbegin(); it != sandbox->envVars.cend(); ++it)
+            envVars.insert(it.key(), it.value());
+        QJsonObject entry{{u"id"_s, sandbox->id},
+                          {u"templateId"_s, sandbox->templateId},
+                          {u"alias"_s, sandbox->alias},
+                          {u"metadata"_s, metadata},
+                          {u"envVars"_s, envVars},
+                          {u"paused"_s, sandbox->paused},
+                          {u"startedAtNs"_s, QString::number(sandbox->startedAtNs)},
+                          {u"endAtNs"_s, QString::number(sandbox->endAtNs)},
+                          {u"autoPause"_s, sandbox->autoPause},
+                          {u"autoResume"_s, sandbox->autoResume},
+                          {u"token"_s, sandbox->token},
+                          {u"cpuCount"_s, sandbox->cpuCount},
+                          {u"memoryMB"_s, sandbox->memoryMB},
+                          {u"diskSizeMB"_s, sandbox->diskSizeMB}};
+        if (sandbox->allowInternetAccess)
+            entry.insert(u"allowInternetAccess"_s, *sandbox->allowInternetAccess);
+        sandboxes.append(entry);
+    }
+    const QByteArray out =
+        QJsonDocument(QJsonObject{{u"clockOffsetNs"_s, QString::number(m_clockOffsetNs)}, {u"sandboxes"_s, sandboxes}})
+            .toJson(QJsonDocument::Compact);
+    QSaveFile file(m_dataDir + u"/state.json"_s);
+    if (!file.open(QIODevice::WriteOnly) || file.write(out) != out.size() || !file.commit()) {
+        qWarning("cannot write %s", qPrintable(file.fileName()));
+        return;
+    }
+    m_savedGeneration = m_generation;
+    m_savedClockOffsetNs = m_clockOffsetNs;
+}
+
+void FakeE2b::loadState()
+{
+    QFile file(m_dataDir + u"/state.json"_s);
+    if (!file.open(QIODevice::ReadOnly))
+        return;
+    const QJsonObject state = QJsonDocument::fromJson(file.readAll()).object();
+    m_clockOffsetNs = state.value(u"clockOffsetNs"_s).toString().toLongLong();
+    const QJsonArray sandboxes = state.value(u"sandboxes"_s).toArray();
+    for (const QJsonValue &value : sandboxes) {
+        const QJsonObject entry = value.toObject();
+        auto sandbox = std::make_unique<Sandbox>();
+        sandbox->id = entry.value(u"id"_s).toString();
+        if (sandbox->id.isEmpty() || find(sandbox->id))
+            continue;
+        sandbox->templateId = entry.value(u"templateId"_s).toString();
+        sandbox->alias = entry.value(u"alias"_s).toString();
+        const QJsonObject metadata = entry.value(u"metadata"_s).toObject();
+        for (auto it = metadata.constBegin(); it != metadata.constEnd(); ++it)
+            sandbox->metadata.insert(it.key(), it.value().toString());
+        const QJsonObject envVars = entry.value(u"envVars"_s).toObject();
+        for (auto it = envVars.constBegin(); it != envVars.constEnd(); ++it)
+            sandbox->envVars.insert(it.key(), it.value().toString());
+        sandbox->paused = entry.value(u"paused"_s).toBool();
+        sandbox->startedAtNs = entry.value(u"startedAtNs"_s).toString().toLongLong();
+        sandbox->endAtNs = entry.value(u"endAtNs"_s).toString().toLongLong();
+        sandbox->autoPause = entry.value(u"autoPause"_s).toBool();
+        sandbox->autoResume = entry.value(u"autoResume"_s).toBool();
+        sandbox->token = entry.value(u"token"_s).toString();
+        if (entry.contains(u"allowInternetAccess"_s))
+            sandbox->allowInternetAccess = entry.value(u"allowInternetAccess"_s).toBool();
+        sandbox->cpuCount = entry.value(u"cpuCount"_s).toInt(2);
+        sandbox->memoryMB = entry.value(u"memoryMB"_s).toInt(512);
+        sandbox->diskSizeMB = entry.value(u"diskSizeMB"_s).toInt(1024);
+        addSandbox(std::move(sandbox));
+    }
+    m_savedGeneration = m_generation;
+    m_savedClockOffsetNs = m_clockOffsetNs;
+}
+
 void FakeE2b::evictDue()
 {
     const qint64 current = now();
@@ -342,6 +427,7 @@ void FakeE2b::evictDue()
         }
     }
     scheduleEviction();
+    persist();
 }
 
 void FakeE2b::pause(Sandbox *sandbox)
@@ -576,6 +662,7 @@ void FakeE2b::handleApi(HttpConnection *connection, const HttpRequest &request)
                 break;
             case Injection::DropHandled:
                 routeApi(request);
+                persist();
                 guard->abort();
                 return;
             case Injection::DropUnhandled:
@@ -583,6 +670,7 @@ void FakeE2b::handleApi(HttpConnection *connection, const HttpRequest &request)
                 return;
             case Injection::None:
                 response = routeApi(request);
+                persist();
                 break;
             }
         }

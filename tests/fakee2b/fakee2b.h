@@ -201,6 +201,11 @@ private:
     void setDeadline(Sandbox *sandbox, std::optional<qint64> endAtNs); // nullopt: no countdown
     void scheduleEviction();
     void evictDue();
+    // With an explicit --data-dir, the sandboxes and the clock are kept in <dir>/state.json after
+    // every change and read back at start, so a server killed and started again on the same
+    // folder has them (their processes are gone, as after a host's restart).
+    void persist();
+    void loadState();
     void pause(Sandbox *sandbox);
     void resume(Sandbox *sandbox, qint64 timeoutSeconds);
     qint64 maxEndAt(const Sandbox &sandbox) const;
@@ -252,6 +257,8 @@ private:
     std::map<QString, std::unique_ptr<Sandbox>> m_sandboxes;
     std::vector<Sandbox *> m_sorted; // startedAt descending, then id ascending
     quint64 m_generation = 0;
+    quint64 m_savedGeneration = 0;
+    qint64 m_savedClockOffsetNs = 0;
     struct FilterCache
     {
         QString key;

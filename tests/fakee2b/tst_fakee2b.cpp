@@ -345,6 +345,36 @@ private Q_SLOTS:
         QCOMPARE(records.at(3).value(u"listener"_s).toString(), u"fake"_s);
     }
 
+    // With an explicit --data-dir the sandboxes outlive the process: killed (SIGKILL) and started
+    // again on the same port and folder, the server has them as they were.
+    void stateSurvivesARestart()
+    {
+        QTemporaryDir data;
+        QVERIFY(data.isValid());
+        QVERIFY(start({u"--data-dir"_s, data.path()}));
+        const int port = QUrl(m_api).port();
+        const QJsonObject kept =
+            newSandbox("{\"templateID\":\"base\",\"metadata\":{\"agentscope.workspace.id\":\"w-1\"}}");
+        const QJsonObject paused = newSandbox();
+        const QString keptId = kept.value(u"sandboxID"_s).toString();
+        const QString pausedId = paused.value(u"sandboxID"_s).toString();
+        QVERIFY(!keptId.isEmpty() && !pausedId.isEmpty());
+        QCOMPARE(post(u"/sandboxes/"_s + pausedId + u"/pause"_s).status, 204);
+        const QByteArray before = get(u"/sandboxes/"_s + keptId).body;
+        QVERIFY(QFile::exists(data.filePath(u"state.json"_s)));
+        m_server->kill();
+        QVERIFY(m_server->waitForFinished(WaitMs));
+
+        QVERIFY(start({u"--port"_s, QString::number(port), u"--data-dir"_s, data.path()}));
+        const Reply again = get(u"/sandboxes/"_s + keptId);
+        QCOMPARE(again.status, 200);
+        QCOMPARE(again.json(), QJsonDocument::fromJson(before).object());
+        QCOMPARE(again.json().value(u"metadata"_s).toObject().value(u"agentscope.workspace.id"_s).toString(), u"w-1"_s);
+        QCOMPARE(get(u"/sandboxes/"_s + pausedId).json().value(u"state"_s).toString(), u"paused"_s);
+        // Its envd answers with the same token.
+        QCOMPARE(envd("GET", u"/health"_s, kept).status, 204);
+    }
+
     void authentication()
     {
         QVERIFY(start({u"--api-key"_s, QString::fromLatin1(Key)}));

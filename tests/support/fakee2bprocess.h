@@ -75,6 +75,15 @@ public:
         return m_process->exitStatus() == QProcess::NormalExit ? m_process->exitCode() : -1;
     }
 
+    // SIGKILL, as a crash: nothing of it runs on (its sandboxes' commands die with it).
+    void kill()
+    {
+        if (m_process && m_process->state() != QProcess::NotRunning) {
+            m_process->kill();
+            m_process->waitForFinished();
+        }
+    }
+
     QString error() const { return m_error; }
     QUrl apiUrl() const { return m_api; } // E2B_API_URL
     QUrl envdUrl() const { return m_envd; } // E2B_SANDBOX_URL
