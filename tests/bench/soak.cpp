@@ -14,7 +14,9 @@
 #include "benchsupport.h"
 #include "bootstraplog.h"
 #include "fakee2bprocess.h"
+#include "fakekubernetesprocess.h"
 #include "fakeopensandboxprocess.h"
+#include "privatedocker.h"
 #include "profile.h"
 #include "profilesession.h"
 #include "workspace.h"
@@ -95,6 +97,8 @@ public:
     virtual bool keepsState() const = 0;
     // Whether its error answers carry a request id (X-Request-ID) a message can name.
     virtual bool givesRequestIds() const = 0;
+    // Whether it fails on purpose (a fake); a real engine or no server at all does not.
+    virtual bool injectsFaults() const { return true; }
     virtual Profile profile(const QString &bootstrapFile) const = 0;
     virtual QByteArray key() const = 0;
     QString error;
@@ -192,6 +196,116 @@ private:
     QString m_apiUrl;
     QString m_envdUrl;
     std::unique_ptr<PaddockTest::FakeE2bProcess> m_process;
+};
+
+// paddock-fake-kubernetes keeps no state across a restart (a restart would start an empty
+// cluster): faults only.
+class KubernetesServer final : public Server
+{
+public:
+    QString name() const override { return QStringLiteral("kubernetes"); }
+    bool start(double failRate, int latencyMs, quint32 seed) override
+    {
+        m_process = std::make_unique<PaddockTest::FakeKubernetesProcess>();
+        const bool started =
+            m_process->start({QStringLiteral("--fail-rate"), QString::number(failRate), QStringLiteral("--fail-seed"),
+                              QString::number(seed), QStringLiteral("--latency-ms"), QString::number(latencyMs)});
+        if (!started)
+            error = m_process->error();
+        return started;
+    }
+    void kill() override { m_process->stop(); }
+    bool keepsState() const override { return false; }
+    bool givesRequestIds() const override { return false; }
+    Profile profile(const QString &bootstrapFile) const override
+    {
+        Profile profile;
+        profile.id = QStringLiteral("soak-kubernetes");
+        profile.name = profile.id;
+        profile.kind = Profile::Kind::Kubernetes;
+        profile.kubeconfig = m_process->kubeconfigPath();
+        profile.kubeContext = QStringLiteral("paddock-fake");
+        profile.kubeNamespace = QStringLiteral("agentscope");
+        profile.bootstrapFile = bootstrapFile;
+        profile.refreshInterval = 0s;
+        return profile;
+    }
+    QByteArray key() const override { return {}; }
+
+private:
+    std::unique_ptr<PaddockTest::FakeKubernetesProcess> m_process;
+};
+
+// A real, private Docker engine: no faults are injected into it (the failures are the engine's
+// own), and it is not restarted.
+class DockerServer final : public Server
+{
+public:
+    QString name() const override { return QStringLiteral("docker"); }
+    bool start(double, int, quint32) override
+    {
+        if (!m_started) {
+            if (!m_engine.start()) {
+                error = m_engine.error();
+                return false;
+            }
+            m_image = m_engine.busyboxImage();
+            if (m_image.isEmpty()) {
+                error = m_engine.error();
+                return false;
+            }
+            m_started = true;
+        }
+        return true;
+    }
+    void kill() override { }
+    bool keepsState() const override { return false; }
+    bool givesRequestIds() const override { return false; }
+    bool injectsFaults() const override { return false; }
+    Profile profile(const QString &bootstrapFile) const override
+    {
+        Profile profile;
+        profile.id = QStringLiteral("soak-docker");
+        profile.name = profile.id;
+        profile.kind = Profile::Kind::Docker;
+        profile.dockerHost = m_engine.dockerHost();
+        profile.image = m_image;
+        profile.bootstrapFile = bootstrapFile;
+        profile.refreshInterval = 0s;
+        return profile;
+    }
+    QByteArray key() const override { return {}; }
+
+private:
+    PaddockTest::PrivateDockerEngine m_engine;
+    QString m_image;
+    bool m_started = false;
+};
+
+// The local backend: folders on this machine, no server to fail.
+class LocalServer final : public Server
+{
+public:
+    QString name() const override { return QStringLiteral("local"); }
+    bool start(double, int, quint32) override { return m_base.isValid(); }
+    void kill() override { }
+    bool keepsState() const override { return false; }
+    bool givesRequestIds() const override { return false; }
+    bool injectsFaults() const override { return false; }
+    Profile profile(const QString &bootstrapFile) const override
+    {
+        Profile profile = Profile::local();
+        profile.id = QStringLiteral("soak-local");
+        profile.name = profile.id;
+        profile.basedir = m_base.path();
+        profile.bootstrapFile = bootstrapFile;
+        profile.refreshInterval = 0s;
+        return profile;
+    }
+    QByteArray key() const override { return {}; }
+
+private:
+    QTemporaryDir m_base;
 };
 
 struct OpCount
@@ -325,10 +439,15 @@ public:
         const double rssEnd = PaddockBench::residentMiB();
         co_await m_session->shutdown(WorkspaceManager::StopMode::LeaveRunning);
 
-        std::printf("%s: %d workspaces, %d s, %.0f%% of requests failed on purpose, %d restart(s), a %d ms "
-                    "latency period\n",
-                    qPrintable(m_server->name()), m_settings.workspaces, m_settings.durationS,
-                    m_settings.failRate * 100, m_restarted, restarts > 0 ? m_settings.spikeMs : 0);
+        if (m_server->injectsFaults()) {
+            std::printf("%s: %d workspaces, %d s, %.0f%% of requests failed on purpose, %d restart(s), a %d ms "
+                        "latency period\n",
+                        qPrintable(m_server->name()), m_settings.workspaces, m_settings.durationS,
+                        m_settings.failRate * 100, m_restarted, restarts > 0 ? m_settings.spikeMs : 0);
+        } else {
+            std::printf("%s: %d workspaces, %d s, no faults injected (no fake in front of it)\n",
+                        qPrintable(m_server->name()), m_settings.workspaces, m_settings.durationS);
+        }
         std::printf("  %-8s %8s %10s %8s\n", "op", "tried", "succeeded", "failed");
         for (auto it = m_tally.ops.cbegin(); it != m_tally.ops.cend(); ++it)
             std::printf("  %-8s %8d %10d %8d\n", qPrintable(it.key()), it->tried, it->succeeded, it->failed);
@@ -508,8 +627,15 @@ QCoro::Task<int> soakAll(QStringList backends, Settings settings, bool assertZer
             server = std::make_unique<OpenSandboxServer>();
         else if (name == QLatin1String("e2b"))
             server = std::make_unique<E2bServer>();
+        else if (name == QLatin1String("kubernetes"))
+            server = std::make_unique<KubernetesServer>();
+        else if (name == QLatin1String("docker"))
+            server = std::make_unique<DockerServer>();
+        else if (name == QLatin1String("local"))
+            server = std::make_unique<LocalServer>();
         else {
-            std::fprintf(stderr, "unknown backend %s (opensandbox, e2b)\n", qPrintable(name));
+            std::fprintf(stderr, "unknown backend %s (opensandbox, e2b, kubernetes, docker, local)\n",
+                         qPrintable(name));
             co_return 2;
         }
         Soak soak(server.get(), settings, scratch.filePath(name + QStringLiteral("-logs")), bootstrap);
@@ -528,8 +654,8 @@ int main(int argc, char **argv)
     parser.setApplicationDescription(QStringLiteral("Drives the core against fakes that fail on purpose."));
     parser.addHelpOption();
     parser.addOptions({
-        {QStringLiteral("backend"), QStringLiteral("opensandbox, e2b or all (default all)."), QStringLiteral("name"),
-         QStringLiteral("all")},
+        {QStringLiteral("backend"), QStringLiteral("opensandbox, e2b, kubernetes, docker, local or all (default all)."),
+         QStringLiteral("name"), QStringLiteral("all")},
         {QStringLiteral("workspaces"), QStringLiteral("Workspaces (default 50)."), QStringLiteral("n"),
          QStringLiteral("50")},
         {QStringLiteral("duration"), QStringLiteral("Seconds per backend (default 60)."), QStringLiteral("s"),
@@ -559,7 +685,8 @@ int main(int argc, char **argv)
     settings.seed = parser.value(QStringLiteral("seed")).toUInt();
     const QString backend = parser.value(QStringLiteral("backend"));
     const QStringList backends = backend == QLatin1String("all")
-        ? QStringList{QStringLiteral("opensandbox"), QStringLiteral("e2b")}
+        ? QStringList{QStringLiteral("opensandbox"), QStringLiteral("e2b"), QStringLiteral("kubernetes"),
+                      QStringLiteral("docker"), QStringLiteral("local")}
         : QStringList{backend};
     return QCoro::waitFor(soakAll(backends, settings, parser.isSet(QStringLiteral("assert"))));
 }

@@ -637,7 +637,6 @@ private Q_SLOTS:
         QTest::newRow("401") << 401 << QByteArray("Unauthorized") << int(Error::Kind::Backend);
         QTest::newRow("403") << 403 << QByteArray("Forbidden") << int(Error::Kind::Backend);
         QTest::newRow("404") << 404 << QByteArray("Not Found") << int(Error::Kind::NotFound);
-        QTest::newRow("500") << 500 << QByteArray("Internal Server Error") << int(Error::Kind::Backend);
     }
     void refusedHandshakeNamesTheStatus()
     {
@@ -653,7 +652,48 @@ private Q_SLOTS:
         QCOMPARE(result.error().httpStatus, status);
         const QString expected = QStringLiteral("HTTP %1 %2").arg(status).arg(QString::fromLatin1(reason));
         QVERIFY2(result.error().message.contains(expected), qPrintable(result.error().message));
-        QCOMPARE(server.peers.size(), 1); // only 400 is tried again
+        QCOMPARE(server.peers.size(), 1); // only 400 and the refusals on the way are tried again
+    }
+
+    // Refused on the way (429, 500, 502, 503, 504) or cut before the upgrade, the command has not
+    // started: the handshake is tried again after a backoff, and the command then runs once.
+    void handshakeRefusedOnTheWayIsTriedAgain()
+    {
+        ScriptedExecServer server;
+        int handshakes = 0;
+        server.onHandshake = [&handshakes](Peer &peer) {
+            ++handshakes;
+            if (handshakes == 1)
+                peer.refuse(503, "Service Unavailable", "try later");
+            else if (handshakes == 2)
+                peer.refuse(500, "Internal Server Error", "etcd");
+            else if (handshakes == 3)
+                peer.drop();
+            else
+                peer.accept("v5.channel.k8s.io");
+        };
+        PodExecClient client;
+        auto task = client.run(server.request(), command({"echo", "once"}));
+        QTRY_VERIFY_WITH_TIMEOUT(server.upgraded(3), 15'000);
+        server.peer(3)->send(binary(1, "once\n") + status(Success) + closeFrame(1000));
+        const auto result = QCoro::waitFor(std::move(task));
+        QVERIFY2(result, qPrintable(describe(result)));
+        QCOMPARE(result->exec.stdOut, QByteArray("once\n"));
+        QCOMPARE(server.peers.size(), 4);
+        QCOMPARE(server.peer(3)->requestLine, server.peer(0)->requestLine);
+    }
+
+    // Refused on the way every time: six handshakes, then the refusal, named.
+    void handshakeRefusedEveryTimeGivesUp()
+    {
+        ScriptedExecServer server;
+        server.onHandshake = [](Peer &peer) { peer.refuse(429, "Too Many Requests", "slow down"); };
+        PodExecClient client;
+        const auto result = QCoro::waitFor(client.run(server.request(), command({"true"})));
+        QVERIFY(!result);
+        QCOMPARE(result.error().httpStatus, 429);
+        QVERIFY2(result.error().message.contains("HTTP 429 Too Many Requests"), qPrintable(result.error().message));
+        QCOMPARE(server.peers.size(), 6);
     }
 
     // Qt words a refused handshake in the language loaded; the status is read in any.

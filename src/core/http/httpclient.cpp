@@ -29,9 +29,11 @@ namespace Paddock::Http {
 
 namespace {
 
+// 500 too: a request that is safe to repeat is repeated after an internal error (Kubernetes'
+// API server answers a failed etcd round trip with 500 InternalError), as after a gateway's 502.
 bool isRetryableStatus(int status)
 {
-    return status == 429 || status == 502 || status == 503 || status == 504;
+    return status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
 }
 
 bool isConnectionError(QNetworkReply::NetworkError error)

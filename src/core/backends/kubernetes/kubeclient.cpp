@@ -238,6 +238,10 @@ QCoro::Task<Result<View>> KubeClient::createObject(const char *resource, QJsonOb
     url.setQuery(QStringLiteral("fieldManager=paddock"));
     request.url = url;
     request.body = QJsonDocument(manifest).toJson(QJsonDocument::Compact);
+    // Objects are made by name: sent again after a first one that went through, the create is
+    // refused with AlreadyExists (409), which the backend takes as "look again" (ensurePod,
+    // ensurePvc), never a second object.
+    request.retrySafe = true;
     auto response = co_await send(request, "create", resource);
     if (!response)
         co_return fail(response.error());

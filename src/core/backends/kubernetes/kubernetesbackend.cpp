@@ -411,7 +411,7 @@ QCoro::Task<Result<>> KubernetesBackend::waitForPvcGone(QString name, std::chron
 QCoro::Task<Result<PvcView>> KubernetesBackend::ensurePvc(QString workspaceId, Owner owner, bool *created)
 {
     const QString objectName = safeName(workspaceId);
-    for (int attempt = 0; attempt < 3; ++attempt) {
+    for (int attempt = 0; attempt < CreateAttempts; ++attempt) {
         auto pvc = co_await m_client->getPvc(objectName);
         if (!pvc)
             co_return fail(pvc.error());
@@ -435,8 +435,9 @@ QCoro::Task<Result<PvcView>> KubernetesBackend::ensurePvc(QString workspaceId, O
             *created = true;
             co_return *made;
         }
-        // Someone else (another replica, AgentScope) made it meanwhile: take theirs.
-        if (made.error().kind != Error::Kind::Conflict)
+        // Someone else (another replica, AgentScope, our own create whose answer was lost) made
+        // it meanwhile: take theirs. No answer at all: look again.
+        if (made.error().kind != Error::Kind::Conflict && !outcomeUnknown(made.error()))
             co_return fail(made.error());
     }
     co_return fail(Error::conflict(Tr::tr("the PVC %1 keeps changing; try again").arg(objectName)));
@@ -445,7 +446,7 @@ QCoro::Task<Result<PvcView>> KubernetesBackend::ensurePvc(QString workspaceId, O
 QCoro::Task<Result<PodView>> KubernetesBackend::ensurePod(QString workspaceId, Owner owner)
 {
     const QString objectName = safeName(workspaceId);
-    for (int attempt = 0; attempt < 3; ++attempt) {
+    for (int attempt = 0; attempt < CreateAttempts; ++attempt) {
         auto pod = co_await m_client->getPod(objectName);
         if (!pod)
             co_return fail(pod.error());
@@ -477,9 +478,10 @@ QCoro::Task<Result<PodView>> KubernetesBackend::ensurePod(QString workspaceId, O
         auto made = co_await m_client->createPod(manifest);
         if (made)
             co_return *made;
-        if (made.error().kind != Error::Kind::Conflict)
+        // AlreadyExists: made meanwhile (by our own create whose answer was lost, too), or the old
+        // one is still terminating; or no answer at all: look again before anything else.
+        if (made.error().kind != Error::Kind::Conflict && !outcomeUnknown(made.error()))
             co_return fail(made.error());
-        // AlreadyExists: made meanwhile, or the old one is still terminating. Look again.
     }
     co_return fail(Error::conflict(Tr::tr("the Pod %1 keeps changing; try again").arg(objectName)));
 }

@@ -16,9 +16,11 @@
 #include <QRegularExpression>
 #include <QScopeGuard>
 #include <QTimer>
+
 #include <QUrl>
 #include <QWebSocket>
 #include <QWebSocketHandshakeOptions>
+#include <chrono>
 
 #include <optional>
 #include <utility>
@@ -176,6 +178,9 @@ Error notOfferedError(const QString &pod, const QString &chosen, const QStringLi
 
 // What woke a suspended run, set by the signal handlers; the run reads the flags. A handler
 // calls notify() last: the run may resume within it and end, freeing everything it holds.
+// Handshakes of one exec at most (see PodExec::run's handshake).
+constexpr int MaxHandshakes = 6;
+
 struct Wakeup
 {
     Wait *wait = nullptr;
@@ -565,10 +570,23 @@ QCoro::Task<Result<PodExecResult>> PodExecClient::execute(std::shared_ptr<Shared
         return out;
     };
 
-    // The handshake: v5 and v4 offered; refused with 400, once more with v4 alone.
+    // The handshake: v5 and v4 offered; refused with 400, once more with v4 alone. Refused on the
+    // way (429, 500, 502, 503, 504) or cut before the upgrade, the command has not started: the
+    // handshake is tried again after a backoff (0.25 s, twice as long each time), six times in all,
+    // as the HTTP layer tries requests that are safe to repeat.
     QStringList offered{ExecProtocolV5, ExecProtocolV4};
     std::unique_ptr<Link> link;
+    int handshakes = 0;
+    std::chrono::milliseconds backoff(250);
+    QTimer retryTimer;
+    retryTimer.setSingleShot(true);
+    bool retryDue = false;
+    QObject::connect(&retryTimer, &QTimer::timeout, &retryTimer, [&retryDue, &wake] {
+        retryDue = true;
+        wake.notify();
+    });
     for (;;) {
+        ++handshakes;
         link = std::make_unique<Link>(wake, settings);
         qCDebug(lcKubeExec).noquote() << "exec in pod" << pod << "at" << host << "offering" << offered;
         link->open(request, offered);
@@ -600,6 +618,27 @@ QCoro::Task<Result<PodExecResult>> PodExecClient::execute(std::shared_ptr<Shared
             qCInfo(lcKubeExec).noquote() << "exec in pod" << pod << "refused with HTTP 400 offering" << offered
                                          << "; trying" << ExecProtocolV4 << "alone";
             offered = QStringList{ExecProtocolV4};
+            continue;
+        }
+        const bool transient = refusal.status == 429 || refusal.status == 500 || refusal.status == 502
+            || refusal.status == 503 || refusal.status == 504
+            || (refusal.status == 0 && refusal.chosen.isEmpty() && link->wrote);
+        if (transient && handshakes < MaxHandshakes) {
+            qCInfo(lcKubeExec).noquote() << "exec in pod" << pod << "handshake" << handshakes << "failed ("
+                                         << (refusal.status > 0 ? QString::number(refusal.status) : link->errorString)
+                                         << "); trying again in" << backoff.count() << "ms";
+            retryDue = false;
+            retryTimer.start(backoff);
+            backoff *= 2;
+            while (!retryDue && !timedOut && !cancelled && !shared->closing)
+                co_await pause(shared->waits, wake);
+            retryTimer.stop();
+            if (shared->closing)
+                co_return fail(closedError());
+            if (cancelled)
+                co_return stopped();
+            if (timedOut)
+                co_return timeUp();
             continue;
         }
         if (refusal.status > 0)
