@@ -83,6 +83,8 @@ Error transportError(const HttpRequest &request, QNetworkReply *reply)
         reason = Tr::tr("no answer within %1 s").arg(double(request.transferTimeout.count()) / 1000.0);
     else if (networkError == QNetworkReply::ContentReSendError)
         reason = Tr::tr("the server closed the connection without answering");
+    else if (networkError == QNetworkReply::NoError || networkError == QNetworkReply::UnknownNetworkError)
+        reason = Tr::tr("the connection ended without an answer"); // Qt's words: "Unknown error"
     Error error = Error::unreachable(Tr::tr("%1 %2 failed: %3")
                                          .arg(QString::fromLatin1(request.method),
                                               request.url.toString(QUrl::RemoveUserInfo | QUrl::RemoveQuery), reason));

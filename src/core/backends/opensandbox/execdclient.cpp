@@ -489,9 +489,14 @@ ExecdClient::stream(ExecdCommand command, std::function<void(OutputChannel, cons
     }
     if (status != 200) {
         if (status == 0) {
-            Error unreached =
-                Error::unreachable(Tr::tr("cannot reach execd at %1: %2")
-                                       .arg(m_target.base.toString(QUrl::RemoveUserInfo), reply->errorString()));
+            // Qt says "Unknown error" of a connection that ended without an answer and without
+            // an error of its own (a server killed while it read the request).
+            const QString reason =
+                reply->error() == QNetworkReply::NoError || reply->error() == QNetworkReply::UnknownNetworkError
+                ? Tr::tr("the connection ended without an answer")
+                : reply->errorString();
+            Error unreached = Error::unreachable(
+                Tr::tr("cannot reach execd at %1: %2").arg(m_target.base.toString(QUrl::RemoveUserInfo), reason));
             // Refused: the command was never sent, so it did not run.
             unreached.notConnected = reply->error() == QNetworkReply::ConnectionRefusedError
                 || reply->error() == QNetworkReply::HostNotFoundError;
