@@ -31,6 +31,8 @@ namespace {
 
 // 500 too: a request that is safe to repeat is repeated after an internal error (Kubernetes'
 // API server answers a failed etcd round trip with 500 InternalError), as after a gateway's 502.
+constexpr int NotConnectedAttempts = 4;
+
 bool isRetryableStatus(int status)
 {
     return status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
@@ -309,7 +311,10 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
             co_return response;
 
         const bool notConnected = !answered && isNotConnected(networkError);
-        const bool retryable = request.retrySafe && attempt < m_retry.maxAttempts
+        // Nothing listening is a server down more often than a blip: tried four times at most
+        // (1.75 s, a restart's length), so that a console says "unreachable" soon.
+        const int attempts = notConnected ? std::min(m_retry.maxAttempts, NotConnectedAttempts) : m_retry.maxAttempts;
+        const bool retryable = request.retrySafe && attempt < attempts
             && (answered ? isRetryableStatus(response.status)
                          : isConnectionError(networkError) && (request.retryNotConnected || !notConnected));
         if (!retryable) {
