@@ -609,6 +609,7 @@ QCoro::Task<void> MainWindow::refresh()
         m_refreshAgain = false;
         m_live->listingDone();
         tick();
+        Q_EMIT refreshed(false);
         co_return;
     }
     if (std::exchange(m_unreachable, false))
@@ -664,6 +665,7 @@ QCoro::Task<void> MainWindow::refresh()
         m_refreshAgain = false;
         refresh();
     }
+    Q_EMIT refreshed(true);
 }
 
 WorkspaceTreeModel::Decorate MainWindow::decorator(const QDateTime &now)

@@ -126,6 +126,9 @@ Q_SIGNALS:
     void languageChosen(const QString &code);
     // The user closed the window or chose Quit, with the quit guard on.
     void quitRequested();
+    // A refresh ended: `listed` when the server's listing came and is shown, false when it
+    // failed and the failure is shown in place (the rows as last seen).
+    void refreshed(bool listed);
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;

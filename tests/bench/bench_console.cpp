@@ -11,6 +11,17 @@
 //   a Pod's status patched on the cluster -> its row changed, one at a time  [<= 1 s]
 //   N Pods patched at once: the last row changed, the longest GUI stall      [<= 50 ms]
 // A stall is the longest gap between two beats of a 1 ms timer, less the 1 ms.
+//
+// `--faults` instead: the real window over paddock-fake-opensandbox failing 30% of its requests
+// (`--fail-rate`), killed (SIGKILL) and started again on the same ports and data folder twice
+// (`--refreshes N` in all, 1,000 by default; the kills at N/5 and N/2), some rows selected, each
+// refresh triggered through the Refresh action and waited for (MainWindow::refreshed):
+//   the longest GUI-thread stall over the whole run                      [<= 100 ms]
+//   failed refreshes whose failure shows in place (the profile's problem next to the switcher
+//   and on its entry, the rows greyed "last seen")                        [all]
+//   refreshes after each restart until the rows are live again           [1]
+//   refreshes that kept the selection                                    [every one]
+//   resident memory after the first 100 refreshes and at the end         [growth <= 10%]
 
 #include "backends/opensandbox/opensandboxbackend.h"
 #include "benchsupport.h"
@@ -26,12 +37,14 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QHash>
 #include <QJsonObject>
+#include <QLoggingCategory>
 #include <QMessageBox>
 #include <QMutex>
 #include <QNetworkAccessManager>
@@ -40,6 +53,8 @@
 #include <QPushButton>
 #include <QScopeGuard>
 #include <QSet>
+#include <QTcpServer>
+#include <QTemporaryDir>
 #include <QThread>
 #include <QTimer>
 #include <QTreeView>
@@ -47,6 +62,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #ifndef Q_MOC_RUN
@@ -391,6 +407,260 @@ int kubernetesWindow(int count, int patches)
     return 0;
 }
 
+int freePort()
+{
+    QTcpServer probe;
+    probe.listen(QHostAddress::LocalHost, 0);
+    return probe.serverPort();
+}
+
+// paddock-fake-opensandbox that can be killed and started again on the same ports and data folder
+// (its sandboxes are kept in its state.json), as tests/bench/soak.cpp's OpenSandboxServer.
+class RestartableFake
+{
+public:
+    RestartableFake(int sandboxes, double failRate)
+        : m_sandboxes(sandboxes)
+        , m_failRate(failRate)
+        , m_port(freePort())
+        , m_execdPort(freePort())
+    {
+    }
+    // Starts it (again); each start draws its faults from another seed.
+    bool start()
+    {
+        m_process = std::make_unique<PaddockTest::FakeOpenSandboxProcess>();
+        if (m_process->start({QStringLiteral("--port"), QString::number(m_port), QStringLiteral("--execd-port"),
+                              QString::number(m_execdPort), QStringLiteral("--data-dir"), m_data.path(),
+                              QStringLiteral("--seed"), QString::number(m_sandboxes), QStringLiteral("--fail-rate"),
+                              QString::number(m_failRate), QStringLiteral("--fail-seed"), QString::number(++m_starts)}))
+            return true;
+        std::fprintf(stderr, "cannot start the fake server: %s\n", qPrintable(m_process->error()));
+        return false;
+    }
+    void kill() { m_process->kill(); }
+    QString domain() const { return QStringLiteral("127.0.0.1:%1").arg(m_port); }
+
+private:
+    int m_sandboxes;
+    double m_failRate;
+    int m_port;
+    int m_execdPort;
+    int m_starts = 0;
+    QTemporaryDir m_data;
+    std::unique_ptr<PaddockTest::FakeOpenSandboxProcess> m_process;
+};
+
+// The window over a fake that fails a share of its requests and is killed and started again
+// twice during `refreshes` refreshes (see the top of the file).
+int faultsWindow(int sandboxes, int refreshes, int downRefreshes, double failRate)
+{
+    // The retries and failures are what is asked for here: not logged.
+    QLoggingCategory::setFilterRules(QStringLiteral("paddock.*.info=false\npaddock.*.warning=false"));
+    RestartableFake fake(sandboxes, failRate);
+    if (!fake.start())
+        return 1;
+    Profile profile;
+    profile.id = QStringLiteral("bench");
+    profile.name = profile.id;
+    profile.kind = Profile::Kind::OpenSandbox;
+    profile.domain = fake.domain();
+    OpenSandbox::BackendOptions options;
+    options.connection.domain = profile.domain;
+    ProfileSession session(profile, std::make_unique<OpenSandbox::OpenSandboxBackend>(options), ProvisionOptions{},
+                           nullptr);
+    MainWindow window;
+    const auto shutDown = qScopeGuard([&session] { QCoro::waitFor(session.shutdown()); });
+    window.setProfiles({{profile.id, profile.name}}, profile.id);
+    window.setRefreshInterval(std::chrono::seconds(0)); // only the refreshes triggered here
+    window.resize(1400, 900);
+    window.show();
+    window.setSession(&session);
+    if (!runUntil([&window, sandboxes] { return window.model()->workspaceCount() == sandboxes; }, 120'000)) {
+        std::fprintf(stderr, "the first listing did not arrive\n");
+        return 1;
+    }
+
+    // Every 10th workspace selected (at most eight), as the user would in the view.
+    auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+    auto *proxy = static_cast<QAbstractProxyModel *>(view->model());
+    auto *switcher = window.findChild<QComboBox *>(QStringLiteral("profileBox"));
+    WorkspaceTreeModel *model = window.model();
+    QItemSelection chosen;
+    QSet<QString> expected;
+    {
+        const QList<const WorkspaceRecord *> records = model->recordsUnder({});
+        for (qsizetype i = 0; i < records.size() && expected.size() < 8; i += 10) {
+            const QModelIndex index = proxy->mapFromSource(model->indexOfKey(records.at(i)->key()));
+            chosen.select(index, index);
+            expected.insert(records.at(i)->info.workspaceId);
+        }
+    }
+    const auto select = [&] {
+        view->selectionModel()->select(chosen, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    };
+    select();
+    // What the view has selected, as workspace ids (read from the selection's ranges).
+    const auto selectedIds = [&] {
+        QSet<QString> ids;
+        const QItemSelection selection = view->selectionModel()->selection();
+        for (const QItemSelectionRange &range : selection) {
+            for (int row = range.top(); row <= range.bottom(); ++row) {
+                if (const WorkspaceRecord *record =
+                        model->record(proxy->mapToSource(proxy->index(row, 0, range.parent()))))
+                    ids.insert(record->info.workspaceId);
+            }
+        }
+        return ids;
+    };
+    if (selectedIds() != expected) {
+        std::fprintf(stderr, "the rows could not be selected\n");
+        return 1;
+    }
+    // A selected row's state as the view shows it.
+    const QModelIndex watchedKey = model->indexOfKey(model->recordsUnder({}).constFirst()->key());
+    const QPersistentModelIndex watchedRow(
+        proxy->mapFromSource(model->index(watchedKey.row(), WorkspaceTreeModel::StateColumn, watchedKey.parent())));
+    const auto stateShown = [&] { return watchedRow.data().toString(); };
+    const QString lastSeen = QStringLiteral("last seen");
+    const auto switcherProblem = [&] {
+        const int index = switcher->findData(profile.id);
+        return index < 0 ? QString() : switcher->itemData(index, Qt::ToolTipRole).toString();
+    };
+    // A failed refresh shows in place: the profile's problem next to the switcher and on its
+    // entry, its rows greyed as last seen.
+    const auto failureShown = [&] {
+        return !window.profileProblem().isEmpty() && !switcherProblem().isEmpty() && model->isUnreachable(profile.id)
+            && stateShown().contains(lastSeen) && window.isStale();
+    };
+    // A good one shows every row live again, and no problem.
+    const auto liveShown = [&] {
+        return window.profileProblem().isEmpty() && switcherProblem().isEmpty() && !model->isUnreachable(profile.id)
+            && !stateShown().contains(lastSeen) && model->workspaceCount() == sandboxes && !window.isStale();
+    };
+
+    // One refresh, as the user asks for one (View > Refresh, F5), waited for until it ends.
+    QAction *refreshAction = window.findChild<QAction *>(QStringLiteral("actionRefresh"));
+    const auto refreshOnce = [&]() -> std::optional<bool> {
+        std::optional<bool> outcome;
+        const QMetaObject::Connection connection = QObject::connect(
+            &window, &MainWindow::refreshed, &window, [&outcome](bool listed) { outcome = outcome.value_or(listed); });
+        refreshAction->trigger();
+        runUntil([&outcome] { return outcome.has_value(); }, 300'000);
+        QObject::disconnect(connection);
+        return outcome;
+    };
+
+    const int warmUp = std::min(100, refreshes / 4);
+    const std::vector<int> killsAt{std::max(warmUp + 1, refreshes / 5), std::max(warmUp + 2, refreshes / 2)};
+    int failed = 0;
+    int failedWhileDown = 0;
+    int failedShown = 0;
+    int goodNotShown = 0;
+    int selectionLost = 0;
+    int downLeft = 0; // refreshes still to run with the server down
+    bool recovering = false;
+    int sinceRestart = 0;
+    std::vector<int> recoveries; // refreshes after each restart until a good one
+    std::vector<double> stalls; // each refresh's longest
+    int worstAt = 0;
+    QString worstKind;
+    double worstFailed = 0; // of the refreshes that failed
+    double worstListed = 0; // of the others
+    qint64 longest = 0; // the longest refresh, ms (one while the server is down: its retries)
+    double warmMiB = 0;
+    QElapsedTimer wall;
+    wall.start();
+    StallMeter meter;
+    for (int i = 1; i <= refreshes; ++i) {
+        // Killing and starting the fake blocks this thread (waitFor...): that is not the
+        // console's stall, so the meter runs from each refresh's trigger to its end.
+        if (std::find(killsAt.begin(), killsAt.end(), i) != killsAt.end()) {
+            fake.kill();
+            downLeft = std::max(1, downRefreshes);
+        }
+        QElapsedTimer took;
+        took.start();
+        meter.start();
+        const std::optional<bool> listed = refreshOnce();
+        stalls.push_back(meter.stop());
+        longest = std::max(longest, took.elapsed());
+        if (stalls.back() >= *std::max_element(stalls.begin(), stalls.end())) {
+            worstAt = i;
+            worstKind = !listed || !*listed ? QStringLiteral("failed")
+                : recovering                ? QStringLiteral("the first after a restart")
+                                            : QStringLiteral("listed");
+        }
+        if (!listed) {
+            std::fprintf(stderr, "refresh %d did not end\n", i);
+            return 1;
+        }
+        (*listed ? worstListed : worstFailed) = std::max(*listed ? worstListed : worstFailed, stalls.back());
+        if (!*listed) {
+            ++failed;
+            failedWhileDown += downLeft > 0 ? 1 : 0;
+            failedShown += failureShown() ? 1 : 0;
+        } else if (!liveShown()) {
+            ++goodNotShown;
+        }
+        if (recovering) {
+            ++sinceRestart;
+            if (*listed) {
+                recoveries.push_back(sinceRestart);
+                recovering = false;
+            }
+        }
+        if (selectedIds() != expected) {
+            ++selectionLost;
+            select();
+        }
+        if (downLeft > 0 && --downLeft == 0) {
+            if (!fake.start())
+                return 1;
+            recovering = true;
+            sinceRestart = 0;
+        }
+        if (i == warmUp)
+            warmMiB = residentMiB();
+    }
+    const double endMiB = residentMiB();
+    const double seconds = double(wall.elapsed()) / 1000.0;
+    // The machine's share: the window doing nothing for as long as the longest refresh took,
+    // measured alike (a 2-core machine shared with builds stalls any thread now and then).
+    meter.start();
+    runUntil([] { return false; }, int(std::min<qint64>(longest, 10'000)));
+    const double idleStall = meter.stop();
+
+    QStringList recovered;
+    for (int n : recoveries)
+        recovered.append(QString::number(n));
+    for (std::size_t i = recoveries.size(); i < killsAt.size(); ++i)
+        recovered.append(QStringLiteral("never"));
+    std::printf("console window under faults: paddock-fake-opensandbox (127.0.0.1), %d sandboxes, %.0f%% of requests "
+                "failed, killed and started again twice\n",
+                sandboxes, failRate * 100);
+    std::printf("  refreshes (Refresh action, each waited for)     %8d  in %.1f s, %d while the server was down\n",
+                refreshes, seconds, int(killsAt.size()) * std::max(1, downRefreshes));
+    std::printf("  longest GUI stall over the run                  %8.2f ms  [<= 100 ms]  (refresh %d, %s; median "
+                "%.2f ms)\n",
+                *std::max_element(stalls.begin(), stalls.end()), worstAt, qPrintable(worstKind), median(stalls));
+    std::printf("    of the failed refreshes, of the listed ones   %8.2f ms, %.2f ms\n", worstFailed, worstListed);
+    std::printf("    idle for as long as the longest refresh (%.1f s) %6.2f ms\n", double(longest) / 1000.0, idleStall);
+    std::printf("  failed refreshes shown in place                 %4d of %d  [all]  (%d while down, %d with the "
+                "server up)\n",
+                failedShown, failed, failedWhileDown, failed - failedWhileDown);
+    std::printf("  good refreshes not shown live                   %8d  [0]\n", goodNotShown);
+    std::printf("  refreshes after each restart until live         %8s  [1]\n",
+                qPrintable(recovered.join(QStringLiteral(", "))));
+    std::printf("  refreshes that lost the selection (%lld rows)     %8d  [0]\n", qlonglong(expected.size()),
+                selectionLost);
+    std::printf("  resident memory after %d refreshes, at the end  %.1f -> %.1f MiB (%+.1f%%)  [<= +10%%]\n", warmUp,
+                warmMiB, endMiB, (endMiB / warmMiB - 1) * 100);
+    const bool sound =
+        failedShown == failed && goodNotShown == 0 && selectionLost == 0 && recoveries.size() == killsAt.size();
+    return sound ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -411,7 +681,24 @@ int main(int argc, char **argv)
     parser.addOption({QStringLiteral("window-only"), QStringLiteral("Only the live window figures.")});
     parser.addOption({QStringLiteral("kubernetes-only"),
                       QStringLiteral("Only the figures of the window over a Kubernetes profile.")});
+    parser.addOption({QStringLiteral("faults"),
+                      QStringLiteral("Only the window under faults: the fake failing requests and restarted twice.")});
+    parser.addOption({QStringLiteral("refreshes"), QStringLiteral("Refreshes under faults (default 1000)."),
+                      QStringLiteral("n"), QStringLiteral("1000")});
+    parser.addOption({QStringLiteral("sandboxes"), QStringLiteral("Sandboxes under faults (default 150)."),
+                      QStringLiteral("n"), QStringLiteral("150")});
+    parser.addOption({QStringLiteral("fail-rate"),
+                      QStringLiteral("Share of the fake's requests that fail under faults (default 0.3)."),
+                      QStringLiteral("p"), QStringLiteral("0.3")});
+    parser.addOption({QStringLiteral("down"),
+                      QStringLiteral("Refreshes while the fake is down, at each restart (default 2)."),
+                      QStringLiteral("n"), QStringLiteral("2")});
     parser.process(app);
+    if (parser.isSet(QStringLiteral("faults")))
+        return faultsWindow(std::max(10, parser.value(QStringLiteral("sandboxes")).toInt()),
+                            std::max(10, parser.value(QStringLiteral("refreshes")).toInt()),
+                            parser.value(QStringLiteral("down")).toInt(),
+                            parser.value(QStringLiteral("fail-rate")).toDouble());
     if (parser.isSet(QStringLiteral("window-only")))
         return liveWindow(parser.value(QStringLiteral("workspaces")).toInt(),
                           parser.value(QStringLiteral("pause")).toInt());
