@@ -18,9 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t control = data[0];
     QByteArray stream(reinterpret_cast<const char *>(data + 1), qsizetype(size - 1));
     if (control & 0x80) {
-        const QByteArray unit = stream;
-        while (stream.size() <= LineSplitter::MaxLine + 8)
-            stream += unit;
+        stream = stream.repeated((LineSplitter::MaxLine + 8) / stream.size() + 1);
     }
     qsizetype lineBytes = 0;
     qsizetype lines = 0;

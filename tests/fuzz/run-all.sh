@@ -4,10 +4,11 @@
 #   tests/fuzz/run-all.sh [--total SECONDS] [--build DIR] [TARGET...]
 #
 # The targets share --total seconds (default 240, within CI's 5 minutes), each fuzzing from a
-# copy of its corpus/<target>/ so what it finds does not grow the checked-in corpus. A crash, a
-# leak, a timeout (an input taking over 10 s) or running out of memory (2 GiB) fails the run:
-# the input is copied into corpus/<target>/ (commit it with the fix: ctest replays it from then
-# on) and into DIR/fuzz-artifacts/, and the script exits 1 once every target has run.
+# copy of its corpus/<target>/ (so what it finds does not grow the checked-in corpus), with
+# <target>.dict when there is one. A crash, a leak, a timeout (an input taking over 10 s) or
+# running out of memory (2 GiB) fails the run: the input is copied into corpus/<target>/ (commit
+# it with the fix: ctest replays it from then on) and into DIR/fuzz-artifacts/, and the script
+# exits 1 once every target has run.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source_dir=$(cd "$here/../.." && pwd)
@@ -18,7 +19,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --total) total=$2; shift 2 ;;
         --build) build=$(cd "$2" && pwd); shift 2 ;;
-        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "run-all.sh: unknown option $1" >&2; exit 2 ;;
         *) targets+=("$1"); shift ;;
     esac
@@ -50,10 +51,12 @@ failed=()
 for target in "${targets[@]}"; do
     mkdir -p "$work/$target/corpus" "$work/$target/found"
     cp "$here/corpus/$target/"* "$work/$target/corpus/" 2>/dev/null || true
-    echo "+ $target -max_total_time=$each"
+    options=(-max_total_time="$each" -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$work/$target/found/"
+        -print_final_stats=1)
+    [ -f "$here/$target.dict" ] && options+=(-dict="$here/$target.dict")
+    echo "+ $target ${options[*]/#-artifact_prefix=*/} corpus"
     set +e
-    (cd "$work/$target" && "$build/tests/fuzz/$target" -max_total_time="$each" -timeout=10 -rss_limit_mb=2048 \
-        -artifact_prefix="$work/$target/found/" -print_final_stats=1 corpus) >"$work/$target/log" 2>&1
+    (cd "$work/$target" && "$build/tests/fuzz/$target" "${options[@]}" corpus) >"$work/$target/log" 2>&1
     status=$?
     set -e
     grep -E '^(#[0-9]+[[:space:]]+DONE|Done [0-9]+ runs|stat::number_of_executed_units)' "$work/$target/log" || true
