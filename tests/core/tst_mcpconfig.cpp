@@ -197,6 +197,8 @@ private Q_SLOTS:
         QTest::newRow("number") << QByteArray("42") << false;
         QTest::newRow("no mcps") << QByteArray("{\"version\":2}") << false;
         QTest::newRow("mcps list") << QByteArray("{\"version\":2,\"mcps\":[]}") << false;
+        // RapidJSON takes a NUL for the end of the text; AgentScope's json.load refuses the file.
+        QTest::newRow("NUL after the object") << QByteArray("{\"version\":2}\0{}", 16) << true;
     }
     void wrongShape()
     {
