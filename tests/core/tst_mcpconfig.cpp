@@ -351,6 +351,19 @@ private Q_SLOTS:
         QVERIFY(!compact(entry.toJson()).contains(QStringLiteral("sample-secret-")));
     }
 
+    // A name written twice is one secret path with the last value, as json.load keeps it
+    // (tests/fuzz/corpus/fuzz_mcpconfig).
+    void aRepeatedNameIsOneSecretPath()
+    {
+        const QByteArray json = R"([{"name":"x","is_stateful":true,"mcp_config":{"type":"stdio_mcp",)"
+                                R"("command":"server","env":{"A":"sample-secret-1","A":"sample-secret-2"}}}])";
+        const auto config = parseMcpConfig(json);
+        QVERIFY(config);
+        const McpEntry &entry = config->scopes.at(0).entries.at(0);
+        QCOMPARE(entry.secretPaths(), QStringList({"env/A"}));
+        QCOMPARE(entry.reveal(QStringLiteral("env/A")), QStringLiteral("sample-secret-2"));
+    }
+
     void secretInTheCommandItself()
     {
         const QByteArray json = R"([{"name":"x","is_stateful":true,"mcp_config":{"type":"stdio_mcp",)"

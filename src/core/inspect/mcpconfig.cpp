@@ -209,10 +209,13 @@ public:
             : McpTransport::StreamableHttp;
     }
 
+    // A key written twice (an env or headers object with a repeated name) is one path, with the
+    // last value, as AgentScope's json.load reads it.
     static void addSecret(McpEntry &entry, const QString &path, const QString &raw)
     {
+        if (!entry.m_secrets.contains(path))
+            entry.m_secretOrder.append(path);
         entry.m_secrets.insert(path, raw);
-        entry.m_secretOrder.append(path);
     }
 
     static McpEntry entry(const rapidjson::Value &json, const QString &agentId, const QString &sessionId, int index)
