@@ -26,9 +26,12 @@ QString decodeText(QByteArrayView bytes, bool *invalid, bool *nul)
 {
     QString text = QString::fromUtf8(bytes);
     // Only bad bytes decode to U+FFFD, besides a U+FFFD written as such: then the text no longer
-    // encodes to the bytes.
-    if (invalid)
-        *invalid = text.contains(QChar::ReplacementCharacter) && text.toUtf8() != bytes;
+    // encodes to the bytes (but for a leading byte order mark, which fromUtf8 drops).
+    if (invalid) {
+        const QByteArrayView decoded =
+            bytes.startsWith("\xEF\xBB\xBF") && !text.startsWith(QChar::ByteOrderMark) ? bytes.sliced(3) : bytes;
+        *invalid = text.contains(QChar::ReplacementCharacter) && text.toUtf8() != decoded;
+    }
     if (text.contains(QChar(0))) {
         text.replace(QChar(0), NulSymbol);
         if (nul)

@@ -49,6 +49,11 @@ private Q_SLOTS:
         // A U+FFFD written as such does not hide a bad byte beside it (tests/fuzz/corpus/fuzz_logline).
         const DisplayLine both = decodeLogLine("a real \xEF\xBF\xBD and a bad \xff", 22);
         QVERIFY(both.invalidUtf8);
+        // Nor does a byte order mark, which the decoding drops, make a U+FFFD look like a bad byte.
+        QVERIFY(!decodeLogLine("\xEF\xBB\xBF"
+                               "a real \xEF\xBF\xBD",
+                               13)
+                     .invalidUtf8);
         const DisplayLine nul = decodeLogLine(QByteArrayView("a\0b", 3), 3);
         QVERIFY(nul.hasNul);
         QCOMPARE(nul.text, QStringLiteral("a^@b"));
