@@ -28,9 +28,11 @@ QString decodeText(QByteArrayView bytes, bool *invalid, bool *nul)
     // Only bad bytes decode to U+FFFD, besides a U+FFFD written as such: then the text no longer
     // encodes to the bytes (but for a leading byte order mark, which fromUtf8 drops).
     if (invalid) {
-        const QByteArrayView decoded =
-            bytes.startsWith("\xEF\xBB\xBF") && !text.startsWith(QChar::ByteOrderMark) ? bytes.sliced(3) : bytes;
-        *invalid = text.contains(QChar::ReplacementCharacter) && text.toUtf8() != decoded;
+        *invalid = false;
+        if (text.contains(QChar::ReplacementCharacter)) {
+            const QByteArray encoded = text.toUtf8();
+            *invalid = encoded != bytes && !(bytes.startsWith("\xEF\xBB\xBF") && encoded == bytes.sliced(3));
+        }
     }
     if (text.contains(QChar(0))) {
         text.replace(QChar(0), NulSymbol);

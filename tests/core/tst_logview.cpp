@@ -54,6 +54,10 @@ private Q_SLOTS:
                                "a real \xEF\xBF\xBD",
                                13)
                      .invalidUtf8);
+        QVERIFY(!decodeLogLine("\xEF\xBB\xBF\xEF\xBB\xBF"
+                               "a \xEF\xBF\xBD",
+                               11)
+                     .invalidUtf8); // the second one is kept, as U+FEFF
         const DisplayLine nul = decodeLogLine(QByteArrayView("a\0b", 3), 3);
         QVERIFY(nul.hasNul);
         QCOMPARE(nul.text, QStringLiteral("a^@b"));
