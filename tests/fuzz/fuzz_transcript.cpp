@@ -2,8 +2,8 @@
 // and in pieces of sizes drawn from the input's first byte (which stays part of the file), with
 // the default limits and with tiny ones (so lines are oversized and strings clipped). The
 // messages do not depend on where the file was cut; they follow each other in the file (lines
-// and offsets ascending, within the bytes read); only the last one may be Incomplete; every byte
-// is counted.
+// and offsets ascending, within the bytes read; a message merges at most the lines it spans,
+// blank ones being skipped); only the last one may be Incomplete; every byte is counted.
 #include "inspect/transcript.h"
 
 #include <QJsonDocument>
@@ -42,7 +42,7 @@ QList<QByteArray> read(QByteArrayView file, const TranscriptReader::Options &opt
     for (qsizetype i = 0; i < messages.size(); ++i) {
         const TranscriptMessage &m = messages.at(i);
         if (m.offset <= offset || m.firstLine <= line || m.lastLine < m.firstLine || m.lineCount < 1
-            || m.lastLine - m.firstLine + 1 != m.lineCount || m.offset + m.byteSize > file.size()
+            || m.lastLine - m.firstLine + 1 < m.lineCount || m.offset + m.byteSize > file.size()
             || m.lastLine > reader.linesRead())
             std::abort();
         if (m.kind == TranscriptMessage::Kind::Incomplete && i != messages.size() - 1)
