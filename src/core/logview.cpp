@@ -25,8 +25,15 @@ bool looksLikeTime(QByteArrayView token)
 QString decodeText(QByteArrayView bytes, bool *invalid, bool *nul)
 {
     QString text = QString::fromUtf8(bytes);
-    if (invalid)
-        *invalid = text.contains(QChar::ReplacementCharacter) && !bytes.contains(QByteArrayView("\xEF\xBF\xBD"));
+    // Only bad bytes decode to U+FFFD, besides a U+FFFD written as such: then the text no longer
+    // encodes to the bytes (but for a leading byte order mark, which fromUtf8 drops).
+    if (invalid) {
+        *invalid = false;
+        if (text.contains(QChar::ReplacementCharacter)) {
+            const QByteArray encoded = text.toUtf8();
+            *invalid = encoded != bytes && !(bytes.startsWith("\xEF\xBB\xBF") && encoded == bytes.sliced(3));
+        }
+    }
     if (text.contains(QChar(0))) {
         text.replace(QChar(0), NulSymbol);
         if (nul)
@@ -82,12 +89,19 @@ DisplayLine decodeLogLine(QByteArrayView raw, qint64 length)
     QByteArrayView text = view.text;
     line.hiddenBytes = std::max<qint64>(0, length - raw.size());
     if (line.hiddenBytes > 0) {
-        // Do not show half of a character where the read stopped.
+        // Do not show half of a character where the read stopped: a lead byte followed by fewer
+        // continuation bytes than it announces. A whole character there is shown.
         qsizetype end = text.size();
-        for (int back = 0; back < 3 && end > 0 && (static_cast<unsigned char>(text.at(end - 1)) & 0xC0) == 0x80; ++back)
-            --end;
-        if (end > 0 && static_cast<unsigned char>(text.at(end - 1)) >= 0xC0)
-            --end;
+        qsizetype lead = end;
+        for (int back = 0; back < 3 && lead > 0 && (static_cast<unsigned char>(text.at(lead - 1)) & 0xC0) == 0x80;
+             ++back)
+            --lead;
+        if (lead > 0) {
+            const auto first = static_cast<unsigned char>(text.at(lead - 1));
+            const qsizetype length = first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : 2;
+            if (first >= 0xC0 && end - (lead - 1) < length)
+                end = lead - 1;
+        }
         line.hiddenBytes += text.size() - end;
         text = text.first(end);
     }

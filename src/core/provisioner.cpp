@@ -90,19 +90,6 @@ QStringList markerWriteArgv(const WorkspaceLayout &layout)
 
 } // namespace
 
-QList<BootstrapCommand> parseBootstrapCommands(const QString &text, std::chrono::seconds timeout)
-{
-    QList<BootstrapCommand> commands;
-    const auto lines = QStringView(text).split(u'\n');
-    for (const QStringView line : lines) {
-        const QStringView trimmed = line.trimmed();
-        if (trimmed.isEmpty() || trimmed.startsWith(u'#'))
-            continue;
-        commands.append({trimmed.toString(), timeout});
-    }
-    return commands;
-}
-
 Provisioner::Provisioner(Backend *backend, BootstrapLogStore *logs, ProvisionOptions options)
     : m_backend(backend)
     , m_key(backend->instanceKey())

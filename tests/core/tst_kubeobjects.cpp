@@ -441,6 +441,12 @@ private Q_SLOTS:
         QVERIFY(!parsePod(""));
         QVERIFY(!parsePodList(QByteArray(R"({"metadata":{},"items":[)" + whole + ",")));
         QVERIFY(!parsePvcList(R"({"items":[{"metadata":{"name":"x"}})"));
+        // Nor is an object followed by more than whitespace (tests/fuzz/corpus/fuzz_kubelist).
+        QVERIFY(!parsePod("{}}"));
+        QVERIFY(!parsePod(whole + " {}"));
+        QVERIFY(parsePod(whole + " \n"));
+        QVERIFY(!parsePodList(R"({"items":[]}])"));
+        QVERIFY(!parseWatchEvent(R"({"type":"ADDED","object":{}} x)", ObjectKind::Pod));
 
         // A list's items and a PVC's fields, in any order too.
         const auto claims = parsePvcList(QByteArrayLiteral(

@@ -46,6 +46,18 @@ private Q_SLOTS:
         QCOMPARE(bad.time, QDateTime(QDate(2026, 11, 30), QTime(10, 0), Qt::UTC));
         const DisplayLine replacement = decodeLogLine("a real \xEF\xBF\xBD", 10);
         QVERIFY(!replacement.invalidUtf8);
+        // A U+FFFD written as such does not hide a bad byte beside it (tests/fuzz/corpus/fuzz_logline).
+        const DisplayLine both = decodeLogLine("a real \xEF\xBF\xBD and a bad \xff", 22);
+        QVERIFY(both.invalidUtf8);
+        // Nor does a byte order mark, which the decoding drops, make a U+FFFD look like a bad byte.
+        QVERIFY(!decodeLogLine("\xEF\xBB\xBF"
+                               "a real \xEF\xBF\xBD",
+                               13)
+                     .invalidUtf8);
+        QVERIFY(!decodeLogLine("\xEF\xBB\xBF\xEF\xBB\xBF"
+                               "a \xEF\xBF\xBD",
+                               11)
+                     .invalidUtf8); // the second one is kept, as U+FEFF
         const DisplayLine nul = decodeLogLine(QByteArrayView("a\0b", 3), 3);
         QVERIFY(nul.hasNul);
         QCOMPARE(nul.text, QStringLiteral("a^@b"));
@@ -55,6 +67,14 @@ private Q_SLOTS:
         QCOMPARE(cut.text, QStringLiteral("ab"));
         QVERIFY(!cut.invalidUtf8);
         QCOMPARE(cut.hiddenBytes, 998);
+        // Cut right after it: the whole character is shown.
+        const DisplayLine whole = decodeLogLine(chinese, 1000);
+        QCOMPARE(whole.text, QStringLiteral("ab中"));
+        QCOMPARE(whole.hiddenBytes, 995);
+        // Cut inside a 4-byte character after one continuation byte, and after two.
+        const QByteArray emoji = QStringLiteral("a\U0001F600").toUtf8();
+        QCOMPARE(decodeLogLine(QByteArrayView(emoji).first(3), 10).text, QStringLiteral("a"));
+        QCOMPARE(decodeLogLine(QByteArrayView(emoji).first(4), 10).hiddenBytes, 9);
     }
 
     void matches()

@@ -197,6 +197,8 @@ private Q_SLOTS:
         QTest::newRow("number") << QByteArray("42") << false;
         QTest::newRow("no mcps") << QByteArray("{\"version\":2}") << false;
         QTest::newRow("mcps list") << QByteArray("{\"version\":2,\"mcps\":[]}") << false;
+        // RapidJSON takes a NUL for the end of the text; AgentScope's json.load refuses the file.
+        QTest::newRow("NUL after the object") << QByteArray("{\"version\":2}\0{}", 16) << true;
     }
     void wrongShape()
     {
@@ -347,6 +349,19 @@ private Q_SLOTS:
         QCOMPARE(entry.reveal(QStringLiteral("args/2")), QStringLiteral("sample-secret-b"));
         QCOMPARE(entry.reveal(QStringLiteral("env/A")), QStringLiteral("sample-secret-c"));
         QVERIFY(!compact(entry.toJson()).contains(QStringLiteral("sample-secret-")));
+    }
+
+    // A name written twice is one secret path with the last value, as json.load keeps it
+    // (tests/fuzz/corpus/fuzz_mcpconfig).
+    void aRepeatedNameIsOneSecretPath()
+    {
+        const QByteArray json = R"([{"name":"x","is_stateful":true,"mcp_config":{"type":"stdio_mcp",)"
+                                R"("command":"server","env":{"A":"sample-secret-1","A":"sample-secret-2"}}}])";
+        const auto config = parseMcpConfig(json);
+        QVERIFY(config);
+        const McpEntry &entry = config->scopes.at(0).entries.at(0);
+        QCOMPARE(entry.secretPaths(), QStringList({"env/A"}));
+        QCOMPARE(entry.reveal(QStringLiteral("env/A")), QStringLiteral("sample-secret-2"));
     }
 
     void secretInTheCommandItself()

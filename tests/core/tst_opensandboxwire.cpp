@@ -1,4 +1,5 @@
 #include "backends/opensandbox/metadatacodec.h"
+#include "backends/opensandbox/sandboxjson.h"
 #include "backends/opensandbox/wire.h"
 
 #include <QTest>
@@ -10,6 +11,20 @@ class TestOpenSandboxWire final : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // Bodies that are not one JSON object are refused, whatever they hold (tests/fuzz/corpus/
+    // fuzz_opensandboxjson): a NUL byte after the object, which RapidJSON takes for the end of
+    // the text, and a million nested arrays, which its recursive parser took onto the stack.
+    void notOneJsonObjectIsRefused()
+    {
+        QVERIFY(parseSandbox(R"({"id":"a"})").has_value());
+        QVERIFY(!parseSandbox(QByteArray("{\"id\":\"a\"}\0{}", 13)));
+        QVERIFY(!parseSandbox("{\"id\":\"a\",\"x\":" + QByteArray(1'000'000, '[')));
+        HttpResponse response;
+        response.status = 200;
+        response.body = QByteArray("{\"items\":[]}\0x", 14);
+        QVERIFY(!parseListPage(response));
+    }
+
     void timestamps_data()
     {
         QTest::addColumn<QString>("text");

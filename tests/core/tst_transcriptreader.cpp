@@ -328,6 +328,15 @@ private Q_SLOTS:
         QCOMPARE(messages.at(2).firstLine, 3);
     }
 
+    void aNulAfterTheObjectIsNotJson()
+    {
+        const QList<TranscriptMessage> messages =
+            read(QByteArray("{\"role\":\"user\",\"id\":\"a\",\"content\":[]}\0junk\n", 43));
+        QCOMPARE(messages.size(), 1);
+        QCOMPARE(messages.at(0).kind, TranscriptMessage::Kind::NotJson);
+        QVERIFY(messages.at(0).parseError.contains(QStringLiteral("at byte 37")));
+    }
+
     void deepNestingIsRefusedNotRecursed()
     {
         const QByteArray deep = "{\"role\":\"user\",\"id\":\"d\",\"content\":[{\"type\":\"x\",\"v\":"

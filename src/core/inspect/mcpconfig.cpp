@@ -209,10 +209,13 @@ public:
             : McpTransport::StreamableHttp;
     }
 
+    // A key written twice (an env or headers object with a repeated name) is one path, with the
+    // last value, as AgentScope's json.load reads it.
     static void addSecret(McpEntry &entry, const QString &path, const QString &raw)
     {
+        if (!entry.m_secrets.contains(path))
+            entry.m_secretOrder.append(path);
         entry.m_secrets.insert(path, raw);
-        entry.m_secretOrder.append(path);
     }
 
     static McpEntry entry(const rapidjson::Value &json, const QString &agentId, const QString &sessionId, int index)
@@ -350,15 +353,23 @@ tl::expected<McpConfig, McpReadError> parseMcpConfig(QByteArrayView bytes)
     const qsizetype size = bytes.size();
     rapidjson::Document document;
     document.Parse<rapidjson::kParseIterativeFlag>(bytes.data(), size_t(bytes.size()));
-    if (document.HasParseError()) {
+    rapidjson::ParseErrorCode code = document.GetParseError();
+    qsizetype offset = qsizetype(document.GetErrorOffset());
+    // RapidJSON takes a NUL byte for the end of the text: one after the value (which no JSON
+    // text holds, and AgentScope's json.load refuses) would go unseen.
+    if (const qsizetype nul = bytes.indexOf('\0'); code == rapidjson::kParseErrorNone && nul >= 0) {
+        code = rapidjson::kParseErrorDocumentRootNotSingular;
+        offset = nul;
+    }
+    if (code != rapidjson::kParseErrorNone) {
         McpReadError error;
         error.kind = McpReadError::Kind::NotJson;
         error.byteSize = size;
-        error.offset = qsizetype(document.GetErrorOffset());
+        error.offset = offset;
         error.message = Tr::tr("The .mcp file (%n byte(s)) is not valid JSON: %1 at byte %2. AgentScope falls back "
                                "to its default MCPs and overwrites the file on the next MCP change.",
                                nullptr, int(qMin<qsizetype>(size, INT_MAX)))
-                            .arg(QString::fromUtf8(rapidjson::GetParseError_En(document.GetParseError())))
+                            .arg(QString::fromUtf8(rapidjson::GetParseError_En(code)))
                             .arg(error.offset);
         return tl::unexpected(error);
     }

@@ -376,7 +376,8 @@ TranscriptBlock parseBlock(const Value &json, const Context &context, Transcript
                 block.input = cappedText(view(*input), max, block.clippedBytes);
                 rapidjson::Document parsed;
                 const std::string_view raw = view(*input);
-                const bool shallow = nestedWithin(raw, MaxJsonDepth);
+                // A NUL (\u0000 in the string) would end RapidJSON's text early.
+                const bool shallow = nestedWithin(raw, MaxJsonDepth) && raw.find('\0') == std::string_view::npos;
                 if (shallow)
                     parsed.Parse<ParseFlags>(raw.data(), raw.size());
                 if (shallow && !parsed.HasParseError())
@@ -549,12 +550,18 @@ void TranscriptReader::lineDone(QByteArrayView line, qint64 offset, qsizetype fu
     }
     rapidjson::Document document;
     document.Parse<ParseFlags>(line.data(), size_t(line.size()));
-    if (document.HasParseError() || !document.IsObject()) {
+    rapidjson::ParseErrorCode code = document.GetParseError();
+    size_t errorAt = document.GetErrorOffset();
+    // RapidJSON takes a NUL byte for the end of the text: one after the object (which no JSON
+    // text holds) would go unseen.
+    if (const qsizetype nul = line.indexOf('\0'); code == rapidjson::kParseErrorNone && nul >= 0) {
+        code = rapidjson::kParseErrorDocumentRootNotSingular;
+        errorAt = size_t(nul);
+    }
+    if (code != rapidjson::kParseErrorNone || !document.IsObject()) {
         message.kind = TranscriptMessage::Kind::NotJson;
-        message.parseError = document.HasParseError()
-            ? Tr::tr("%1 at byte %2")
-                  .arg(QString::fromUtf8(rapidjson::GetParseError_En(document.GetParseError())))
-                  .arg(document.GetErrorOffset())
+        message.parseError = code != rapidjson::kParseErrorNone
+            ? Tr::tr("%1 at byte %2").arg(QString::fromUtf8(rapidjson::GetParseError_En(code))).arg(errorAt)
             : Tr::tr("the line is JSON but not an object");
         push(std::move(message));
         return;

@@ -209,8 +209,16 @@ od::parser &threadParser();
 // buffer has no room, or is shared) and starts reading it; false when it is not JSON.
 bool startDocument(QByteArray &buffer, od::document &document);
 
+// Nothing but whitespace follows the root value read: On Demand reads lazily, and a document
+// whose root value ends early ("{}}", "[] x") would otherwise read as that value.
+inline bool atEnd(od::document &document)
+{
+    const char *rest = nullptr;
+    return document.current_location().get(rest) == simdjson::OUT_OF_BOUNDS;
+}
+
 // Reads the JSON object in `buffer` with f(reader, key, value) for each of its members.
-// false: not a JSON object, or broken somewhere.
+// false: not a JSON object, or broken somewhere (anything after it included).
 template<typename F> bool readObjectDocument(QByteArray &buffer, F &&f)
 {
     od::document document;
@@ -221,11 +229,12 @@ template<typename F> bool readObjectDocument(QByteArray &buffer, F &&f)
         return false;
     Reader reader;
     reader.fields(root, [&](od::raw_json_string key, od::value &value) { f(reader, key, value); });
-    return !reader.failed;
+    return !reader.failed && atEnd(document);
 }
 
 // Reads the JSON array in `buffer` with f(reader, element, start) for each element, `start`
-// where the element begins in `buffer`. false: not a JSON array, or broken somewhere.
+// where the element begins in `buffer`. false: not a JSON array, or broken somewhere (anything
+// after it included).
 template<typename F> bool readArrayDocument(QByteArray &buffer, F &&f)
 {
     od::document document;
@@ -246,7 +255,7 @@ template<typename F> bool readArrayDocument(QByteArray &buffer, F &&f)
         if (reader.failed)
             return false;
     }
-    return !reader.failed;
+    return !reader.failed && atEnd(document);
 }
 
 } // namespace Paddock::Json

@@ -6,7 +6,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QRegularExpression>
 #include <QUrl>
 
 namespace Paddock::Docker {
@@ -18,101 +17,12 @@ QByteArray encoded(const QString &text)
     return QUrl::toPercentEncoding(text);
 }
 
-QMap<QString, QString> labelsOf(const QJsonValue &value)
-{
-    QMap<QString, QString> labels;
-    const QJsonObject object = value.toObject();
-    for (auto it = object.begin(); it != object.end(); ++it)
-        labels.insert(it.key(), it.value().toString());
-    return labels;
-}
-
-// "Mounts" of a listing or an inspection: [{"Source": ..., "Destination": ...}, ...].
-QMap<QString, QString> mountsOf(const QJsonValue &value)
-{
-    QMap<QString, QString> mounts;
-    for (const QJsonValue &mount : value.toArray()) {
-        const QJsonObject object = mount.toObject();
-        mounts.insert(object.value(QLatin1String("Destination")).toString(),
-                      object.value(QLatin1String("Source")).toString());
-    }
-    return mounts;
-}
-
-// The engine writes "0001-01-01T00:00:00Z" for a time that never was.
-QDateTime engineTime(const QJsonValue &value)
-{
-    const QDateTime time = parseDockerTime(value.toString());
-    return time.isValid() && time.date().year() > 1 ? time : QDateTime();
-}
-
-// State, RestartCount, the limits of HostConfig and the networks' addresses of an inspection.
-// Config (its Env above all) is not read here.
-ContainerInfo::Inspected inspectedOf(const QJsonObject &object)
-{
-    ContainerInfo::Inspected inspected;
-    const QJsonObject state = object.value(QLatin1String("State")).toObject();
-    inspected.error = state.value(QLatin1String("Error")).toString();
-    inspected.exitCode = state.value(QLatin1String("ExitCode")).toInt();
-    inspected.oomKilled = state.value(QLatin1String("OOMKilled")).toBool();
-    inspected.startedAt = engineTime(state.value(QLatin1String("StartedAt")));
-    inspected.finishedAt = engineTime(state.value(QLatin1String("FinishedAt")));
-    inspected.restartCount = object.value(QLatin1String("RestartCount")).toInt();
-    const QJsonObject host = object.value(QLatin1String("HostConfig")).toObject();
-    inspected.nanoCpus = host.value(QLatin1String("NanoCpus")).toInteger();
-    inspected.cpuQuota = host.value(QLatin1String("CpuQuota")).toInteger();
-    inspected.cpuPeriod = host.value(QLatin1String("CpuPeriod")).toInteger();
-    inspected.memory = host.value(QLatin1String("Memory")).toInteger();
-    inspected.pidsLimit = host.value(QLatin1String("PidsLimit")).toInteger();
-    inspected.networkMode = host.value(QLatin1String("NetworkMode")).toString();
-    const QJsonObject networks =
-        object.value(QLatin1String("NetworkSettings")).toObject().value(QLatin1String("Networks")).toObject();
-    for (auto it = networks.begin(); it != networks.end(); ++it) {
-        const QJsonObject network = it.value().toObject();
-        for (const char *key : {"IPAddress", "GlobalIPv6Address"}) {
-            const QString address = network.value(QLatin1String(key)).toString();
-            if (!address.isEmpty())
-                inspected.addresses.append({it.key(), address});
-        }
-    }
-    return inspected;
-}
-
 QByteArray json(const QJsonObject &object)
 {
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 
 } // namespace
-
-QDateTime parseDockerTime(const QString &text)
-{
-    // Qt reads at most milliseconds: cut the nanoseconds down before parsing.
-    static const QRegularExpression fraction(QStringLiteral("\\.(\\d{3})\\d*"));
-    QString cut = text;
-    cut.replace(fraction, QStringLiteral(".\\1"));
-    QDateTime time = QDateTime::fromString(cut, Qt::ISODateWithMs);
-    return time.isValid() ? time.toUTC() : QDateTime();
-}
-
-void StreamDemuxer::feed(QByteArrayView chunk)
-{
-    m_pending.append(chunk.data(), chunk.size());
-    qsizetype at = 0;
-    while (m_pending.size() - at >= 8) {
-        const auto *header = reinterpret_cast<const unsigned char *>(m_pending.constData() + at);
-        const quint32 size =
-            (quint32(header[4]) << 24) | (quint32(header[5]) << 16) | (quint32(header[6]) << 8) | quint32(header[7]);
-        if (m_pending.size() - at - 8 < qsizetype(size))
-            break;
-        // 0 is stdin (never sent back); 1 stdout; 2 stderr.
-        const OutputChannel channel = header[0] == 2 ? OutputChannel::Stderr : OutputChannel::Stdout;
-        if (size > 0)
-            m_sink(channel, QByteArrayView(m_pending.constData() + at + 8, qsizetype(size)));
-        at += 8 + qsizetype(size);
-    }
-    m_pending.remove(0, at);
-}
 
 DockerClient::DockerClient(CurlHttpClient *http, QObject *parent)
     : QObject(parent)
@@ -183,22 +93,7 @@ QCoro::Task<Result<QList<ContainerInfo>>> DockerClient::list(QMap<QString, QStri
         co_return fail(response.error());
     if (response->status != 200)
         co_return fail(errorFor(*response, "list containers"));
-    QList<ContainerInfo> containers;
-    const QJsonArray array = QJsonDocument::fromJson(response->body).array();
-    for (const QJsonValue &value : array) {
-        const QJsonObject object = value.toObject();
-        ContainerInfo info;
-        info.id = object.value(QLatin1String("Id")).toString();
-        const QString name = object.value(QLatin1String("Names")).toArray().at(0).toString();
-        info.name = name.startsWith(u'/') ? name.mid(1) : name;
-        info.image = object.value(QLatin1String("Image")).toString();
-        info.status = object.value(QLatin1String("State")).toString();
-        info.labels = labelsOf(object.value(QLatin1String("Labels")));
-        info.created = QDateTime::fromSecsSinceEpoch(object.value(QLatin1String("Created")).toInteger(), Qt::UTC);
-        info.mounts = mountsOf(object.value(QLatin1String("Mounts")));
-        containers.append(info);
-    }
-    co_return containers;
+    co_return parseContainerList(response->body);
 }
 
 QCoro::Task<Result<ContainerInfo>> DockerClient::inspect(QString id)
@@ -211,22 +106,7 @@ QCoro::Task<Result<ContainerInfo>> DockerClient::inspect(QString id)
         co_return fail(response.error());
     if (response->status != 200)
         co_return fail(errorFor(*response, "inspect container " + id.toUtf8()));
-    const QJsonObject object = QJsonDocument::fromJson(response->body).object();
-    const QJsonObject config = object.value(QLatin1String("Config")).toObject();
-    ContainerInfo info;
-    info.id = object.value(QLatin1String("Id")).toString();
-    const QString name = object.value(QLatin1String("Name")).toString();
-    info.name = name.startsWith(u'/') ? name.mid(1) : name;
-    info.image = config.value(QLatin1String("Image")).toString();
-    info.status = object.value(QLatin1String("State")).toObject().value(QLatin1String("Status")).toString();
-    info.labels = labelsOf(config.value(QLatin1String("Labels")));
-    info.created = parseDockerTime(object.value(QLatin1String("Created")).toString());
-    for (const QJsonValue &bind :
-         object.value(QLatin1String("HostConfig")).toObject().value(QLatin1String("Binds")).toArray())
-        info.binds.append(bind.toString());
-    info.mounts = mountsOf(object.value(QLatin1String("Mounts")));
-    info.inspected = inspectedOf(object);
-    co_return info;
+    co_return parseContainerInspect(response->body);
 }
 
 QCoro::Task<Result<bool>> DockerClient::imageExists(QString image)
@@ -375,18 +255,7 @@ QCoro::Task<Result<QByteArray>> DockerClient::logs(QString id, int tail)
         co_return fail(response.error());
     if (response->status != 200)
         co_return fail(errorFor(*response, "read the log of container " + id.toUtf8()));
-    // A container without a terminal answers in frames; one with a terminal, as plain text.
-    const QByteArray type = response->headers.value("content-type");
-    if (type.contains("vnd.docker.raw-stream") || type.contains("multiplexed")
-        || (response->body.size() >= 8 && (response->body.at(0) == 1 || response->body.at(0) == 2)
-            && response->body.at(1) == 0 && response->body.at(2) == 0 && response->body.at(3) == 0)) {
-        QByteArray text;
-        StreamDemuxer demuxer(
-            [&text](OutputChannel, QByteArrayView bytes) { text.append(bytes.data(), bytes.size()); });
-        demuxer.feed(response->body);
-        co_return text;
-    }
-    co_return response->body;
+    co_return logText(response->headers.value("content-type"), response->body);
 }
 
 QCoro::Task<Result<int>> DockerClient::exec(QString id, QStringList argv, QString workingDir,

@@ -135,7 +135,15 @@ private:
     CurlHttpClient *m_http;
 };
 
-// Parses the engine's timestamps ("2026-11-30T12:00:00.123456789Z") and the list's Unix seconds.
+// What the engine answers, read without I/O (dockerwire.cpp). parseDockerTime: the engine's
+// timestamps ("2026-11-30T12:00:00.123456789Z"). parseContainerList: GET /containers/json's array
+// (anything else is no container). parseContainerInspect: GET /containers/{id}/json's object.
+// logText: the body of GET /containers/{id}/logs as text: a container without a terminal answers
+// in frames (by the content type, or by a first frame header), which are joined; one with a
+// terminal, as plain text.
 QDateTime parseDockerTime(const QString &text);
+QList<ContainerInfo> parseContainerList(const QByteArray &json);
+ContainerInfo parseContainerInspect(const QByteArray &json);
+QByteArray logText(const QByteArray &contentType, const QByteArray &body);
 
 } // namespace Paddock::Docker

@@ -9,9 +9,6 @@
 #include <QCoroTask>
 
 #include <QCoreApplication>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLoggingCategory>
 #include <QRegularExpression>
 #include <QScopeGuard>
@@ -397,52 +394,6 @@ PodExecCommand podExecCommand(const ExecRequest &request, const QString &contain
     return command;
 }
 
-Result<int> decodeExecStatus(const QByteArray &status)
-{
-    QJsonParseError parseError{};
-    const QJsonDocument document = QJsonDocument::fromJson(status, &parseError);
-    if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
-        return fail(Error::backend(Tr::tr("the exec status from the API server is not a JSON object: %1")
-                                       .arg(QString::fromUtf8(status.left(200)))));
-    }
-    const QJsonObject object = document.object();
-    const QString state = object.value(QLatin1String("status")).toString();
-    if (state == QLatin1String("Success"))
-        return 0;
-    if (state != QLatin1String("Failure")) {
-        return fail(Error::backend(
-            Tr::tr("the exec status from the API server is neither Success nor Failure: '%1'").arg(state)));
-    }
-    const QString reason = object.value(QLatin1String("reason")).toString();
-    if (reason == QLatin1String("NonZeroExitCode")) {
-        const QJsonArray causes =
-            object.value(QLatin1String("details")).toObject().value(QLatin1String("causes")).toArray();
-        for (const QJsonValue &value : causes) {
-            const QJsonObject cause = value.toObject();
-            if (cause.value(QLatin1String("reason")).toString() != QLatin1String("ExitCode"))
-                continue;
-            const QString code = cause.value(QLatin1String("message")).toString();
-            // strconv.ParseUint(code, 10, 8): digits only, at most 255.
-            static const QRegularExpression digits(QStringLiteral("^[0-9]+$"));
-            bool ok = false;
-            const uint exitCode = code.toUInt(&ok);
-            if (!digits.match(code).hasMatch() || !ok || exitCode > 255) {
-                return fail(Error::backend(
-                    Tr::tr("the exec status from the API server gives an invalid exit code '%1'").arg(code)));
-            }
-            return int(exitCode);
-        }
-        return fail(Error::backend(
-            Tr::tr("the exec status from the API server reports a non-zero exit code without giving it")));
-    }
-    QString message = object.value(QLatin1String("message")).toString();
-    if (message.isEmpty())
-        message = reason;
-    Error error = Error::backend(Tr::tr("the command could not run in the pod: %1").arg(message));
-    error.httpStatus = object.value(QLatin1String("code")).toInt();
-    return fail(std::move(error));
-}
-
 struct PodExecClient::Shared
 {
     explicit Shared(PodExecSettings s)
@@ -716,7 +667,7 @@ QCoro::Task<Result<PodExecResult>> PodExecClient::execute(std::shared_ptr<Shared
             command.onChunk(channel, data);
     };
 
-    QByteArray statusBytes;
+    ExecStatusReader statusReader;
     std::optional<Result<int>> status;
     for (;;) {
         if (shared->closing) {
@@ -740,10 +691,7 @@ QCoro::Task<Result<PodExecResult>> PodExecClient::execute(std::shared_ptr<Shared
                     stderrLines.feed(data);
                 break;
             case StatusChannel:
-                statusBytes += data;
-                // One message as a rule; should it come in pieces, the JSON is whole at the last.
-                if (QJsonDocument::fromJson(statusBytes).isObject())
-                    status = decodeExecStatus(statusBytes);
+                status = statusReader.add(data);
                 break;
             default:
                 qCDebug(lcKubeExec) << "exec in pod" << pod << "ignores a message on channel"
@@ -786,8 +734,8 @@ QCoro::Task<Result<PodExecResult>> PodExecClient::execute(std::shared_ptr<Shared
         if (link->disconnected) {
             stdoutLines.finish();
             stderrLines.finish();
-            if (!statusBytes.isEmpty()) {
-                const Result<int> last = decodeExecStatus(statusBytes);
+            if (!statusReader.isEmpty()) {
+                const Result<int> last = statusReader.decode();
                 if (!last)
                     co_return fail(last.error());
                 result.exitCode = *last;

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace Paddock::Kubernetes {
 
@@ -33,6 +34,20 @@ QStringList cwdCommand(const QStringList &argv, const QString &cwd);
 // parsed as an integer 0-255; any other Failure (InternalError, …) is an Error carrying the
 // server's message and its `code` as httpStatus; anything else, or no JSON, is an Error.
 Result<int> decodeExecStatus(const QByteArray &status);
+
+// The bytes of channel 3 as its messages come (execstatus.cpp): add() gives the status once
+// what came so far is a JSON object (nullopt until then); decode() gives it from whatever came,
+// when the connection ended before that.
+class ExecStatusReader
+{
+public:
+    std::optional<Result<int>> add(QByteArrayView piece);
+    bool isEmpty() const { return m_bytes.isEmpty(); }
+    Result<int> decode() const;
+
+private:
+    QByteArray m_bytes;
+};
 
 // One command run through pods/{name}/exec.
 struct PodExecCommand

@@ -115,10 +115,13 @@ SandboxDetails detailsFrom(const rapidjson::Value &json)
     return details;
 }
 
+// Iteratively: a body nested a million levels deep is refused, not a stack overflow. RapidJSON
+// takes a NUL byte for the end of the text, so what follows one would go unseen: no JSON text
+// holds a raw NUL, and a body with one is refused.
 bool parse(rapidjson::Document &document, const QByteArray &json)
 {
-    document.Parse(json.constData(), size_t(json.size()));
-    return !document.HasParseError() && document.IsObject();
+    document.Parse<rapidjson::kParseIterativeFlag>(json.constData(), size_t(json.size()));
+    return !document.HasParseError() && document.IsObject() && !json.contains('\0');
 }
 
 } // namespace
