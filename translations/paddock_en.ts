@@ -217,6 +217,13 @@
             <numerusform>only %1 of %n bytes came back</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>creating a sandbox for workspace %1 failed %n time(s), and no sandbox was made (looked up by its metadata after each): %2</source>
+        <translation>
+            <numerusform>creating a sandbox for workspace %1 failed %n time, and no sandbox was made (looked up by its metadata after it): %2</numerusform>
+            <numerusform>creating a sandbox for workspace %1 failed %n times, and no sandbox was made (looked up by its metadata after each): %2</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>

@@ -2112,10 +2112,6 @@
         <translation>（请求 %1）</translation>
     </message>
     <message>
-        <source>%1; and the lookup that should tell whether the sandbox was made failed: %2</source>
-        <translation>%1；并且用于确认沙箱是否已创建的查询也失败了：%2</translation>
-    </message>
-    <message>
         <source>sandbox %1 is not attachable (state %2)</source>
         <translation>无法连接沙箱 %1（状态为 %2）</translation>
     </message>
@@ -4118,6 +4114,20 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
     <message>
         <source>sandbox %1 is gone</source>
         <translation>沙箱 %1 已不存在</translation>
+    </message>
+    <message>
+        <source>creating a sandbox for workspace %1: %2; and looking it up by its metadata, to learn whether it was made, failed too: %3 (the next open of the workspace looks again, and uses it if it was made)</source>
+        <translation>为工作区 %1 创建沙箱：%2；按元数据查找它以确认是否已创建也失败了：%3（下次打开该工作区时会再次查找，若已创建则使用它）</translation>
+    </message>
+    <message numerus="yes">
+        <source>creating a sandbox for workspace %1 failed %n time(s), and no sandbox was made (looked up by its metadata after each): %2</source>
+        <translation>
+            <numerusform>为工作区 %1 创建沙箱失败 %n 次，且没有创建任何沙箱（每次之后都按元数据查找过）：%2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>the connection ended without an answer</source>
+        <translation>连接在收到应答前就结束了</translation>
     </message>
 </context>
 <context>

@@ -32,6 +32,7 @@ namespace {
 // 500 too: a request that is safe to repeat is repeated after an internal error (Kubernetes'
 // API server answers a failed etcd round trip with 500 InternalError), as after a gateway's 502.
 constexpr int NotConnectedAttempts = 4;
+constexpr int TimedOutAttempts = 2;
 
 bool isRetryableStatus(int status)
 {
@@ -312,8 +313,13 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
 
         const bool notConnected = !answered && isNotConnected(networkError);
         // Nothing listening is a server down more often than a blip: tried four times at most
-        // (1.75 s, a restart's length), so that a console says "unreachable" soon.
-        const int attempts = notConnected ? std::min(m_retry.maxAttempts, NotConnectedAttempts) : m_retry.maxAttempts;
+        // (1.75 s, a restart's length), so that a console says "unreachable" soon. No answer
+        // within the transfer timeout is tried once more only: a server that holds requests
+        // (execd of a paused sandbox) would otherwise keep a caller, and a quit, for minutes.
+        const bool timedOut = !answered && networkError == QNetworkReply::OperationCanceledError;
+        const int attempts = notConnected ? std::min(m_retry.maxAttempts, NotConnectedAttempts)
+            : timedOut                    ? std::min(m_retry.maxAttempts, TimedOutAttempts)
+                                          : m_retry.maxAttempts;
         const bool retryable = request.retrySafe && attempt < attempts
             && (answered ? isRetryableStatus(response.status)
                          : isConnectionError(networkError) && (request.retryNotConnected || !notConnected));
