@@ -175,7 +175,7 @@ QCoro::Task<Result<SandboxInfo>> Provisioner::attachOrCreate(const ProvisionRequ
     if (!found)
         co_return fail(found.error());
 
-    QList<SandboxInfo> matches = *found;
+    const QList<SandboxInfo> &matches = *found;
     if (matches.isEmpty()) {
         status(id, Tr::tr("creating a new sandbox"));
         const CreateSpec spec{id, request.userId, request.agentId, m_options.metadata};
@@ -187,10 +187,8 @@ QCoro::Task<Result<SandboxInfo>> Provisioner::attachOrCreate(const ProvisionRequ
                                                 "%1 sandboxes match workspace_id=%2; attaching to most recent")
                                                 .arg(matches.size())
                                                 .arg(id);
-        std::sort(matches.begin(), matches.end(),
-                  [](const SandboxInfo &a, const SandboxInfo &b) { return a.createdAt > b.createdAt; });
     }
-    const SandboxInfo &newest = matches.constFirst();
+    const SandboxInfo newest = newestOf(matches);
     if (newest.state == SandboxState::Paused) {
         status(id, Tr::tr("resuming paused sandbox %1").arg(newest.sandboxId));
         co_return co_await m_backend->resume(newest.sandboxId);

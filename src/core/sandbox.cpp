@@ -2,6 +2,7 @@
 
 #include <QHash>
 
+#include <algorithm>
 #include <array>
 
 namespace Paddock {
@@ -43,6 +44,12 @@ SandboxState parseSandboxState(const QString &name)
             return entry.state;
     }
     return SandboxState::Unknown;
+}
+
+SandboxInfo newestOf(const QList<SandboxInfo> &sandboxes)
+{
+    return *std::max_element(sandboxes.cbegin(), sandboxes.cend(),
+                             [](const SandboxInfo &a, const SandboxInfo &b) { return a.createdAt < b.createdAt; });
 }
 
 quint64 fingerprintOf(const SandboxInfo &info)

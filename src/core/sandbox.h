@@ -72,6 +72,10 @@ struct SandboxInfo
 // The fingerprint of a record's fields (never 0).
 quint64 fingerprintOf(const SandboxInfo &info);
 
+// The most recently created of `sandboxes` (not empty): the one AgentScope attaches to when several
+// match a workspace; the first of them when times are equal.
+SandboxInfo newestOf(const QList<SandboxInfo> &sandboxes);
+
 // Where a workspace lives inside its sandbox, and how a complete bootstrap is recognised.
 struct WorkspaceLayout
 {

@@ -224,9 +224,7 @@ QCoro::Task<Result<std::optional<SandboxInfo>>> E2BBackend::findCreated(QString 
         co_return fail(found.error());
     if (found->isEmpty())
         co_return std::optional<SandboxInfo>();
-    std::sort(found->begin(), found->end(),
-              [](const SandboxInfo &a, const SandboxInfo &b) { return a.createdAt > b.createdAt; });
-    const QString madeId = found->constFirst().sandboxId;
+    const QString madeId = newestOf(*found).sandboxId;
     // Connected to as create would have: its envd token remembered, its deadline the profile's.
     auto connected = co_await resume(madeId);
     if (!connected)

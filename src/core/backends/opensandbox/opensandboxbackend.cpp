@@ -174,9 +174,7 @@ QCoro::Task<Result<std::optional<SandboxInfo>>> OpenSandboxBackend::findCreated(
         co_return fail(found.error());
     if (found->isEmpty())
         co_return std::optional<SandboxInfo>();
-    std::sort(found->begin(), found->end(),
-              [](const SandboxInfo &a, const SandboxInfo &b) { return a.createdAt > b.createdAt; });
-    SandboxInfo sandbox = found->constFirst();
+    const SandboxInfo sandbox = newestOf(*found);
     hold(sandbox);
     co_return std::optional<SandboxInfo>(sandbox);
 }
