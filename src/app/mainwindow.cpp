@@ -3,6 +3,7 @@
 #include "activitytracker.h"
 #include "backendregistry.h"
 #include "bootstraplog.h"
+#include "colorscheme.h"
 #include "commandactions.h"
 #include "dialogwait.h"
 #include "elidedlabel.h"
@@ -540,6 +541,11 @@ void MainWindow::addQuitMenu(QMenu *menu)
     m_ui->menuFile->insertMenu(m_ui->actionQuit, menu);
 }
 
+void MainWindow::addAppearanceMenu(QMenu *menu)
+{
+    m_ui->menuView->addMenu(menu);
+}
+
 void MainWindow::changeEvent(QEvent *event)
 {
     QMainWindow::changeEvent(event);
@@ -737,8 +743,9 @@ void MainWindow::setProfileProblem(const QString &problem)
         label->setToolTip({});
         label->setVisible(false);
     } else {
-        label->setText(QStringLiteral("<span style=\"color:#b45309\">⚠ %1</span>")
-                           .arg(label->fontMetrics().elidedText(problem, Qt::ElideRight, 420).toHtmlEscaped()));
+        label->setText(QStringLiteral("<span style=\"color:%2\">⚠ %1</span>")
+                           .arg(label->fontMetrics().elidedText(problem, Qt::ElideRight, 420).toHtmlEscaped(),
+                                Tones::css(Tones::warning())));
         label->setToolTip(problem);
         label->setAccessibleDescription(problem);
         label->setVisible(true);
@@ -795,7 +802,8 @@ void MainWindow::tick()
     m_model->tick();
     m_freshness->setText(freshnessText());
     // A stale listing is a warning, in colour and in words (the text says "stale" too).
-    m_freshness->setStyleSheet(isStale() ? QStringLiteral("color: #b45309; font-weight: bold;") : QString());
+    m_freshness->setStyleSheet(
+        isStale() ? QStringLiteral("color: %1; font-weight: bold;").arg(Tones::css(Tones::warning())) : QString());
 }
 
 void MainWindow::expandGroups(const QModelIndex &parent, int first, int last)

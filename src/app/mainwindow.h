@@ -110,6 +110,8 @@ public:
     void setSettings(QSettings *settings);
     // File > When Quitting (the QuitController's menu), above Quit.
     void addQuitMenu(QMenu *menu);
+    // View > Appearance (ColorScheme's AppearanceMenu), after Language.
+    void addAppearanceMenu(QMenu *menu);
 
     // The shown profile's problem (no key, an unreachable server, a refused key with its request
     // id), shown next to the profile switcher; empty when it works.

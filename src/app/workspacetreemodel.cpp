@@ -1,5 +1,7 @@
 #include "workspacetreemodel.h"
 
+#include "colorscheme.h"
+
 #include <QColor>
 #include <QIcon>
 #include <QLocale>
@@ -277,7 +279,7 @@ QVariant WorkspaceTreeModel::groupData(const Node *node, int column, int role) c
     // its empty name, and Open prefills no user from it.)
     const bool unknown = node->name.isEmpty();
     if (role == Qt::ForegroundRole && column == WorkspaceColumn && unknown)
-        return QColor(0x8a, 0x8a, 0x8a);
+        return Tones::dim();
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
     if (column == WorkspaceColumn) {
@@ -390,12 +392,12 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
         return stateIcon(record.bootstrapFailure.isEmpty() ? info.state : SandboxState::Failed);
     case Qt::ForegroundRole:
         if (m_unreachable.contains(record.profile))
-            return QColor(0x8a, 0x8a, 0x8a);
+            return Tones::dim();
         if (column == StateColumn && !record.bootstrapFailure.isEmpty())
-            return QColor(0xb9, 0x1c, 0x1c);
+            return Tones::error();
         // No user or agent recorded: "unknown", in grey.
         if ((column == UserColumn && info.userId.isEmpty()) || (column == AgentColumn && agentLabel(record).isEmpty()))
-            return QColor(0x8a, 0x8a, 0x8a);
+            return Tones::dim();
         [[fallthrough]];
     case Qt::AccessibleDescriptionRole: {
         // Countdowns turn amber under five minutes and red under one, and say in words when.
@@ -407,7 +409,7 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
             // Nothing counts down: grey, and said in words.
             if (role == Qt::AccessibleDescriptionRole)
                 return timerStoppedText(info);
-            return QColor(0x8a, 0x8a, 0x8a);
+            return Tones::dim();
         }
         if (!deadline)
             return {};
@@ -417,9 +419,9 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
         }
         const qint64 seconds = now().secsTo(*deadline);
         if (seconds < 60)
-            return QColor(0xb9, 0x1c, 0x1c);
+            return Tones::error();
         if (seconds < 300)
-            return QColor(0xb4, 0x53, 0x09);
+            return Tones::warning();
         return {};
     }
     case Qt::DisplayRole:
