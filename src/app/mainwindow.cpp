@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "actionicons.h"
 #include "activitytracker.h"
 #include "backendregistry.h"
 #include "bootstraplog.h"
@@ -286,6 +287,10 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
                     m_inspectorTimer.start();
             });
     updateInspector();
+    // The actions' icons: the desktop's theme, else our own (ActionIcons); the toolbar keeps its
+    // words beside them.
+    ActionIcons::applyTo(this);
+    m_ui->toolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     updateActions();
     if (session)
         setSession(session);
