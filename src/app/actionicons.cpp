@@ -7,7 +7,8 @@
 
 namespace {
 // Object name of an action (or of a dock, for its toggle) -> freedesktop icon name.
-struct Entry {
+struct Entry
+{
     const char *objectName;
     const char *iconName;
 };
