@@ -14,6 +14,7 @@
 #include "logdock.h"
 #include "opendialog.h"
 #include "profilesession.h"
+#include "savedfilters.h"
 #include "shortcutsdialog.h"
 #include "ui_mainwindow.h"
 #include "windowstate.h"
@@ -170,6 +171,15 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
             [this](QAction *action) { Q_EMIT languageChosen(action->data().toString()); });
     connect(m_ui->actionPause, &QAction::triggered, this, [this] { runAction(WorkspaceAction::Pause); });
     connect(m_ui->actionResume, &QAction::triggered, this, [this] { runAction(WorkspaceAction::Resume); });
+    // Named filters next to the filter's widgets, and every workspace the filter shows selected.
+    m_savedFilters = new SavedFilters(m_ui->filterEdit, m_ui->stateFilterBox, m_ui->backendFilterBox, this);
+    m_ui->headerLayout->insertWidget(m_ui->headerLayout->indexOf(m_ui->backendFilterBox) + 1, m_savedFilters);
+    connect(m_savedFilters, &SavedFilters::statusMessage, this,
+            [this](const QString &message) { statusBar()->showMessage(message); });
+    connect(m_ui->actionSelectAllMatching, &QAction::triggered, this, [this] {
+        const int count = SavedFilters::selectAllMatching(m_proxy, m_model, m_ui->workspaceView->selectionModel());
+        statusBar()->showMessage(tr("%n workspace(s) selected.", nullptr, count));
+    });
     connect(m_ui->actionSelectIdle, &QAction::triggered, this, [this] { selectIdle(false); });
     connect(m_ui->actionPauseIdle, &QAction::triggered, this, [this] { selectIdle(true); });
     connect(m_ui->actionRenew, &QAction::triggered, this, [this] { runAction(WorkspaceAction::Renew); });
@@ -1003,6 +1013,7 @@ void MainWindow::setSettings(QSettings *settings)
 {
     m_windowState->restore(settings);
     m_commands->setSettings(settings);
+    m_savedFilters->setSettings(settings);
 }
 
 OpenDialog *MainWindow::openDialog(const OpenDialog::Request &prefill)

@@ -34,6 +34,7 @@ class InspectorDock;
 class LiveUpdates;
 class LogViewer;
 class QActionGroup;
+class SavedFilters;
 class QLabel;
 class QMenu;
 class QSettings;
@@ -189,6 +190,7 @@ private:
     LogDock *m_logDock;
     InspectorDock *m_inspector;
     QActionGroup *m_languages;
+    SavedFilters *m_savedFilters = nullptr;
     WindowState *m_windowState = nullptr;
     QTimer m_refreshTimer;
     QTimer m_tickTimer; // countdowns and the freshness text, once a second
