@@ -1,5 +1,6 @@
 #include "colorscheme.h"
 
+#include <QAction>
 #include <QActionGroup>
 #include <QApplication>
 #include <QDBusArgument>
@@ -12,6 +13,8 @@
 #include <QSettings>
 #include <QStyle>
 #include <QStyleFactory>
+
+#include <utility>
 
 Q_LOGGING_CATEGORY(lcColorScheme, "paddock.app.colorscheme", QtInfoMsg)
 

@@ -2,12 +2,12 @@
 
 #include <QColor>
 #include <QDBusConnection>
+#include <QDBusVariant>
 #include <QMenu>
 #include <QObject>
 #include <QPalette>
 
 class QActionGroup;
-class QDBusVariant;
 class QSettings;
 
 // Light or dark for the whole application: the system's preference (the XDG desktop portal's

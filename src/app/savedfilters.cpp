@@ -18,6 +18,9 @@
 #include <QPointer>
 #include <QSettings>
 
+#include <algorithm>
+#include <vector>
+
 using namespace Paddock;
 
 namespace {
@@ -82,7 +85,6 @@ bool SavedFilters::saveCurrent(const QString &name)
     else
         m_filters.append(filter);
     store();
-    fillMenu();
     return true;
 }
 
@@ -104,7 +106,6 @@ void SavedFilters::remove(const QString &name)
 {
     m_filters.removeIf([&name](const Filter &f) { return f.name == name; });
     store();
-    fillMenu();
 }
 
 void SavedFilters::store()
@@ -126,7 +127,9 @@ void SavedFilters::store()
 
 void SavedFilters::fillMenu()
 {
+    // Only while no entry of the menu runs (when it is about to show): clear() deletes them.
     QMenu *menu = this->menu();
+    delete m_deleteMenu; // a submenu is not an action: clear() would leave it
     menu->clear();
     QAction *save = menu->addAction(tr("&Save Current Filter…"));
     save->setObjectName(QStringLiteral("saveFilterAction"));
@@ -148,6 +151,7 @@ void SavedFilters::fillMenu()
         });
     }
     QMenu *remove = menu->addMenu(tr("&Delete"));
+    m_deleteMenu = remove;
     remove->setObjectName(QStringLiteral("deleteFilterMenu"));
     for (const Filter &filter : std::as_const(m_filters)) {
         QString label = filter.name;

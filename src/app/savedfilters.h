@@ -3,12 +3,14 @@
 #include <QCoroFwd>
 
 #include <QList>
+#include <QPointer>
 #include <QString>
 #include <QToolButton>
 
 class QComboBox;
 class QItemSelectionModel;
 class QLineEdit;
+class QMenu;
 class QSettings;
 class WorkspaceFilterProxy;
 class WorkspaceTreeModel;
@@ -69,4 +71,5 @@ private:
     QComboBox *m_backend;
     QSettings *m_settings = nullptr;
     QList<Filter> m_filters;
+    QPointer<QMenu> m_deleteMenu; // the menu's Delete submenu, made again with it
 };

@@ -13,6 +13,7 @@
 #include <QDBusError>
 #include <QDBusMessage>
 #include <QDBusVariant>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStyle>
