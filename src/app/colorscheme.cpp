@@ -4,6 +4,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QDBusArgument>
+#include <QDBusError>
 #include <QDBusMessage>
 #include <QDBusPendingCallWatcher>
 #include <QDBusPendingReply>
@@ -87,8 +88,12 @@ ColorScheme::ColorScheme(QSettings *settings, QObject *parent, const QDBusConnec
         noPortal(QStringLiteral("no session bus"));
         return;
     }
-    m_bus.connect(QLatin1String(PortalService), QLatin1String(PortalPath), QLatin1String(PortalInterface),
-                  QStringLiteral("SettingChanged"), this, SLOT(onSettingChanged(QString, QString, QDBusVariant)));
+    // QtDBus finds the slot's parameter types by name: QDBusVariant must be registered first (in a
+    // process that has not used it yet, the connection would fail without an error).
+    qRegisterMetaType<QDBusVariant>();
+    if (!m_bus.connect(QLatin1String(PortalService), QLatin1String(PortalPath), QLatin1String(PortalInterface),
+                       QStringLiteral("SettingChanged"), this, SLOT(onSettingChanged(QString, QString, QDBusVariant))))
+        qCInfo(lcColorScheme) << "cannot follow the desktop portal's changes:" << m_bus.lastError().message();
     readPortal(false);
 }
 

@@ -53,8 +53,8 @@ Q_SIGNALS:
     // The portal's answer or its absence is known (once), for tests and the log.
     void systemSchemeKnown();
 
-private Q_SLOTS:
-    // org.freedesktop.portal.Settings.SettingChanged
+public Q_SLOTS:
+    // org.freedesktop.portal.Settings.SettingChanged (public: QtDBus connects only public slots).
     void onSettingChanged(const QString &group, const QString &key, const QDBusVariant &value);
 
 private:

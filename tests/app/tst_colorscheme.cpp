@@ -134,6 +134,8 @@ void tst_ColorScheme::cleanup()
     }
     m_portal.reset();
     m_settings.reset();
+    // A test that failed half way leaves no dark palette to the next.
+    QApplication::setPalette(QPalette());
     m_dir.reset();
     // Until the name is gone from the bus, the next test would still see this portal.
     QTRY_VERIFY(!QDBusConnection::sessionBus().interface()->isServiceRegistered(QLatin1String(PortalService)));
@@ -275,6 +277,8 @@ void tst_ColorScheme::appearanceMenu()
 {
     QTest::ignoreMessage(QtInfoMsg, QRegularExpression(QStringLiteral("no desktop portal color-scheme")));
     ColorScheme scheme(m_settings.get());
+    QSignalSpy known(&scheme, &ColorScheme::systemSchemeKnown);
+    QVERIFY(known.wait());
     AppearanceMenu menu(&scheme);
     auto *system = menu.findChild<QAction *>(QStringLiteral("appearanceSystem"));
     auto *dark = menu.findChild<QAction *>(QStringLiteral("appearanceDark"));
