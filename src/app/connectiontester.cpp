@@ -3,13 +3,13 @@
 #include "backend.h"
 #include "backendregistry.h"
 #include "colorscheme.h"
+#include "elidedlabel.h"
 #include "secretstore.h"
 
 #include <QCoroTask>
 
 #include <QEvent>
 #include <QHBoxLayout>
-#include <QLabel>
 #include <QLoggingCategory>
 #include <QPointer>
 #include <QPushButton>
@@ -25,14 +25,11 @@ ConnectionTester::ConnectionTester(SecretStore *secrets, SecretStore *sessionKey
     , m_secrets(secrets)
     , m_sessionKeys(sessionKeys)
     , m_button(new QPushButton(this))
-    , m_result(new QLabel(this))
+    , m_result(new ElidedLabel(this))
 {
     setObjectName(QStringLiteral("connectionTester"));
     m_button->setObjectName(QStringLiteral("testConnectionButton"));
     m_result->setObjectName(QStringLiteral("testConnectionResult"));
-    m_result->setTextFormat(Qt::PlainText);
-    m_result->setWordWrap(true);
-    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_button);
@@ -91,8 +88,7 @@ void ConnectionTester::setRunning(bool running)
 void ConnectionTester::showResult(const QString &text, bool problem)
 {
     m_problem = problem;
-    m_result->setText(text);
-    m_result->setAccessibleDescription(text);
+    m_result->setText(text); // one line; the whole text in its tooltip
     QPalette resultPalette = palette();
     if (problem)
         resultPalette.setColor(QPalette::WindowText, Tones::error(resultPalette));
@@ -108,6 +104,7 @@ QCoro::Task<void> ConnectionTester::run()
     const BackendFactory *factory = BackendRegistry::instance().find(request.profile.kind);
     if (!factory) {
         showResult(tr("This kind of backend is not available in this build."), true);
+        Q_EMIT finished(false);
         co_return;
     }
     // The form's problems first: a profile that could not be saved is not tried.
@@ -116,6 +113,7 @@ QCoro::Task<void> ConnectionTester::run()
         problems += factory->validate(request.profile);
     if (!problems.isEmpty()) {
         showResult(tr("Not tested: %1").arg(problems.constFirst().message), true);
+        Q_EMIT finished(false);
         co_return;
     }
     setRunning(true);
@@ -139,6 +137,7 @@ QCoro::Task<void> ConnectionTester::run()
             if (!stored) {
                 setRunning(false);
                 showResult(tr("The key could not be read: %1").arg(stored.error().message), true);
+                Q_EMIT finished(false);
                 co_return;
             }
             if (stored->has_value())
@@ -148,6 +147,7 @@ QCoro::Task<void> ConnectionTester::run()
     if (factory->usesKey && key.isEmpty()) {
         setRunning(false);
         showResult(tr("Not tested: type the key first (none is stored for this profile)."), true);
+        Q_EMIT finished(false);
         co_return;
     }
     // The backend lives in this frame until its listing returns, even when the test is cancelled

@@ -12,7 +12,7 @@
 namespace Paddock {
 class SecretStore;
 }
-class QLabel;
+class ElidedLabel;
 class QPushButton;
 
 // The Profiles dialog's Test Connection: makes a backend from the profile as it is in the form
@@ -49,7 +49,7 @@ public:
     void cancel();
 
 Q_SIGNALS:
-    // A test ended (not when cancelled): `ok` when it listed.
+    // A test ended, however it ended (not when cancelled): `ok` when it listed.
     void finished(bool ok);
 
 protected:
@@ -65,7 +65,7 @@ private:
     Paddock::SecretStore *m_sessionKeys;
     std::function<Request()> m_source;
     QPushButton *m_button;
-    QLabel *m_result;
+    ElidedLabel *m_result;
     bool m_running = false;
     bool m_problem = false;
     quint64 m_generation = 0; // drops the answer of a test cancelled or replaced

@@ -12,6 +12,7 @@
 #include <QEvent>
 #include <QFileDialog>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QMessageBox>
 #include <QPointer>
@@ -70,9 +71,15 @@ ProfilesDialog::ProfilesDialog(ProfileStore *store, SecretStore *secrets, Secret
     setupFields();
     styleErrorLabels();
     retranslate();
-    // Test Connection, above the status: the profile as the form shows it, not saved.
+    // Test Connection: the profile as the form shows it, not saved.
     m_tester = new ConnectionTester(m_secrets, m_sessionKeys, this);
-    m_ui->layout->insertWidget(m_ui->layout->indexOf(m_ui->statusLabel), m_tester);
+    // Beside the dialog's buttons, so that the form keeps its height.
+    auto *bottom = new QHBoxLayout;
+    const int buttonsAt = m_ui->layout->indexOf(m_ui->buttonBox);
+    m_ui->layout->removeWidget(m_ui->buttonBox);
+    bottom->addWidget(m_tester, 1);
+    bottom->addWidget(m_ui->buttonBox);
+    m_ui->layout->insertLayout(buttonsAt, bottom);
     m_tester->setRequestSource([this] {
         return ConnectionTester::Request{formProfile(), typedKey(), m_isNew ? QString() : m_currentId};
     });

@@ -8,6 +8,7 @@
 #include "backendregistry.h"
 #include "backends/kubernetes/kubeconfig.h"
 #include "connectiontester.h"
+#include "elidedlabel.h"
 #include "fakeopensandboxprocess.h"
 #include "i18n.h"
 #include "profile.h"
@@ -1175,7 +1176,7 @@ private Q_SLOTS:
             QStringLiteral("bootstrapFileEdit"), QStringLiteral("bootstrapFileBrowseButton"),
             QStringLiteral("isolationBox"),      QStringLiteral("ttlBox"),
             QStringLiteral("sweepIntervalBox"),  QStringLiteral("refreshIntervalBox"),
-            QStringLiteral("readOnlyBox"),
+            QStringLiteral("readOnlyBox"),       QStringLiteral("testConnectionButton"),
         };
         QCOMPARE(order, expected);
 
@@ -1549,15 +1550,19 @@ private Q_SLOTS:
         QCOMPARE(dialog.currentProfileId(), QStringLiteral("team"));
         auto *tester = find<ConnectionTester>(dialog, "connectionTester");
         auto *button = find<QPushButton>(dialog, "testConnectionButton");
-        auto *result = find<QLabel>(dialog, "testConnectionResult");
+        auto *result = find<ElidedLabel>(dialog, "testConnectionResult");
         QVERIFY(tester && button && result);
         QVERIFY(button->isVisible());
         QSignalSpy finished(tester, &ConnectionTester::finished);
+        // A test may end at once (a form that is not right) or after its listing.
+        const auto test = [&] {
+            const qsizetype before = finished.count();
+            QTest::mouseClick(button, Qt::LeftButton);
+            return QTest::qWaitFor([&] { return finished.count() > before; });
+        };
 
         // The keychain's key.
-        QTest::mouseClick(button, Qt::LeftButton);
-        QVERIFY(tester->isRunning());
-        QVERIFY(finished.wait());
+        QVERIFY(test());
         QCOMPARE(finished.constLast().at(0).toBool(), true);
         QVERIFY2(result->text().startsWith(QLatin1String("Connected: 3 workspace")), qPrintable(result->text()));
         QVERIFY(!tester->resultIsProblem());
@@ -1566,8 +1571,7 @@ private Q_SLOTS:
         // A wrong key typed wins over the stored one: the server's refusal, in place.
         auto *keyEdit = find<QLineEdit>(dialog, "apiKeyEdit");
         retype(keyEdit, QStringLiteral("wr0ng-key"));
-        QTest::mouseClick(button, Qt::LeftButton);
-        QVERIFY(finished.wait());
+        QVERIFY(test());
         QCOMPARE(finished.constLast().at(0).toBool(), false);
         QVERIFY2(result->text().startsWith(QLatin1String("Failed: ")), qPrintable(result->text()));
         QVERIFY(!result->text().contains(QLatin1String("wr0ng-key")));
@@ -1575,16 +1579,14 @@ private Q_SLOTS:
 
         // The right key typed, then the domain edited to a server that is gone.
         retype(keyEdit, QStringLiteral("s3cret"));
-        QTest::mouseClick(button, Qt::LeftButton);
-        QVERIFY(finished.wait());
+        QVERIFY(test());
         QCOMPARE(finished.constLast().at(0).toBool(), true);
         QTcpServer closed;
         QVERIFY(closed.listen(QHostAddress::LocalHost));
         const quint16 port = closed.serverPort();
         closed.close();
         retype(find<QLineEdit>(dialog, "domainEdit"), QStringLiteral("127.0.0.1:%1").arg(port));
-        QTest::mouseClick(button, Qt::LeftButton);
-        QVERIFY(finished.wait());
+        QVERIFY(test());
         QCOMPARE(finished.constLast().at(0).toBool(), false);
         QVERIFY2(result->text().startsWith(QLatin1String("Failed: ")), qPrintable(result->text()));
 
@@ -1599,8 +1601,7 @@ private Q_SLOTS:
         QCOMPARE(result->text(), QStringLiteral("Test cancelled."));
         // Tested again at once: one answer only, this one's (the cancelled listing went out first
         // and its answer is dropped).
-        QTest::mouseClick(button, Qt::LeftButton);
-        QVERIFY(finished.wait());
+        QVERIFY(test());
         QCOMPARE(finished.count(), 1);
         QVERIFY2(result->text().startsWith(QLatin1String("Connected: 3 workspace")), qPrintable(result->text()));
 
@@ -1620,9 +1621,8 @@ private Q_SLOTS:
         box->button(QMessageBox::Discard)->click();
         QTRY_COMPARE(dialog.currentProfileId(), QStringLiteral("local"));
         QVERIFY(result->text().isEmpty()); // the last profile's result is gone
-        QTest::mouseClick(button, Qt::LeftButton);
-        QVERIFY(finished.wait());
-        QCOMPARE(finished.constLast().at(0).toBool(), true);
+        QVERIFY(test());
+        QVERIFY2(finished.constLast().at(0).toBool(), qPrintable(result->text()));
         QVERIFY2(result->text().startsWith(QLatin1String("Connected: 0 workspace")), qPrintable(result->text()));
     }
 };
