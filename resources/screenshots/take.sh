@@ -7,7 +7,7 @@ set -eu
 build=${1:-build/release}
 out=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
-display=:93
+display=${PADDOCK_SCREENSHOT_DISPLAY:-:93}
 
 Xvfb "$display" -screen 0 1200x700x24 >/dev/null 2>&1 &
 xvfb=$!
