@@ -9,6 +9,7 @@
 #include "backends/kubernetes/kubeconfig.h"
 #include "connectiontester.h"
 #include "elidedlabel.h"
+#include "fakee2bprocess.h"
 #include "fakeopensandboxprocess.h"
 #include "i18n.h"
 #include "profile.h"
@@ -1624,6 +1625,50 @@ private Q_SLOTS:
         QVERIFY(test());
         QVERIFY2(finished.constLast().at(0).toBool(), qPrintable(result->text()));
         QVERIFY2(result->text().startsWith(QLatin1String("Connected: 0 workspace")), qPrintable(result->text()));
+    }
+
+    // Test Connection on E2B, against paddock-fake-e2b: the stored key lists, a wrong one typed
+    // is refused, and neither is shown.
+    void testConnectionE2B()
+    {
+        const QByteArray key = "e2b_0123456789abcdef0123456789abcdef01234567";
+        const QByteArray wrong = "e2b_ffffffffffffffffffffffffffffffffffffffff";
+        PaddockTest::FakeE2bProcess server;
+        QVERIFY2(server.start({QStringLiteral("--api-key"), QString::fromLatin1(key), QStringLiteral("--seed"),
+                               QStringLiteral("4")}),
+                 qPrintable(server.error()));
+        Fixture f;
+        Profile e2b;
+        e2b.id = QStringLiteral("e2b");
+        e2b.name = QStringLiteral("E2B");
+        e2b.kind = Profile::Kind::E2B;
+        e2b.apiUrl = server.apiUrl().toString();
+        e2b.sandboxUrl = server.envdUrl().toString();
+        QVERIFY(f.store.save(e2b));
+        f.keychain.secrets.insert(QStringLiteral("e2b"), key);
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        dialog.selectProfile(QStringLiteral("e2b"));
+        auto *tester = find<ConnectionTester>(dialog, "connectionTester");
+        auto *button = find<QPushButton>(dialog, "testConnectionButton");
+        auto *result = find<ElidedLabel>(dialog, "testConnectionResult");
+        QSignalSpy finished(tester, &ConnectionTester::finished);
+        const auto test = [&] {
+            const qsizetype before = finished.count();
+            QTest::mouseClick(button, Qt::LeftButton);
+            return QTest::qWaitFor([&] { return finished.count() > before; });
+        };
+        QVERIFY(test());
+        QVERIFY2(finished.constLast().at(0).toBool(), qPrintable(result->text()));
+        QVERIFY2(result->text().startsWith(QLatin1String("Connected: 4 workspace")), qPrintable(result->text()));
+        retype(find<QLineEdit>(dialog, "apiKeyEdit"), QString::fromLatin1(wrong));
+        QVERIFY(test());
+        QCOMPARE(finished.constLast().at(0).toBool(), false);
+        QVERIFY2(result->text().startsWith(QLatin1String("Failed: ")), qPrintable(result->text()));
+        QVERIFY(!result->text().contains(QString::fromLatin1(wrong)));
+        QVERIFY(!result->text().contains(QString::fromLatin1(key)));
+        QCOMPARE(f.keychain.writes, 0);
     }
 };
 

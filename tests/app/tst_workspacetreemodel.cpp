@@ -2,14 +2,17 @@
 // rows, 1% changed), group counts, countdown ticks on two columns only, the flat list; checked
 // throughout by QAbstractItemModelTester.
 
+#include "colorscheme.h"
 #include "workspacefilterproxy.h"
 #include "workspacetreemodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QColor>
 #include <QHash>
 #include <QItemSelectionModel>
 #include <QLocale>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -823,6 +826,13 @@ private Q_SLOTS:
         QCOMPARE(idle.data().toString(), QStringLiteral("1 min 05 s"));
         // Colour thresholds: amber under five minutes, red under one; none further out. Each
         // countdown says when in words, for screen readers.
+        QCOMPARE(idle.data(Qt::ForegroundRole).value<QColor>(), QColor(0xb4, 0x53, 0x09));
+        {
+            // On a dark window the same amber is a lighter one, read when painted.
+            QApplication::setPalette(ColorScheme::darkPalette());
+            const auto light = qScopeGuard([] { QApplication::setPalette(QPalette()); });
+            QVERIFY(idle.data(Qt::ForegroundRole).value<QColor>().lightness() > 128);
+        }
         QCOMPARE(idle.data(Qt::ForegroundRole).value<QColor>(), QColor(0xb4, 0x53, 0x09));
         QVERIFY(!expiry.data(Qt::ForegroundRole).isValid());
         QVERIFY(expiry.data(Qt::AccessibleDescriptionRole).toString().startsWith(QLatin1String("Expires at ")));
