@@ -34,6 +34,7 @@ class InspectorDock;
 class LiveUpdates;
 class LogViewer;
 class QActionGroup;
+class SavedFilters;
 class QLabel;
 class QMenu;
 class QSettings;
@@ -110,6 +111,8 @@ public:
     void setSettings(QSettings *settings);
     // File > When Quitting (the QuitController's menu), above Quit.
     void addQuitMenu(QMenu *menu);
+    // View > Appearance (ColorScheme's AppearanceMenu), after Language.
+    void addAppearanceMenu(QMenu *menu);
 
     // The shown profile's problem (no key, an unreachable server, a refused key with its request
     // id), shown next to the profile switcher; empty when it works.
@@ -187,6 +190,7 @@ private:
     LogDock *m_logDock;
     InspectorDock *m_inspector;
     QActionGroup *m_languages;
+    SavedFilters *m_savedFilters = nullptr;
     WindowState *m_windowState = nullptr;
     QTimer m_refreshTimer;
     QTimer m_tickTimer; // countdowns and the freshness text, once a second
