@@ -165,6 +165,11 @@ public:
     // (refused, say) and is being tried again, when what it reports cannot be relied on. The
     // default: never.
     virtual bool isWatchLive() const { return false; }
+    // Ends the reads under way that a server may hold unanswered (OpenSandbox: execd of a paused
+    // sandbox), each with a Cancelled error, and leaves actions alone. ProfileSession::shutdown()
+    // calls it once its manager has stopped, so that a quit waits for actions, not for reads'
+    // timeouts. The default: nothing (where every read ends on its own soon).
+    virtual void cancelReads() { }
 
 protected:
     // Creating exactly once, for backends whose create is not idempotent (a POST that makes a

@@ -771,6 +771,9 @@ QCoro::Task<void> ProfileSession::shutdown(WorkspaceManager::StopMode mode)
     const auto done = m_shutdownDone;
     qCInfo(lcSession).noquote() << "closing profile" << m_profile.id;
     co_await m_manager->stop(mode);
+    // The reads under way are let go (a paused sandbox's execd would hold them to their
+    // timeouts); the actions are waited for.
+    m_backend->cancelReads();
     // Every action, read and bulk job under way ends before anything it uses is freed.
     co_await m_tasks.idle();
     // The last of them may have ended inside a signal of the backend (a reply's finished()):

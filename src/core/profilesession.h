@@ -101,7 +101,8 @@ struct WorkspaceEvent
 // (list, get, sessions activity, container logs) go through it too.
 //
 // Lifetime: every coroutine of the session holds its TaskTracker; shutdown() stops the sweeper,
-// closes (or leaves) what the manager holds, waits for every task still in flight, and only then
+// closes (or leaves) what the manager holds, lets the reads under way go (Backend::cancelReads:
+// a read a server holds ends as cancelled), waits for every task still in flight, and only then
 // frees the manager, the provisioner and the backend. After shutdown() began, new calls fail at
 // once with a Cancelled error (what was not done is reported as not done). Delete the session
 // only after shutdown() completed (deleteLater from its continuation is fine).

@@ -299,6 +299,40 @@ private Q_SLOTS:
         QCoro::waitFor(job);
     }
 
+    // A read that the server holds unanswered (execd of a sandbox paused by someone else) does
+    // not hold the shutdown to its timeouts: it ends as cancelled, and the shutdown with it.
+    void shutdownLetsTheReadsUnderWayGo()
+    {
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start(), qPrintable(server.error()));
+        QTemporaryDir dir;
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        auto session = std::make_unique<ProfileSession>(serverProfile(server, emptyFile(dir)), QByteArray(), &logs);
+        auto opened = QCoro::waitFor(session->open(request(QStringLiteral("u"), QStringLiteral("reader"))));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        auto found = QCoro::waitFor(session->find((*opened)->id()));
+        QVERIFY(found);
+        QVERIFY(QCoro::waitFor(session->sessionsActivity(found->sandboxId))); // execd known
+
+        // Paused elsewhere (another console): this session's reads of it are held.
+        ProfileSession elsewhere(serverProfile(server, emptyFile(dir)), QByteArray(), &logs);
+        const QList<ItemResult> paused = QCoro::waitFor(elsewhere.run(WorkspaceAction::Pause, {*found}));
+        QVERIFY(paused.size() == 1 && paused.constFirst().ok());
+        const auto execdRequests = [&server] { return server.stats().value(QLatin1String("execdRequests")).toInt(); };
+        const int before = execdRequests();
+        auto reading = session->sessionsActivity(found->sandboxId);
+        QTRY_VERIFY(execdRequests() > before);
+        QVERIFY(!reading.isReady());
+
+        QCoro::waitFor(session->shutdown(WorkspaceManager::StopMode::LeaveRunning));
+        QVERIFY(session->isShutDown());
+        QVERIFY(reading.isReady());
+        const auto read = QCoro::waitFor(std::move(reading));
+        QVERIFY(!read);
+        QCOMPARE(read.error().kind, Error::Kind::Cancelled);
+        QCoro::waitFor(elsewhere.shutdown(WorkspaceManager::StopMode::LeaveRunning));
+    }
+
     // exec runs only where it may: not on a read-only profile, not in a workspace that is not
     // running (said as paused, never resumed behind the caller's back), not without Exec; a
     // cancel stops it; a shutdown stops the commands still running instead of waiting for them.

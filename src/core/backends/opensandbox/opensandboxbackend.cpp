@@ -420,9 +420,11 @@ QCoro::Task<Result<OpenSandboxBackend::ExecdHandle>> OpenSandboxBackend::acquire
     auto client = std::make_shared<ExecdClient>(m_network.get(), m_http.get(),
                                                 ExecdTarget::fromEndpoint(*endpoint, m_options.connection.protocol),
                                                 m_options.execdPingInterval);
-    const ExecdClient *raw = client.get();
+    ExecdClient *raw = client.get();
     QObject::connect(client.get(), &ExecdClient::unreachable, this,
                      [this, sandboxId, raw] { forgetExecd(sandboxId, raw); });
+    m_liveExecd.insert(raw);
+    QObject::connect(client.get(), &QObject::destroyed, this, [this, raw] { m_liveExecd.remove(raw); });
     m_execd.insert(sandboxId, client);
     co_return ExecdHandle{client, true};
 }
@@ -455,6 +457,14 @@ void OpenSandboxBackend::letExecdReadsGo(const QString &sandboxId)
     // at the next use (a resumed sandbox's execd may live elsewhere).
     if (const std::shared_ptr<ExecdClient> client = m_execd.take(sandboxId))
         client->cancelReads();
+}
+
+void OpenSandboxBackend::cancelReads()
+{
+    // Each client's reads end from the event loop: nothing is resumed inside this loop.
+    for (ExecdClient *client : std::as_const(m_liveExecd))
+        client->cancelReads();
+    m_execd.clear();
 }
 
 bool OpenSandboxBackend::retryElsewhere(const QString &sandboxId, const ExecdHandle &used, const Error &error)

@@ -10,6 +10,7 @@
 
 #include <QDateTime>
 #include <QHash>
+#include <QSet>
 #include <QTimer>
 
 #include <chrono>
@@ -88,6 +89,9 @@ public:
     QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) override;
     QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) override;
     QCoro::Task<Result<>> pause(QString sandboxId) override;
+    // Every execd client's reads end (Cancelled), and the clients are resolved again at their
+    // next use.
+    void cancelReads() override;
     // The POST alone (202: accepted), then the pauses of a job seen through together by one
     // listing polled with backoff until every one is Paused (or cannot be).
     QCoro::Task<Result<bool>> requestPause(QString sandboxId) override;
@@ -159,6 +163,7 @@ private:
     std::unique_ptr<HttpClient> m_http;
     std::unique_ptr<LifecycleClient> m_lifecycle;
     QHash<QString, std::shared_ptr<ExecdClient>> m_execd;
+    QSet<ExecdClient *> m_liveExecd; // every execd client alive, cached or not, for cancelReads()
     QHash<QString, Lease> m_leases;
     // A pause request answered 409 (not running): its reason, for the settling to give when the
     // sandbox never gets to Paused (as pause() gives it).
