@@ -23,6 +23,9 @@
 //   refreshes that kept the selection                                    [every one]
 //   resident memory after the first 100 refreshes and at the end         [growth <= 10%]
 
+#include "consoleevents.h"
+#include "eventhistory.h"
+#include "eventhistorydock.h"
 #include "backends/opensandbox/opensandboxbackend.h"
 #include "benchsupport.h"
 #include "confirmdialog.h"
@@ -57,6 +60,7 @@
 #include <QTemporaryDir>
 #include <QThread>
 #include <QTimer>
+#include <QTemporaryDir>
 #include <QTreeView>
 
 #include <algorithm>
@@ -787,6 +791,44 @@ int main(int argc, char **argv)
         refreshMs.push_back(double(timer.nsecsElapsed()) / 1e6);
     }
 
+    // The same refreshes with the event history at work: ConsoleEvents watching the model (the
+    // changes seen found in its diff), each event shown in the Event History dock (its table
+    // through its filter, newest first) and written to the history file on its worker thread.
+    QTemporaryDir historyDir;
+    ConsoleEvents events;
+    EventHistory history(historyDir.filePath(QStringLiteral("events.jsonl")));
+    EventHistoryDock dock;
+    dock.setSource(&events, &history);
+    QObject::connect(&events, &ConsoleEvents::occurred, &history, &EventHistory::append);
+    qsizetype recorded = 0;
+    QObject::connect(&events, &ConsoleEvents::occurred, &dock, [&recorded] { ++recorded; });
+    dock.resize(1200, 400);
+    dock.show();
+    events.watch(&model);
+    std::vector<QList<SandboxInfo>> watched;
+    for (int generation = Refreshes + 1; generation <= 2 * Refreshes + 1; ++generation) {
+        QList<SandboxInfo> infos;
+        for (WorkspaceRecord &record : listing(count, generation, now)) {
+            record.info.fingerprint = fingerprintOf(record.info);
+            infos.append(record.info);
+            idleDeadlines.insert(record.info.workspaceId, *record.idleDeadline);
+        }
+        watched.push_back(infos);
+    }
+    // The first listing it sees is its baseline (no events).
+    model.update(QStringLiteral("bench"), std::move(watched.front()), decorate);
+    QApplication::processEvents();
+    const qsizetype baselineEvents = recorded;
+    std::vector<double> historyMs;
+    for (size_t i = 1; i < watched.size(); ++i) {
+        QElapsedTimer timer;
+        timer.start();
+        model.update(QStringLiteral("bench"), std::move(watched[i]), decorate);
+        QApplication::processEvents(); // the view's and the dock's share of the work
+        historyMs.push_back(double(timer.nsecsElapsed()) / 1e6);
+    }
+    history.flush();
+
     // One tick a second of simulated time, as the console's timer would.
     QDateTime clock = QDateTime::currentDateTimeUtc();
     model.setClock([&clock] { return clock; });
@@ -805,6 +847,10 @@ int main(int argc, char **argv)
     std::printf("  refresh changing 1%% of rows (median of %d) %8.2f ms  [<= 20 ms]  worst %.2f ms\n", Refreshes,
                 median(refreshMs), *std::max_element(refreshMs.begin(), refreshMs.end()));
     std::printf("    of which the model's update()          %8.2f ms\n", median(modelMs));
+    std::printf("  the same with the event history (median of %d) %8.2f ms  [<= 20 ms]  worst %.2f ms, %.0f events a "
+                "refresh (baseline: %lld)\n",
+                int(historyMs.size()), median(historyMs), *std::max_element(historyMs.begin(), historyMs.end()),
+                double(recorded - baselineEvents) / double(historyMs.size()), qlonglong(baselineEvents));
     std::printf("  countdown tick (median of %3d)           %8.2f ms  [<= 2 ms]   worst %.2f ms\n", ticks,
                 median(tickMs), *std::max_element(tickMs.begin(), tickMs.end()));
     std::printf("  resident memory                          %8.1f MiB [<= 150 MB]\n", residentMiB());
