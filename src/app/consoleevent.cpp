@@ -12,8 +12,8 @@ using namespace Paddock;
 namespace {
 
 constexpr std::array<const char *, ConsoleEvent::KindCount> KindKeys{
-    "opening", "opened",   "open-failed",   "closed",   "paused",  "resumed",      "renewed",     "killed",
-    "lost",    "action-failed", "appeared", "state-changed", "vanished", "expired", "clock-jumped",
+    "opening", "opened",        "open-failed", "closed",        "paused",   "resumed", "renewed",      "killed",
+    "lost",    "action-failed", "appeared",    "state-changed", "vanished", "expired", "clock-jumped",
 };
 
 QString actionKey(WorkspaceAction action)

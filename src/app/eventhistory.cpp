@@ -91,7 +91,8 @@ EventHistory::~EventHistory()
 
 QString EventHistory::defaultPath()
 {
-    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QStringLiteral("/paddock/events.jsonl");
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
+        + QStringLiteral("/paddock/events.jsonl");
 }
 
 QString EventHistory::pathBeside(const QString &logRoot)
@@ -112,8 +113,8 @@ void EventHistory::load()
         m_loaded = true;
         m_skipped = read.skipped;
         if (read.skipped > 0)
-            qCWarning(lcHistory).noquote() << read.skipped << "line(s) of" << m_path
-                                           << "are not events and were skipped";
+            qCWarning(lcHistory).noquote()
+                << read.skipped << "line(s) of" << m_path << "are not events and were skipped";
         if (!read.problem.isEmpty())
             setProblem(read.problem);
         Q_EMIT loaded(read.events, read.skipped);
@@ -212,9 +213,9 @@ QByteArray EventHistory::toCsv(const QList<ConsoleEvent> &events)
     QString csv = row({tr("Time (UTC)"), tr("Profile"), tr("Workspace"), tr("Sandbox"), tr("Event"), tr("By"),
                        tr("From"), tr("To"), tr("Detail")});
     for (const ConsoleEvent &event : events) {
-        csv += row({event.time.toUTC().toString(Qt::ISODateWithMs), event.profileName.isEmpty() ? event.profileId
-                                                                                                : event.profileName,
-                    event.workspaceId, event.sandboxId, event.kindText(), ConsoleEvent::actorText(event.actor),
+        csv += row({event.time.toUTC().toString(Qt::ISODateWithMs),
+                    event.profileName.isEmpty() ? event.profileId : event.profileName, event.workspaceId,
+                    event.sandboxId, event.kindText(), ConsoleEvent::actorText(event.actor),
                     event.from ? WorkspaceTreeModel::stateText(*event.from) : QString(),
                     event.to ? WorkspaceTreeModel::stateText(*event.to) : QString(), event.detail});
     }

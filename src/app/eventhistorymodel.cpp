@@ -65,12 +65,8 @@ QVariant EventHistoryModel::data(const QModelIndex &index, int role) const
     case WorkspaceIdRole:
         return event.workspaceId;
     case FilterTextRole:
-        return QStringList{event.profileName,
-                           event.profileId,
-                           event.workspaceId,
-                           event.sandboxId,
-                           event.kindText(),
-                           ConsoleEvent::actorText(event.actor),
+        return QStringList{event.profileName, event.profileId,  event.workspaceId,
+                           event.sandboxId,   event.kindText(), ConsoleEvent::actorText(event.actor),
                            event.detailText()}
             .join(u'\n');
     default:
@@ -107,7 +103,8 @@ QVariant EventHistoryModel::data(const QModelIndex &index, int role) const
                 .arg(QLocale().toString(event.time.toLocalTime(), QLocale::LongFormat),
                      event.time.toUTC().toString(Qt::ISODateWithMs));
         case WorkspaceColumn:
-            return event.sandboxId.isEmpty() ? event.workspaceId : tr("%1 (sandbox %2)").arg(event.workspaceId, event.sandboxId);
+            return event.sandboxId.isEmpty() ? event.workspaceId
+                                             : tr("%1 (sandbox %2)").arg(event.workspaceId, event.sandboxId);
         case DetailColumn:
             return event.detailText();
         default:

@@ -156,7 +156,8 @@ private Q_SLOTS:
         QVERIFY(QCoro::waitFor(local->resume(*found)).has_value());
         QVERIFY(QCoro::waitFor(local->kill(*found)).has_value());
 
-        QCOMPARE(recorder.kinds(id), (QList<Kind>{Kind::Opening, Kind::Opened, Kind::Paused, Kind::Resumed, Kind::Killed}));
+        QCOMPARE(recorder.kinds(id),
+                 (QList<Kind>{Kind::Opening, Kind::Opened, Kind::Paused, Kind::Resumed, Kind::Killed}));
         quint64 seq = 0;
         for (const ConsoleEvent &seen : recorder.of(id)) {
             QCOMPARE(seen.actor, Actor::Console);
@@ -327,8 +328,10 @@ private Q_SLOTS:
         model->removeProfile(QStringLiteral("srv"));
         model->update(QStringLiteral("srv"), {sandboxOf(QStringLiteral("x"), SandboxState::Running)}, {});
         QCOMPARE(recorder.seen.size(), count);
-        model->update(QStringLiteral("srv"), {sandboxOf(QStringLiteral("x"), SandboxState::Running),
-                                              sandboxOf(QStringLiteral("y"), SandboxState::Running)}, {});
+        model->update(QStringLiteral("srv"),
+                      {sandboxOf(QStringLiteral("x"), SandboxState::Running),
+                       sandboxOf(QStringLiteral("y"), SandboxState::Running)},
+                      {});
         QCOMPARE(recorder.kinds(QStringLiteral("y")), QList<Kind>{Kind::Appeared});
         scripted.shutdown();
     }
@@ -358,7 +361,8 @@ private Q_SLOTS:
         // After it, a vanished row is not told expired: that is not known.
         WorkspaceTreeModel model;
         events.watch(&model);
-        model.update(QStringLiteral("p"), {sandboxOf(QStringLiteral("e"), SandboxState::Running, wall.addSecs(-5))}, {});
+        model.update(QStringLiteral("p"), {sandboxOf(QStringLiteral("e"), SandboxState::Running, wall.addSecs(-5))},
+                     {});
         events.observedChanges()->setClock([&wall] { return wall; });
         model.update(QStringLiteral("p"), QList<SandboxInfo>{}, {});
         QCOMPARE(recorder.kinds(QStringLiteral("e")), QList<Kind>{Kind::Vanished});
@@ -372,7 +376,8 @@ private Q_SLOTS:
         {
             EventHistory history(path);
             history.append(eventOf(Kind::Paused, QStringLiteral("one")));
-            history.append(eventOf(Kind::ActionFailed, QStringLiteral("two"), QStringLiteral("没有, \"quoted\"\nline")));
+            history.append(
+                eventOf(Kind::ActionFailed, QStringLiteral("two"), QStringLiteral("没有, \"quoted\"\nline")));
             ConsoleEvent seen = eventOf(Kind::StateChanged, QStringLiteral("three"));
             seen.actor = Actor::Elsewhere;
             seen.from = SandboxState::Running;
@@ -423,8 +428,9 @@ private Q_SLOTS:
         QTRY_COMPARE(dock.model()->rowCount(), 5);
         QCOMPARE(dock.model()->event(0).workspaceId, QStringLiteral("one"));
         QCOMPARE(dock.model()->event(4).workspaceId, QStringLiteral("now"));
-        QCOMPARE(dock.note(),
-                 EventHistoryDock::tr("%n line(s) of the event history could not be read and were skipped.", nullptr, 2));
+        QCOMPARE(
+            dock.note(),
+            EventHistoryDock::tr("%n line(s) of the event history could not be read and were skipped.", nullptr, 2));
     }
 
     void theBoundHolds()
@@ -469,7 +475,8 @@ private Q_SLOTS:
     {
         QList<ConsoleEvent> events;
         events.append(eventOf(Kind::Paused, QStringLiteral("ws, with comma")));
-        ConsoleEvent failed = eventOf(Kind::ActionFailed, QStringLiteral("ws-2"), QStringLiteral("said \"no\"\nthen 不行"));
+        ConsoleEvent failed =
+            eventOf(Kind::ActionFailed, QStringLiteral("ws-2"), QStringLiteral("said \"no\"\nthen 不行"));
         failed.action = WorkspaceAction::Kill;
         events.append(failed);
         ConsoleEvent changed = eventOf(Kind::StateChanged, QStringLiteral("ws-3"));
@@ -518,7 +525,8 @@ private Q_SLOTS:
         QAbstractItemModelTester tester(dock.filter());
         QCOMPARE(dock.filter()->rowCount(), 3);
         // Newest first.
-        QCOMPARE(dock.filter()->index(0, EventHistoryModel::WorkspaceColumn).data().toString(), QStringLiteral("gamma"));
+        QCOMPARE(dock.filter()->index(0, EventHistoryModel::WorkspaceColumn).data().toString(),
+                 QStringLiteral("gamma"));
 
         dock.filterEdit()->setText(QStringLiteral("ALP"));
         QCOMPARE(dock.filter()->rowCount(), 1);

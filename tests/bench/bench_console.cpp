@@ -23,12 +23,12 @@
 //   refreshes that kept the selection                                    [every one]
 //   resident memory after the first 100 refreshes and at the end         [growth <= 10%]
 
-#include "consoleevents.h"
-#include "eventhistory.h"
-#include "eventhistorydock.h"
 #include "backends/opensandbox/opensandboxbackend.h"
 #include "benchsupport.h"
 #include "confirmdialog.h"
+#include "consoleevents.h"
+#include "eventhistory.h"
+#include "eventhistorydock.h"
 #include "fakekubernetesprocess.h"
 #include "fakeopensandboxprocess.h"
 #include "liveupdates.h"
@@ -60,7 +60,6 @@
 #include <QTemporaryDir>
 #include <QThread>
 #include <QTimer>
-#include <QTemporaryDir>
 #include <QTreeView>
 
 #include <algorithm>
