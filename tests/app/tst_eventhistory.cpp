@@ -7,6 +7,7 @@
 
 #include "backends/local/localbackend.h"
 #include "bootstraplog.h"
+#include "console.h"
 #include "consoleevents.h"
 #include "eventhistory.h"
 #include "eventhistorydock.h"
@@ -15,6 +16,7 @@
 #include "observedchanges.h"
 #include "profilesession.h"
 #include "scriptedbackend.h"
+#include "secretstore.h"
 #include "testsession.h"
 #include "workspacetreemodel.h"
 
@@ -28,6 +30,7 @@
 #include <QDir>
 #include <QFile>
 #include <QLineEdit>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -551,6 +554,43 @@ private Q_SLOTS:
         QCOMPARE(dock.filter()->shownEvents().constFirst().workspaceId, QStringLiteral("alpha"));
         dock.actorBox()->setCurrentIndex(0);
         QCOMPARE(dock.filter()->rowCount(), 3);
+    }
+
+    void theConsoleKeepsItsEventsAcrossARestart()
+    {
+        QTemporaryDir dir;
+        const QString basedir = dir.filePath(QStringLiteral("workspaces"));
+        leaveWorkspace(basedir, QStringLiteral("w1"), QStringLiteral("Running"));
+        QSettings settings(dir.filePath(QStringLiteral("paddock.conf")), QSettings::IniFormat);
+        {
+            ProfileStore store(&settings);
+            Profile local = store.profiles().constFirst();
+            local.basedir = basedir;
+            QVERIFY(store.save(local));
+        }
+        MemorySecretStore secrets;
+        const QString logs = dir.filePath(QStringLiteral("data/paddock/logs"));
+        {
+            Console console(&settings, &secrets, logs);
+            QCOMPARE(console.history()->path(), dir.filePath(QStringLiteral("data/paddock/events.jsonl")));
+            console.window()->show();
+            QCoro::waitFor(console.start());
+            QTRY_COMPARE(console.window()->model()->workspaceCount(), 1);
+            ProfileSession *session = console.session(QStringLiteral("local"));
+            QVERIFY(session);
+            const auto w1 = QCoro::waitFor(session->find(QStringLiteral("w1")));
+            QVERIFY(w1.has_value());
+            QVERIFY(QCoro::waitFor(session->pause(*w1)).has_value());
+            QTRY_COMPARE(console.window()->eventHistoryDock()->model()->rowCount(), 1);
+            QCoro::waitFor(console.shutdown());
+        } // the history is written as the console goes
+        Console again(&settings, &secrets, logs);
+        EventHistoryModel *model = again.window()->eventHistoryDock()->model();
+        QTRY_COMPARE(model->rowCount(), 1);
+        QCOMPARE(model->event(0).kind, Kind::Paused);
+        QCOMPARE(model->event(0).workspaceId, QStringLiteral("w1"));
+        QCOMPARE(model->event(0).actor, Actor::Console);
+        QCOMPARE(model->event(0).profileId, QStringLiteral("local"));
     }
 
     void theDockInTheWindow()
