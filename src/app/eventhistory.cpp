@@ -133,8 +133,7 @@ void EventHistory::load()
 
 void EventHistory::append(const ConsoleEvent &event)
 {
-    m_gathered += event.toJsonLine();
-    m_gathered += '\n';
+    m_gathered.append(event);
     if (!m_flushTimer.isActive())
         m_flushTimer.start();
 }
@@ -144,7 +143,7 @@ void EventHistory::startWrite()
     m_flushTimer.stop();
     if (m_gathered.isEmpty())
         return;
-    QByteArray bytes = std::exchange(m_gathered, {});
+    QList<ConsoleEvent> gathered = std::exchange(m_gathered, {});
     const std::shared_ptr<Writer> writer = m_writer;
     auto *watcher = new QFutureWatcher<QString>(this);
     connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher] {
@@ -153,7 +152,12 @@ void EventHistory::startWrite()
         if (!failed.isEmpty())
             setProblem(failed);
     });
-    watcher->setFuture(QtConcurrent::run(&m_pool, [writer, bytes = std::move(bytes)]() -> QString {
+    watcher->setFuture(QtConcurrent::run(&m_pool, [writer, gathered = std::move(gathered)]() -> QString {
+        QByteArray bytes;
+        for (const ConsoleEvent &event : gathered) {
+            bytes += event.toJsonLine();
+            bytes += '\n';
+        }
         QDir().mkpath(QFileInfo(writer->path).absolutePath());
         QFile file(writer->path);
         if (!file.open(QIODevice::WriteOnly | QIODevice::Append))

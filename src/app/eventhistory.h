@@ -16,8 +16,8 @@
 // half of that are kept. load() reads `.1` then the file on a worker thread and hands over the
 // newest `maxEvents` (loaded()); a line that is not an event (corrupt, cut short by a crash) is
 // skipped and counted, and never costs the lines after it. append() never touches the disk on
-// the caller's thread: lines are gathered and written in one write every 250 ms, in order, on a
-// worker thread of its own. A write that fails is said once (problem()); the events stay shown.
+// the caller's thread: events are gathered, and made into lines and written in one write every
+// 250 ms, in order, on a worker thread of its own. A write that fails is said once (problem()); the events stay shown.
 class EventHistory final : public QObject
 {
     Q_OBJECT
@@ -69,7 +69,7 @@ private:
 
     QString m_path;
     int m_maxEvents;
-    QByteArray m_gathered;
+    QList<ConsoleEvent> m_gathered; // made into lines on the writer's thread
     QTimer m_flushTimer;
     QThreadPool m_pool; // one thread: the load, then the writes, in order
     std::shared_ptr<Writer> m_writer; // the file's state, touched only on m_pool's thread

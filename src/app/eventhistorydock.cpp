@@ -115,7 +115,7 @@ void EventHistoryDock::setSource(ConsoleEvents *events, EventHistory *history)
     m_events = events;
     m_history = history;
     if (events) {
-        connect(events, &ConsoleEvents::occurred, m_model, &EventHistoryModel::append);
+        connect(events, &ConsoleEvents::occurred, m_model, &EventHistoryModel::appendLater);
         // The clock that jumped is said in the table, and above it.
         connect(events, &ConsoleEvents::occurred, this, [this](const ConsoleEvent &event) {
             if (event.kind == ConsoleEvent::Kind::ClockJumped)

@@ -4,6 +4,7 @@
 #include <QLocale>
 
 #include <algorithm>
+#include <utility>
 
 EventHistoryModel::EventHistoryModel(int maxEvents, QObject *parent)
     : QAbstractTableModel(parent)
@@ -152,6 +153,33 @@ void EventHistoryModel::append(const ConsoleEvent &event)
     m_order.append(++m_arrivals + (quint64(1) << 40)); // after every event loaded
     endInsertRows();
     noteProfile(event);
+    trim();
+}
+
+void EventHistoryModel::appendLater(const ConsoleEvent &event)
+{
+    m_pending.append(event);
+    if (m_insertQueued)
+        return;
+    m_insertQueued = true;
+    QMetaObject::invokeMethod(this, &EventHistoryModel::insertPending, Qt::QueuedConnection);
+}
+
+void EventHistoryModel::insertPending()
+{
+    m_insertQueued = false;
+    if (m_pending.isEmpty())
+        return;
+    const QList<ConsoleEvent> pending = std::exchange(m_pending, {});
+    const int first = int(m_events.size());
+    beginInsertRows({}, first, first + int(pending.size()) - 1);
+    for (const ConsoleEvent &event : pending) {
+        m_events.append(event);
+        m_order.append(++m_arrivals + (quint64(1) << 40));
+    }
+    endInsertRows();
+    for (const ConsoleEvent &event : pending)
+        noteProfile(event);
     trim();
 }
 

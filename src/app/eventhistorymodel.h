@@ -37,6 +37,11 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     void append(const ConsoleEvent &event);
+    // The same, gathered and inserted together on the next turn of the event loop: a burst of
+    // events (a listing in which many rows changed) is one insertion, not one each.
+    void appendLater(const ConsoleEvent &event);
+    // Inserts what appendLater() gathered now.
+    void insertPending();
     // Older events (read from the file) before the ones there are.
     void prepend(const QList<ConsoleEvent> &events);
     const ConsoleEvent &event(int row) const { return m_events.at(row); }
@@ -58,6 +63,8 @@ private:
     quint64 m_arrivals = 0;
     int m_maxEvents;
     QList<std::pair<QString, QString>> m_profiles;
+    QList<ConsoleEvent> m_pending; // appendLater()'s, until the next turn of the event loop
+    bool m_insertQueued = false;
 };
 
 // The history's filters: text (any column, the ids, the detail), profile, kind, actor.
