@@ -2,7 +2,8 @@
 // sweeper's close land with who did them; changes made behind the console's back (another session
 // on the same folder, a folder deleted as paddockctl kill would) are seen at the next refresh as
 // Elsewhere, once, and the console's own never twice; the first listing is a baseline, a failed
-// listing loses nothing; the file survives a restart, skips a corrupt line, keeps its bound; the
+// listing loses nothing; the file survives a restart (the Console's too), skips a corrupt line,
+// keeps its bound, says once that it cannot be written; the
 // CSV export's bytes; the filters; a double-click selects the workspace.
 
 #include "backends/local/localbackend.h"
@@ -434,6 +435,29 @@ private Q_SLOTS:
         QCOMPARE(
             dock.note(),
             EventHistoryDock::tr("%n line(s) of the event history could not be read and were skipped.", nullptr, 2));
+    }
+
+    void aFolderThatCannotBeWrittenIsSaidOnce()
+    {
+        QTemporaryDir dir;
+        QFile blocker(dir.filePath(QStringLiteral("paddock")));
+        QVERIFY(blocker.open(QIODevice::WriteOnly)); // a file where the folder should be
+        blocker.close();
+        EventHistory history(dir.filePath(QStringLiteral("paddock/events.jsonl")));
+        QSignalSpy problems(&history, &EventHistory::problemChanged);
+        EventHistoryDock dock;
+        ConsoleEvents events;
+        dock.setSource(&events, &history);
+        QObject::connect(&events, &ConsoleEvents::occurred, &history, &EventHistory::append);
+        events.record(eventOf(Kind::Paused, QStringLiteral("one")));
+        history.flush();
+        QTRY_COMPARE(problems.size(), 1);
+        QVERIFY2(history.problem().contains(QLatin1String("paddock/events.jsonl")), qPrintable(history.problem()));
+        events.record(eventOf(Kind::Resumed, QStringLiteral("one")));
+        history.flush();
+        QTRY_COMPARE(dock.model()->rowCount(), 2); // the events stay shown
+        QCOMPARE(problems.size(), 1); // said once
+        QCOMPARE(dock.note(), history.problem());
     }
 
     void theBoundHolds()
