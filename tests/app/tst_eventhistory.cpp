@@ -3,8 +3,8 @@
 // on the same folder, a folder deleted as paddockctl kill would) are seen at the next refresh as
 // Elsewhere, once, and the console's own never twice; the first listing is a baseline, a failed
 // listing loses nothing; the file survives a restart (the Console's too), skips a corrupt line,
-// keeps its bound, says once that it cannot be written; the
-// CSV export's bytes; the filters; a double-click selects the workspace.
+// keeps its bound, says once that it cannot be written; the CSV export's bytes; the filters; a
+// double-click selects the workspace.
 
 #include "backends/local/localbackend.h"
 #include "bootstraplog.h"
