@@ -36,6 +36,23 @@
     </message>
 </context>
 <context>
+    <name>EventHistoryDock</name>
+    <message numerus="yes">
+        <source>%n line(s) of the event history could not be read and were skipped.</source>
+        <translation>
+            <numerusform>%n line of the event history could not be read and was skipped.</numerusform>
+            <numerusform>%n lines of the event history could not be read and were skipped.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Exported %n event(s) to %1</source>
+        <translation>
+            <numerusform>Exported %n event to %1</numerusform>
+            <numerusform>Exported %n events to %1</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>FilesPanel</name>
     <message numerus="yes">
         <source>%n more entry(ies) not shown</source>

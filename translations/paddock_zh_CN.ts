@@ -123,6 +123,132 @@
     </message>
 </context>
 <context>
+    <name>ConsoleEvent</name>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>Renew</source>
+        <translation>续期</translation>
+    </message>
+    <message>
+        <source>Kill</source>
+        <translation>销毁</translation>
+    </message>
+    <message>
+        <source>Opening</source>
+        <translation>正在打开</translation>
+    </message>
+    <message>
+        <source>Opened</source>
+        <translation>已打开</translation>
+    </message>
+    <message>
+        <source>Open failed</source>
+        <translation>打开失败</translation>
+    </message>
+    <message>
+        <source>Closed</source>
+        <translation>已关闭</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>Resumed</source>
+        <translation>已恢复</translation>
+    </message>
+    <message>
+        <source>Renewed</source>
+        <translation>已续期</translation>
+    </message>
+    <message>
+        <source>Killed</source>
+        <translation>已销毁</translation>
+    </message>
+    <message>
+        <source>Lost</source>
+        <translation>已丢失</translation>
+    </message>
+    <message>
+        <source>Action failed</source>
+        <translation>操作失败</translation>
+    </message>
+    <message>
+        <source>Appeared</source>
+        <translation>新出现</translation>
+    </message>
+    <message>
+        <source>State changed</source>
+        <translation>状态改变</translation>
+    </message>
+    <message>
+        <source>Deleted elsewhere</source>
+        <translation>在别处被删除</translation>
+    </message>
+    <message>
+        <source>Expired</source>
+        <translation>已过期</translation>
+    </message>
+    <message>
+        <source>Clock changed</source>
+        <translation>时钟改变</translation>
+    </message>
+    <message>
+        <source>%1 failed</source>
+        <translation>%1失败</translation>
+    </message>
+    <message>
+        <source>Now %1</source>
+        <translation>变为%1</translation>
+    </message>
+    <message>
+        <source>This console</source>
+        <translation>本控制台</translation>
+    </message>
+    <message>
+        <source>Idle sweeper</source>
+        <translation>空闲扫描</translation>
+    </message>
+    <message>
+        <source>Elsewhere</source>
+        <translation>别处</translation>
+    </message>
+    <message>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <source>was %1</source>
+        <translation>原为%1</translation>
+    </message>
+    <message>
+        <source>%1; %2</source>
+        <translation>%1；%2</translation>
+    </message>
+</context>
+<context>
+    <name>ConsoleEvents</name>
+    <message>
+        <source>The system clock moved %1 ahead of the time that passed; times before and after this may not compare.</source>
+        <translation>系统时钟比实际经过的时间快了 %1；此前与此后的时间可能无法比较。</translation>
+    </message>
+    <message>
+        <source>The system clock moved %1 back; times before and after this may not compare.</source>
+        <translation>系统时钟被回拨了 %1；此前与此后的时间可能无法比较。</translation>
+    </message>
+</context>
+<context>
     <name>DataPanel</name>
     <message>
         <source>The session files could not all be read to find what refers to each data file: %1</source>
@@ -288,6 +414,171 @@
     <message>
         <source>E2B API key found</source>
         <translation>找到 E2B API 密钥</translation>
+    </message>
+</context>
+<context>
+    <name>EventHistory</name>
+    <message>
+        <source>Cannot read the event history %1: %2</source>
+        <translation>无法读取事件历史 %1：%2</translation>
+    </message>
+    <message>
+        <source>Cannot write the event history %1: %2</source>
+        <translation>无法写入事件历史 %1：%2</translation>
+    </message>
+    <message>
+        <source>Cannot rotate the event history %1</source>
+        <translation>无法轮换事件历史 %1</translation>
+    </message>
+    <message>
+        <source>Time (UTC)</source>
+        <translation>时间（UTC）</translation>
+    </message>
+    <message>
+        <source>Profile</source>
+        <translation>配置文件</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>Sandbox</source>
+        <translation>沙箱</translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>By</source>
+        <translation>执行者</translation>
+    </message>
+    <message>
+        <source>From</source>
+        <translation>原状态</translation>
+    </message>
+    <message>
+        <source>To</source>
+        <translation>新状态</translation>
+    </message>
+    <message>
+        <source>Detail</source>
+        <translation>详情</translation>
+    </message>
+</context>
+<context>
+    <name>EventHistoryDock</name>
+    <message numerus="yes">
+        <source>%n line(s) of the event history could not be read and were skipped.</source>
+        <translation>
+            <numerusform>事件历史中有 %n 行无法读取，已跳过。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Event History</source>
+        <translation>事件历史</translation>
+    </message>
+    <message>
+        <source>&amp;Event History</source>
+        <translation>事件历史(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Show or hide every event the console saw or caused</source>
+        <translation>显示或隐藏控制台看到或引起的所有事件</translation>
+    </message>
+    <message>
+        <source>Filter events</source>
+        <translation>筛选事件</translation>
+    </message>
+    <message>
+        <source>All profiles</source>
+        <translation>所有配置文件</translation>
+    </message>
+    <message>
+        <source>Profile</source>
+        <translation>配置文件</translation>
+    </message>
+    <message>
+        <source>All events</source>
+        <translation>所有事件</translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>Anyone</source>
+        <translation>任何执行者</translation>
+    </message>
+    <message>
+        <source>Done by</source>
+        <translation>执行者</translation>
+    </message>
+    <message>
+        <source>Export CSV…</source>
+        <translation>导出 CSV…</translation>
+    </message>
+    <message>
+        <source>Save the events shown as a CSV file</source>
+        <translation>将显示的事件保存为 CSV 文件</translation>
+    </message>
+    <message>
+        <source>Events</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Export Events</source>
+        <translation>导出事件</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Exported %n event(s) to %1</source>
+        <translation>
+            <numerusform>已将 %n 个事件导出到 %1</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>EventHistoryModel</name>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Profile</source>
+        <translation>配置文件</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>By</source>
+        <translation>执行者</translation>
+    </message>
+    <message>
+        <source>Detail</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>%1 (UTC: %2)</source>
+        <translation>%1（UTC：%2）</translation>
+    </message>
+    <message>
+        <source>%1 (sandbox %2)</source>
+        <translation>%1（沙箱 %2）</translation>
     </message>
 </context>
 <context>
@@ -1459,6 +1750,14 @@
             <numerusform>已选择 %n 个工作区。</numerusform>
         </translation>
     </message>
+    <message>
+        <source>The workspace %1 is hidden by the filter.</source>
+        <translation>工作区 %1 被筛选条件隐藏。</translation>
+    </message>
+    <message>
+        <source>The workspace %1 is not listed.</source>
+        <translation>工作区 %1 不在列表中。</translation>
+    </message>
 </context>
 <context>
     <name>McpPanel</name>
@@ -1671,6 +1970,17 @@
     <message>
         <source>Copy the value revealed, unmasked</source>
         <translation>复制显示出的值，不加遮盖</translation>
+    </message>
+</context>
+<context>
+    <name>ObservedChanges</name>
+    <message>
+        <source>It expired at %1.</source>
+        <translation>已于 %1 过期。</translation>
+    </message>
+    <message>
+        <source>Deleted, or expired: the system clock changed, so which is not known.</source>
+        <translation>已被删除或已过期：系统时钟发生了变化，无法判断是哪一种。</translation>
     </message>
 </context>
 <context>

@@ -4,7 +4,9 @@
 #include "backends/e2b/existingkey.h"
 #include "bootstraplog.h"
 #include "broadcast.h"
+#include "consoleevents.h"
 #include "e2bkeyoffer.h"
+#include "eventhistory.h"
 #include "i18n.h"
 #include "mainwindow.h"
 #include "profilesdialog.h"
@@ -41,9 +43,15 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
     , m_secrets(secrets)
     , m_profiles(settings)
     , m_logs(std::make_unique<BootstrapLogStore>(logRoot))
+    , m_events(new ConsoleEvents(this))
+    , m_history(std::make_unique<EventHistory>(EventHistory::pathBeside(m_logs->root())))
     , m_window(std::make_unique<MainWindow>())
     , m_quit(new QuitController(settings, this))
 {
+    // Every event is kept (the history reads what earlier runs kept, on a worker thread) and shown.
+    connect(m_events, &ConsoleEvents::occurred, m_history.get(), &EventHistory::append);
+    m_window->setEvents(m_events, m_history.get());
+    m_history->load();
     // Closing the window (or File > Quit) asks what to do with the open workspaces first.
     m_window->addQuitMenu(m_quit->menu(m_window.get()));
     m_window->setSettings(settings);
@@ -192,6 +200,7 @@ QCoro::Task<ProfileSession *> Console::sessionFor(Profile profile)
     if (!problem.isEmpty())
         made->setProblem(made->problem().isEmpty() ? problem : problem + u'\n' + made->problem());
     ProfileSession *raw = made.get();
+    m_events->attach(raw); // its events join the stream; its first listing is a baseline
     m_sessions[now->id] = std::move(made);
     pending->set(raw);
     co_return raw;

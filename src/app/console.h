@@ -13,6 +13,8 @@
 #include <map>
 #include <memory>
 
+class ConsoleEvents;
+class EventHistory;
 class MainWindow;
 class QuitController;
 class QProcessEnvironment;
@@ -65,6 +67,10 @@ public:
     QuitController *quitController() const { return m_quit; }
 
     Paddock::BootstrapLogStore *logs() const { return m_logs.get(); }
+    // The console's one stream of events (every profile's, and the changes its listings show),
+    // and the event history that keeps them (events.jsonl next to the bootstrap logs' folder).
+    ConsoleEvents *events() const { return m_events; }
+    EventHistory *history() const { return m_history.get(); }
     // Keys kept for this run only (the keychain could not take them).
     Paddock::SecretStore *sessionKeys() { return &m_sessionKeys; }
     // The live session of a profile (null until it was first shown, or while it is remade).
@@ -95,6 +101,8 @@ private:
     Paddock::MemorySecretStore m_sessionKeys; // keys for this run only, when no keychain took them
     Paddock::ProfileStore m_profiles;
     std::unique_ptr<Paddock::BootstrapLogStore> m_logs;
+    ConsoleEvents *m_events;
+    std::unique_ptr<EventHistory> m_history;
     std::unique_ptr<MainWindow> m_window;
     QuitController *m_quit;
     std::map<QString, std::unique_ptr<Paddock::ProfileSession>> m_sessions;

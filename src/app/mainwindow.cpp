@@ -6,8 +6,10 @@
 #include "bootstraplog.h"
 #include "colorscheme.h"
 #include "commandactions.h"
+#include "consoleevents.h"
 #include "dialogwait.h"
 #include "elidedlabel.h"
+#include "eventhistorydock.h"
 #include "i18n.h"
 #include "inspectordock.h"
 #include "liveupdates.h"
@@ -62,6 +64,7 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     , m_freshness(new ElidedLabel(this))
     , m_logDock(new LogDock(this))
     , m_inspector(new InspectorDock(this))
+    , m_eventDock(new EventHistoryDock(this))
     , m_languages(new QActionGroup(this))
 {
     m_ui->setupUi(this);
@@ -285,6 +288,15 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     m_inspector->hide();
     m_inspector->toggleViewAction()->setShortcut(QKeySequence(Qt::Key_F9));
     m_ui->menuView->insertAction(m_ui->actionRefresh, m_inspector->toggleViewAction());
+
+    // The event history, under the tree (View > Event History, Ctrl+Shift+H).
+    connect(m_eventDock, &EventHistoryDock::statusMessage, this,
+            [this](const QString &message) { statusBar()->showMessage(message); });
+    connect(m_eventDock, &EventHistoryDock::workspaceActivated, this, &MainWindow::selectWorkspace);
+    addDockWidget(Qt::BottomDockWidgetArea, m_eventDock);
+    m_eventDock->hide();
+    m_eventDock->toggleViewAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H));
+    m_ui->menuView->insertAction(m_ui->actionRefresh, m_eventDock->toggleViewAction());
     connect(m_ui->workspaceView->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &MainWindow::updateInspector);
     // A listing that changed rows (not a tick): the current one may have.
@@ -398,6 +410,35 @@ void MainWindow::onEvent(const WorkspaceEvent &event)
             m_stale.insert(event.workspaceId);
         return;
     }
+}
+
+void MainWindow::setEvents(ConsoleEvents *events, EventHistory *history)
+{
+    if (events)
+        events->watch(m_model);
+    m_eventDock->setSource(events, history);
+}
+
+bool MainWindow::selectWorkspace(const QString &profileId, const QString &sandboxId, const QString &workspaceId)
+{
+    QModelIndex index;
+    if (!sandboxId.isEmpty())
+        index = m_model->indexOfKey(profileId + u'\x1f' + sandboxId);
+    if (!index.isValid() && !workspaceId.isEmpty()) {
+        if (const WorkspaceRecord *record = m_model->recordOfWorkspace(profileId, workspaceId))
+            index = m_model->indexOfKey(record->key());
+    }
+    const QModelIndex shown = m_proxy->mapFromSource(index);
+    if (!shown.isValid()) {
+        statusBar()->showMessage(index.isValid() ? tr("The workspace %1 is hidden by the filter.").arg(workspaceId)
+                                                 : tr("The workspace %1 is not listed.").arg(workspaceId));
+        return false;
+    }
+    QTreeView *view = m_ui->workspaceView;
+    view->selectionModel()->setCurrentIndex(shown, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    view->scrollTo(shown);
+    view->setFocus(Qt::OtherFocusReason);
+    return true;
 }
 
 void MainWindow::setLanguageChoice(const QString &code)

@@ -29,6 +29,9 @@ class BootstrapLogStore;
 } // namespace Paddock
 class ActivityTracker;
 class CommandActions;
+class ConsoleEvents;
+class EventHistory;
+class EventHistoryDock;
 class ElidedLabel;
 class InspectorDock;
 class LiveUpdates;
@@ -99,6 +102,13 @@ public:
     // The workspace inspector (View > Inspector): the tree's current workspace, read through the
     // shown profile's session.
     InspectorDock *inspectorDock() const { return m_inspector; }
+    // The event history (View > Event History): the console's events, and those kept.
+    EventHistoryDock *eventHistoryDock() const { return m_eventDock; }
+    // Where the events come from (the tree's listings are watched for changes the console did
+    // not make) and where they are kept.
+    void setEvents(ConsoleEvents *events, EventHistory *history);
+    // Selects a workspace's row in the tree if it is listed; whether it was.
+    bool selectWorkspace(const QString &profileId, const QString &sandboxId, const QString &workspaceId);
     // Shows a workspace's bootstrap log, or its sandbox's container log, in a tab of the log
     // dock (the same tab again if it is open); null if there is no such log here.
     LogViewer *showLog(const WorkspaceRecord &record, bool container);
@@ -189,6 +199,7 @@ private:
     ElidedLabel *m_freshness; // never widens the window, whatever it says
     LogDock *m_logDock;
     InspectorDock *m_inspector;
+    EventHistoryDock *m_eventDock;
     QActionGroup *m_languages;
     SavedFilters *m_savedFilters = nullptr;
     WindowState *m_windowState = nullptr;

@@ -7,6 +7,7 @@
 #include <QLocale>
 #include <QPainter>
 #include <QPixmap>
+#include <QScopeGuard>
 #include <QSet>
 #include <QThreadPool>
 
@@ -1017,6 +1018,9 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
     QSet<Node *> touched; // groups whose rows changed: pruned if empty, recounted
     std::unordered_map<Node *, std::vector<std::unique_ptr<Node>>> added;
     WorkspaceRecord record;
+    // The diff for ObservedChanges, of the rows this pass touches anyway.
+    const bool collect = !m_clearing && m_observed.contains(profile);
+    ListingDiff diff;
     // The profile's rows by sandbox id (looked up again after a removal, which may drop it).
     const QHash<QString, Node *> *rows = nullptr;
     const auto findRows = [this, &profile, &rows] {
@@ -1033,6 +1037,12 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
         }
         make(i, record, node);
         Q_ASSERT(record.profile == profile);
+        if (collect) {
+            if (!node)
+                diff.appeared.append(record.info);
+            else if (node->record.info.state != record.info.state)
+                diff.changed.append({node->record.info.state, record.info});
+        }
         if (node) {
             const bool moves = m_grouped
                 && (node->record.info.userId != record.info.userId || agentLabel(node->record) != agentLabel(record));
@@ -1079,9 +1089,20 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
         }
     }
     for (Node *node : gone) {
+        if (collect)
+            diff.vanished.append(node->record.info);
         touched.insert(node->parent);
         removeNode(node);
     }
+    // Said once the rows are in place (at the end of this function).
+    const auto report = qScopeGuard([&] {
+        if (m_clearing || (!collect && removed))
+            return;
+        diff.profile = profile;
+        diff.complete = !removed;
+        diff.collected = collect;
+        Q_EMIT listingApplied(diff);
+    });
     for (auto &[group, nodes] : added) {
         touched.insert(group);
         insertWorkspaces(group, std::move(nodes));
@@ -1131,7 +1152,19 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
 
 void WorkspaceTreeModel::removeProfile(const QString &profile)
 {
+    m_clearing = true;
     update(profile, {});
+    m_clearing = false;
+    m_observed.remove(profile);
+    Q_EMIT profileCleared(profile);
+}
+
+void WorkspaceTreeModel::setObserved(const QString &profile, bool observed)
+{
+    if (observed)
+        m_observed.insert(profile);
+    else
+        m_observed.remove(profile);
 }
 
 void WorkspaceTreeModel::markStale(const QString &profile, const QSet<QString> &workspaceIds)

@@ -154,11 +154,42 @@ public:
     // Return false when there is no such row.
     bool setState(const QString &key, Paddock::SandboxState state);
     bool setLastActivity(const QString &key, const QDateTime &time);
-    // Drops every row of a profile (it was deleted).
+    // Drops every row of a profile (it was deleted, or is no longer shown). Not a listing: no
+    // diff is reported, and the profile's diffs stop (profileCleared).
     void removeProfile(const QString &profile);
+
+    // What a listing (or a watch's report) changed in a profile's rows, for ObservedChanges:
+    // the rows that appeared, the rows whose state changed (with the state they had), the rows
+    // that vanished (as last shown). Only the rows the apply touched anyway are looked at: an
+    // unchanged row of a listing still costs its lookup and nothing else.
+    struct ListingDiff
+    {
+        struct Change
+        {
+            Paddock::SandboxState before = Paddock::SandboxState::Unknown;
+            Paddock::SandboxInfo after;
+        };
+        QString profile;
+        bool complete = false; // a whole listing (its absent rows vanished), not some rows
+        bool collected = false; // the rows below were collected (the profile is observed)
+        QList<Paddock::SandboxInfo> appeared;
+        QList<Change> changed;
+        QList<Paddock::SandboxInfo> vanished;
+    };
+    // While a profile is observed, every apply of a listing or of a watch's report emits
+    // listingApplied with its diff; while not, a complete listing still emits it, empty
+    // (collected false), so the observer knows the first listing came (its baseline).
+    void setObserved(const QString &profile, bool observed);
+    bool isObserved(const QString &profile) const { return m_observed.contains(profile); }
     // The profile's server cannot be reached: its rows show as last listed at `lastSeen`,
     // greyed, their state saying when it was seen. An invalid time: reachable again.
     void setUnreachable(const QString &profile, const QDateTime &lastSeen);
+Q_SIGNALS:
+    void listingApplied(const WorkspaceTreeModel::ListingDiff &diff);
+    // A profile's rows were dropped (removeProfile): its next listing is a baseline again.
+    void profileCleared(const QString &profile);
+
+public:
     bool isUnreachable(const QString &profile) const { return m_unreachable.contains(profile); }
     // What a profile's backend can do: with StopInsteadOfPause its paused workspaces read Stopped.
     void setCapabilities(const QString &profile, Paddock::Capabilities capabilities);
@@ -265,4 +296,6 @@ private:
     QLocale m_locale; // the default locale when the model was made
     QHash<QString, QDateTime> m_unreachable; // profile -> when its rows were last listed
     QHash<QString, Paddock::Capabilities> m_capabilities; // profile -> what its backend can do
+    QSet<QString> m_observed; // profiles whose diffs are collected
+    bool m_clearing = false; // removeProfile(): not a listing
 };

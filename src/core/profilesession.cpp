@@ -16,6 +16,8 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 namespace Paddock {
 
@@ -86,18 +88,24 @@ void ProfileSession::setUp(ProvisionOptions provision)
         [this](const QString &id, const Error &error) { emitEvent(Kind::OpenFailed, id, {}, std::nullopt, error); });
     // A close this session asked for is reported with its action when it returns; the others
     // (the sweeper's, at shutdown) as the manager tells them, a failed one with its error.
+    // The sweeper's closes say so (Actor::Sweeper); those of shutdown() are this session's own.
+    const auto closer = [this](const QString &id) {
+        return m_manager->isSweeperClosing(id) ? WorkspaceEvent::Actor::Sweeper : WorkspaceEvent::Actor::Console;
+    };
     connect(m_manager.get(), &WorkspaceManager::closeFailed, this,
-            [this](const QString &id, const QString &sandboxId, const Error &error) {
+            [this, closer](const QString &id, const QString &sandboxId, const Error &error) {
                 if (!m_releasing.contains(id))
-                    emitEvent(Kind::ActionFailed, id, sandboxId, WorkspaceAction::Close, error);
+                    emitEvent(Kind::ActionFailed, id, sandboxId, WorkspaceAction::Close, error, closer(id));
             });
     connect(m_manager.get(), &WorkspaceManager::workspaceClosed, this,
-            [this](const QString &id, const QString &sandboxId) {
+            [this, closer](const QString &id, const QString &sandboxId) {
                 if (!m_releasing.contains(id))
-                    emitEvent(Kind::Closed, id, sandboxId);
+                    emitEvent(Kind::Closed, id, sandboxId, std::nullopt, std::nullopt, closer(id));
             });
     connect(m_manager.get(), &WorkspaceManager::workspaceLost, this,
-            [this](const QString &id, const QString &sandboxId) { emitEvent(Kind::Lost, id, sandboxId); });
+            [this](const QString &id, const QString &sandboxId) {
+                emitEvent(Kind::Lost, id, sandboxId, std::nullopt, std::nullopt, WorkspaceEvent::Actor::Elsewhere);
+            });
     // What the backend's watch reports (only while watched), passed on with the profile's id.
     connect(m_backend.get(), &Backend::sandboxChanged, this,
             [this](const SandboxInfo &sandbox) { Q_EMIT sandboxChanged(m_profile.id, sandbox); });
@@ -124,8 +132,50 @@ Error ProfileSession::closedError() const
     return Error{Error::Kind::Cancelled, Tr::tr("not done: the profile %1 was closed").arg(m_profile.displayName())};
 }
 
+ProfileSession::Acting::Acting(QHash<QString, int> *on, QString id)
+    : acting(on)
+    , sandboxId(std::move(id))
+{
+    if (acting && !sandboxId.isEmpty())
+        ++(*acting)[sandboxId];
+    else
+        acting = nullptr;
+}
+
+ProfileSession::Acting::Acting(Acting &&other) noexcept
+    : acting(std::exchange(other.acting, nullptr))
+    , sandboxId(std::move(other.sandboxId))
+{
+}
+
+ProfileSession::Acting &ProfileSession::Acting::operator=(Acting &&other) noexcept
+{
+    if (this != &other) {
+        release();
+        acting = std::exchange(other.acting, nullptr);
+        sandboxId = std::move(other.sandboxId);
+    }
+    return *this;
+}
+
+ProfileSession::Acting::~Acting()
+{
+    release();
+}
+
+void ProfileSession::Acting::release()
+{
+    if (!acting)
+        return;
+    const auto it = acting->find(sandboxId);
+    if (it != acting->end() && --*it <= 0)
+        acting->erase(it);
+    acting = nullptr;
+}
+
 void ProfileSession::emitEvent(WorkspaceEvent::Kind kind, const QString &workspaceId, const QString &sandboxId,
-                               std::optional<WorkspaceAction> action, std::optional<Error> error)
+                               std::optional<WorkspaceAction> action, std::optional<Error> error,
+                               WorkspaceEvent::Actor actor)
 {
     WorkspaceEvent event;
     event.time = QDateTime::currentDateTimeUtc();
@@ -135,6 +185,7 @@ void ProfileSession::emitEvent(WorkspaceEvent::Kind kind, const QString &workspa
     event.kind = kind;
     event.action = action;
     event.error = std::move(error);
+    event.actor = actor;
     Q_EMIT this->event(event);
 }
 
@@ -556,6 +607,7 @@ QCoro::Task<Result<>> ProfileSession::release(WorkspaceAction action, SandboxInf
         report(action, sandbox, closed);
         co_return closed;
     }
+    Acting acting = actingOn(sandbox.sandboxId);
     Result<> done;
     if (holds(sandbox) || m_manager->isProvisioning(sandbox.workspaceId)) {
         // What the manager holds it releases itself: its cache never keeps a paused sandbox.
@@ -565,6 +617,7 @@ QCoro::Task<Result<>> ProfileSession::release(WorkspaceAction action, SandboxInf
     } else {
         done = co_await m_backend->pause(sandbox.sandboxId);
     }
+    acting.release();
     report(action, sandbox, done);
     co_return done;
 }
@@ -586,7 +639,9 @@ QCoro::Task<Result<SandboxInfo>> ProfileSession::resume(SandboxInfo sandbox)
         report(WorkspaceAction::Resume, sandbox, fail(closedError()));
         co_return fail(closedError());
     }
+    Acting acting = actingOn(sandbox.sandboxId);
     auto resumed = co_await m_backend->resume(sandbox.sandboxId);
+    acting.release();
     report(WorkspaceAction::Resume, sandbox, resumed ? Result<>{} : Result<>(fail(resumed.error())));
     co_return resumed;
 }
@@ -627,7 +682,9 @@ QCoro::Task<Result<>> ProfileSession::kill(SandboxInfo sandbox, KillOptions opti
         report(WorkspaceAction::Kill, sandbox, fail(closedError()));
         co_return fail(closedError());
     }
+    Acting acting = actingOn(sandbox.sandboxId);
     Result<> killed = co_await m_manager->kill(sandbox.workspaceId, sandbox.sandboxId, options);
+    acting.release();
     // A failed bootstrap of a sandbox that is gone says nothing about the next one of that id.
     if (killed && m_logs && !sandbox.workspaceId.isEmpty())
         m_logs->recordOutcome(instanceKey(), sandbox.workspaceId, true);
@@ -668,8 +725,9 @@ QCoro::Task<QList<ItemResult>> ProfileSession::run(WorkspaceAction action, QList
     QList<qsizetype> settling; // the pauses the server accepted, seen through together at the end
     QSet<qsizetype> deferred; // the same, to look up
     QHash<qsizetype, SandboxInfo> after; // what a resume or a renewal made of its item
+    std::map<qsizetype, Acting> unsettled; // the accepted pauses, under way until they settle
     const std::function<QCoro::Task<Result<>>(const SandboxInfo &)> act =
-        [this, action, options, cancel, inTwoSteps, &next, &applied, &settling, &deferred, &after,
+        [this, action, options, cancel, inTwoSteps, &next, &applied, &settling, &deferred, &after, &unsettled,
          &progress](const SandboxInfo &sandbox) -> QCoro::Task<Result<>> {
         const qsizetype index = next++;
         if (m_shuttingDown) {
@@ -682,12 +740,15 @@ QCoro::Task<QList<ItemResult>> ProfileSession::run(WorkspaceAction action, QList
             co_return fail(Error{Error::Kind::Cancelled, Tr::tr("cancelled")});
         applied.insert(index);
         if (inTwoSteps && !holds(sandbox) && !m_manager->isProvisioning(sandbox.workspaceId)) {
+            Acting acting = actingOn(sandbox.sandboxId);
             auto requested = co_await m_backend->requestPause(sandbox.sandboxId);
             if (requested && !*requested) {
                 settling.append(index);
                 deferred.insert(index);
+                unsettled.insert_or_assign(index, std::move(acting));
                 co_return Result<>{}; // reported once settled
             }
+            acting.release();
             const Result<> done = requested ? Result<>{} : Result<>(fail(requested.error()));
             report(action, sandbox, done);
             co_return done;
@@ -736,9 +797,10 @@ QCoro::Task<QList<ItemResult>> ProfileSession::run(WorkspaceAction action, QList
         for (const qsizetype index : std::as_const(settling))
             ids.append(given.at(index).sandboxId);
         // Each reported, and its item finished, as it settles.
-        const Backend::PauseSettled onSettled = [this, action, &settling, &given, &results, &progress, settled,
-                                                 itemResult](qsizetype i, const Result<> &raw) {
+        const Backend::PauseSettled onSettled = [this, action, &settling, &given, &results, &progress, &unsettled,
+                                                 settled, itemResult](qsizetype i, const Result<> &raw) {
             const qsizetype index = settling.at(i);
+            unsettled.erase(index);
             const Result<> outcome = settled(raw);
             results[index] = outcome;
             report(action, given.at(index), outcome);

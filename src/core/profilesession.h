@@ -13,6 +13,7 @@
 #include <QCoroFwd>
 
 #include <QDateTime>
+#include <QHash>
 #include <QObject>
 #include <QSet>
 
@@ -73,6 +74,12 @@ struct BulkProgress
 // event history and notifications.
 struct WorkspaceEvent
 {
+    // Who made it happen, as far as the session can tell.
+    enum class Actor {
+        Console, // an action asked of this session (the console's, or paddockctl's own run)
+        Sweeper, // the manager's TTL sweeper, closing a workspace idle too long
+        Elsewhere, // not this session: a sandbox lost behind its back (deleted, expired)
+    };
     enum class Kind {
         Opening, // provisioning started
         Opened,
@@ -92,6 +99,9 @@ struct WorkspaceEvent
     Kind kind = Kind::Opened;
     std::optional<WorkspaceAction> action; // the action that made it, when one did
     std::optional<Error> error;
+    // Console for the session's actions, opens and the closes at its shutdown; Sweeper for the
+    // sweeper's closes (Closed, or ActionFailed with action Close); Elsewhere for Lost.
+    Actor actor = Actor::Console;
 };
 
 // The one way into a profile, as qBittorrent's BitTorrent::Session is into its torrents: it owns
@@ -155,6 +165,10 @@ public:
     bool isProvisioning(const QString &workspaceId) const;
     // How many workspaces this session holds open or is opening.
     int openCount() const;
+    // Whether an action of this session on this sandbox is under way (started, its event not yet
+    // emitted; a pause the server accepted counts until it settled): a change seen in a listing
+    // meanwhile is this session's doing.
+    bool isActingOn(const QString &sandboxId) const { return m_acting.contains(sandboxId); }
 
     // Reads.
     QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter = {});
@@ -237,7 +251,23 @@ private:
     void setUp(ProvisionOptions provision);
     Error closedError() const;
     void emitEvent(WorkspaceEvent::Kind kind, const QString &workspaceId, const QString &sandboxId,
-                   std::optional<WorkspaceAction> action = std::nullopt, std::optional<Error> error = std::nullopt);
+                   std::optional<WorkspaceAction> action = std::nullopt, std::optional<Error> error = std::nullopt,
+                   WorkspaceEvent::Actor actor = WorkspaceEvent::Actor::Console);
+    // Counts an action on a sandbox as under way until the returned guard goes (isActingOn).
+    struct Acting
+    {
+        QHash<QString, int> *acting = nullptr;
+        QString sandboxId;
+        Acting() = default;
+        Acting(QHash<QString, int> *on, QString id);
+        Acting(Acting &&other) noexcept;
+        Acting &operator=(Acting &&other) noexcept;
+        Acting(const Acting &) = delete;
+        Acting &operator=(const Acting &) = delete;
+        ~Acting();
+        void release();
+    };
+    Acting actingOn(const QString &sandboxId) { return Acting(&m_acting, sandboxId); }
     void report(WorkspaceAction action, const SandboxInfo &sandbox, const Result<> &result);
     QCoro::Task<Result<>> release(WorkspaceAction action, SandboxInfo sandbox);
     bool holds(const SandboxInfo &sandbox) const;
@@ -260,6 +290,7 @@ private:
     bool m_shutDown = false;
     bool m_watched = false;
     QSet<QString> m_releasing; // workspace ids this session is closing through the manager
+    QHash<QString, int> m_acting; // sandbox ids with an action under way, and how many
     QList<std::shared_ptr<CancelToken>> m_execs; // the commands running: shutdown() stops them
     TaskTracker m_tasks;
     std::shared_ptr<Broadcast<bool>> m_shutdownDone = std::make_shared<Broadcast<bool>>();

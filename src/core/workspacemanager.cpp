@@ -246,12 +246,16 @@ QCoro::Task<QStringList> WorkspaceManager::sweepOnce()
         co_return expired;
 
     qCInfo(lcManager).noquote() << "sweeper evicts" << expired.join(QStringLiteral(", "));
+    for (const QString &id : std::as_const(expired))
+        m_sweeperClosing.insert(id);
     std::vector<QCoro::Task<Result<>>> closing;
     closing.reserve(evicted.size());
     for (auto &workspace : evicted)
         closing.push_back(safeClose(std::move(workspace)));
     for (auto &task : closing)
         co_await task;
+    for (const QString &id : std::as_const(expired))
+        m_sweeperClosing.remove(id);
     co_return expired;
 }
 

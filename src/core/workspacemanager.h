@@ -12,6 +12,7 @@
 
 #include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 
 #include <chrono>
@@ -97,6 +98,9 @@ public:
     QCoro::Task<void> closeAll();
     // One sweeper tick: returns the ids it evicted.
     QCoro::Task<QStringList> sweepOnce();
+    // Whether the sweeper is closing this workspace for idleness: true while its close runs,
+    // and so when workspaceClosed (or closeFailed) is emitted for it (who closed it, for events).
+    bool isSweeperClosing(const QString &workspaceId) const { return m_sweeperClosing.contains(workspaceId); }
 
     void start();
     // What stop() does with the workspaces it holds.
@@ -147,6 +151,7 @@ private:
     QHash<QString, std::shared_ptr<Broadcast<Result<>>>> m_closing; // evicted, backend not yet paused
     QTimer m_sweepTimer;
     std::shared_ptr<Broadcast<bool>> m_sweeping; // set while a sweep runs
+    QSet<QString> m_sweeperClosing; // the ids a sweep is closing
     TaskTracker m_tasks; // every close and kill under way
     bool m_stopping = false; // stop() runs: nothing is opened any more
 };

@@ -70,6 +70,8 @@ public:
     QCoro::Task<Result<QList<SandboxInfo>>> list(ListFilter filter) override
     {
         ++lists;
+        if (listError)
+            co_return fail(*listError);
         QList<SandboxInfo> found;
         for (const SandboxInfo &info : std::as_const(sandboxes)) {
             if ((!filter.workspaceId || info.metadata.value(WorkspaceIdKey) == *filter.workspaceId)
@@ -268,6 +270,7 @@ public:
     bool watching = false; // what setWatching() said last
     bool watchUp = true; // false: a watch that fails (isWatchLive() says so)
     int lists = 0; // list() calls so far
+    std::optional<Error> listError; // what every listing fails with (a server that is down)
 };
 
 } // namespace PaddockTest
