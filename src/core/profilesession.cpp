@@ -92,12 +92,15 @@ void ProfileSession::setUp(ProvisionOptions provision)
                     emitEvent(Kind::ActionFailed, id, sandboxId, WorkspaceAction::Close, error);
             });
     connect(m_manager.get(), &WorkspaceManager::workspaceClosed, this,
-            [this](const QString &id, const QString &sandboxId) {
+            [this](const QString &id, const QString &sandboxId, bool swept) {
                 if (!m_releasing.contains(id))
-                    emitEvent(Kind::Closed, id, sandboxId);
+                    emitEvent(Kind::Closed, id, sandboxId, std::nullopt, std::nullopt,
+                              swept ? WorkspaceEvent::Actor::Sweeper : WorkspaceEvent::Actor::Console);
             });
     connect(m_manager.get(), &WorkspaceManager::workspaceLost, this,
-            [this](const QString &id, const QString &sandboxId) { emitEvent(Kind::Lost, id, sandboxId); });
+            [this](const QString &id, const QString &sandboxId) {
+                emitEvent(Kind::Lost, id, sandboxId, std::nullopt, std::nullopt, WorkspaceEvent::Actor::Elsewhere);
+            });
     // What the backend's watch reports (only while watched), passed on with the profile's id.
     connect(m_backend.get(), &Backend::sandboxChanged, this,
             [this](const SandboxInfo &sandbox) { Q_EMIT sandboxChanged(m_profile.id, sandbox); });
@@ -125,7 +128,8 @@ Error ProfileSession::closedError() const
 }
 
 void ProfileSession::emitEvent(WorkspaceEvent::Kind kind, const QString &workspaceId, const QString &sandboxId,
-                               std::optional<WorkspaceAction> action, std::optional<Error> error)
+                               std::optional<WorkspaceAction> action, std::optional<Error> error,
+                               WorkspaceEvent::Actor actor)
 {
     WorkspaceEvent event;
     event.time = QDateTime::currentDateTimeUtc();
@@ -135,6 +139,7 @@ void ProfileSession::emitEvent(WorkspaceEvent::Kind kind, const QString &workspa
     event.kind = kind;
     event.action = action;
     event.error = std::move(error);
+    event.actor = actor;
     Q_EMIT this->event(event);
 }
 

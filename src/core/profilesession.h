@@ -85,6 +85,12 @@ struct WorkspaceEvent
         Lost, // the backend found its sandbox gone
         ActionFailed, // `action` did not happen: `error` says why (Cancelled: not attempted)
     };
+    // Who made it happen, as far as Paddock can tell.
+    enum class Actor {
+        Console, // this session: an action, an open, the manager's stop at quit
+        Sweeper, // the manager's sweeper, closing a workspace idle for longer than the TTL
+        Elsewhere, // the backend: a sandbox gone behind Paddock's back
+    };
     QDateTime time; // UTC
     QString profileId;
     QString workspaceId;
@@ -92,6 +98,7 @@ struct WorkspaceEvent
     Kind kind = Kind::Opened;
     std::optional<WorkspaceAction> action; // the action that made it, when one did
     std::optional<Error> error;
+    Actor actor = Actor::Console;
 };
 
 // The one way into a profile, as qBittorrent's BitTorrent::Session is into its torrents: it owns
@@ -236,7 +243,8 @@ private:
     void setUp(ProvisionOptions provision);
     Error closedError() const;
     void emitEvent(WorkspaceEvent::Kind kind, const QString &workspaceId, const QString &sandboxId,
-                   std::optional<WorkspaceAction> action = std::nullopt, std::optional<Error> error = std::nullopt);
+                   std::optional<WorkspaceAction> action = std::nullopt, std::optional<Error> error = std::nullopt,
+                   WorkspaceEvent::Actor actor = WorkspaceEvent::Actor::Console);
     void report(WorkspaceAction action, const SandboxInfo &sandbox, const Result<> &result);
     QCoro::Task<Result<>> release(WorkspaceAction action, SandboxInfo sandbox);
     bool holds(const SandboxInfo &sandbox) const;

@@ -175,7 +175,7 @@ QStringList WorkspaceManager::cachedIds() const
     return m_cache.keys();
 }
 
-QCoro::Task<Result<>> WorkspaceManager::safeClose(WorkspacePtr workspace)
+QCoro::Task<Result<>> WorkspaceManager::safeClose(WorkspacePtr workspace, bool swept)
 {
     // The workspace has left the cache already; until its backend is paused, a request for the
     // same id waits here rather than attaching to a sandbox that is about to pause.
@@ -193,7 +193,7 @@ QCoro::Task<Result<>> WorkspaceManager::safeClose(WorkspacePtr workspace)
     if (m_closing.value(id) == done)
         m_closing.remove(id);
     done->set(closed);
-    Q_EMIT workspaceClosed(id, sandboxId);
+    Q_EMIT workspaceClosed(id, sandboxId, swept);
     co_return closed;
 }
 
@@ -249,7 +249,7 @@ QCoro::Task<QStringList> WorkspaceManager::sweepOnce()
     std::vector<QCoro::Task<Result<>>> closing;
     closing.reserve(evicted.size());
     for (auto &workspace : evicted)
-        closing.push_back(safeClose(std::move(workspace)));
+        closing.push_back(safeClose(std::move(workspace), true));
     for (auto &task : closing)
         co_await task;
     co_return expired;

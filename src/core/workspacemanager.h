@@ -115,8 +115,9 @@ Q_SIGNALS:
     // A provisioning failed: what waiters got.
     void provisioningFailed(const QString &workspaceId, const Paddock::Error &error);
     // A workspace left the cache and its close ended (sandboxId: its sandbox, when known); when
-    // the close failed, closeFailed came first with the error.
-    void workspaceClosed(const QString &workspaceId, const QString &sandboxId = {});
+    // the close failed, closeFailed came first with the error. swept: the sweeper closed it for
+    // idleness (not a close asked for, nor the manager's stop).
+    void workspaceClosed(const QString &workspaceId, const QString &sandboxId = {}, bool swept = false);
     void closeFailed(const QString &workspaceId, const QString &sandboxId, const Paddock::Error &error);
     void workspaceKilled(const QString &workspaceId, const QString &sandboxId);
     // One sweeper tick is done; evicted lists what it closed.
@@ -134,7 +135,7 @@ private:
 
     WorkspacePtr touch(const QString &workspaceId); // a cache hit refreshes the idle clock
     QCoro::Task<Result<WorkspacePtr>> provisionShared(ProvisionRequest request);
-    QCoro::Task<Result<>> safeClose(WorkspacePtr workspace);
+    QCoro::Task<Result<>> safeClose(WorkspacePtr workspace, bool swept = false);
     void onSweepTimer();
     void onSandboxLost(const QString &sandboxId, const QString &workspaceId);
     // Erases the entry of workspaceId if it holds sandboxId; whether it did.
