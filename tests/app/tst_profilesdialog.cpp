@@ -209,6 +209,8 @@ const QList<FormRow> FormRows{
     {"sweepIntervalLabel", "sweepIntervalBox", AllKinds},
     {"refreshIntervalLabel", "refreshIntervalBox", AllKinds},
     {nullptr, "readOnlyBox", AllKinds},
+    {"notifyBeforeExpiryLabel", "notifyBeforeExpiryEdit", AllKinds},
+    {nullptr, "muteNotificationsBox", AllKinds},
 };
 
 // Every row the chosen backend has is shown whole, with its label, below the one before it; the
@@ -385,6 +387,16 @@ private Q_SLOTS:
         QCOMPARE(refreshBox->itemText(0), QStringLiteral("Off"));
         refreshBox->setCurrentIndex(refreshBox->findData(30));
         find<QCheckBox>(dialog, "readOnlyBox")->setChecked(true);
+        auto *notifyEdit = find<QLineEdit>(dialog, "notifyBeforeExpiryEdit");
+        QCOMPARE(notifyEdit->text(), QStringLiteral("10, 1"));
+        // Something not a number of minutes is named under its field, and nothing is saved.
+        notifyEdit->setText(QStringLiteral("15, soon"));
+        QTest::keyClick(imageEdit, Qt::Key_Return);
+        QTRY_VERIFY(find<QLabel>(dialog, "notifyBeforeExpiryError")->isVisible());
+        QVERIFY(find<QLabel>(dialog, "notifyBeforeExpiryError")->text().contains(QLatin1String("whole minutes")));
+        QCOMPARE(changed.count(), 0);
+        notifyEdit->setText(QStringLiteral("2, 15"));
+        find<QCheckBox>(dialog, "muteNotificationsBox")->setChecked(true);
         QVERIFY(dialog.hasUnsavedChanges());
         QVERIFY(dialog.isWindowModified());
 
@@ -418,6 +430,9 @@ private Q_SLOTS:
         QCOMPARE(saved->image, QStringLiteral("python:3.12-slim"));
         QCOMPARE(saved->sandboxTimeout.count(), 0);
         QCOMPARE(saved->isolation, IsolationPolicy::PerUser);
+        QCOMPARE(saved->notifyBeforeExpiry,
+                 (QList<std::chrono::seconds>{std::chrono::minutes(15), std::chrono::minutes(2)}));
+        QVERIFY(saved->muteNotifications);
         QCOMPARE(saved->ttl.count(), 600);
         QCOMPARE(saved->sweepInterval.count(), 60);
         QCOMPARE(saved->refreshInterval.count(), 30);
@@ -1163,16 +1178,27 @@ private Q_SLOTS:
             widget = widget->nextInFocusChain();
         } while (widget != list);
         const QStringList expected{
-            QStringLiteral("profileList"),       QStringLiteral("addButton"),
-            QStringLiteral("removeButton"),      QStringLiteral("nameEdit"),
-            QStringLiteral("kindBox"),           QStringLiteral("domainEdit"),
-            QStringLiteral("protocolBox"),       QStringLiteral("useServerProxyBox"),
-            QStringLiteral("apiKeyEdit"),        QStringLiteral("forgetKeyButton"),
-            QStringLiteral("imageEdit"),         QStringLiteral("sandboxTimeoutBox"),
-            QStringLiteral("bootstrapFileEdit"), QStringLiteral("bootstrapFileBrowseButton"),
-            QStringLiteral("isolationBox"),      QStringLiteral("ttlBox"),
-            QStringLiteral("sweepIntervalBox"),  QStringLiteral("refreshIntervalBox"),
+            QStringLiteral("profileList"),
+            QStringLiteral("addButton"),
+            QStringLiteral("removeButton"),
+            QStringLiteral("nameEdit"),
+            QStringLiteral("kindBox"),
+            QStringLiteral("domainEdit"),
+            QStringLiteral("protocolBox"),
+            QStringLiteral("useServerProxyBox"),
+            QStringLiteral("apiKeyEdit"),
+            QStringLiteral("forgetKeyButton"),
+            QStringLiteral("imageEdit"),
+            QStringLiteral("sandboxTimeoutBox"),
+            QStringLiteral("bootstrapFileEdit"),
+            QStringLiteral("bootstrapFileBrowseButton"),
+            QStringLiteral("isolationBox"),
+            QStringLiteral("ttlBox"),
+            QStringLiteral("sweepIntervalBox"),
+            QStringLiteral("refreshIntervalBox"),
             QStringLiteral("readOnlyBox"),
+            QStringLiteral("notifyBeforeExpiryEdit"),
+            QStringLiteral("muteNotificationsBox"),
         };
         QCOMPARE(order, expected);
 
