@@ -7,9 +7,12 @@
 #include "e2bkeyoffer.h"
 #include "i18n.h"
 #include "mainwindow.h"
+#include "notificationcenter.h"
+#include "notifier.h"
 #include "profilesdialog.h"
 #include "profilesession.h"
 #include "quitcontroller.h"
+#include "traycontroller.h"
 #include "workspacemanager.h"
 
 #include <QCoroTask>
@@ -43,6 +46,8 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
     , m_logs(std::make_unique<BootstrapLogStore>(logRoot))
     , m_window(std::make_unique<MainWindow>())
     , m_quit(new QuitController(settings, this))
+    , m_notifications(new NotificationCenter(this))
+    , m_tray(nullptr)
 {
     // Closing the window (or File > Quit) asks what to do with the open workspaces first.
     m_window->addQuitMenu(m_quit->menu(m_window.get()));
@@ -67,6 +72,30 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
                 qCWarning(lcConsole).noquote() << "cannot remember the refresh interval:" << saved.error().message;
         }
     });
+    // Notifications: the thresholds the tree's rows cross, the sessions' events; a click shows
+    // the workspaces. What cannot be shown (no service, no tray) is said once, here too.
+    m_tray = new TrayController(m_window.get(), m_notifications->expiry(), settings, this);
+    m_notifications->watch(m_window->model());
+    for (const Profile &profile : m_profiles.profiles())
+        m_notifications->setProfile(profile);
+    connect(m_notifications, &NotificationCenter::showWorkspaces, this, &Console::showWorkspaces);
+    connect(m_notifications, &NotificationCenter::statusMessage, this,
+            [this](const QString &message) { m_window->statusBar()->showMessage(message); });
+    m_notifications->notifier()->setTrayProvider([this] { return m_tray->iconForMessages(); });
+    m_notifications->notifier()->start();
+}
+
+void Console::showWorkspaces(const QString &profileId, const QStringList &workspaceIds)
+{
+    m_window->showNormal();
+    m_window->raise();
+    m_window->activateWindow();
+    // Selected once the profile shows and they are listed.
+    m_window->selectWorkspaces(profileId, workspaceIds);
+    if (profileId != m_window->profile() && m_profiles.profile(profileId)) {
+        offerProfiles(profileId);
+        switchTo(profileId);
+    }
 }
 
 Console::~Console()
@@ -192,6 +221,7 @@ QCoro::Task<ProfileSession *> Console::sessionFor(Profile profile)
     if (!problem.isEmpty())
         made->setProblem(made->problem().isEmpty() ? problem : problem + u'\n' + made->problem());
     ProfileSession *raw = made.get();
+    m_notifications->observe(raw);
     m_sessions[now->id] = std::move(made);
     pending->set(raw);
     co_return raw;
@@ -246,6 +276,8 @@ bool Console::stillServes(const Profile &was, const QByteArray &key, const Profi
     viewOnly.name = was.name;
     viewOnly.refreshInterval = was.refreshInterval;
     viewOnly.readOnly = was.readOnly;
+    viewOnly.notifyBeforeExpiry = was.notifyBeforeExpiry;
+    viewOnly.muteNotifications = was.muteNotifications;
     return viewOnly == was && key == nowKey;
 }
 
@@ -253,8 +285,11 @@ QCoro::Task<void> Console::reload(QStringList changedIds)
 {
     const QPointer<Console> self(this);
     const QString shown = m_window->profile();
-    for (const QString &id : std::as_const(changedIds))
+    for (const QString &id : std::as_const(changedIds)) {
         ++m_saves[id]; // a session being made reads its key again
+        if (const auto profile = m_profiles.profile(id))
+            m_notifications->setProfile(*profile); // its thresholds, mute and name
+    }
     for (const QString &id : std::as_const(changedIds)) {
         auto it = m_sessions.find(id);
         if (it == m_sessions.end())
