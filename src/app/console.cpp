@@ -62,6 +62,8 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
         m_settings->setValue(QLatin1String(LanguageKey), code);
         useLanguage(localeFor(code));
         offerProfiles(m_window->profile()); // the built-in profile's name is the language's
+        for (const Profile &profile : m_profiles.profiles())
+            m_notifications->setProfile(profile); // (and the notifications' name of it)
         m_window->setLanguageChoice(code);
     });
     // The refresh interval picked in the window is the shown profile's from then on.

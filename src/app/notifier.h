@@ -7,11 +7,11 @@
 #include <QPointer>
 #include <QSet>
 #include <QStringList>
+#include <QSystemTrayIcon>
 
 #include <functional>
 
 class QDBusPendingCallWatcher;
-class QSystemTrayIcon;
 
 // How a notification reaches the desktop: the notification service on the session bus
 // (org.freedesktop.Notifications over QtDBus), else a tray icon's balloon

@@ -78,8 +78,10 @@ void TrayController::ensureIcon()
     m_countsAction = m_menu->addAction(QString());
     m_countsAction->setEnabled(false);
     m_menu->addSeparator();
-    m_showHide = m_menu->addAction(QString(), this, &TrayController::toggleWindow);
-    m_pauseIdle = m_menu->addAction(QString(), this, [this] {
+    m_showHide = m_menu->addAction(QString());
+    connect(m_showHide, &QAction::triggered, this, &TrayController::toggleWindow);
+    m_pauseIdle = m_menu->addAction(QString());
+    connect(m_pauseIdle, &QAction::triggered, this, [this] {
         // The window's own Pause Idle… (it asks for the minutes, then confirms), in view.
         m_window->showNormal();
         m_window->raise();
@@ -88,7 +90,8 @@ void TrayController::ensureIcon()
             action->trigger();
     });
     m_menu->addSeparator();
-    m_quit = m_menu->addAction(QString(), this, [this] {
+    m_quit = m_menu->addAction(QString());
+    connect(m_quit, &QAction::triggered, this, [this] {
         // Asks about the open workspaces as File > Quit does: the question needs the window.
         if (m_window->isHidden())
             m_window->show();

@@ -2,6 +2,7 @@
 
 #include <QObject>
 #include <QPointer>
+#include <QSystemTrayIcon>
 #include <QTimer>
 
 class ExpiryWatch;
@@ -9,7 +10,6 @@ class MainWindow;
 class QAction;
 class QMenu;
 class QSettings;
-class QSystemTrayIcon;
 
 // The optional tray icon (View > Show in System Tray, off by default, remembered): its tooltip
 // and menu count the running workspaces and those expiring soon (read from ExpiryWatch, at most

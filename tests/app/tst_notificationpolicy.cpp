@@ -20,7 +20,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-NotificationEvent event(const QString &profile, NotificationEvent::Kind kind, const QStringList &ids,
+NotificationEvent notice(const QString &profile, NotificationEvent::Kind kind, const QStringList &ids,
                         std::chrono::seconds threshold = 600s)
 {
     NotificationEvent e;
@@ -86,9 +86,9 @@ private Q_SLOTS:
     {
         NotificationPolicy p = policy();
         using Kind = NotificationEvent::Kind;
-        p.submit(event(QStringLiteral("prod"), Kind::ExpiresSoon, {QStringLiteral("ws-1"), QStringLiteral("ws-2")}));
+        p.submit(notice(QStringLiteral("prod"), Kind::ExpiresSoon, {QStringLiteral("ws-1"), QStringLiteral("ws-2")}));
         m_mono += 1500;
-        p.submit(event(QStringLiteral("prod"), Kind::ExpiresSoon, {QStringLiteral("ws-3")}));
+        p.submit(notice(QStringLiteral("prod"), Kind::ExpiresSoon, {QStringLiteral("ws-3")}));
         QVERIFY(p.due().isEmpty()); // the window is not over
         QCOMPARE(p.nextDueMs(), std::optional<qint64>(m_mono - 1500 + NotificationPolicy::GroupWindowMs));
         m_mono += 600;
@@ -102,14 +102,14 @@ private Q_SLOTS:
         QVERIFY(!out.constFirst().replaces);
         QVERIFY(!out.constFirst().critical);
         QVERIFY(p.due().isEmpty());
-        QCOMPARE(p.nextDueMs(), std::nullopt);
+        QVERIFY(!p.nextDueMs());
 
         // Each kind and each threshold is a group of its own; one workspace is named.
-        p.submit(event(QStringLiteral("prod"), Kind::ExpiresSoon, {QStringLiteral("ws-1")}, 60s));
-        NotificationEvent failed = event(QStringLiteral("prod"), Kind::BootstrapFailed, {QStringLiteral("ws-9")});
+        p.submit(notice(QStringLiteral("prod"), Kind::ExpiresSoon, {QStringLiteral("ws-1")}, 60s));
+        NotificationEvent failed = notice(QStringLiteral("prod"), Kind::BootstrapFailed, {QStringLiteral("ws-9")});
         failed.detail = QStringLiteral("bootstrap failed (exit 2) for: 'pip install x'\nstderr: no");
         p.submit(failed);
-        p.submit(event(QStringLiteral("prod"), Kind::SweeperClosed, {QStringLiteral("ws-4"), QStringLiteral("ws-5")}));
+        p.submit(notice(QStringLiteral("prod"), Kind::SweeperClosed, {QStringLiteral("ws-4"), QStringLiteral("ws-5")}));
         m_mono += NotificationPolicy::GroupWindowMs;
         const QList<Notification> three = p.due();
         QCOMPARE(three.size(), 3);
@@ -129,7 +129,7 @@ private Q_SLOTS:
         QStringList many;
         for (int i = 1; i <= 12; ++i)
             many.append(QStringLiteral("ws-%1").arg(i));
-        p.submit(event(QStringLiteral("prod"), NotificationEvent::Kind::ExpiresSoon, many));
+        p.submit(notice(QStringLiteral("prod"), NotificationEvent::Kind::ExpiresSoon, many));
         m_mono += NotificationPolicy::GroupWindowMs;
         const Notification n = p.due().constFirst();
         QCOMPARE(n.summary, QStringLiteral("12 workspaces expire within 10 minutes"));
@@ -141,12 +141,12 @@ private Q_SLOTS:
     {
         NotificationPolicy p = policy();
         using Kind = NotificationEvent::Kind;
-        p.submit(event(QStringLiteral("prod"), Kind::SweeperClosed, {QStringLiteral("a")}));
+        p.submit(notice(QStringLiteral("prod"), Kind::SweeperClosed, {QStringLiteral("a")}));
         m_mono += NotificationPolicy::GroupWindowMs;
         const Notification first = p.due().constFirst();
         QVERIFY(!first.replaces);
         m_mono += 10'000;
-        p.submit(event(QStringLiteral("prod"), Kind::SweeperClosed, {QStringLiteral("b")}));
+        p.submit(notice(QStringLiteral("prod"), Kind::SweeperClosed, {QStringLiteral("b")}));
         m_mono += NotificationPolicy::GroupWindowMs;
         const Notification second = p.due().constFirst();
         QVERIFY(second.replaces);
@@ -155,7 +155,7 @@ private Q_SLOTS:
         QCOMPARE(second.workspaceIds, (QStringList{QStringLiteral("a"), QStringLiteral("b")}));
         // Closed on the desktop: the next one is new, with its own ids.
         p.closed(first.group);
-        p.submit(event(QStringLiteral("prod"), Kind::SweeperClosed, {QStringLiteral("c")}));
+        p.submit(notice(QStringLiteral("prod"), Kind::SweeperClosed, {QStringLiteral("c")}));
         m_mono += NotificationPolicy::GroupWindowMs;
         const Notification third = p.due().constFirst();
         QVERIFY(!third.replaces);
@@ -168,7 +168,7 @@ private Q_SLOTS:
         using Kind = NotificationEvent::Kind;
         // Six groups due at once: three alone, the last slot carries the other three.
         for (int i = 0; i < 6; ++i) {
-            p.submit(event(QStringLiteral("prod"), Kind::ExpiresSoon, {QStringLiteral("ws-%1").arg(i)},
+            p.submit(notice(QStringLiteral("prod"), Kind::ExpiresSoon, {QStringLiteral("ws-%1").arg(i)},
                            std::chrono::minutes(10 + i)));
         }
         m_mono += NotificationPolicy::GroupWindowMs;
@@ -183,9 +183,9 @@ private Q_SLOTS:
         QCOMPARE(folded.workspaceIds,
                  (QStringList{QStringLiteral("ws-3"), QStringLiteral("ws-4"), QStringLiteral("ws-5")}));
         // The minute is used up: what comes waits, and folds in.
-        p.submit(event(QStringLiteral("prod"), Kind::Lost, {QStringLiteral("x")}));
+        p.submit(notice(QStringLiteral("prod"), Kind::Lost, {QStringLiteral("x")}));
         m_mono += NotificationPolicy::GroupWindowMs;
-        p.submit(event(QStringLiteral("prod"), Kind::Lost, {QStringLiteral("y")}));
+        p.submit(notice(QStringLiteral("prod"), Kind::Lost, {QStringLiteral("y")}));
         m_mono += NotificationPolicy::GroupWindowMs;
         QVERIFY(p.due().isEmpty());
         QCOMPARE(
@@ -201,17 +201,17 @@ private Q_SLOTS:
     {
         NotificationPolicy p = policy();
         using Kind = NotificationEvent::Kind;
-        p.submit(event(QStringLiteral("prod"), Kind::Lost, {QStringLiteral("x")}));
+        p.submit(notice(QStringLiteral("prod"), Kind::Lost, {QStringLiteral("x")}));
         p.setMuted(QStringLiteral("prod"), true); // what waited goes too
-        p.submit(event(QStringLiteral("prod"), Kind::Lost, {QStringLiteral("z")}));
+        p.submit(notice(QStringLiteral("prod"), Kind::Lost, {QStringLiteral("z")}));
         m_mono += NotificationPolicy::GroupWindowMs;
         QVERIFY(p.due().isEmpty());
         QCOMPARE(p.pendingGroups(), 0);
         p.setMuted(QStringLiteral("prod"), false);
 
         // A workspace lost once, told by the manager and by a listing: once.
-        p.submit(event(QStringLiteral("prod"), Kind::Lost, {QStringLiteral("w")}));
-        NotificationEvent vanished = event(QStringLiteral("prod"), Kind::Lost, {QStringLiteral("w")});
+        p.submit(notice(QStringLiteral("prod"), Kind::Lost, {QStringLiteral("w")}));
+        NotificationEvent vanished = notice(QStringLiteral("prod"), Kind::Lost, {QStringLiteral("w")});
         vanished.reason = NotificationEvent::LostReason::Expired;
         p.submit(vanished);
         m_mono += NotificationPolicy::GroupWindowMs;
@@ -233,7 +233,7 @@ private Q_SLOTS:
     {
         QCOMPARE(useLanguage(QLocale(QStringLiteral("zh_CN"))), QStringLiteral("zh_CN"));
         NotificationPolicy p = policy();
-        p.submit(event(QStringLiteral("prod"), NotificationEvent::Kind::ExpiresSoon,
+        p.submit(notice(QStringLiteral("prod"), NotificationEvent::Kind::ExpiresSoon,
                        {QStringLiteral("a"), QStringLiteral("b")}));
         m_mono += NotificationPolicy::GroupWindowMs;
         const Notification n = p.due().constFirst();
@@ -247,13 +247,14 @@ private Q_SLOTS:
     {
         ExpiryWatch watch;
         qint64 wall = m_wall;
-        qint64 mono = 0;
+        qint64 mono = 1000;
         watch.setClocks([&wall] { return wall; }, [&mono] { return mono; });
         const auto advance = [&](qint64 ms) {
             wall += ms;
             mono += ms;
         };
-        watch.upsert(QStringLiteral("p"), QStringLiteral("s1"), QStringLiteral("ws-1"), wall + 30 * 60'000);
+        const qint64 ws1Deadline = wall + 30 * 60'000;
+        watch.upsert(QStringLiteral("p"), QStringLiteral("s1"), QStringLiteral("ws-1"), ws1Deadline);
         watch.upsert(QStringLiteral("p"), QStringLiteral("s2"), QStringLiteral("ws-2"), wall + 5 * 60'000);
         watch.upsert(QStringLiteral("p"), QStringLiteral("s3"), QStringLiteral("ws-3"), wall + 30'000);
         watch.upsert(QStringLiteral("p"), QStringLiteral("s4"), QStringLiteral("ws-4"), std::nullopt);
@@ -280,7 +281,7 @@ private Q_SLOTS:
 
         // A renewal (the deadline moved) re-arms it; the same deadline listed again does not.
         watch.upsert(QStringLiteral("p"), QStringLiteral("s1"), QStringLiteral("ws-1"),
-                     wall + 15 * 60'000 - 1000 + 400);
+                     ws1Deadline + 400);
         QVERIFY(watch.check().isEmpty()); // under a second: the same deadline
         watch.upsert(QStringLiteral("p"), QStringLiteral("s1"), QStringLiteral("ws-1"), wall + 20 * 60'000);
         QVERIFY(watch.check().isEmpty());
@@ -303,7 +304,7 @@ private Q_SLOTS:
     {
         ExpiryWatch watch;
         qint64 wall = m_wall;
-        qint64 mono = 0;
+        qint64 mono = 1000;
         watch.setClocks([&wall] { return wall; }, [&mono] { return mono; });
         for (int i = 0; i < 10; ++i) {
             watch.upsert(QStringLiteral("p"), QStringLiteral("s%1").arg(i), QStringLiteral("ws-%1").arg(i),
@@ -347,7 +348,7 @@ private Q_SLOTS:
         WorkspaceTreeModel model;
         ExpiryWatch watch;
         qint64 wall = m_wall;
-        qint64 mono = 0;
+        qint64 mono = 1000;
         watch.setClocks([&wall] { return wall; }, [&mono] { return mono; });
         const QDateTime now = QDateTime::fromMSecsSinceEpoch(wall, Qt::UTC);
         model.update(QStringLiteral("p"),

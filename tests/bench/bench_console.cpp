@@ -686,6 +686,8 @@ int main(int argc, char **argv)
                       QStringLiteral("Pods patched at once on the Kubernetes window (default 1000)."),
                       QStringLiteral("n"), QStringLiteral("1000")});
     parser.addOption({QStringLiteral("window-only"), QStringLiteral("Only the live window figures.")});
+    parser.addOption({QStringLiteral("model-only"),
+                      QStringLiteral("Only the model's figures (with the notifications'), no window.")});
     parser.addOption({QStringLiteral("kubernetes-only"),
                       QStringLiteral("Only the figures of the window over a Kubernetes profile.")});
     parser.addOption({QStringLiteral("faults"),
@@ -893,6 +895,8 @@ int main(int argc, char **argv)
     std::printf("    the tray's counts (running, expiring soon) %8.4f ms\n", countsMs);
     std::printf("  resident memory                          %8.1f MiB [<= 150 MB]\n", residentMiB());
     std::fflush(stdout);
+    if (parser.isSet(QStringLiteral("model-only")))
+        return 0;
     // The windows' figures each in a fresh process, so that its memory is its own.
     QProcess window;
     window.setProcessChannelMode(QProcess::ForwardedChannels);
