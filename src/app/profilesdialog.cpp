@@ -471,6 +471,8 @@ void ProfilesDialog::updateRows()
         {m_ui->protocolField, "protocol"},
         {m_ui->useServerProxyBox, "useServerProxy"},
         {m_ui->sandboxTimeoutField, "sandboxTimeout"},
+        // Notice before expiry: only where sandboxes expire.
+        {m_ui->notifyBeforeExpiryField, "sandboxTimeout"},
         {m_ui->dockerHostField, "dockerHost"},
         {m_ui->stopInsteadOfPauseBox, "stopInsteadOfPause"},
         {m_ui->kubeconfigField, "kubeconfig"},

@@ -21,7 +21,7 @@ using namespace std::chrono_literals;
 namespace {
 
 NotificationEvent notice(const QString &profile, NotificationEvent::Kind kind, const QStringList &ids,
-                        std::chrono::seconds threshold = 600s)
+                         std::chrono::seconds threshold = 600s)
 {
     NotificationEvent e;
     e.profileId = profile;
@@ -169,7 +169,7 @@ private Q_SLOTS:
         // Six groups due at once: three alone, the last slot carries the other three.
         for (int i = 0; i < 6; ++i) {
             p.submit(notice(QStringLiteral("prod"), Kind::ExpiresSoon, {QStringLiteral("ws-%1").arg(i)},
-                           std::chrono::minutes(10 + i)));
+                            std::chrono::minutes(10 + i)));
         }
         m_mono += NotificationPolicy::GroupWindowMs;
         const QList<Notification> out = p.due();
@@ -234,7 +234,7 @@ private Q_SLOTS:
         QCOMPARE(useLanguage(QLocale(QStringLiteral("zh_CN"))), QStringLiteral("zh_CN"));
         NotificationPolicy p = policy();
         p.submit(notice(QStringLiteral("prod"), NotificationEvent::Kind::ExpiresSoon,
-                       {QStringLiteral("a"), QStringLiteral("b")}));
+                        {QStringLiteral("a"), QStringLiteral("b")}));
         m_mono += NotificationPolicy::GroupWindowMs;
         const Notification n = p.due().constFirst();
         QCOMPARE(useLanguage(QLocale(QLocale::English, QLocale::UnitedStates)), QStringLiteral("en"));
@@ -280,8 +280,7 @@ private Q_SLOTS:
         QVERIFY(watch.check().isEmpty());
 
         // A renewal (the deadline moved) re-arms it; the same deadline listed again does not.
-        watch.upsert(QStringLiteral("p"), QStringLiteral("s1"), QStringLiteral("ws-1"),
-                     ws1Deadline + 400);
+        watch.upsert(QStringLiteral("p"), QStringLiteral("s1"), QStringLiteral("ws-1"), ws1Deadline + 400);
         QVERIFY(watch.check().isEmpty()); // under a second: the same deadline
         watch.upsert(QStringLiteral("p"), QStringLiteral("s1"), QStringLiteral("ws-1"), wall + 20 * 60'000);
         QVERIFY(watch.check().isEmpty());

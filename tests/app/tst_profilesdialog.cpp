@@ -209,7 +209,7 @@ const QList<FormRow> FormRows{
     {"sweepIntervalLabel", "sweepIntervalBox", AllKinds},
     {"refreshIntervalLabel", "refreshIntervalBox", AllKinds},
     {nullptr, "readOnlyBox", AllKinds},
-    {"notifyBeforeExpiryLabel", "notifyBeforeExpiryEdit", AllKinds},
+    {"notifyBeforeExpiryLabel", "notifyBeforeExpiryEdit", {Profile::Kind::OpenSandbox, Profile::Kind::E2B}},
     {nullptr, "muteNotificationsBox", AllKinds},
 };
 
