@@ -136,6 +136,7 @@ void ExpiryWatch::readAll()
         if (it->present)
             remove(it->profileId, it.key().section(u'\x1f', 1));
     }
+    m_entries.reserve(m_entries.size() + m_model->workspaceCount());
     readRows({}, 0, m_model->rowCount() - 1, true);
 }
 

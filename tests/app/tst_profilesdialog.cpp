@@ -208,9 +208,8 @@ const QList<FormRow> FormRows{
     {"ttlLabel", "ttlBox", AllKinds},
     {"sweepIntervalLabel", "sweepIntervalBox", AllKinds},
     {"refreshIntervalLabel", "refreshIntervalBox", AllKinds},
-    {nullptr, "readOnlyBox", AllKinds},
+    {nullptr, "readOnlyBox", AllKinds}, // with muteNotificationsBox beside it
     {"notifyBeforeExpiryLabel", "notifyBeforeExpiryEdit", {Profile::Kind::OpenSandbox, Profile::Kind::E2B}},
-    {nullptr, "muteNotificationsBox", AllKinds},
 };
 
 // Every row the chosen backend has is shown whole, with its label, below the one before it; the
@@ -271,6 +270,14 @@ QString formProblem(QDialog &dialog)
             }
         }
     }
+    // Mute notifications: every kind's, beside read-only.
+    auto *readOnly = dialog.findChild<QWidget *>(QStringLiteral("readOnlyBox"));
+    auto *mute = dialog.findChild<QWidget *>(QStringLiteral("muteNotificationsBox"));
+    if (!mute->isVisible())
+        return QStringLiteral("muteNotificationsBox is hidden");
+    if (mute->mapTo(&dialog, QPoint(0, 0)).y() != readOnly->mapTo(&dialog, QPoint(0, 0)).y()
+        || mute->height() < mute->minimumSizeHint().height())
+        return QStringLiteral("muteNotificationsBox is not beside readOnlyBox");
     return {};
 }
 
@@ -1197,8 +1204,8 @@ private Q_SLOTS:
             QStringLiteral("sweepIntervalBox"),
             QStringLiteral("refreshIntervalBox"),
             QStringLiteral("readOnlyBox"),
-            QStringLiteral("notifyBeforeExpiryEdit"),
             QStringLiteral("muteNotificationsBox"),
+            QStringLiteral("notifyBeforeExpiryEdit"),
         };
         QCOMPARE(order, expected);
 

@@ -35,6 +35,7 @@
 #include "liveupdates.h"
 #include "mainwindow.h"
 #include "notificationcenter.h"
+#include "notifier.h"
 #include "profilesession.h"
 #include "workspacefilterproxy.h"
 #include "workspacetreemodel.h"
@@ -826,6 +827,7 @@ int main(int argc, char **argv)
     qint64 monoMs = 1'000'000;
     NotificationCenter center;
     center.setClocks([&wallMs] { return wallMs; }, [&monoMs] { return monoMs; });
+    center.notifier()->start(); // as the console does at start (here: no bus, so nothing is shown)
     double attachMs = 0;
     {
         QElapsedTimer timer;
