@@ -357,6 +357,32 @@ private Q_SLOTS:
         QVERIFY(window.close()); // closes: nothing hides it
         QVERIFY(!window.isVisible());
     }
+
+    // Where the user chose it (and a tray shows), closing hides the window, without the
+    // application taking it for its last window closed; File > Quit still quits.
+    void closeHidesWhereChosen()
+    {
+        MainWindow window;
+        bool hides = true;
+        window.setCloseHidesWindow([&hides] { return hides; });
+        window.setQuitGuard(true);
+        QSignalSpy quit(&window, &MainWindow::quitRequested);
+        QSignalSpy lastClosed(qApp, &QGuiApplication::lastWindowClosed);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(!window.close());
+        QVERIFY(window.isHidden());
+        QCOMPARE(quit.size(), 0);
+        QTest::qWait(0);
+        QCOMPARE(lastClosed.size(), 0);
+        window.show();
+        window.requestQuit(); // File > Quit: asks (the quit guard), does not hide
+        QCOMPARE(quit.size(), 1);
+        QVERIFY(window.isVisible());
+        hides = false; // the option off: closing asks to quit as before
+        window.close();
+        QCOMPARE(quit.size(), 2);
+    }
 };
 
 QTEST_MAIN(TestNotifications)
