@@ -7,6 +7,7 @@
 // appears later is used; offscreen has no system tray, so the tray's options are disabled and
 // say why. tst_notifications_nobus runs noSessionBus with no bus at all.
 
+#include "console.h"
 #include "expirywatch.h"
 #include "i18n.h"
 #include "mainwindow.h"
@@ -15,15 +16,22 @@
 #include "profile.h"
 #include "profilesession.h"
 #include "scriptedbackend.h"
+#include "secretstore.h"
 #include "testsession.h"
 #include "traycontroller.h"
 #include "workspacetreemodel.h"
+
+#ifndef Q_MOC_RUN
+#include <QCoroTask>
+#endif
 
 #include <QAction>
 #include <QDBusConnection>
 #include <QDBusConnectionInterface>
 #include <QDBusMessage>
 #include <QDBusMetaType>
+#include <QDir>
+#include <QFile>
 #include <QMenu>
 #include <QMenuBar>
 #include <QRegularExpression>
@@ -330,6 +338,69 @@ private Q_SLOTS:
         Q_EMIT m_server->ActionInvoked(9999, QStringLiteral("default"));
         QTest::qWait(0);
         QVERIFY(view->selectionModel()->selectedRows().isEmpty());
+    }
+
+    // The console's own wiring: a notification of another profile's workspaces, clicked, shows
+    // that profile with them selected.
+    void consoleShowsTheProfileAndSelects()
+    {
+        if (!QDBusConnection::sessionBus().isConnected())
+            QSKIP("needs a session bus (with-session-bus.sh)");
+        QVERIFY(startServer());
+        const auto stop = qScopeGuard([this] { stopServer(); });
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
+        MemorySecretStore secrets;
+        const auto leave = [&dir](const QString &folder, const QString &id) {
+            QVERIFY(QDir().mkpath(dir.filePath(folder + u'/' + id + QStringLiteral("/.paddock"))));
+            QFile metadata(dir.filePath(folder + u'/' + id + QStringLiteral("/.paddock/workspace.json")));
+            QVERIFY(metadata.open(QIODevice::WriteOnly));
+            metadata.write(QStringLiteral(R"({"workspaceId":"%1","userId":"u","agentId":"a","state":"Running"})")
+                               .arg(id)
+                               .toUtf8());
+        };
+        {
+            ProfileStore store(&settings);
+            Profile local = store.profiles().constFirst();
+            local.basedir = dir.filePath(QStringLiteral("here"));
+            QVERIFY(store.save(local));
+            Profile other = Profile::local();
+            other.id = QStringLiteral("other");
+            other.name = QStringLiteral("Other");
+            other.basedir = dir.filePath(QStringLiteral("there"));
+            QVERIFY(store.save(other));
+        }
+        leave(QStringLiteral("here"), QStringLiteral("ws1"));
+        leave(QStringLiteral("there"), QStringLiteral("ws2"));
+        leave(QStringLiteral("there"), QStringLiteral("ws3"));
+        QTest::ignoreMessage(QtInfoMsg, QRegularExpression(QStringLiteral("^notifications through")));
+        Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
+        MainWindow *window = console.window();
+        window->show();
+        QCoro::waitFor(console.start());
+        QTRY_COMPARE(window->model()->workspaceCount(), 1);
+        QCOMPARE(window->profile(), QStringLiteral("local"));
+
+        // The sweeper of "other" closed ws3 (its session's event, as the core reports it).
+        WorkspaceEvent swept;
+        swept.profileId = QStringLiteral("other");
+        swept.workspaceId = QStringLiteral("ws3");
+        swept.kind = WorkspaceEvent::Kind::Closed;
+        swept.actor = WorkspaceEvent::Actor::Sweeper;
+        console.notifications()->onEvent(swept);
+        QTRY_COMPARE_WITH_TIMEOUT(m_server->calls.size(), 1, 10000); // the console's own timer
+        QCOMPARE(m_server->calls.constFirst().summary, QStringLiteral("Workspace ws3 was closed for idleness"));
+        QCOMPARE(m_server->calls.constFirst().body, QStringLiteral("Profile: Other"));
+
+        Q_EMIT m_server->ActionInvoked(m_server->calls.constFirst().id, QStringLiteral("default"));
+        QTRY_COMPARE(window->profile(), QStringLiteral("other"));
+        auto *view = window->findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        QTRY_COMPARE(view->selectionModel()->selectedRows().size(), 1);
+        QCOMPARE(
+            view->selectionModel()->selectedRows().constFirst().data(WorkspaceTreeModel::WorkspaceIdRole).toString(),
+            QStringLiteral("ws3"));
+        QCOMPARE(view->currentIndex().data(WorkspaceTreeModel::WorkspaceIdRole).toString(), QStringLiteral("ws3"));
+        QCoro::waitFor(console.shutdown());
     }
 
     // Offscreen has no system tray: the options cannot be chosen and say why; closing the window
