@@ -58,9 +58,10 @@ struct Notification
 //   and folds in, and when more groups are due than slots are free, the last slot carries the
 //   rest as one notification ("4 updates from Paddock", a line each).
 // - Muted profiles: their events are dropped as they come.
-// - Never twice: the same event (profile, kind, workspace, threshold or reason) within
-//   DedupeWindow of the last is dropped (the manager's Lost and a listing's vanished row are one
-//   event); an expiry threshold firing once per deadline is ExpiryWatch's part.
+// - Never twice: a workspace lost, or closed by the sweeper, again within DedupeWindow is dropped
+//   (the manager's Lost and a listing's vanished row are one event, whatever reason each gives);
+//   an expiry threshold firing once per deadline is ExpiryWatch's part; each failed bootstrap is
+//   a failure of its own.
 class NotificationPolicy
 {
     Q_DECLARE_TR_FUNCTIONS(NotificationPolicy)
