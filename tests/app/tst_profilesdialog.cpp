@@ -208,8 +208,8 @@ const QList<FormRow> FormRows{
     {"ttlLabel", "ttlBox", AllKinds},
     {"sweepIntervalLabel", "sweepIntervalBox", AllKinds},
     {"refreshIntervalLabel", "refreshIntervalBox", AllKinds},
-    {nullptr, "readOnlyBox", AllKinds}, // with muteNotificationsBox beside it
     {"notifyBeforeExpiryLabel", "notifyBeforeExpiryEdit", {Profile::Kind::OpenSandbox, Profile::Kind::E2B}},
+    {nullptr, "readOnlyBox", AllKinds}, // with muteNotificationsBox beside it
 };
 
 // Every row the chosen backend has is shown whole, with its label, below the one before it; the
@@ -1203,9 +1203,9 @@ private Q_SLOTS:
             QStringLiteral("ttlBox"),
             QStringLiteral("sweepIntervalBox"),
             QStringLiteral("refreshIntervalBox"),
+            QStringLiteral("notifyBeforeExpiryEdit"),
             QStringLiteral("readOnlyBox"),
             QStringLiteral("muteNotificationsBox"),
-            QStringLiteral("notifyBeforeExpiryEdit"),
         };
         QCOMPARE(order, expected);
 
