@@ -2,6 +2,16 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en" sourcelanguage="en">
 <context>
+    <name>ConnectionTester</name>
+    <message numerus="yes">
+        <source>Connected: %n workspace(s)</source>
+        <translation>
+            <numerusform>Connected: %n workspace</numerusform>
+            <numerusform>Connected: %n workspaces</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>DataPanel</name>
     <message numerus="yes">
         <source>%n file(s). Finding which session files refer to them…</source>
@@ -129,6 +139,13 @@
         <translation>
             <numerusform>%n had no time at all to go by and was left out.</numerusform>
             <numerusform>%n had no time at all to go by and were left out.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) selected.</source>
+        <translation>
+            <numerusform>%n workspace selected.</numerusform>
+            <numerusform>%n workspaces selected.</numerusform>
         </translation>
     </message>
 </context>
@@ -550,6 +567,30 @@
         <translation>
             <numerusform>Stopping %n workspace…</numerusform>
             <numerusform>Stopping %n workspaces…</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>WorkspaceTreeModel</name>
+    <message numerus="yes">
+        <source>%n min ago</source>
+        <translation>
+            <numerusform>%n min ago</numerusform>
+            <numerusform>%n min ago</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n h ago</source>
+        <translation>
+            <numerusform>%n h ago</numerusform>
+            <numerusform>%n h ago</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n days ago</source>
+        <translation>
+            <numerusform>%n day ago</numerusform>
+            <numerusform>%n days ago</numerusform>
         </translation>
     </message>
 </context>

@@ -9,6 +9,25 @@
     </message>
 </context>
 <context>
+    <name>AppearanceMenu</name>
+    <message>
+        <source>&amp;Appearance</source>
+        <translation>外观(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Follow &amp;System</source>
+        <translation>跟随系统(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Light</source>
+        <translation>浅色(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Dark</source>
+        <translation>深色(&amp;D)</translation>
+    </message>
+</context>
+<context>
     <name>CommandActions</name>
     <message>
         <source>This workspace has no terminal command: its backend cannot be reached from a terminal on this computer.</source>
@@ -52,6 +71,55 @@
     <message>
         <source>Warning</source>
         <translation>警告</translation>
+    </message>
+</context>
+<context>
+    <name>ConnectionTester</name>
+    <message>
+        <source>Test cancelled.</source>
+        <translation>测试已取消。</translation>
+    </message>
+    <message>
+        <source>Cancel Test</source>
+        <translation>取消测试</translation>
+    </message>
+    <message>
+        <source>&amp;Test Connection</source>
+        <translation>测试连接(&amp;T)</translation>
+    </message>
+    <message>
+        <source>List the workspaces once with the profile as the form shows it, without saving it</source>
+        <translation>按表单当前内容使用此配置文件列出一次工作区，不保存</translation>
+    </message>
+    <message>
+        <source>This kind of backend is not available in this build.</source>
+        <translation>此版本不支持这种后端。</translation>
+    </message>
+    <message>
+        <source>Not tested: %1</source>
+        <translation>未测试：%1</translation>
+    </message>
+    <message>
+        <source>Connecting…</source>
+        <translation>正在连接…</translation>
+    </message>
+    <message>
+        <source>The key could not be read: %1</source>
+        <translation>无法读取密钥：%1</translation>
+    </message>
+    <message>
+        <source>Not tested: type the key first (none is stored for this profile).</source>
+        <translation>未测试：请先输入密钥（此配置文件没有已存储的密钥）。</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Connected: %n workspace(s)</source>
+        <translation>
+            <numerusform>已连接：%n 个工作区</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1376,6 +1444,20 @@
     <message>
         <source>Nothing to renew: paused with the timer stopped. Resume starts the timer again.</source>
         <translation>无可续期：已暂停且计时器已停止。恢复后计时器会重新开始。</translation>
+    </message>
+    <message>
+        <source>Select All &amp;Matching</source>
+        <translation>全选匹配项(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Select every workspace the filter shows</source>
+        <translation>选择筛选结果中显示的所有工作区</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) selected.</source>
+        <translation>
+            <numerusform>已选择 %n 个工作区。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -5065,6 +5147,49 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
     </message>
 </context>
 <context>
+    <name>SavedFilters</name>
+    <message>
+        <source>&amp;Save Current Filter…</source>
+        <translation>保存当前筛选(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Filter &quot;%1&quot; shown.</source>
+        <translation>已显示筛选“%1”。</translation>
+    </message>
+    <message>
+        <source>&amp;Delete</source>
+        <translation>删除(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Filter &quot;%1&quot; deleted.</source>
+        <translation>已删除筛选“%1”。</translation>
+    </message>
+    <message>
+        <source>Save Filter</source>
+        <translation>保存筛选</translation>
+    </message>
+    <message>
+        <source>Name of this filter (the text, the state and the backend shown now):</source>
+        <translation>此筛选的名称（保存当前的文本、状态和后端）：</translation>
+    </message>
+    <message>
+        <source>Filter &quot;%1&quot; saved.</source>
+        <translation>已保存筛选“%1”。</translation>
+    </message>
+    <message>
+        <source>Saved Filters</source>
+        <translation>已保存的筛选</translation>
+    </message>
+    <message>
+        <source>Save the current filter under a name, or show one saved before</source>
+        <translation>以名称保存当前筛选，或显示之前保存的筛选</translation>
+    </message>
+    <message>
+        <source>Saved filters</source>
+        <translation>已保存的筛选</translation>
+    </message>
+</context>
+<context>
     <name>SessionListModel</name>
     <message>
         <source>Session</source>
@@ -6101,6 +6226,32 @@ Workspace &gt; Retry Bootstrap runs it again.</source>
     <message>
         <source>Paused since %1: its timer is stopped until it is resumed, which starts a new timeout.</source>
         <translation>自 %1 起暂停：其计时器在恢复前处于停止状态，恢复后会开始新的超时。</translation>
+    </message>
+    <message>
+        <source>just now</source>
+        <translation>刚刚</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n min ago</source>
+        <translation>
+            <numerusform>%n 分钟前</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n h ago</source>
+        <translation>
+            <numerusform>%n 小时前</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>yesterday</source>
+        <translation>昨天</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n days ago</source>
+        <translation>
+            <numerusform>%n 天前</numerusform>
+        </translation>
     </message>
 </context>
 <context>

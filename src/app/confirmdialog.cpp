@@ -1,5 +1,7 @@
 #include "confirmdialog.h"
 
+#include "colorscheme.h"
+
 #include <QApplication>
 #include <QCheckBox>
 #include <QColor>
@@ -59,7 +61,7 @@ ConfirmDialog::ConfirmDialog(QMessageBox::Icon icon, const QString &title, const
     m_warning->setWordWrap(true);
     m_warning->setTextFormat(Qt::PlainText);
     m_warning->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_warning->setStyleSheet(QStringLiteral("color: #b91c1c;"));
+    m_warning->setStyleSheet(QStringLiteral("color: %1;").arg(Tones::css(Tones::error())));
     m_warning->setVisible(false);
     m_list->setObjectName(QStringLiteral("confirmList"));
     m_list->setRootIsDecorated(false);
@@ -151,7 +153,7 @@ void ConfirmDialog::setRows(const QList<Row> &rows)
         if (warningColumn) {
             const int column = int(texts.size()) - 1;
             item->setToolTip(column, row.warning);
-            item->setForeground(column, QColor(0xb9, 0x1c, 0x1c));
+            item->setForeground(column, Tones::error());
         }
     }
     m_list->setVisible(!rows.isEmpty());

@@ -1,5 +1,6 @@
 #include "inspectorsupport.h"
 
+#include "colorscheme.h"
 #include "dialogwait.h"
 #include "profilesession.h"
 
@@ -420,9 +421,9 @@ QColor toneColor(InspectorItem::Tone tone, const QPalette &palette)
     case InspectorItem::Tone::Dim:
         return palette.color(QPalette::PlaceholderText);
     case InspectorItem::Tone::Warning:
-        return QColor(0xb4, 0x53, 0x09);
+        return Tones::warning(palette);
     case InspectorItem::Tone::Error:
-        return QColor(0xb9, 0x1c, 0x1c);
+        return Tones::error(palette);
     default:
         return palette.color(QPalette::Text);
     }

@@ -1,5 +1,7 @@
 #include "logmodel.h"
 
+#include "colorscheme.h"
+
 #include <QApplication>
 #include <QColor>
 #include <QFont>
@@ -341,7 +343,7 @@ QVariant LogModel::data(const QModelIndex &index, int role) const
         return kindName(display.kind);
     case Qt::ForegroundRole:
         if (display.kind == LogLine::Kind::Stderr)
-            return QColor(0xc0, 0x1c, 0x28);
+            return Tones::error();
         if (display.kind == LogLine::Kind::Status)
             return QApplication::palette().color(QPalette::PlaceholderText);
         return {};

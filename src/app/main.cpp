@@ -1,4 +1,5 @@
 #include "bootstraplog.h"
+#include "colorscheme.h"
 #include "console.h"
 #include "i18n.h"
 #include "keychainsecretstore.h"
@@ -132,8 +133,11 @@ int main(int argc, char *argv[])
     Paddock::useLanguage(Paddock::localeFor(settings.value(QStringLiteral("language")).toString()));
     // A home that cannot be written does not stop the console; what will not work is said.
     const QList<StorageProblem> storageProblems = checkStorage(settings, Paddock::BootstrapLogStore::defaultRoot());
+    // Light or dark: the desktop portal's preference, followed live, or View > Appearance.
+    ColorScheme colorScheme(&settings);
     KeychainSecretStore keychain;
     Console console(&settings, &keychain);
+    console.window()->addAppearanceMenu(new AppearanceMenu(&colorScheme, console.window()));
     // Quitting first ends every profile's manager: the workspaces this console opened are
     // closed (paused) as the manager contract says, or left running if the user says so (closing
     // the window or File > Quit asks when some are open; QuitController), then the application

@@ -1,8 +1,10 @@
 #include "mainwindow.h"
 
+#include "actionicons.h"
 #include "activitytracker.h"
 #include "backendregistry.h"
 #include "bootstraplog.h"
+#include "colorscheme.h"
 #include "commandactions.h"
 #include "dialogwait.h"
 #include "elidedlabel.h"
@@ -12,6 +14,7 @@
 #include "logdock.h"
 #include "opendialog.h"
 #include "profilesession.h"
+#include "savedfilters.h"
 #include "shortcutsdialog.h"
 #include "ui_mainwindow.h"
 #include "windowstate.h"
@@ -168,6 +171,15 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
             [this](QAction *action) { Q_EMIT languageChosen(action->data().toString()); });
     connect(m_ui->actionPause, &QAction::triggered, this, [this] { runAction(WorkspaceAction::Pause); });
     connect(m_ui->actionResume, &QAction::triggered, this, [this] { runAction(WorkspaceAction::Resume); });
+    // Named filters next to the filter's widgets, and every workspace the filter shows selected.
+    m_savedFilters = new SavedFilters(m_ui->filterEdit, m_ui->stateFilterBox, m_ui->backendFilterBox, this);
+    m_ui->headerLayout->insertWidget(m_ui->headerLayout->indexOf(m_ui->backendFilterBox) + 1, m_savedFilters);
+    connect(m_savedFilters, &SavedFilters::statusMessage, this,
+            [this](const QString &message) { statusBar()->showMessage(message); });
+    connect(m_ui->actionSelectAllMatching, &QAction::triggered, this, [this] {
+        const int count = SavedFilters::selectAllMatching(m_proxy, m_model, m_ui->workspaceView->selectionModel());
+        statusBar()->showMessage(tr("%n workspace(s) selected.", nullptr, count));
+    });
     connect(m_ui->actionSelectIdle, &QAction::triggered, this, [this] { selectIdle(false); });
     connect(m_ui->actionPauseIdle, &QAction::triggered, this, [this] { selectIdle(true); });
     connect(m_ui->actionRenew, &QAction::triggered, this, [this] { runAction(WorkspaceAction::Renew); });
@@ -285,6 +297,10 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
                     m_inspectorTimer.start();
             });
     updateInspector();
+    // The actions' icons: the desktop's theme, else our own (ActionIcons); the toolbar keeps its
+    // words beside them.
+    ActionIcons::applyTo(this);
+    m_ui->toolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     updateActions();
     if (session)
         setSession(session);
@@ -546,6 +562,11 @@ void MainWindow::addQuitMenu(QMenu *menu)
     m_ui->menuFile->insertMenu(m_ui->actionQuit, menu);
 }
 
+void MainWindow::addAppearanceMenu(QMenu *menu)
+{
+    m_ui->menuView->addMenu(menu);
+}
+
 void MainWindow::addViewActions(const QList<QAction *> &actions)
 {
     m_ui->menuView->addSeparator();
@@ -788,8 +809,9 @@ void MainWindow::setProfileProblem(const QString &problem)
         label->setToolTip({});
         label->setVisible(false);
     } else {
-        label->setText(QStringLiteral("<span style=\"color:#b45309\">⚠ %1</span>")
-                           .arg(label->fontMetrics().elidedText(problem, Qt::ElideRight, 420).toHtmlEscaped()));
+        label->setText(QStringLiteral("<span style=\"color:%2\">⚠ %1</span>")
+                           .arg(label->fontMetrics().elidedText(problem, Qt::ElideRight, 420).toHtmlEscaped(),
+                                Tones::css(Tones::warning())));
         label->setToolTip(problem);
         label->setAccessibleDescription(problem);
         label->setVisible(true);
@@ -846,7 +868,8 @@ void MainWindow::tick()
     m_model->tick();
     m_freshness->setText(freshnessText());
     // A stale listing is a warning, in colour and in words (the text says "stale" too).
-    m_freshness->setStyleSheet(isStale() ? QStringLiteral("color: #b45309; font-weight: bold;") : QString());
+    m_freshness->setStyleSheet(
+        isStale() ? QStringLiteral("color: %1; font-weight: bold;").arg(Tones::css(Tones::warning())) : QString());
 }
 
 void MainWindow::expandGroups(const QModelIndex &parent, int first, int last)
@@ -1041,6 +1064,7 @@ void MainWindow::setSettings(QSettings *settings)
 {
     m_windowState->restore(settings);
     m_commands->setSettings(settings);
+    m_savedFilters->setSettings(settings);
 }
 
 OpenDialog *MainWindow::openDialog(const OpenDialog::Request &prefill)

@@ -34,6 +34,7 @@ class InspectorDock;
 class LiveUpdates;
 class LogViewer;
 class QActionGroup;
+class SavedFilters;
 class QLabel;
 class QMenu;
 class QSettings;
@@ -110,6 +111,8 @@ public:
     void setSettings(QSettings *settings);
     // File > When Quitting (the QuitController's menu), above Quit.
     void addQuitMenu(QMenu *menu);
+    // View > Appearance (ColorScheme's AppearanceMenu), after Language.
+    void addAppearanceMenu(QMenu *menu);
     // More entries at the end of the View menu (the tray's).
     void addViewActions(const QList<QAction *> &actions);
     // Whether closing the window hides it instead (the tray's choice); File > Quit still quits.
@@ -197,6 +200,7 @@ private:
     LogDock *m_logDock;
     InspectorDock *m_inspector;
     QActionGroup *m_languages;
+    SavedFilters *m_savedFilters = nullptr;
     WindowState *m_windowState = nullptr;
     QTimer m_refreshTimer;
     QTimer m_tickTimer; // countdowns and the freshness text, once a second

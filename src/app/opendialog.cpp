@@ -1,6 +1,7 @@
 #include "opendialog.h"
 
 #include "bootstraplog.h"
+#include "colorscheme.h"
 #include "isolation.h"
 #include "profilesession.h"
 #include "ui_opendialog.h"
@@ -263,5 +264,5 @@ QString OpenDialog::statusText() const
 void OpenDialog::setStatus(const QString &text, bool error)
 {
     m_ui->statusLabel->setText(text);
-    m_ui->statusLabel->setStyleSheet(error ? QStringLiteral("color: #b91c1c;") : QString());
+    m_ui->statusLabel->setStyleSheet(error ? QStringLiteral("color: %1;").arg(Tones::css(Tones::error())) : QString());
 }

@@ -1,6 +1,7 @@
 #include "profilesdialog.h"
 
 #include "backendregistry.h"
+#include "connectiontester.h"
 #include "secretstore.h"
 #include "ui_profilesdialog.h"
 
@@ -11,6 +12,7 @@
 #include <QEvent>
 #include <QFileDialog>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QMessageBox>
 #include <QPointer>
@@ -69,6 +71,18 @@ ProfilesDialog::ProfilesDialog(ProfileStore *store, SecretStore *secrets, Secret
     setupFields();
     styleErrorLabels();
     retranslate();
+    // Test Connection: the profile as the form shows it, not saved.
+    m_tester = new ConnectionTester(m_secrets, m_sessionKeys, this);
+    // Beside the dialog's buttons, so that the form keeps its height.
+    auto *bottom = new QHBoxLayout;
+    const int buttonsAt = m_ui->layout->indexOf(m_ui->buttonBox);
+    m_ui->layout->removeWidget(m_ui->buttonBox);
+    bottom->addWidget(m_tester, 1);
+    bottom->addWidget(m_ui->buttonBox);
+    m_ui->layout->insertLayout(buttonsAt, bottom);
+    m_tester->setRequestSource([this] {
+        return ConnectionTester::Request{formProfile(), typedKey(), m_isNew ? QString() : m_currentId};
+    });
 
     // Enter saves from anywhere in the form; Esc, Close and the window's close button ask about
     // unsaved edits first (reject()).
@@ -341,6 +355,8 @@ void ProfilesDialog::showStoredProfile(const QString &id)
 
 void ProfilesDialog::showProfile(const Profile &profile, bool isNew)
 {
+    if (m_tester)
+        m_tester->reset(); // a result said about the profile shown before
     m_loading = true;
     fillChoices(false);
     m_ui->nameEdit->setText(profile.displayName());

@@ -18,6 +18,7 @@ namespace Paddock {
 struct BackendFactory;
 class SecretStore;
 } // namespace Paddock
+class ConnectionTester;
 class QLabel;
 class QListWidgetItem;
 class QTimer;
@@ -159,6 +160,7 @@ private:
     bool m_keyStored = false;
     quint64 m_keyGeneration = 0; // drops key answers for a profile no longer shown
     QColor m_errorColor;
+    ConnectionTester *m_tester = nullptr; // Test Connection
     QTimer *m_contextsTimer; // reads the kubeconfig again once typing in its field pauses
     QString m_kubeconfigProblem; // fillContexts()'s, shown under the kubeconfig field
 };

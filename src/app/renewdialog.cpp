@@ -1,5 +1,6 @@
 #include "renewdialog.h"
 
+#include "colorscheme.h"
 #include "ui_renewdialog.h"
 #include "workspacetreemodel.h"
 
@@ -144,8 +145,7 @@ int RenewDialog::shorteningCount() const
 void RenewDialog::updatePreview()
 {
     const QLocale locale;
-    const QColor red =
-        palette().color(QPalette::Window).lightness() < 128 ? QColor(0xff, 0x8a, 0x80) : QColor(0xb9, 0x1c, 0x1c);
+    const QColor red = Tones::error(palette());
     const QIcon warning = style()->standardIcon(QStyle::SP_MessageBoxWarning);
     int shorter = 0;
     for (int row = 0; row < m_ui->previewList->topLevelItemCount(); ++row) {

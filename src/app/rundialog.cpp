@@ -1,6 +1,7 @@
 #include "rundialog.h"
 
 #include "canceltoken.h"
+#include "colorscheme.h"
 #include "commandhistory.h"
 #include "logview.h"
 #include "profilesession.h"
@@ -183,7 +184,8 @@ void RunDialog::updateStatus()
         error = m_statusIsError;
     }
     m_ui->statusLabel->setText(text);
-    m_ui->statusLabel->setStyleSheet(error ? QStringLiteral("QLabel { color: #b91c1c; }") : QString());
+    m_ui->statusLabel->setStyleSheet(error ? QStringLiteral("QLabel { color: %1; }").arg(Tones::css(Tones::error()))
+                                           : QString());
 }
 
 void RunDialog::showNotRunning(const QString &message, bool resumable)
@@ -348,10 +350,10 @@ void RunDialog::flush()
     cursor.movePosition(QTextCursor::End);
     QTextCharFormat plain;
     QTextCharFormat red;
-    red.setForeground(QColor(0xb9, 0x1c, 0x1c));
+    red.setForeground(Tones::error());
     QTextBlockFormat normal;
     QTextBlockFormat marked;
-    marked.setBackground(QColor(0xfe, 0xe2, 0xe2));
+    marked.setBackground(Tones::errorBackground());
     bool first = !m_hasOutput;
     m_hasOutput = true;
     for (const auto &[channel, text] : std::as_const(m_pending)) {

@@ -1,5 +1,6 @@
 #include "sessionspanel.h"
 
+#include "colorscheme.h"
 #include "elidedlabel.h"
 #include "inspectorimages.h"
 #include "profilesession.h"
@@ -101,7 +102,7 @@ QVariant SessionListModel::data(const QModelIndex &index, int role) const
         return {};
     }
     if (role == Qt::ForegroundRole && !row.problem.isEmpty() && index.column() >= SizeColumn)
-        return QColor(0xb9, 0x1c, 0x1c);
+        return Tones::error();
     if (role != Qt::DisplayRole)
         return {};
     const QString waiting = QStringLiteral("…");

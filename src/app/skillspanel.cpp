@@ -1,5 +1,7 @@
 #include "skillspanel.h"
 
+#include "colorscheme.h"
+
 #include <QCoroTask>
 
 #include <QHeaderView>
@@ -245,8 +247,9 @@ void SkillsPanel::showCurrent()
         QStringLiteral("<p><b>%1</b><br><span style=\"color:gray\">%2</span></p>")
             .arg((skill.file.name.isEmpty() ? skill.dir : skill.file.name).toHtmlEscaped(), skill.path.toHtmlEscaped());
     if (!skill.file.loaded())
-        html += QStringLiteral("<p style=\"color:#b45309\">%1</p>")
-                    .arg(tr("AgentScope ignores this skill: %1").arg(skill.file.ignoredReason).toHtmlEscaped());
+        html += QStringLiteral("<p style=\"color:%1\">%2</p>")
+                    .arg(Tones::css(Tones::warning()),
+                         tr("AgentScope ignores this skill: %1").arg(skill.file.ignoredReason).toHtmlEscaped());
     if (!skill.file.description.isEmpty())
         html += QStringLiteral("<p style=\"white-space:pre-wrap\">%1</p>").arg(skill.file.description.toHtmlEscaped());
     m_detail->setHtml(html);

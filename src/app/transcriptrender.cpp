@@ -1,5 +1,6 @@
 #include "transcriptrender.h"
 
+#include "colorscheme.h"
 #include "inspect/secretmask.h"
 #include "inspectorsupport.h"
 
@@ -12,6 +13,13 @@ namespace {
 
 using Kind = TranscriptMessage::Kind;
 using Type = TranscriptBlock::Type;
+
+// Red and amber in rich text, for the window's palette (Tones): darker on light, lighter on dark.
+QString toned(QString html)
+{
+    return html.replace(QLatin1String("#b91c1c"), Tones::css(Tones::error()))
+        .replace(QLatin1String("#b45309"), Tones::css(Tones::warning()));
+}
 
 QString colorName(const QColor &color)
 {
@@ -182,7 +190,7 @@ public:
             const bool failed = block.state == QLatin1String("error") || block.state == QLatin1String("denied");
             m_html += QStringLiteral("<p><b>%1</b> ").arg(TranscriptRender::tr("Result").toHtmlEscaped());
             m_html += QStringLiteral("<span style=\"color:%1\">%2</span>")
-                          .arg(failed ? QStringLiteral("#b91c1c") : m_dim, block.state.toHtmlEscaped());
+                          .arg(failed ? Tones::css(Tones::error()) : m_dim, block.state.toHtmlEscaped());
             if (!inResult) {
                 m_html += u' ';
                 dim(TranscriptRender::tr("of %1 %2 (its call is not in this message)")
@@ -284,7 +292,7 @@ QString TranscriptRender::message(const TranscriptMessage &message, const Transc
                    locale.toString(message.lineCount));
     switch (message.kind) {
     case Kind::NotJson:
-        out.m_html += QStringLiteral("<p><b style=\"color:#b91c1c\">%1</b></p>")
+        out.m_html += toned(QStringLiteral("<p><b style=\"color:#b91c1c\">%1</b></p>"))
                           .arg(tr("Line %1 is not JSON").arg(locale.toString(message.firstLine)).toHtmlEscaped());
         out.m_html += QStringLiteral("<p>%1</p>")
                           .arg(tr("%1; the parser says: %2. AgentScope never reads this file back, so nothing else "
@@ -295,7 +303,7 @@ QString TranscriptRender::message(const TranscriptMessage &message, const Transc
             QStringLiteral("<p><a href=\"inspect:raw\">%1</a></p>").arg(tr("Show the line as text").toHtmlEscaped());
         return out.m_html;
     case Kind::Oversized:
-        out.m_html += QStringLiteral("<p><b style=\"color:#b45309\">%1</b></p>")
+        out.m_html += toned(QStringLiteral("<p><b style=\"color:#b45309\">%1</b></p>"))
                           .arg(tr("Line %1 is %2: too long to read whole; its start is shown.")
                                    .arg(locale.toString(message.firstLine), Inspector::sizeText(message.byteSize))
                                    .toHtmlEscaped());
@@ -304,7 +312,7 @@ QString TranscriptRender::message(const TranscriptMessage &message, const Transc
         out.text(message.preview, QStringLiteral("preview"), 0, true);
         return out.m_html;
     case Kind::Incomplete:
-        out.m_html += QStringLiteral("<p><b style=\"color:#b45309\">%1</b></p>")
+        out.m_html += toned(QStringLiteral("<p><b style=\"color:#b45309\">%1</b></p>"))
                           .arg(tr("Line %1 has no end yet: it may be being written.")
                                    .arg(locale.toString(message.firstLine))
                                    .toHtmlEscaped());
@@ -345,7 +353,7 @@ QString TranscriptRender::message(const TranscriptMessage &message, const Transc
     out.dim(facts.join(QStringLiteral(" · ")).toHtmlEscaped());
     out.m_html += QStringLiteral("</p>");
     if (!message.errorType.isEmpty() || !message.errorMessage.isEmpty()) {
-        out.m_html += QStringLiteral("<p style=\"color:#b91c1c\"><b>%1</b> %2</p>")
+        out.m_html += toned(QStringLiteral("<p style=\"color:#b91c1c\"><b>%1</b> %2</p>"))
                           .arg(tr("Error (%1):").arg(message.errorType).toHtmlEscaped(),
                                (state.redact ? maskText(message.errorMessage) : message.errorMessage).toHtmlEscaped());
     }

@@ -1,5 +1,6 @@
 #include "transcriptview.h"
 
+#include "colorscheme.h"
 #include "inspectorimages.h"
 #include "inspectorsupport.h"
 #include "transcriptmodel.h"
@@ -68,7 +69,7 @@ public:
         QColor roleTint = roleColor(role);
         if (kind != TranscriptMessage::Kind::Message) {
             role = index.data(TranscriptModel::LinesRole).toString();
-            roleTint = kind == TranscriptMessage::Kind::NotJson ? QColor(0xb9, 0x1c, 0x1c) : QColor(0xb4, 0x53, 0x09);
+            roleTint = kind == TranscriptMessage::Kind::NotJson ? Tones::error(palette) : Tones::warning(palette);
         }
         QFont bold = opt.font;
         bold.setBold(true);
@@ -266,7 +267,8 @@ void TranscriptView::messageFailed(int row, const QString &why)
     if (row != currentRow())
         return;
     m_shownImages.clear();
-    m_detail->setHtml(QStringLiteral("<p style=\"color:#b91c1c\">%1</p>").arg(why.toHtmlEscaped()));
+    m_detail->setHtml(
+        QStringLiteral("<p style=\"color:%1\">%2</p>").arg(Tones::css(Tones::error()), why.toHtmlEscaped()));
 }
 
 void TranscriptView::render()

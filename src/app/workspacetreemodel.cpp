@@ -1,5 +1,7 @@
 #include "workspacetreemodel.h"
 
+#include "colorscheme.h"
+
 #include <QColor>
 #include <QIcon>
 #include <QLocale>
@@ -32,9 +34,34 @@ struct WorkspaceTreeModel::Node
     int total = 0;
     qint64 idleMs = 0; // countdown deadlines of a workspace row, ms since the epoch (or none)
     qint64 expiryMs = 0;
+    qint64 activityMs = 0; // its times shown as "3 min ago", ms since the epoch (or none)
+    qint64 createdMs = 0;
 };
 
 namespace {
+
+// How many calendar days before the day that starts at `todayStartMs` (local midnight) the time
+// `whenMs` is: 0 today, 1 yesterday.
+qint64 daysBack(qint64 whenMs, qint64 todayStartMs)
+{
+    return whenMs >= todayStartMs ? 0 : 1 + (todayStartMs - 1 - whenMs) / 86400000;
+}
+
+// What a relative time shows changes with this bucket (formatRelative): "just now", minutes,
+// hours, then calendar days.
+qint64 relativeBucket(qint64 whenMs, qint64 nowMs, qint64 todayStartMs)
+{
+    if (whenMs == std::numeric_limits<qint64>::min())
+        return whenMs;
+    const qint64 age = (nowMs - whenMs) / 1000;
+    if (age < 60)
+        return 0;
+    if (age < 3600)
+        return 1000 + age / 60;
+    if (age < 86400)
+        return 100000 + age / 3600;
+    return 1000000 + daysBack(whenMs, todayStartMs);
+}
 
 // A sandbox whose timer is stopped while it is paused (E2B): no deadline, yet not "never".
 bool timerStopped(const SandboxInfo &info)
@@ -277,7 +304,7 @@ QVariant WorkspaceTreeModel::groupData(const Node *node, int column, int role) c
     // its empty name, and Open prefills no user from it.)
     const bool unknown = node->name.isEmpty();
     if (role == Qt::ForegroundRole && column == WorkspaceColumn && unknown)
-        return QColor(0x8a, 0x8a, 0x8a);
+        return Tones::dim();
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
     if (column == WorkspaceColumn) {
@@ -390,12 +417,12 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
         return stateIcon(record.bootstrapFailure.isEmpty() ? info.state : SandboxState::Failed);
     case Qt::ForegroundRole:
         if (m_unreachable.contains(record.profile))
-            return QColor(0x8a, 0x8a, 0x8a);
+            return Tones::dim();
         if (column == StateColumn && !record.bootstrapFailure.isEmpty())
-            return QColor(0xb9, 0x1c, 0x1c);
+            return Tones::error();
         // No user or agent recorded: "unknown", in grey.
         if ((column == UserColumn && info.userId.isEmpty()) || (column == AgentColumn && agentLabel(record).isEmpty()))
-            return QColor(0x8a, 0x8a, 0x8a);
+            return Tones::dim();
         [[fallthrough]];
     case Qt::AccessibleDescriptionRole: {
         // Countdowns turn amber under five minutes and red under one, and say in words when.
@@ -407,7 +434,7 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
             // Nothing counts down: grey, and said in words.
             if (role == Qt::AccessibleDescriptionRole)
                 return timerStoppedText(info);
-            return QColor(0x8a, 0x8a, 0x8a);
+            return Tones::dim();
         }
         if (!deadline)
             return {};
@@ -417,9 +444,9 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
         }
         const qint64 seconds = now().secsTo(*deadline);
         if (seconds < 60)
-            return QColor(0xb9, 0x1c, 0x1c);
+            return Tones::error();
         if (seconds < 300)
-            return QColor(0xb4, 0x53, 0x09);
+            return Tones::warning();
         return {};
     }
     case Qt::DisplayRole:
@@ -434,7 +461,12 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
     const auto time = [&](const QDateTime &when) -> QVariant {
         if (role == SortRole)
             return when;
-        return when.isValid() ? locale.toString(when.toLocalTime(), QLocale::ShortFormat) : QString();
+        if (!when.isValid())
+            return QString();
+        // "3 min ago", the time itself in the tooltip.
+        if (role == Qt::ToolTipRole)
+            return locale.toString(when.toLocalTime(), QLocale::LongFormat);
+        return formatRelative(when, now(), locale);
     };
     const auto countdown = [&](const std::optional<QDateTime> &deadline, const QString &none) -> QVariant {
         if (!deadline) {
@@ -566,6 +598,24 @@ QString WorkspaceTreeModel::formatCountdown(qint64 seconds)
     return tr("%1 s").arg(locale.toString(secs));
 }
 
+QString WorkspaceTreeModel::formatRelative(const QDateTime &when, const QDateTime &now, const QLocale &locale)
+{
+    const qint64 whenMs = when.toMSecsSinceEpoch();
+    const qint64 age = (now.toMSecsSinceEpoch() - whenMs) / 1000;
+    if (age < 60)
+        return tr("just now");
+    if (age < 3600)
+        return tr("%n min ago", nullptr, int(age / 60));
+    if (age < 86400)
+        return tr("%n h ago", nullptr, int(age / 3600));
+    const qint64 days = daysBack(whenMs, now.toLocalTime().date().startOfDay().toMSecsSinceEpoch());
+    if (days <= 1)
+        return tr("yesterday");
+    if (days < 7)
+        return tr("%n days ago", nullptr, int(days));
+    return locale.toString(when.toLocalTime().date(), QLocale::ShortFormat);
+}
+
 // --- lookups ---------------------------------------------------------------------------------
 
 const WorkspaceRecord *WorkspaceTreeModel::record(const QModelIndex &index) const
@@ -635,7 +685,7 @@ bool WorkspaceTreeModel::setLastActivity(const QString &key, const QDateTime &ti
     QDateTime &last = node->record.info.lastActivityAt;
     if (time.isValid() && (!last.isValid() || time > last)) {
         last = time;
-
+        node->activityMs = time.toMSecsSinceEpoch();
         Q_EMIT dataChanged(indexOf(node, LastActivityColumn), indexOf(node, LastActivityColumn),
                            {Qt::DisplayRole, Qt::ToolTipRole, SortRole});
     }
@@ -1208,23 +1258,38 @@ void WorkspaceTreeModel::setDeadlines(Node *node)
         ? record.idleDeadline->toMSecsSinceEpoch()
         : NoDeadline;
     node->expiryMs = record.info.expiresAt ? record.info.expiresAt->toMSecsSinceEpoch() : NoDeadline;
+    node->activityMs =
+        record.info.lastActivityAt.isValid() ? record.info.lastActivityAt.toMSecsSinceEpoch() : NoDeadline;
+    node->createdMs = record.info.createdAt.isValid() ? record.info.createdAt.toMSecsSinceEpoch() : NoDeadline;
 }
 
 void WorkspaceTreeModel::tick()
 {
     const qint64 nowMs = now().toMSecsSinceEpoch();
     const qint64 lastMs = std::exchange(m_lastTickMs, nowMs);
-    tickChildren(m_root.get(), lastMs, nowMs);
+    // Local midnight, for "yesterday": once a tick, not once a row.
+    const qint64 todayStartMs = now().toLocalTime().date().startOfDay().toMSecsSinceEpoch();
+    const qint64 lastTodayStartMs = std::exchange(m_lastTodayStartMs, todayStartMs);
+    // Relative times were made when their rows were shown: at the first tick, only what changed
+    // in the last second is new.
+    tickChildren(m_root.get(),
+                 {lastMs, nowMs, lastMs ? lastMs : nowMs - 1000, lastTodayStartMs ? lastTodayStartMs : todayStartMs,
+                  todayStartMs});
 }
 
 // In display order, so that views find each changed row next to the previous one. One
-// dataChanged per run of neighbouring rows whose countdown text changes, countdown columns only.
-void WorkspaceTreeModel::tickChildren(Node *parent, qint64 lastMs, qint64 nowMs)
+// dataChanged per run of neighbouring rows whose countdown text changes, countdown columns only,
+// and one per run whose relative times ("3 min ago") change, those two columns only.
+void WorkspaceTreeModel::tickChildren(Node *parent, const TickTimes &times)
 {
+    const qint64 lastMs = times.lastMs;
+    const qint64 nowMs = times.nowMs;
     // Not SortRole: every countdown moves by the same second, so their order stays right and a
     // sorting proxy need not sort again.
     static const QList<int> roles{Qt::DisplayRole, Qt::ToolTipRole, Qt::ForegroundRole};
+    static const QList<int> timeRoles{Qt::DisplayRole};
     int runStart = -1;
+    int timeRunStart = -1;
     const auto flush = [&](int end) {
         if (runStart >= 0) {
             Q_EMIT dataChanged(createIndex(runStart, IdleColumn, parent), createIndex(end, ExpiryColumn, parent),
@@ -1232,10 +1297,22 @@ void WorkspaceTreeModel::tickChildren(Node *parent, qint64 lastMs, qint64 nowMs)
             runStart = -1;
         }
     };
+    const auto flushTimes = [&](int end) {
+        if (timeRunStart >= 0) {
+            Q_EMIT dataChanged(createIndex(timeRunStart, LastActivityColumn, parent),
+                               createIndex(end, CreatedColumn, parent), timeRoles);
+            timeRunStart = -1;
+        }
+    };
+    const auto relativeChanges = [&times](qint64 whenMs) {
+        return relativeBucket(whenMs, times.lastTimesMs, times.lastTodayStartMs)
+            != relativeBucket(whenMs, times.nowMs, times.todayStartMs);
+    };
     for (const auto &child : parent->children) {
         if (child->kind != Kind::Workspace) {
             flush(child->row - 1);
-            tickChildren(child.get(), lastMs, nowMs);
+            flushTimes(child->row - 1);
+            tickChildren(child.get(), times);
             continue;
         }
         const bool changes = countdownBucket(child->idleMs, lastMs) != countdownBucket(child->idleMs, nowMs)
@@ -1244,6 +1321,12 @@ void WorkspaceTreeModel::tickChildren(Node *parent, qint64 lastMs, qint64 nowMs)
             runStart = child->row;
         else if (!changes)
             flush(child->row - 1);
+        const bool timesChange = relativeChanges(child->activityMs) || relativeChanges(child->createdMs);
+        if (timesChange && timeRunStart < 0)
+            timeRunStart = child->row;
+        else if (!timesChange)
+            flushTimes(child->row - 1);
     }
     flush(int(parent->children.size()) - 1);
+    flushTimes(int(parent->children.size()) - 1);
 }

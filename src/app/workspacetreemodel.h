@@ -206,6 +206,9 @@ public:
     static QString agentText(const WorkspaceRecord &record) { return agentLabel(record); }
     // "1 h 05 min", "4 min 10 s", "35 s" in the current locale.
     static QString formatCountdown(qint64 seconds);
+    // A time in the past as the Last active and Created columns show it: "just now", "3 min ago",
+    // "2 h ago", "yesterday", "3 days ago", then the date.
+    static QString formatRelative(const QDateTime &when, const QDateTime &now, const QLocale &locale = QLocale());
 
 private:
     struct Node;
@@ -238,7 +241,16 @@ private:
     static QString agentLabel(const WorkspaceRecord &record);
     static void renumber(std::vector<std::unique_ptr<Node>> &children, size_t from);
     static void setDeadlines(Node *node);
-    void tickChildren(Node *parent, qint64 lastMs, qint64 nowMs);
+    // The previous and this tick: the time, and the start of its local day.
+    struct TickTimes
+    {
+        qint64 lastMs;
+        qint64 nowMs;
+        qint64 lastTimesMs; // the previous tick for relative times
+        qint64 lastTodayStartMs;
+        qint64 todayStartMs;
+    };
+    void tickChildren(Node *parent, const TickTimes &times);
     void announceRowsOf(Node *parent, const QString &profile); // dataChanged for every row of a profile
 
     std::unique_ptr<Node> m_root;
@@ -248,6 +260,7 @@ private:
     bool m_rebuilding = false;
     quint64 m_pass = 0; // update() calls so far
     qint64 m_lastTickMs = 0; // 0: every countdown is new to the view
+    qint64 m_lastTodayStartMs = 0;
     Clock m_clock;
     QLocale m_locale; // the default locale when the model was made
     QHash<QString, QDateTime> m_unreachable; // profile -> when its rows were last listed

@@ -65,16 +65,22 @@ void WaitSet::close()
     }
 }
 
-QCoro::Task<bool> WaitSet::sleep(std::chrono::milliseconds delay)
+QCoro::Task<bool> WaitSet::sleep(std::chrono::milliseconds delay, std::shared_ptr<CancelToken> cancel)
 {
     if (m_closed)
         co_return false;
+    if (cancel && cancel->isCancelled())
+        co_return true;
     Wait wait(*this);
     QTimer timer;
     timer.setSingleShot(true);
     QObject::connect(&timer, &QTimer::timeout, &timer, [&wait] { wait.ring(); });
     timer.start(delay);
+    // A cancel rings the wait from the event loop (a zero timeout), not inside cancel().
+    const int cancelId = cancel ? cancel->onCancel([&timer] { timer.start(0); }) : 0;
     co_await wait;
+    if (cancel)
+        cancel->remove(cancelId);
     co_return !wait.wasClosed();
 }
 

@@ -72,8 +72,9 @@ public:
     // (a file written, a folder deleted) is there to report.
     enum class OnClose { Drop, Finish };
 
-    // Waits `delay`; false when the set is closed first.
-    QCoro::Task<bool> sleep(std::chrono::milliseconds delay);
+    // Waits `delay`; false when the set is closed first. A `cancel` cancelled meanwhile ends the
+    // wait early too (true: the set is still open; the caller looks at its token).
+    QCoro::Task<bool> sleep(std::chrono::milliseconds delay, std::shared_ptr<CancelToken> cancel = {});
     // Waits until `work` has finished; false when the set closed first and dropped it. With
     // Finish always true: close() waited for the work.
     QCoro::Task<bool> finished(QFuture<void> work, OnClose onClose);

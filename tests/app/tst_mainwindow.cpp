@@ -16,6 +16,7 @@
 #include "opendialog.h"
 #include "profilesession.h"
 #include "provisioner.h"
+#include "savedfilters.h"
 #include "scriptedbackend.h"
 #include "shortcutsdialog.h"
 #include "testsession.h"
@@ -329,6 +330,97 @@ private Q_SLOTS:
         QCOMPARE(shown->rowCount(), 1);
         QVERIFY(find(shown, QStringLiteral("ws2")).isValid());
         QVERIFY(!find(shown, QStringLiteral("ws1")).isValid());
+    }
+
+    // A filter saved under a name, shown again from the button's menu after another start, and
+    // deleted; Select All Matching selects every workspace the filter shows, none of the groups.
+    void savedFiltersAndSelectAllMatching()
+    {
+        QTemporaryDir dir;
+        leaveWorkspace(dir.path(), QStringLiteral("ws1"), QStringLiteral("ann"), QStringLiteral("ops"),
+                       QStringLiteral("Running"));
+        leaveWorkspace(dir.path(), QStringLiteral("ws2"), QStringLiteral("bob"), QStringLiteral("helper"),
+                       QStringLiteral("Paused"));
+        leaveWorkspace(dir.path(), QStringLiteral("ws3"), QStringLiteral("bob"), QStringLiteral("ops"),
+                       QStringLiteral("Running"));
+        leaveWorkspace(dir.path(), QStringLiteral("ws4"), QStringLiteral("cy"), QStringLiteral("ops"),
+                       QStringLiteral("Paused"));
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
+        {
+            MainWindow window(local.get());
+            window.setSettings(&settings);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowActive(&window));
+            QTRY_COMPARE(window.model()->workspaceCount(), 4);
+            auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+            auto *filter = window.findChild<QLineEdit *>(QStringLiteral("filterEdit"));
+            auto *state = window.findChild<QComboBox *>(QStringLiteral("stateFilterBox"));
+            auto *saved = window.findChild<SavedFilters *>(QStringLiteral("savedFiltersButton"));
+            QVERIFY(saved && saved->isVisible());
+            filter->setText(QStringLiteral("ops"));
+            state->setCurrentIndex(state->findText(QStringLiteral("Running")));
+
+            // Select All Matching: ws1 and ws3, not their groups, not what the filter hides.
+            QAction *selectAll = window.findChild<QAction *>(QStringLiteral("actionSelectAllMatching"));
+            QVERIFY(selectAll);
+            QCOMPARE(selectAll->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+A")));
+            selectAll->trigger();
+            QStringList selected;
+            for (const QModelIndex &index : view->selectionModel()->selectedRows())
+                selected.append(index.data(WorkspaceTreeModel::KeyRole).toString().section(u'\x1f', 1));
+            selected.sort();
+            QCOMPARE(selected, (QStringList{QStringLiteral("ws1"), QStringLiteral("ws3")}));
+
+            // Saved under a name (the dialog, as the user answers it).
+            QMenu *menu = saved->menu();
+            Q_EMIT menu->aboutToShow();
+            QAction *save = menu->findChild<QAction *>(QStringLiteral("saveFilterAction"));
+            QVERIFY(save);
+            save->trigger();
+            QInputDialog *ask = nullptr;
+            QTRY_VERIFY((ask = window.findChild<QInputDialog *>(QStringLiteral("saveFilterDialog"))) != nullptr
+                        && ask->isVisible());
+            ask->setTextValue(QStringLiteral("running ops"));
+            ask->accept();
+            QTRY_COMPARE(saved->filters().size(), 1);
+            QCOMPARE(saved->filters().constFirst(),
+                     (SavedFilters::Filter{QStringLiteral("running ops"), QStringLiteral("ops"),
+                                           QStringLiteral("Running"), QString()}));
+            filter->clear();
+            state->setCurrentIndex(0);
+            QCOMPARE(window.model()->workspaceCount(), 4);
+        }
+        // Another start: the saved filter is in the menu and shows what it showed.
+        MainWindow window(local.get());
+        window.setSettings(&settings);
+        window.show();
+        QTRY_COMPARE(window.model()->workspaceCount(), 4);
+        auto *saved = window.findChild<SavedFilters *>(QStringLiteral("savedFiltersButton"));
+        QMenu *menu = saved->menu();
+        Q_EMIT menu->aboutToShow();
+        QAction *entry = nullptr;
+        for (QAction *action : menu->actions()) {
+            if (action->data().toString() == QLatin1String("running ops") && !action->menu())
+                entry = action;
+        }
+        QVERIFY(entry);
+        entry->trigger();
+        QCOMPARE(window.findChild<QLineEdit *>(QStringLiteral("filterEdit"))->text(), QStringLiteral("ops"));
+        QCOMPARE(window.findChild<QComboBox *>(QStringLiteral("stateFilterBox"))->currentText(),
+                 QStringLiteral("Running"));
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        QVERIFY(find(view->model(), QStringLiteral("ws3")).isValid());
+        QVERIFY(!find(view->model(), QStringLiteral("ws4")).isValid());
+        // Deleted: gone from the menu and from the settings.
+        QMenu *remove = menu->findChild<QMenu *>(QStringLiteral("deleteFilterMenu"));
+        QVERIFY(remove);
+        remove->actions().constFirst()->trigger();
+        QVERIFY(saved->filters().isEmpty());
+        settings.sync();
+        QSettings reread(settings.fileName(), QSettings::IniFormat);
+        QCOMPARE(reread.beginReadArray(QStringLiteral("savedFilters")), 0);
+        reread.endArray();
     }
 
     void idleTriageSelectsAndPausesIdleWorkspaces()

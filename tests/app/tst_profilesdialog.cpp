@@ -7,6 +7,10 @@
 
 #include "backendregistry.h"
 #include "backends/kubernetes/kubeconfig.h"
+#include "connectiontester.h"
+#include "elidedlabel.h"
+#include "fakee2bprocess.h"
+#include "fakeopensandboxprocess.h"
 #include "i18n.h"
 #include "profile.h"
 #include "profilesdialog.h"
@@ -32,6 +36,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -1206,6 +1211,7 @@ private Q_SLOTS:
             QStringLiteral("notifyBeforeExpiryEdit"),
             QStringLiteral("readOnlyBox"),
             QStringLiteral("muteNotificationsBox"),
+            QStringLiteral("testConnectionButton"),
         };
         QCOMPARE(order, expected);
 
@@ -1547,6 +1553,156 @@ private Q_SLOTS:
         retype(kubeconfigEdit, QString());
         QTRY_VERIFY(error->isVisible());
         QVERIFY2(error->text().contains(defaultKubeconfig()), qPrintable(error->text()));
+    }
+
+    // Test Connection lists once with the profile as the form shows it, never saving anything:
+    // the stored key, a wrong key typed (401), a server gone, a cancelled test, and Local.
+    void testConnection()
+    {
+        PaddockTest::FakeOpenSandboxProcess server;
+        QVERIFY2(server.start({QStringLiteral("--api-key"), QStringLiteral("s3cret"), QStringLiteral("--seed"),
+                               QStringLiteral("3")}),
+                 qPrintable(server.error()));
+        Fixture f;
+        {
+            Profile local = f.store.profiles().constFirst();
+            local.basedir = f.dir.filePath(QStringLiteral("workspaces"));
+            QVERIFY(f.store.save(local));
+            Profile team;
+            team.id = QStringLiteral("team");
+            team.name = QStringLiteral("Team");
+            team.kind = Profile::Kind::OpenSandbox;
+            team.domain = server.domain();
+            QVERIFY(f.store.save(team));
+        }
+        f.keychain.secrets.insert(QStringLiteral("team"), "s3cret");
+        const QByteArray saved = f.fileBytes();
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        QSignalSpy changed(&dialog, &ProfilesDialog::profilesChanged);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        dialog.selectProfile(QStringLiteral("team"));
+        QCOMPARE(dialog.currentProfileId(), QStringLiteral("team"));
+        auto *tester = find<ConnectionTester>(dialog, "connectionTester");
+        auto *button = find<QPushButton>(dialog, "testConnectionButton");
+        auto *result = find<ElidedLabel>(dialog, "testConnectionResult");
+        QVERIFY(tester && button && result);
+        QVERIFY(button->isVisible());
+        QSignalSpy finished(tester, &ConnectionTester::finished);
+        // A test may end at once (a form that is not right) or after its listing.
+        const auto test = [&] {
+            const qsizetype before = finished.count();
+            QTest::mouseClick(button, Qt::LeftButton);
+            return QTest::qWaitFor([&] { return finished.count() > before; });
+        };
+
+        // The keychain's key.
+        QVERIFY(test());
+        QCOMPARE(finished.constLast().at(0).toBool(), true);
+        QVERIFY2(result->text().startsWith(QLatin1String("Connected: 3 workspace")), qPrintable(result->text()));
+        QVERIFY(!tester->resultIsProblem());
+        QVERIFY(!tester->isRunning());
+
+        // A wrong key typed wins over the stored one: the server's refusal, in place.
+        auto *keyEdit = find<QLineEdit>(dialog, "apiKeyEdit");
+        retype(keyEdit, QStringLiteral("wr0ng-key"));
+        QVERIFY(test());
+        QCOMPARE(finished.constLast().at(0).toBool(), false);
+        QVERIFY2(result->text().startsWith(QLatin1String("Failed: ")), qPrintable(result->text()));
+        QVERIFY(!result->text().contains(QLatin1String("wr0ng-key")));
+        QVERIFY(tester->resultIsProblem());
+
+        // The right key typed, then the domain edited to a server that is gone.
+        retype(keyEdit, QStringLiteral("s3cret"));
+        QVERIFY(test());
+        QCOMPARE(finished.constLast().at(0).toBool(), true);
+        QTcpServer closed;
+        QVERIFY(closed.listen(QHostAddress::LocalHost));
+        const quint16 port = closed.serverPort();
+        closed.close();
+        retype(find<QLineEdit>(dialog, "domainEdit"), QStringLiteral("127.0.0.1:%1").arg(port));
+        QVERIFY(test());
+        QCOMPARE(finished.constLast().at(0).toBool(), false);
+        QVERIFY2(result->text().startsWith(QLatin1String("Failed: ")), qPrintable(result->text()));
+
+        // Cancelled: the button cancels while it runs, and the answer is dropped.
+        retype(find<QLineEdit>(dialog, "domainEdit"), server.domain());
+        finished.clear();
+        QTest::mouseClick(button, Qt::LeftButton);
+        QVERIFY(tester->isRunning());
+        QCOMPARE(button->text(), QStringLiteral("Cancel Test"));
+        QTest::mouseClick(button, Qt::LeftButton);
+        QVERIFY(!tester->isRunning());
+        QCOMPARE(result->text(), QStringLiteral("Test cancelled."));
+        // Tested again at once: one answer only, this one's (the cancelled listing went out first
+        // and its answer is dropped).
+        QVERIFY(test());
+        QCOMPARE(finished.count(), 1);
+        QVERIFY2(result->text().startsWith(QLatin1String("Connected: 3 workspace")), qPrintable(result->text()));
+
+        // Nothing was saved: not the edits, not the key typed.
+        QVERIFY(dialog.hasUnsavedChanges());
+        QCOMPARE(f.fileBytes(), saved);
+        QCOMPARE(f.keychain.writes, 0);
+        QCOMPARE(f.keychain.secrets.value(QStringLiteral("team")), QByteArray("s3cret"));
+        QVERIFY(!f.sessionKey(QStringLiteral("team")));
+        QCOMPARE(changed.count(), 0);
+
+        // Local, in its folder (none yet: no workspaces). Discard the edits to get there.
+        auto *list = find<QListWidget>(dialog, "profileList");
+        list->setCurrentRow(0);
+        QMessageBox *box = nullptr;
+        QTRY_VERIFY((box = dialog.findChild<QMessageBox *>(QStringLiteral("unsavedChanges"))) && box->isVisible());
+        box->button(QMessageBox::Discard)->click();
+        QTRY_COMPARE(dialog.currentProfileId(), QStringLiteral("local"));
+        QVERIFY(result->text().isEmpty()); // the last profile's result is gone
+        QVERIFY(test());
+        QVERIFY2(finished.constLast().at(0).toBool(), qPrintable(result->text()));
+        QVERIFY2(result->text().startsWith(QLatin1String("Connected: 0 workspace")), qPrintable(result->text()));
+    }
+
+    // Test Connection on E2B, against paddock-fake-e2b: the stored key lists, a wrong one typed
+    // is refused, and neither is shown.
+    void testConnectionE2B()
+    {
+        const QByteArray key = "e2b_0123456789abcdef0123456789abcdef01234567";
+        const QByteArray wrong = "e2b_ffffffffffffffffffffffffffffffffffffffff";
+        PaddockTest::FakeE2bProcess server;
+        QVERIFY2(server.start({QStringLiteral("--api-key"), QString::fromLatin1(key), QStringLiteral("--seed"),
+                               QStringLiteral("4")}),
+                 qPrintable(server.error()));
+        Fixture f;
+        Profile e2b;
+        e2b.id = QStringLiteral("e2b");
+        e2b.name = QStringLiteral("E2B");
+        e2b.kind = Profile::Kind::E2B;
+        e2b.apiUrl = server.apiUrl().toString();
+        e2b.sandboxUrl = server.envdUrl().toString();
+        QVERIFY(f.store.save(e2b));
+        f.keychain.secrets.insert(QStringLiteral("e2b"), key);
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        dialog.selectProfile(QStringLiteral("e2b"));
+        auto *tester = find<ConnectionTester>(dialog, "connectionTester");
+        auto *button = find<QPushButton>(dialog, "testConnectionButton");
+        auto *result = find<ElidedLabel>(dialog, "testConnectionResult");
+        QSignalSpy finished(tester, &ConnectionTester::finished);
+        const auto test = [&] {
+            const qsizetype before = finished.count();
+            QTest::mouseClick(button, Qt::LeftButton);
+            return QTest::qWaitFor([&] { return finished.count() > before; });
+        };
+        QVERIFY(test());
+        QVERIFY2(finished.constLast().at(0).toBool(), qPrintable(result->text()));
+        QVERIFY2(result->text().startsWith(QLatin1String("Connected: 4 workspace")), qPrintable(result->text()));
+        retype(find<QLineEdit>(dialog, "apiKeyEdit"), QString::fromLatin1(wrong));
+        QVERIFY(test());
+        QCOMPARE(finished.constLast().at(0).toBool(), false);
+        QVERIFY2(result->text().startsWith(QLatin1String("Failed: ")), qPrintable(result->text()));
+        QVERIFY(!result->text().contains(QString::fromLatin1(wrong)));
+        QVERIFY(!result->text().contains(QString::fromLatin1(key)));
+        QCOMPARE(f.keychain.writes, 0);
     }
 };
 

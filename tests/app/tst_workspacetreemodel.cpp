@@ -2,14 +2,17 @@
 // rows, 1% changed), group counts, countdown ticks on two columns only, the flat list; checked
 // throughout by QAbstractItemModelTester.
 
+#include "colorscheme.h"
 #include "workspacefilterproxy.h"
 #include "workspacetreemodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QColor>
 #include <QHash>
 #include <QItemSelectionModel>
 #include <QLocale>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -824,6 +827,13 @@ private Q_SLOTS:
         // Colour thresholds: amber under five minutes, red under one; none further out. Each
         // countdown says when in words, for screen readers.
         QCOMPARE(idle.data(Qt::ForegroundRole).value<QColor>(), QColor(0xb4, 0x53, 0x09));
+        {
+            // On a dark window the same amber is a lighter one, read when painted.
+            QApplication::setPalette(ColorScheme::darkPalette());
+            const auto light = qScopeGuard([] { QApplication::setPalette(QPalette()); });
+            QVERIFY(idle.data(Qt::ForegroundRole).value<QColor>().lightness() > 128);
+        }
+        QCOMPARE(idle.data(Qt::ForegroundRole).value<QColor>(), QColor(0xb4, 0x53, 0x09));
         QVERIFY(!expiry.data(Qt::ForegroundRole).isValid());
         QVERIFY(expiry.data(Qt::AccessibleDescriptionRole).toString().startsWith(QLatin1String("Expires at ")));
         QVERIFY(idle.data(Qt::AccessibleDescriptionRole).toString().startsWith(QLatin1String("Paused for idleness")));
@@ -960,6 +970,68 @@ private Q_SLOTS:
         QCOMPARE(WorkspaceTreeModel::formatCountdown(250), QStringLiteral("4 min 10 s"));
         QCOMPARE(WorkspaceTreeModel::formatCountdown(3900), QStringLiteral("1 h 05 min"));
         QCOMPARE(WorkspaceTreeModel::formatCountdown(2 * 86400 + 7200), QStringLiteral("2 d 2 h"));
+    }
+
+    void relativeTimeText()
+    {
+        const QDateTime now(QDate(2026, 11, 30), QTime(12, 0));
+        const auto text = [&now](const QDateTime &when) { return WorkspaceTreeModel::formatRelative(when, now); };
+        QCOMPARE(text(now.addSecs(-30)), QStringLiteral("just now"));
+        QCOMPARE(text(now.addSecs(20)), QStringLiteral("just now")); // a clock a little ahead
+        QCOMPARE(text(now.addSecs(-180)), QStringLiteral("3 min ago"));
+        QCOMPARE(text(now.addSecs(-3599)), QStringLiteral("59 min ago"));
+        QCOMPARE(text(now.addSecs(-2 * 3600)), QStringLiteral("2 h ago"));
+        QCOMPARE(text(now.addSecs(-23 * 3600)), QStringLiteral("23 h ago"));
+        QCOMPARE(text(QDateTime(QDate(2026, 11, 29), QTime(10, 0))), QStringLiteral("yesterday"));
+        QCOMPARE(text(QDateTime(QDate(2026, 11, 27), QTime(18, 0))), QStringLiteral("3 days ago"));
+        QCOMPARE(text(QDateTime(QDate(2026, 11, 20), QTime(8, 0))),
+                 QLocale().toString(QDate(2026, 11, 20), QLocale::ShortFormat));
+    }
+
+    void relativeTimesTickOnlyWhenTheirTextChanges()
+    {
+        WorkspaceTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QDateTime now(QDate(2026, 11, 30), QTime(12, 0));
+        model.setClock([&now] { return now; });
+        WorkspaceRecord recent = record(QStringLiteral("r"), QStringLiteral("u"), QStringLiteral("a"));
+        recent.info.lastActivityAt = now.addSecs(-58);
+        WorkspaceRecord old = record(QStringLiteral("o"), QStringLiteral("u"), QStringLiteral("a"));
+        old.info.lastActivityAt = now.addDays(-10);
+        model.update(QStringLiteral("local"), {recent, old});
+        const QModelIndex active =
+            model.indexOfKey(QStringLiteral("local\x1fr"), WorkspaceTreeModel::LastActivityColumn);
+        QCOMPARE(active.data().toString(), QStringLiteral("just now"));
+        // The time itself in the tooltip; sorted by the time, not the text.
+        QCOMPARE(active.data(Qt::ToolTipRole).toString(),
+                 QLocale().toString(recent.info.lastActivityAt, QLocale::LongFormat));
+        QCOMPARE(active.data(WorkspaceTreeModel::SortRole).toDateTime(), recent.info.lastActivityAt);
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.tick(); // the first: nothing changed in the last second
+        now = now.addSecs(1);
+        model.tick();
+        QCOMPARE(changed.count(), 0);
+        now = now.addSecs(1); // 60 s
+        model.tick();
+        QCOMPARE(changed.count(), 1);
+        const QModelIndex from = changed.constFirst().at(0).toModelIndex();
+        const QModelIndex to = changed.constFirst().at(1).toModelIndex();
+        QCOMPARE(from.column(), int(WorkspaceTreeModel::LastActivityColumn));
+        QCOMPARE(to.column(), int(WorkspaceTreeModel::CreatedColumn));
+        QCOMPARE(from.data(WorkspaceTreeModel::KeyRole).toString(), QStringLiteral("local\x1fr"));
+        QCOMPARE(to.row(), from.row());
+        QCOMPARE(changed.constFirst().at(2).value<QList<int>>(), QList<int>{Qt::DisplayRole});
+        QCOMPARE(active.data().toString(), QStringLiteral("1 min ago"));
+        // Nothing more until the next minute.
+        changed.clear();
+        now = now.addSecs(30);
+        model.tick();
+        QCOMPARE(changed.count(), 0);
+        now = now.addSecs(30);
+        model.tick();
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(active.data().toString(), QStringLiteral("2 min ago"));
     }
 };
 

@@ -4,6 +4,7 @@
 
 #include "backends/opensandbox/http.h"
 #include "bulk.h"
+#include "canceltoken.h"
 #include "http/httpclient.h"
 #include "scriptedhttpserver.h"
 
@@ -226,6 +227,59 @@ private Q_SLOTS:
         QCOMPARE(client.attempts(), 1); // not retried
         const auto after = QCoro::waitFor(client.send(get(server.url(QStringLiteral("/v1/sandboxes")))));
         QCOMPARE(after.error().kind, Error::Kind::Cancelled);
+    }
+
+    // A request's own token ends it (a read held by a paused sandbox's execd) and leaves the
+    // client's other requests alone; a cancelled token ends the wait before a retry too.
+    void aCancelledRequestEndsAloneAndAtOnce()
+    {
+        ScriptedHttpServer server;
+        server.script.enqueue(QByteArray()); // never answers: the held read
+        server.script.enqueue(QByteArray()); // never answers: the other request
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(3));
+        HttpRequest held = get(server.url(QStringLiteral("/files/info")));
+        held.cancel = std::make_shared<CancelToken>();
+        HttpRequest other = get(server.url(QStringLiteral("/v1/sandboxes")));
+        other.transferTimeout = 0ms;
+        auto reading = client.send(held);
+        auto sending = client.send(other);
+        QTRY_COMPARE(server.requests.size(), 2);
+        held.cancel->cancel();
+        QVERIFY(!reading.isReady()); // ended from the event loop, not inside cancel()
+        const auto result = QCoro::waitFor(std::move(reading));
+        QVERIFY(!result);
+        QCOMPARE(result.error().kind, Error::Kind::Cancelled);
+        QCOMPARE(client.attempts(), 2); // not retried
+        QVERIFY(!sending.isReady()); // the other one is still waiting for its answer
+        client.abortAll();
+        QCOMPARE(QCoro::waitFor(std::move(sending)).error().kind, Error::Kind::Cancelled);
+    }
+
+    void aCancelledRequestDoesNotWaitForItsNextAttempt()
+    {
+        quint16 port = 0;
+        {
+            QTcpServer probe;
+            QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+            port = probe.serverPort();
+        }
+        QNetworkAccessManager network;
+        HttpClient client(&network, RetryPolicy{5, 60'000ms, 2.0, 60'000ms});
+        HttpRequest request = get(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/sandboxes").arg(port)));
+        request.cancel = std::make_shared<CancelToken>();
+        auto sending = client.send(request);
+        QTRY_COMPARE(client.sleepingCount(), 1); // refused once; the next attempt is a minute away
+        request.cancel->cancel();
+        const auto result = QCoro::waitFor(std::move(sending));
+        QVERIFY(!result);
+        QCOMPARE(result.error().kind, Error::Kind::Cancelled);
+        QCOMPARE(client.attempts(), 1);
+        QCOMPARE(client.sleepingCount(), 0);
+        // Cancelled before it is sent, it is not sent.
+        const auto after = QCoro::waitFor(client.send(request));
+        QCOMPARE(after.error().kind, Error::Kind::Cancelled);
+        QCOMPARE(client.attempts(), 1);
     }
 
     void silentServerHitsTheTransferTimeout()

@@ -528,6 +528,43 @@ private Q_SLOTS:
             true, 10'000);
     }
 
+    // A paused sandbox's execd holds what it is asked. Pausing it lets this backend's reads of
+    // it go at once (Cancelled), rather than at their transfer timeouts: a quit after a bulk
+    // pause waited a minute for them.
+    void pausingLetsTheReadsItsExecdHoldsGo()
+    {
+        FakeOpenSandboxProcess server;
+        QVERIFY2(server.start(), qPrintable(server.error()));
+        Stack stack(optionsFor(server), m_logs.path(), {});
+        auto opened = stack.open(QStringLiteral("olga"), QStringLiteral("agent"));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        const QString sandboxId = stack.sandboxOf(*opened).sandboxId;
+        QVERIFY(QCoro::waitFor(stack.backend.sessionsActivity(sandboxId))); // execd known, and cached
+
+        // Paused by someone else: the next reads of this backend are held without an answer.
+        OpenSandboxBackend elsewhere(optionsFor(server));
+        QVERIFY(QCoro::waitFor(elsewhere.pause(sandboxId)));
+        const auto execdRequests = [&server] { return server.stats().value(QLatin1String("execdRequests")).toInt(); };
+        const int before = execdRequests();
+        auto activity = stack.backend.sessionsActivity(sandboxId);
+        auto listing = stack.backend.listFolder(sandboxId, QStringLiteral("."));
+        QTRY_VERIFY(execdRequests() >= before + 2); // both held by the frozen execd
+        QVERIFY(!activity.isReady());
+        QVERIFY(!listing.isReady());
+
+        QVERIFY(QCoro::waitFor(stack.backend.pause(sandboxId))); // already paused: done
+        const auto read = QCoro::waitFor(std::move(activity));
+        QVERIFY(!read);
+        QCOMPARE(read.error().kind, Error::Kind::Cancelled);
+        const auto listed = QCoro::waitFor(std::move(listing));
+        QVERIFY(!listed);
+        QCOMPARE(listed.error().kind, Error::Kind::Cancelled);
+
+        // Resumed, it is read again through a new lookup of its execd.
+        QVERIFY(QCoro::waitFor(stack.backend.resume(sandboxId)));
+        QVERIFY(QCoro::waitFor(stack.backend.sessionsActivity(sandboxId)));
+    }
+
     void theLeaseKeeperNeverCutsSomeoneElsesRenewalShort()
     {
         FakeOpenSandboxProcess server;

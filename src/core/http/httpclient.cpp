@@ -1,6 +1,7 @@
 #include "httpclient.h"
 
 #include "../bulk.h"
+#include "../canceltoken.h"
 #include "../logging.h"
 #include "../tr.h"
 
@@ -223,11 +224,16 @@ Error HttpClient::closedError()
     return Error{Error::Kind::Cancelled, Tr::tr("cancelled: the connection to the server was closed")};
 }
 
-QCoro::Task<bool> HttpClient::sleep(std::chrono::milliseconds delay)
+Error HttpClient::cancelledError()
+{
+    return Error{Error::Kind::Cancelled, Tr::tr("cancelled")};
+}
+
+QCoro::Task<bool> HttpClient::sleep(std::chrono::milliseconds delay, std::shared_ptr<CancelToken> cancel)
 {
     if (m_closing)
         co_return false;
-    co_return co_await m_waits.sleep(delay);
+    co_return co_await m_waits.sleep(delay, std::move(cancel));
 }
 
 QCoro::Task<bool> HttpClient::waitFor(QFuture<void> work)
@@ -284,6 +290,8 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
     for (int attempt = 1;; ++attempt) {
         if (m_closing)
             co_return fail(closedError());
+        if (request.cancel && request.cancel->isCancelled())
+            co_return fail(cancelledError());
         ++m_attempts;
         QNetworkAccessManager *manager = pickManager();
         std::unique_ptr<QNetworkReply, ReplyDeleter> reply;
@@ -295,12 +303,22 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
         ++m_busy[manager];
         m_maxInFlight = std::max(m_maxInFlight, ++m_inFlight);
         m_replies.insert(reply.get());
+        // Aborted from the event loop, so that the caller of cancel() is not the one resumed.
+        QNetworkReply *const sent = reply.get();
+        const int cancelId = request.cancel ? request.cancel->onCancel([sent] {
+            QMetaObject::invokeMethod(sent, &QNetworkReply::abort, Qt::QueuedConnection);
+        })
+                                            : 0;
         co_await reply.get();
+        if (request.cancel)
+            request.cancel->remove(cancelId);
         m_replies.remove(reply.get());
         --m_busy[manager];
         --m_inFlight;
         if (m_closing)
             co_return fail(closedError());
+        if (request.cancel && request.cancel->isCancelled())
+            co_return fail(cancelledError());
 
         const QNetworkReply::NetworkError networkError = reply->error();
         const HttpResponse response = readResponse(reply.get());
@@ -339,7 +357,7 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
                                  << (answered ? QString::number(response.status) : reply->errorString())
                                  << "); retrying in" << wait.count() << "ms";
         reply.reset();
-        if (!co_await sleep(wait))
+        if (!co_await sleep(wait, request.cancel))
             co_return fail(closedError());
         delay = std::min(m_retry.maxDelay, std::chrono::milliseconds(qint64(double(delay.count()) * m_retry.factor)));
     }

@@ -49,6 +49,11 @@ struct HttpRequest
     // fetches its endpoint again instead of knocking on the old one.
     bool retryNotConnected = true;
     std::chrono::milliseconds transferTimeout{30'000}; // idle timeout; 0: none (streams)
+    // send(): cancelled before or while the request is on the wire, or while it waits to be
+    // tried again, it ends at once with a Cancelled error (the reply is aborted from the event
+    // loop, never inside cancel()). A read that a server holds (execd of a sandbox just paused)
+    // is let go this way without ending the client's other requests.
+    std::shared_ptr<CancelToken> cancel;
 };
 
 struct HttpResponse
@@ -177,7 +182,7 @@ public:
     // destructor) ends every sleep at once, resuming its coroutine while the objects it belongs
     // to still exist. Every wait between retries of this client and of the clients over it
     // sleeps here, so that no coroutine wakes later into a client that is gone.
-    QCoro::Task<bool> sleep(std::chrono::milliseconds delay);
+    QCoro::Task<bool> sleep(std::chrono::milliseconds delay, std::shared_ptr<CancelToken> cancel = {});
     // Waits for work on another thread (a QtConcurrent::run of a function that touches no
     // object of ours), and says whether the client is still open, as sleep() does: abortAll()
     // ends the wait at once, the work goes on and what it makes is dropped. A client over this
@@ -185,6 +190,8 @@ public:
     QCoro::Task<bool> waitFor(QFuture<void> work);
     // What a request or a wait ended by abortAll() returns: Error::Kind::Cancelled.
     static Error closedError();
+    // What a request whose HttpRequest::cancel was cancelled returns: Error::Kind::Cancelled.
+    static Error cancelledError();
     // Streams sent outside send() (execd's command stream) are aborted with the rest.
     void track(QNetworkReply *reply) { m_replies.insert(reply); }
     void untrack(QNetworkReply *reply) { m_replies.remove(reply); }

@@ -140,6 +140,8 @@ HttpRequest ExecdClient::request(const QByteArray &method, const QString &path, 
         request.url.setQuery(QString::fromLatin1(query), QUrl::StrictMode);
     request.retrySafe = method == "GET";
     request.retryNotConnected = false; // the backend fetches the endpoint again instead
+    if (method == "GET")
+        request.cancel = m_reads;
     for (auto it = m_target.headers.cbegin(); it != m_target.headers.cend(); ++it)
         request.headers.append({it.key(), it.value()});
     return request;
@@ -164,6 +166,11 @@ Result<QJsonDocument> jsonBody(const HttpResponse &response)
 }
 
 } // namespace
+
+void ExecdClient::cancelReads()
+{
+    m_reads->cancel();
+}
 
 void ExecdClient::noteFailure(const Error &error)
 {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "../../canceltoken.h"
 #include "../../result.h"
 #include "../../sandbox.h"
 #include "lifecycleclient.h"
@@ -132,6 +133,11 @@ public:
     QCoro::Task<Result<>> removeDirectory(QString path);
     QCoro::Task<Result<>> removeFile(QString path);
 
+    // Ends every read (GET) of this client under way or to come with a Cancelled error, and
+    // leaves the rest (commands, uploads) alone: the backend calls it as it pauses the sandbox,
+    // whose execd then holds reads unanswered until they time out.
+    void cancelReads();
+
 Q_SIGNALS:
     // A request got no answer from execd: no connection (Error::notConnected), no answer in
     // time, or a command stream that broke off or went silent. The address may be stale.
@@ -160,6 +166,7 @@ private:
     HttpClient *m_http;
     ExecdTarget m_target;
     std::chrono::milliseconds m_pingInterval;
+    std::shared_ptr<CancelToken> m_reads = std::make_shared<CancelToken>();
 };
 
 QByteArray commandBody(const ExecdCommand &command);

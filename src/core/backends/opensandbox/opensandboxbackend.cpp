@@ -231,6 +231,7 @@ QCoro::Task<Result<>> OpenSandboxBackend::pause(QString sandboxId)
     auto paused = co_await m_lifecycle->pause(sandboxId);
     if (!paused && paused.error().kind != Error::Kind::Conflict)
         co_return paused;
+    letExecdReadsGo(sandboxId);
     // 409: not running. Already paused is what the caller wanted; any other state is an error.
     auto info = co_await m_lifecycle->waitForState(sandboxId, pausedState(), m_options.settleTimeout);
     if (!info)
@@ -247,6 +248,8 @@ QCoro::Task<Result<bool>> OpenSandboxBackend::requestPause(QString sandboxId)
 {
     release(sandboxId);
     auto paused = co_await m_lifecycle->pause(sandboxId);
+    if (paused || paused.error().kind == Error::Kind::Conflict)
+        letExecdReadsGo(sandboxId);
     if (paused) {
         m_pauseRefusals.remove(sandboxId);
         co_return false;
@@ -442,6 +445,16 @@ void OpenSandboxBackend::forgetExecd(const QString &sandboxId, const ExecdClient
                                     << client->target().base.toString(QUrl::RemoveUserInfo)
                                     << "did not answer; its endpoint will be fetched again";
     m_execd.erase(it);
+}
+
+void OpenSandboxBackend::letExecdReadsGo(const QString &sandboxId)
+{
+    // A paused sandbox's execd holds what it is asked without answering: the reads of it under
+    // way (an activity read, the inspector's files) end now rather than at their timeouts, which
+    // would otherwise hold a quit after a bulk pause for a minute. Its address is resolved again
+    // at the next use (a resumed sandbox's execd may live elsewhere).
+    if (const std::shared_ptr<ExecdClient> client = m_execd.take(sandboxId))
+        client->cancelReads();
 }
 
 bool OpenSandboxBackend::retryElsewhere(const QString &sandboxId, const ExecdHandle &used, const Error &error)

@@ -142,6 +142,8 @@ private:
     // could not connect.
     template<typename T, typename Work> QCoro::Task<Result<T>> onFiles(QString sandboxId, Work work);
     void forgetExecd(const QString &sandboxId, const ExecdClient *client);
+    // As the sandbox pauses: execd is forgotten and its reads under way end (Cancelled).
+    void letExecdReadsGo(const QString &sandboxId);
     static QCoro::Task<Result<std::optional<QDateTime>>> readSessionsActivity(std::shared_ptr<ExecdClient> client,
                                                                               QString sessions);
 
