@@ -564,12 +564,13 @@ void MainWindow::addQuitMenu(QMenu *menu)
 
 void MainWindow::addAppearanceMenu(QMenu *menu)
 {
-    m_ui->menuView->addMenu(menu);
+    // Before the tray's entries, if they are there already (null: at the end).
+    m_ui->menuView->insertMenu(m_viewExtras, menu);
 }
 
 void MainWindow::addViewActions(const QList<QAction *> &actions)
 {
-    m_ui->menuView->addSeparator();
+    m_viewExtras = m_ui->menuView->addSeparator();
     m_ui->menuView->addActions(actions);
 }
 

@@ -226,6 +226,7 @@ private:
     QHash<QString, Paddock::BootstrapLogStore::Failure> m_failures; // as the last refresh read them
     int m_idleMinutes = 60;
     std::function<bool()> m_closeHides;
+    QAction *m_viewExtras = nullptr; // the separator above the tray's entries in View
     bool m_quitChosen = false; // File > Quit, not the window's close button
     std::pair<QString, QStringList> m_pendingSelection; // a notification's workspaces, until listed
 };
