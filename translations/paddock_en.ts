@@ -191,6 +191,86 @@
     </message>
 </context>
 <context>
+    <name>NotificationPolicy</name>
+    <message numerus="yes">
+        <source>%n update(s) from Paddock</source>
+        <translation>
+            <numerusform>%n update from Paddock</numerusform>
+            <numerusform>%n updates from Paddock</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n hour(s)</source>
+        <translation>
+            <numerusform>%n hour</numerusform>
+            <numerusform>%n hours</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n minute(s)</source>
+        <translation>
+            <numerusform>%n minute</numerusform>
+            <numerusform>%n minutes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n second(s)</source>
+        <translation>
+            <numerusform>%n second</numerusform>
+            <numerusform>%n seconds</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 and %n more</source>
+        <translation>
+            <numerusform>%1 and %n more</numerusform>
+            <numerusform>%1 and %n more</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) expire within %1</source>
+        <translation>
+            <numerusform>%n workspace expires within %1</numerusform>
+            <numerusform>%n workspaces expire within %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Bootstrap failed for %n workspace(s)</source>
+        <translation>
+            <numerusform>Bootstrap failed for %n workspace</numerusform>
+            <numerusform>Bootstrap failed for %n workspaces</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) were lost</source>
+        <translation>
+            <numerusform>%n workspace was lost</numerusform>
+            <numerusform>%n workspaces were lost</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) expired</source>
+        <translation>
+            <numerusform>%n workspace expired</numerusform>
+            <numerusform>%n workspaces expired</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) were deleted outside Paddock</source>
+        <translation>
+            <numerusform>%n workspace was deleted outside Paddock</numerusform>
+            <numerusform>%n workspaces were deleted outside Paddock</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) were closed for idleness</source>
+        <translation>
+            <numerusform>%n workspace was closed for idleness</numerusform>
+            <numerusform>%n workspaces were closed for idleness</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>OverviewPanel</name>
     <message numerus="yes">
         <source>%n entry(ies)</source>
@@ -365,6 +445,23 @@
         <translation>
             <numerusform>%n character</numerusform>
             <numerusform>%n characters</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>TrayController</name>
+    <message numerus="yes">
+        <source>%n running</source>
+        <translation>
+            <numerusform>%n running</numerusform>
+            <numerusform>%n running</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n expiring soon</source>
+        <translation>
+            <numerusform>%n expiring soon</numerusform>
+            <numerusform>%n expiring soon</numerusform>
         </translation>
     </message>
 </context>

@@ -1984,6 +1984,134 @@
     </message>
 </context>
 <context>
+    <name>NotificationPolicy</name>
+    <message numerus="yes">
+        <source>%n update(s) from Paddock</source>
+        <translation>
+            <numerusform>来自 Paddock 的 %n 条更新</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n hour(s)</source>
+        <translation>
+            <numerusform>%n 小时</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n minute(s)</source>
+        <translation>
+            <numerusform>%n 分钟</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n second(s)</source>
+        <translation>
+            <numerusform>%n 秒</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 and %n more</source>
+        <translation>
+            <numerusform>%1 及另外 %n 个</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Workspace %1 expires within %2</source>
+        <translation>工作区 %1 将在 %2内过期</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) expire within %1</source>
+        <translation>
+            <numerusform>%n 个工作区将在 %1内过期</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Bootstrap failed: %1</source>
+        <translation>初始化失败：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Bootstrap failed for %n workspace(s)</source>
+        <translation>
+            <numerusform>%n 个工作区初始化失败</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Workspace %1 was lost</source>
+        <translation>工作区 %1 已丢失</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) were lost</source>
+        <translation>
+            <numerusform>%n 个工作区已丢失</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Its sandbox is gone: deleted behind Paddock&apos;s back, or expired.</source>
+        <translation>其沙箱已不存在：在 Paddock 之外被删除，或已过期。</translation>
+    </message>
+    <message>
+        <source>Their sandboxes are gone: deleted behind Paddock&apos;s back, or expired.</source>
+        <translation>它们的沙箱已不存在：在 Paddock 之外被删除，或已过期。</translation>
+    </message>
+    <message>
+        <source>Workspace %1 expired</source>
+        <translation>工作区 %1 已过期</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) expired</source>
+        <translation>
+            <numerusform>%n 个工作区已过期</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Workspace %1 was deleted outside Paddock</source>
+        <translation>工作区 %1 已在 Paddock 之外被删除</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) were deleted outside Paddock</source>
+        <translation>
+            <numerusform>%n 个工作区已在 Paddock 之外被删除</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Workspace %1 was closed for idleness</source>
+        <translation>工作区 %1 因空闲已被关闭</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s) were closed for idleness</source>
+        <translation>
+            <numerusform>%n 个工作区因空闲已被关闭</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Profile: %1</source>
+        <translation>配置文件：%1</translation>
+    </message>
+</context>
+<context>
+    <name>Notifier</name>
+    <message>
+        <source>No D-Bus session bus: notifications show at Paddock&apos;s tray icon instead.</source>
+        <translation>没有 D-Bus 会话总线：通知改为显示在 Paddock 的托盘图标处。</translation>
+    </message>
+    <message>
+        <source>No D-Bus session bus and no system tray: Paddock cannot show notifications.</source>
+        <translation>没有 D-Bus 会话总线，也没有系统托盘：Paddock 无法显示通知。</translation>
+    </message>
+    <message>
+        <source>No notification service on the session bus (org.freedesktop.Notifications): notifications show at Paddock&apos;s tray icon instead.</source>
+        <translation>会话总线上没有通知服务（org.freedesktop.Notifications）：通知改为显示在 Paddock 的托盘图标处。</translation>
+    </message>
+    <message>
+        <source>No notification service on the session bus (org.freedesktop.Notifications) and no system tray: Paddock cannot show notifications.</source>
+        <translation>会话总线上没有通知服务（org.freedesktop.Notifications），也没有系统托盘：Paddock 无法显示通知。</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+</context>
+<context>
     <name>OpenDialog</name>
     <message>
         <source>Open workspace</source>
@@ -4521,6 +4649,14 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <source>the connection ended without an answer</source>
         <translation>连接在收到应答前就结束了</translation>
     </message>
+    <message>
+        <source>Give whole minutes from 1 to 10080 (7 days), separated by commas, such as &quot;10, 1&quot;; or nothing, for no notice before expiry.</source>
+        <translation>请填写 1 到 10080（7 天）之间的整数分钟，用逗号分隔，例如“10, 1”；或留空，不在过期前通知。</translation>
+    </message>
+    <message>
+        <source>At most %1 times before expiry.</source>
+        <translation>过期前最多通知 %1 次。</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
@@ -4979,6 +5115,26 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <source>&amp;%1:</source>
         <comment>a field&apos;s label as its backend names it (Template for an image)</comment>
         <translation>%1(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>Notify before e&amp;xpiry:</source>
+        <translation>过期前通知(&amp;X)：</translation>
+    </message>
+    <message>
+        <source>Minutes before a workspace expires when the desktop is told, separated by commas (10, 1 by default); empty: no notice</source>
+        <translation>在工作区过期前多少分钟通知桌面，用逗号分隔（默认 10, 1）；留空：不通知</translation>
+    </message>
+    <message>
+        <source>minutes, such as 10, 1</source>
+        <translation>分钟，例如 10, 1</translation>
+    </message>
+    <message>
+        <source>No desktop notifications for this profile&apos;s workspaces (expiry, failed bootstraps, lost workspaces, the sweeper&apos;s closes)</source>
+        <translation>不为此配置文件的工作区发送桌面通知（过期、初始化失败、丢失的工作区、扫描关闭的工作区）</translation>
+    </message>
+    <message>
+        <source>&amp;Mute notifications</source>
+        <translation>静音通知(&amp;M)</translation>
     </message>
 </context>
 <context>
@@ -5974,6 +6130,65 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
     <message>
         <source>context.jsonl holds the messages AgentScope compressed out of the agent&apos;s context, not the whole conversation: the rest is in the agent service&apos;s own storage.</source>
         <translation>context.jsonl 保存的是 AgentScope 从智能体上下文中压缩移出的消息，而不是完整的对话：其余内容在智能体服务自己的存储中。</translation>
+    </message>
+</context>
+<context>
+    <name>TrayController</name>
+    <message>
+        <source>Paddock: %1, %2</source>
+        <translation>Paddock：%1，%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n running</source>
+        <translation>
+            <numerusform>%n 个运行中</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n expiring soon</source>
+        <translation>
+            <numerusform>%n 个即将过期</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Hide Paddock</source>
+        <translation>隐藏 Paddock(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Show Paddock</source>
+        <translation>显示 Paddock(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Show in System &amp;Tray</source>
+        <translation>在系统托盘中显示(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Show Paddock&apos;s icon in the system tray, with the counts of running and soon-expiring workspaces</source>
+        <translation>在系统托盘中显示 Paddock 的图标，以及运行中和即将过期的工作区数量</translation>
+    </message>
+    <message>
+        <source>No system tray is available on this desktop.</source>
+        <translation>此桌面没有可用的系统托盘。</translation>
+    </message>
+    <message>
+        <source>Close Window &amp;Hides to Tray</source>
+        <translation>关闭窗口时隐藏到托盘(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Closing the window leaves Paddock running in the system tray; Quit ends it</source>
+        <translation>关闭窗口后 Paddock 继续在系统托盘中运行；退出才会结束它</translation>
+    </message>
+    <message>
+        <source>Available while Paddock shows in the system tray</source>
+        <translation>仅在 Paddock 显示于系统托盘时可用</translation>
+    </message>
+    <message>
+        <source>&amp;Pause Idle…</source>
+        <translation>暂停空闲工作区(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
     </message>
 </context>
 <context>

@@ -9,9 +9,12 @@
 #include "eventhistory.h"
 #include "i18n.h"
 #include "mainwindow.h"
+#include "notificationcenter.h"
+#include "notifier.h"
 #include "profilesdialog.h"
 #include "profilesession.h"
 #include "quitcontroller.h"
+#include "traycontroller.h"
 #include "workspacemanager.h"
 
 #include <QCoroTask>
@@ -47,9 +50,21 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
     , m_history(std::make_unique<EventHistory>(EventHistory::pathBeside(m_logs->root())))
     , m_window(std::make_unique<MainWindow>())
     , m_quit(new QuitController(settings, this))
+    , m_notifications(new NotificationCenter(this))
+    , m_tray(nullptr)
 {
     // Every event is kept (the history reads what earlier runs kept, on a worker thread) and shown.
     connect(m_events, &ConsoleEvents::occurred, m_history.get(), &EventHistory::append);
+    // A workspace gone from a listing behind the console's back is notified as lost (the
+    // session's own Lost reaches the notifications straight from the session).
+    connect(m_events, &ConsoleEvents::occurred, m_notifications, [this](const ConsoleEvent &event) {
+        if (event.kind == ConsoleEvent::Kind::Vanished)
+            m_notifications->workspacesLost(event.profileId, {event.workspaceId},
+                                            NotificationEvent::LostReason::DeletedElsewhere);
+        else if (event.kind == ConsoleEvent::Kind::Expired)
+            m_notifications->workspacesLost(event.profileId, {event.workspaceId},
+                                            NotificationEvent::LostReason::Expired);
+    });
     m_window->setEvents(m_events, m_history.get());
     m_history->load();
     // Closing the window (or File > Quit) asks what to do with the open workspaces first.
@@ -65,6 +80,8 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
         m_settings->setValue(QLatin1String(LanguageKey), code);
         useLanguage(localeFor(code));
         offerProfiles(m_window->profile()); // the built-in profile's name is the language's
+        for (const Profile &profile : m_profiles.profiles())
+            m_notifications->setProfile(profile); // (and the notifications' name of it)
         m_window->setLanguageChoice(code);
     });
     // The refresh interval picked in the window is the shown profile's from then on.
@@ -75,6 +92,30 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
                 qCWarning(lcConsole).noquote() << "cannot remember the refresh interval:" << saved.error().message;
         }
     });
+    // Notifications: the thresholds the tree's rows cross, the sessions' events; a click shows
+    // the workspaces. What cannot be shown (no service, no tray) is said once, here too.
+    m_tray = new TrayController(m_window.get(), m_notifications->expiry(), settings, this);
+    m_notifications->watch(m_window->model());
+    for (const Profile &profile : m_profiles.profiles())
+        m_notifications->setProfile(profile);
+    connect(m_notifications, &NotificationCenter::showWorkspaces, this, &Console::showWorkspaces);
+    connect(m_notifications, &NotificationCenter::statusMessage, this,
+            [this](const QString &message) { m_window->statusBar()->showMessage(message); });
+    m_notifications->notifier()->setTrayProvider([this] { return m_tray->iconForMessages(); });
+    m_notifications->notifier()->start();
+}
+
+void Console::showWorkspaces(const QString &profileId, const QStringList &workspaceIds)
+{
+    m_window->showNormal();
+    m_window->raise();
+    m_window->activateWindow();
+    // Selected once the profile shows and they are listed.
+    m_window->selectWorkspaces(profileId, workspaceIds);
+    if (profileId != m_window->profile() && m_profiles.profile(profileId)) {
+        offerProfiles(profileId);
+        switchTo(profileId);
+    }
 }
 
 Console::~Console()
@@ -201,6 +242,7 @@ QCoro::Task<ProfileSession *> Console::sessionFor(Profile profile)
         made->setProblem(made->problem().isEmpty() ? problem : problem + u'\n' + made->problem());
     ProfileSession *raw = made.get();
     m_events->attach(raw); // its events join the stream; its first listing is a baseline
+    m_notifications->observe(raw);
     m_sessions[now->id] = std::move(made);
     pending->set(raw);
     co_return raw;
@@ -255,6 +297,8 @@ bool Console::stillServes(const Profile &was, const QByteArray &key, const Profi
     viewOnly.name = was.name;
     viewOnly.refreshInterval = was.refreshInterval;
     viewOnly.readOnly = was.readOnly;
+    viewOnly.notifyBeforeExpiry = was.notifyBeforeExpiry;
+    viewOnly.muteNotifications = was.muteNotifications;
     return viewOnly == was && key == nowKey;
 }
 
@@ -262,8 +306,11 @@ QCoro::Task<void> Console::reload(QStringList changedIds)
 {
     const QPointer<Console> self(this);
     const QString shown = m_window->profile();
-    for (const QString &id : std::as_const(changedIds))
+    for (const QString &id : std::as_const(changedIds)) {
         ++m_saves[id]; // a session being made reads its key again
+        if (const auto profile = m_profiles.profile(id))
+            m_notifications->setProfile(*profile); // its thresholds, mute and name
+    }
     for (const QString &id : std::as_const(changedIds)) {
         auto it = m_sessions.find(id);
         if (it == m_sessions.end())

@@ -16,7 +16,9 @@
 class ConsoleEvents;
 class EventHistory;
 class MainWindow;
+class NotificationCenter;
 class QuitController;
+class TrayController;
 class QProcessEnvironment;
 class QSettings;
 namespace Paddock {
@@ -65,6 +67,11 @@ public:
     // A signal asked to quit: nothing is asked; the open workspaces are closed, and the log says so.
     void quitOnSignal(int signal);
     QuitController *quitController() const { return m_quit; }
+    // The desktop notifications, and the optional tray icon.
+    NotificationCenter *notifications() const { return m_notifications; }
+    TrayController *tray() const { return m_tray; }
+    // A notification's Show: the window in front, the profile shown, the workspaces selected.
+    void showWorkspaces(const QString &profileId, const QStringList &workspaceIds);
 
     Paddock::BootstrapLogStore *logs() const { return m_logs.get(); }
     // The console's one stream of events (every profile's, and the changes its listings show),
@@ -82,7 +89,8 @@ Q_SIGNALS:
 
 private:
     // Whether a session opened as `was` (with `key`) serves `now` (with `nowKey`): only the name,
-    // the refresh interval and read-only may differ, since the window applies those itself.
+    // the refresh interval, read-only and the notifications may differ, since the window and the
+    // notifications apply those themselves.
     static bool stillServes(const Paddock::Profile &was, const QByteArray &key, const Paddock::Profile &now,
                             const QByteArray &nowKey);
     // The profile's session, made (its key read first) if there is none; one at a time per profile.
@@ -105,6 +113,8 @@ private:
     std::unique_ptr<EventHistory> m_history;
     std::unique_ptr<MainWindow> m_window;
     QuitController *m_quit;
+    NotificationCenter *m_notifications;
+    TrayController *m_tray;
     std::map<QString, std::unique_ptr<Paddock::ProfileSession>> m_sessions;
     // Sessions being made (their key is read), by profile id: who asks meanwhile waits for it.
     std::map<QString, std::shared_ptr<Paddock::Broadcast<Paddock::ProfileSession *>>> m_making;

@@ -155,7 +155,7 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     connect(m_ui->actionShowLog, &QAction::triggered, this, [this] { showSelectedLog(false); });
     connect(m_ui->actionShowContainerLog, &QAction::triggered, this, [this] { showSelectedLog(true); });
     connect(m_ui->actionProfiles, &QAction::triggered, this, &MainWindow::profilesRequested);
-    connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);
+    connect(m_ui->actionQuit, &QAction::triggered, this, &MainWindow::requestQuit);
     // View > Language: the system's, or one we ship, named in itself so anyone finds their own.
     auto *systemLanguage = new QAction(tr("System language"), m_languages);
     systemLanguage->setObjectName(QStringLiteral("languageSystem"));
@@ -584,6 +584,12 @@ void MainWindow::hideEvent(QHideEvent *event)
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    // Closing hides it in the tray, where the user chose that; Quit still quits.
+    if (!m_quitChosen && !m_quitConfirmed && m_closeHides && m_closeHides()) {
+        event->ignore();
+        hide();
+        return;
+    }
     if (m_quitGuard && !m_quitConfirmed) {
         event->ignore();
         Q_EMIT quitRequested();
@@ -599,7 +605,52 @@ void MainWindow::addQuitMenu(QMenu *menu)
 
 void MainWindow::addAppearanceMenu(QMenu *menu)
 {
-    m_ui->menuView->addMenu(menu);
+    // Before the tray's entries, if they are there already (null: at the end).
+    m_ui->menuView->insertMenu(m_viewExtras, menu);
+}
+
+void MainWindow::addViewActions(const QList<QAction *> &actions)
+{
+    m_viewExtras = m_ui->menuView->addSeparator();
+    m_ui->menuView->addActions(actions);
+}
+
+void MainWindow::requestQuit()
+{
+    m_quitChosen = true;
+    close();
+    m_quitChosen = false;
+}
+
+void MainWindow::selectWorkspaces(const QString &profileId, const QStringList &workspaceIds)
+{
+    m_pendingSelection = {profileId, workspaceIds};
+    applyPendingSelection();
+}
+
+void MainWindow::applyPendingSelection()
+{
+    const auto &[profile, ids] = m_pendingSelection;
+    if (ids.isEmpty() || profile != m_profile)
+        return;
+    QItemSelection selection;
+    QModelIndex first;
+    for (const QString &id : ids) {
+        const WorkspaceRecord *record = m_model->recordOfWorkspace(m_profile, id);
+        const QModelIndex index = record ? m_proxy->mapFromSource(m_model->indexOfKey(record->key())) : QModelIndex();
+        if (!index.isValid())
+            continue;
+        selection.select(index, index);
+        if (!first.isValid())
+            first = index;
+    }
+    if (!first.isValid())
+        return; // not listed yet: the next refresh
+    m_pendingSelection = {};
+    QItemSelectionModel *model = m_ui->workspaceView->selectionModel();
+    model->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    model->setCurrentIndex(first, QItemSelectionModel::NoUpdate);
+    m_ui->workspaceView->scrollTo(first);
 }
 
 void MainWindow::changeEvent(QEvent *event)
@@ -723,6 +774,7 @@ QCoro::Task<void> MainWindow::refresh()
     // reports each change as it happens.
     if (settling && isVisible() && !m_live->isLive())
         m_settleTimer.start();
+    applyPendingSelection(); // a notification's workspaces, now listed
     if (m_refreshAgain) {
         m_refreshAgain = false;
         refresh();

@@ -123,6 +123,15 @@ public:
     void addQuitMenu(QMenu *menu);
     // View > Appearance (ColorScheme's AppearanceMenu), after Language.
     void addAppearanceMenu(QMenu *menu);
+    // More entries at the end of the View menu (the tray's).
+    void addViewActions(const QList<QAction *> &actions);
+    // Whether closing the window hides it instead (the tray's choice); File > Quit still quits.
+    void setCloseHidesWindow(std::function<bool()> hides) { m_closeHides = std::move(hides); }
+    // File > Quit: quits (asking about open workspaces) even where closing only hides.
+    void requestQuit();
+    // Selects these workspaces of a profile (a notification's Show), as soon as the profile is
+    // shown and they are listed; those not listed (or filtered out) are not.
+    void selectWorkspaces(const QString &profileId, const QStringList &workspaceIds);
 
     // The shown profile's problem (no key, an unreachable server, a refused key with its request
     // id), shown next to the profile switcher; empty when it works.
@@ -185,6 +194,7 @@ private:
     WorkspaceTreeModel::Decorate decorator(const QDateTime &now);
     void tick();
     void expandGroups(const QModelIndex &parent, int first, int last);
+    void applyPendingSelection();
 
     std::unique_ptr<Ui::MainWindow> m_ui;
     QPointer<Paddock::ProfileSession> m_session;
@@ -226,4 +236,8 @@ private:
     QSet<QString> m_stale; // workspace ids whose rows the next refresh decorates again
     QHash<QString, Paddock::BootstrapLogStore::Failure> m_failures; // as the last refresh read them
     int m_idleMinutes = 60;
+    std::function<bool()> m_closeHides;
+    QAction *m_viewExtras = nullptr; // the separator above the tray's entries in View
+    bool m_quitChosen = false; // File > Quit, not the window's close button
+    std::pair<QString, QStringList> m_pendingSelection; // a notification's workspaces, until listed
 };

@@ -126,6 +126,8 @@ ProfilesDialog::ProfilesDialog(ProfileStore *store, SecretStore *secrets, Secret
     connect(m_ui->sweepIntervalBox, &QSpinBox::valueChanged, this, edited("sweepInterval"));
     connect(m_ui->refreshIntervalBox, &QComboBox::currentIndexChanged, this, edited("refreshInterval"));
     connect(m_ui->readOnlyBox, &QCheckBox::toggled, this, edited("readOnly"));
+    connect(m_ui->notifyBeforeExpiryEdit, &QLineEdit::textChanged, this, edited("notifyBeforeExpiry"));
+    connect(m_ui->muteNotificationsBox, &QCheckBox::toggled, this, edited("muteNotifications"));
 
     fillProfileList();
     showStoredProfile(m_store->profiles().constFirst().id);
@@ -161,6 +163,8 @@ void ProfilesDialog::setupFields()
         field("ttl", m_ui->ttlBox, m_ui->ttlField, m_ui->ttlError),
         field("sweepInterval", m_ui->sweepIntervalBox, m_ui->sweepIntervalField, m_ui->sweepIntervalError),
         field("refreshInterval", m_ui->refreshIntervalBox, m_ui->refreshIntervalField, m_ui->refreshIntervalError),
+        field("notifyBeforeExpiry", m_ui->notifyBeforeExpiryEdit, m_ui->notifyBeforeExpiryField,
+              m_ui->notifyBeforeExpiryError),
     };
     for (const Field &f : std::as_const(m_fields)) {
         QFont font = f.error->font();
@@ -382,6 +386,8 @@ void ProfilesDialog::showProfile(const Profile &profile, bool isNew)
     const int refresh = int(profile.refreshInterval.count());
     setComboData(m_ui->refreshIntervalBox, refresh, tr("%n second(s)", nullptr, refresh));
     m_ui->readOnlyBox->setChecked(profile.readOnly);
+    m_ui->notifyBeforeExpiryEdit->setText(Profile::minutesText(profile.notifyBeforeExpiry));
+    m_ui->muteNotificationsBox->setChecked(profile.muteNotifications);
     fillContexts(); // for this kubeconfig, keeping the context just set
     m_loading = false;
 
@@ -429,6 +435,8 @@ Profile ProfilesDialog::formProfile() const
     profile.sweepInterval = std::chrono::seconds(m_ui->sweepIntervalBox->value());
     profile.refreshInterval = std::chrono::seconds(m_ui->refreshIntervalBox->currentData().toInt());
     profile.readOnly = m_ui->readOnlyBox->isChecked();
+    profile.notifyBeforeExpiry = Profile::parseMinutes(m_ui->notifyBeforeExpiryEdit->text());
+    profile.muteNotifications = m_ui->muteNotificationsBox->isChecked();
     return profile;
 }
 
@@ -479,6 +487,8 @@ void ProfilesDialog::updateRows()
         {m_ui->protocolField, "protocol"},
         {m_ui->useServerProxyBox, "useServerProxy"},
         {m_ui->sandboxTimeoutField, "sandboxTimeout"},
+        // Notice before expiry: only where sandboxes expire.
+        {m_ui->notifyBeforeExpiryField, "sandboxTimeout"},
         {m_ui->dockerHostField, "dockerHost"},
         {m_ui->stopInsteadOfPauseBox, "stopInsteadOfPause"},
         {m_ui->kubeconfigField, "kubeconfig"},

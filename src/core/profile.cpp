@@ -61,6 +61,31 @@ QString Profile::displayName() const
     return name;
 }
 
+const QList<std::chrono::seconds> Profile::DefaultNotifyBeforeExpiry{std::chrono::minutes(10), std::chrono::minutes(1)};
+
+QString Profile::minutesText(const QList<std::chrono::seconds> &times)
+{
+    QStringList parts;
+    for (const std::chrono::seconds time : times)
+        parts.append(QString::number(time.count() / 60));
+    return parts.join(QStringLiteral(", "));
+}
+
+QList<std::chrono::seconds> Profile::parseMinutes(const QString &text)
+{
+    static const QRegularExpression separators(QStringLiteral("[,;\\s]+"));
+    QList<std::chrono::seconds> times;
+    for (const QString &part : text.split(separators, Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const qint64 minutes = part.toLongLong(&ok);
+        const std::chrono::seconds time(ok && minutes > 0 && minutes < 1'000'000 ? minutes * 60 : 0);
+        if (!times.contains(time))
+            times.append(time);
+    }
+    std::sort(times.begin(), times.end(), std::greater<>());
+    return times;
+}
+
 bool Profile::isLocalName(const QString &name)
 {
     const QString trimmed = name.trimmed();
@@ -99,6 +124,15 @@ QList<FieldError> validateProfile(const Profile &profile, const QList<Profile> &
         add("sweepInterval", Tr::tr("The sweep interval must be at least one second."));
     if (!RefreshChoices.contains(int(profile.refreshInterval.count())))
         add("refreshInterval", Tr::tr("Refresh every 5, 15, 30 or 60 seconds, or never."));
+    const auto badTime = [](std::chrono::seconds time) {
+        return time < std::chrono::minutes(1) || time > std::chrono::days(7) || time.count() % 60 != 0;
+    };
+    if (std::any_of(profile.notifyBeforeExpiry.cbegin(), profile.notifyBeforeExpiry.cend(), badTime))
+        add("notifyBeforeExpiry",
+            Tr::tr("Give whole minutes from 1 to 10080 (7 days), separated by commas, such as \"10, 1\"; or "
+                   "nothing, for no notice before expiry."));
+    else if (profile.notifyBeforeExpiry.size() > Profile::MaxNotifyBeforeExpiry)
+        add("notifyBeforeExpiry", Tr::tr("At most %1 times before expiry.").arg(Profile::MaxNotifyBeforeExpiry));
     return errors;
 }
 
@@ -162,6 +196,16 @@ void ProfileStore::load()
         profile.sweepInterval = seconds("sweepInterval", profile.sweepInterval);
         profile.refreshInterval = seconds("refreshInterval", profile.refreshInterval);
         profile.readOnly = value("readOnly").toBool();
+        // Absent (a file written before notifications): the defaults; empty: none.
+        if (const QVariant before = value("notifyBeforeExpiry"); before.isValid()) {
+            profile.notifyBeforeExpiry.clear();
+            for (const QString &part : before.toString().split(u' ', Qt::SkipEmptyParts)) {
+                if (const qint64 seconds = part.trimmed().toLongLong(); seconds > 0)
+                    profile.notifyBeforeExpiry.append(std::chrono::seconds(seconds));
+            }
+            std::sort(profile.notifyBeforeExpiry.begin(), profile.notifyBeforeExpiry.end(), std::greater<>());
+        }
+        profile.muteNotifications = value("muteNotifications").toBool();
         if (profile.id == QLatin1String(LocalId)) {
             // The local profile's settings, if the user changed them; its own name is not kept
             // (files written so far hold it, translated).
@@ -211,6 +255,11 @@ void ProfileStore::write()
         set("sweepInterval", qint64(profile.sweepInterval.count()));
         set("refreshInterval", qint64(profile.refreshInterval.count()));
         set("readOnly", profile.readOnly);
+        QStringList before;
+        for (const std::chrono::seconds time : profile.notifyBeforeExpiry)
+            before.append(QString::number(time.count()));
+        set("notifyBeforeExpiry", before.join(u' ')); // seconds; no commas, which QSettings reads as a list
+        set("muteNotifications", profile.muteNotifications);
     }
     m_settings->endArray();
     m_settings->sync();

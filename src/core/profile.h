@@ -75,6 +75,12 @@ struct Profile
     std::chrono::seconds sweepInterval{300};
     std::chrono::seconds refreshInterval{15}; // 0: off
     bool readOnly = false;
+    // The console's notifications: how long before a workspace expires it says so (whole
+    // minutes, the longest first; empty: never), and whether this profile's are muted.
+    QList<std::chrono::seconds> notifyBeforeExpiry = DefaultNotifyBeforeExpiry;
+    bool muteNotifications = false;
+    static const QList<std::chrono::seconds> DefaultNotifyBeforeExpiry; // 10 and 1 minutes
+    static constexpr int MaxNotifyBeforeExpiry = 5;
 
     bool operator==(const Profile &) const = default;
 
@@ -84,6 +90,12 @@ struct Profile
     // Whether `name` given to the Local profile means its own name: empty, "Local" in English or
     // in the current language, or what earlier versions stored for it (translated).
     static bool isLocalName(const QString &name);
+
+    // "10, 1": the times before expiry in minutes, as the Profiles dialog shows them; parsed back
+    // (sorted, the longest first, each once; something not a whole number of minutes becomes an
+    // invalid 0 that validateProfile() names).
+    static QString minutesText(const QList<std::chrono::seconds> &times);
+    static QList<std::chrono::seconds> parseMinutes(const QString &text);
 
     static QString kindName(Kind kind); // "local", "opensandbox", "docker", "kubernetes", "e2b"
     static QString layoutName(Layout layout); // "paddock", "agentscope"

@@ -74,12 +74,6 @@ struct BulkProgress
 // event history and notifications.
 struct WorkspaceEvent
 {
-    // Who made it happen, as far as the session can tell.
-    enum class Actor {
-        Console, // an action asked of this session (the console's, or paddockctl's own run)
-        Sweeper, // the manager's TTL sweeper, closing a workspace idle too long
-        Elsewhere, // not this session: a sandbox lost behind its back (deleted, expired)
-    };
     enum class Kind {
         Opening, // provisioning started
         Opened,
@@ -91,6 +85,12 @@ struct WorkspaceEvent
         Killed,
         Lost, // the backend found its sandbox gone
         ActionFailed, // `action` did not happen: `error` says why (Cancelled: not attempted)
+    };
+    // Who made it happen, as far as Paddock can tell.
+    enum class Actor {
+        Console, // this session: an action, an open, the manager's stop at quit
+        Sweeper, // the manager's sweeper, closing a workspace idle for longer than the TTL
+        Elsewhere, // the backend: a sandbox gone behind Paddock's back
     };
     QDateTime time; // UTC
     QString profileId;

@@ -119,7 +119,8 @@ Q_SIGNALS:
     // A provisioning failed: what waiters got.
     void provisioningFailed(const QString &workspaceId, const Paddock::Error &error);
     // A workspace left the cache and its close ended (sandboxId: its sandbox, when known); when
-    // the close failed, closeFailed came first with the error.
+    // the close failed, closeFailed came first with the error. isSweeperClosing() says, while
+    // this is emitted, whether the sweeper closed it.
     void workspaceClosed(const QString &workspaceId, const QString &sandboxId = {});
     void closeFailed(const QString &workspaceId, const QString &sandboxId, const Paddock::Error &error);
     void workspaceKilled(const QString &workspaceId, const QString &sandboxId);

@@ -213,7 +213,8 @@ const QList<FormRow> FormRows{
     {"ttlLabel", "ttlBox", AllKinds},
     {"sweepIntervalLabel", "sweepIntervalBox", AllKinds},
     {"refreshIntervalLabel", "refreshIntervalBox", AllKinds},
-    {nullptr, "readOnlyBox", AllKinds},
+    {"notifyBeforeExpiryLabel", "notifyBeforeExpiryEdit", {Profile::Kind::OpenSandbox, Profile::Kind::E2B}},
+    {nullptr, "readOnlyBox", AllKinds}, // with muteNotificationsBox beside it
 };
 
 // Every row the chosen backend has is shown whole, with its label, below the one before it; the
@@ -274,6 +275,14 @@ QString formProblem(QDialog &dialog)
             }
         }
     }
+    // Mute notifications: every kind's, beside read-only.
+    auto *readOnly = dialog.findChild<QWidget *>(QStringLiteral("readOnlyBox"));
+    auto *mute = dialog.findChild<QWidget *>(QStringLiteral("muteNotificationsBox"));
+    if (!mute->isVisible())
+        return QStringLiteral("muteNotificationsBox is hidden");
+    if (mute->mapTo(&dialog, QPoint(0, 0)).y() != readOnly->mapTo(&dialog, QPoint(0, 0)).y()
+        || mute->height() < mute->minimumSizeHint().height())
+        return QStringLiteral("muteNotificationsBox is not beside readOnlyBox");
     return {};
 }
 
@@ -390,6 +399,16 @@ private Q_SLOTS:
         QCOMPARE(refreshBox->itemText(0), QStringLiteral("Off"));
         refreshBox->setCurrentIndex(refreshBox->findData(30));
         find<QCheckBox>(dialog, "readOnlyBox")->setChecked(true);
+        auto *notifyEdit = find<QLineEdit>(dialog, "notifyBeforeExpiryEdit");
+        QCOMPARE(notifyEdit->text(), QStringLiteral("10, 1"));
+        // Something not a number of minutes is named under its field, and nothing is saved.
+        notifyEdit->setText(QStringLiteral("15, soon"));
+        QTest::keyClick(imageEdit, Qt::Key_Return);
+        QTRY_VERIFY(find<QLabel>(dialog, "notifyBeforeExpiryError")->isVisible());
+        QVERIFY(find<QLabel>(dialog, "notifyBeforeExpiryError")->text().contains(QLatin1String("whole minutes")));
+        QCOMPARE(changed.count(), 0);
+        notifyEdit->setText(QStringLiteral("2, 15"));
+        find<QCheckBox>(dialog, "muteNotificationsBox")->setChecked(true);
         QVERIFY(dialog.hasUnsavedChanges());
         QVERIFY(dialog.isWindowModified());
 
@@ -423,6 +442,9 @@ private Q_SLOTS:
         QCOMPARE(saved->image, QStringLiteral("python:3.12-slim"));
         QCOMPARE(saved->sandboxTimeout.count(), 0);
         QCOMPARE(saved->isolation, IsolationPolicy::PerUser);
+        QCOMPARE(saved->notifyBeforeExpiry,
+                 (QList<std::chrono::seconds>{std::chrono::minutes(15), std::chrono::minutes(2)}));
+        QVERIFY(saved->muteNotifications);
         QCOMPARE(saved->ttl.count(), 600);
         QCOMPARE(saved->sweepInterval.count(), 60);
         QCOMPARE(saved->refreshInterval.count(), 30);
@@ -1168,16 +1190,28 @@ private Q_SLOTS:
             widget = widget->nextInFocusChain();
         } while (widget != list);
         const QStringList expected{
-            QStringLiteral("profileList"),       QStringLiteral("addButton"),
-            QStringLiteral("removeButton"),      QStringLiteral("nameEdit"),
-            QStringLiteral("kindBox"),           QStringLiteral("domainEdit"),
-            QStringLiteral("protocolBox"),       QStringLiteral("useServerProxyBox"),
-            QStringLiteral("apiKeyEdit"),        QStringLiteral("forgetKeyButton"),
-            QStringLiteral("imageEdit"),         QStringLiteral("sandboxTimeoutBox"),
-            QStringLiteral("bootstrapFileEdit"), QStringLiteral("bootstrapFileBrowseButton"),
-            QStringLiteral("isolationBox"),      QStringLiteral("ttlBox"),
-            QStringLiteral("sweepIntervalBox"),  QStringLiteral("refreshIntervalBox"),
-            QStringLiteral("readOnlyBox"),       QStringLiteral("testConnectionButton"),
+            QStringLiteral("profileList"),
+            QStringLiteral("addButton"),
+            QStringLiteral("removeButton"),
+            QStringLiteral("nameEdit"),
+            QStringLiteral("kindBox"),
+            QStringLiteral("domainEdit"),
+            QStringLiteral("protocolBox"),
+            QStringLiteral("useServerProxyBox"),
+            QStringLiteral("apiKeyEdit"),
+            QStringLiteral("forgetKeyButton"),
+            QStringLiteral("imageEdit"),
+            QStringLiteral("sandboxTimeoutBox"),
+            QStringLiteral("bootstrapFileEdit"),
+            QStringLiteral("bootstrapFileBrowseButton"),
+            QStringLiteral("isolationBox"),
+            QStringLiteral("ttlBox"),
+            QStringLiteral("sweepIntervalBox"),
+            QStringLiteral("refreshIntervalBox"),
+            QStringLiteral("notifyBeforeExpiryEdit"),
+            QStringLiteral("readOnlyBox"),
+            QStringLiteral("muteNotificationsBox"),
+            QStringLiteral("testConnectionButton"),
         };
         QCOMPARE(order, expected);
 

@@ -4,6 +4,9 @@
 //   the same with the event history at work (the changes seen in the model's diff recorded,
 //   shown in the Event History dock, written to its file)     [<= 20 ms]
 //   the per-second countdown tick                             [<= 2 ms]
+//   the notifications' share: the expiry watch following every row (its first read, a refresh
+//   with it, its per-second check with nothing due and with rows crossing, the tray's counts)
+//                                                             [<= 20 ms stall, <= 1 ms per tick]
 //   resident memory                                           [<= 150 MB]
 // Then the real window over paddock-fake-opensandbox on 127.0.0.1 with 10,000 sandboxes:
 //   the longest GUI-thread stall during a refresh                [<= 50 ms]
@@ -32,10 +35,13 @@
 #include "eventhistory.h"
 #include "eventhistorydock.h"
 #include "eventhistorymodel.h"
+#include "expirywatch.h"
 #include "fakekubernetesprocess.h"
 #include "fakeopensandboxprocess.h"
 #include "liveupdates.h"
 #include "mainwindow.h"
+#include "notificationcenter.h"
+#include "notifier.h"
 #include "profilesession.h"
 #include "workspacefilterproxy.h"
 #include "workspacetreemodel.h"
@@ -672,6 +678,8 @@ int faultsWindow(int sandboxes, int refreshes, int downRefreshes, double failRat
 int main(int argc, char **argv)
 {
     qputenv("QT_QPA_PLATFORM", "offscreen");
+    // The notifications measured go nowhere: never to a desktop's notification service.
+    qputenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/paddock-bench-no-bus");
     QApplication app(argc, argv);
     QCommandLineParser parser;
     parser.addHelpOption();
@@ -685,6 +693,8 @@ int main(int argc, char **argv)
                       QStringLiteral("Pods patched at once on the Kubernetes window (default 1000)."),
                       QStringLiteral("n"), QStringLiteral("1000")});
     parser.addOption({QStringLiteral("window-only"), QStringLiteral("Only the live window figures.")});
+    parser.addOption({QStringLiteral("model-only"),
+                      QStringLiteral("Only the model's figures (with the notifications'), no window.")});
     parser.addOption({QStringLiteral("kubernetes-only"),
                       QStringLiteral("Only the figures of the window over a Kubernetes profile.")});
     parser.addOption({QStringLiteral("faults"),
@@ -860,6 +870,88 @@ int main(int argc, char **argv)
         QApplication::processEvents();
         tickMs.push_back(double(timer.nsecsElapsed()) / 1e6);
     }
+
+    // The notifications' share: the expiry watch follows every row of the model (as the console's
+    // does), checked once a second through the NotificationCenter.
+    std::vector<QList<SandboxInfo>> watchedRefreshes;
+    for (int generation = Refreshes + 1; generation <= 2 * Refreshes; ++generation) {
+        QList<SandboxInfo> infos;
+        for (WorkspaceRecord &record : listing(count, generation, now)) {
+            record.info.fingerprint = fingerprintOf(record.info);
+            infos.append(record.info);
+            idleDeadlines.insert(record.info.workspaceId, *record.idleDeadline);
+        }
+        watchedRefreshes.push_back(infos);
+    }
+    qint64 wallMs = clock.toMSecsSinceEpoch();
+    qint64 monoMs = 1'000'000;
+    NotificationCenter center;
+    center.setClocks([&wallMs] { return wallMs; }, [&monoMs] { return monoMs; });
+    center.notifier()->start(); // as the console does at start (here: no bus, so nothing is shown)
+    double attachMs = 0;
+    // The watch's own share of a refresh: its slots run between a probe connected before it
+    // (which starts a timer) and one connected after it (which adds what passed).
+    QElapsedTimer inWatch;
+    qint64 watchNs = 0;
+    const auto before = [&inWatch] { inWatch.start(); };
+    const auto after = [&inWatch, &watchNs] { watchNs += inWatch.nsecsElapsed(); };
+    QObject::connect(&model, &QAbstractItemModel::rowsInserted, &model, before);
+    QObject::connect(&model, &QAbstractItemModel::rowsAboutToBeRemoved, &model, before);
+    QObject::connect(&model, &QAbstractItemModel::dataChanged, &model, before);
+    {
+        QElapsedTimer timer;
+        timer.start();
+        center.watch(&model);
+        attachMs = double(timer.nsecsElapsed()) / 1e6;
+    }
+    QObject::connect(&model, &QAbstractItemModel::rowsInserted, &model, after);
+    QObject::connect(&model, &QAbstractItemModel::rowsAboutToBeRemoved, &model, after);
+    QObject::connect(&model, &QAbstractItemModel::dataChanged, &model, after);
+    std::vector<double> watchedRefreshMs;
+    std::vector<double> watchShareMs;
+    for (QList<SandboxInfo> &infos : watchedRefreshes) {
+        QElapsedTimer timer;
+        timer.start();
+        watchNs = 0;
+        model.update(QStringLiteral("bench"), std::move(infos), decorate);
+        watchShareMs.push_back(double(watchNs) / 1e6);
+        QApplication::processEvents();
+        watchedRefreshMs.push_back(double(timer.nsecsElapsed()) / 1e6);
+    }
+    const auto timeChecks = [&](int rounds, qint64 stepMs) {
+        std::vector<double> ms;
+        for (int i = 0; i < rounds; ++i) {
+            wallMs += stepMs;
+            monoMs += stepMs;
+            QElapsedTimer timer;
+            timer.start();
+            center.tick();
+            ms.push_back(double(timer.nsecsElapsed()) / 1e6);
+        }
+        return ms;
+    };
+    // Nothing due: the rows expire 30 minutes and more from now.
+    const std::vector<double> idleChecks = timeChecks(ticks, 1000);
+    // Where the 10-minute thresholds are crossed: a row or two a second (the rows' expiries are
+    // a second apart), each going through the policy.
+    const qint64 thresholdsAt = now.addSecs(1800 - 600).toMSecsSinceEpoch();
+    monoMs += thresholdsAt - wallMs;
+    wallMs = thresholdsAt;
+    center.tick();
+    const std::vector<double> crossingChecks = timeChecks(ticks, 1000);
+    // A clock jumping 100 s forward: some 100 rows cross in one check.
+    const std::vector<double> burstCheck = timeChecks(1, 100'000);
+    double countsMs = 0;
+    {
+        QElapsedTimer timer;
+        timer.start();
+        const int running = center.expiry()->runningCount();
+        const int soon = center.expiry()->soonCount();
+        countsMs = double(timer.nsecsElapsed()) / 1e6;
+        if (running < 0 || soon < 0)
+            return 1;
+    }
+
     const double memoryMiB = residentMiB(); // with every row, before the burst below empties the model
     // The worst burst the history takes: a listing in which every row vanished (the server's
     // sandboxes all deleted), one event each.
@@ -898,7 +990,23 @@ int main(int argc, char **argv)
     std::printf("  every row vanished at once: %lld events, %8.2f ms, of which the history's own work %.2f ms\n",
                 qlonglong(vanished), vanishedMs, vanishedOwnMs);
     std::printf("  resident memory                          %8.1f MiB [<= 150 MB]\n", memoryMiB);
+    std::printf("  notifications: the expiry watch over every row\n");
+    std::printf("    its first read of the rows (a stall once)  %8.2f ms  [<= 20 ms]\n", attachMs);
+    std::printf(
+        "    refresh changing 1%% of rows, watched      %8.2f ms  [<= 20 ms]  worst %.2f ms (unwatched %.2f ms)\n",
+        median(watchedRefreshMs), *std::max_element(watchedRefreshMs.begin(), watchedRefreshMs.end()),
+        median(refreshMs));
+    std::printf("      of which the watch's own share           %8.3f ms            worst %.3f ms\n",
+                median(watchShareMs), *std::max_element(watchShareMs.begin(), watchShareMs.end()));
+    std::printf("    per-second check, nothing due (median)     %8.4f ms  [<= 1 ms]   worst %.4f ms\n",
+                median(idleChecks), *std::max_element(idleChecks.begin(), idleChecks.end()));
+    std::printf("    per-second check, rows crossing (median)   %8.4f ms  [<= 1 ms]   worst %.4f ms\n",
+                median(crossingChecks), *std::max_element(crossingChecks.begin(), crossingChecks.end()));
+    std::printf("    a check where ~100 rows cross at once      %8.4f ms\n", burstCheck.front());
+    std::printf("    the tray's counts (running, expiring soon) %8.4f ms\n", countsMs);
     std::fflush(stdout);
+    if (parser.isSet(QStringLiteral("model-only")))
+        return 0;
     // The windows' figures each in a fresh process, so that its memory is its own.
     QProcess window;
     window.setProcessChannelMode(QProcess::ForwardedChannels);

@@ -124,6 +124,62 @@ private Q_SLOTS:
         QCOMPARE(store.remove(prod.id).error().kind, Error::Kind::NotFound);
     }
 
+    // Notice before expiry (10 and 1 minutes by default) and mute: kept, validated, parsed.
+    void notificationSettings()
+    {
+        QCOMPARE(Profile().notifyBeforeExpiry, (QList<std::chrono::seconds>{600s, 60s}));
+        QVERIFY(!Profile().muteNotifications);
+        QCOMPARE(Profile::parseMinutes(QStringLiteral(" 1, 10;30  10")),
+                 (QList<std::chrono::seconds>{1800s, 600s, 60s}));
+        QCOMPARE(Profile::parseMinutes(QString()), QList<std::chrono::seconds>());
+        QCOMPARE(Profile::parseMinutes(QStringLiteral("5, soon")), (QList<std::chrono::seconds>{300s, 0s}));
+        QCOMPARE(Profile::minutesText({600s, 60s}), QStringLiteral("10, 1"));
+
+        Profile profile = Profile::local();
+        profile.notifyBeforeExpiry = Profile::parseMinutes(QStringLiteral("5, soon"));
+        QCOMPARE(fields(validateProfile(profile)), QStringList{QStringLiteral("notifyBeforeExpiry")});
+        profile.notifyBeforeExpiry = Profile::parseMinutes(QStringLiteral("20000"));
+        QCOMPARE(fields(validateProfile(profile)), QStringList{QStringLiteral("notifyBeforeExpiry")});
+        profile.notifyBeforeExpiry = Profile::parseMinutes(QStringLiteral("1 2 3 4 5 6"));
+        QCOMPARE(fields(validateProfile(profile)), QStringList{QStringLiteral("notifyBeforeExpiry")});
+        profile.notifyBeforeExpiry = {};
+        QVERIFY(validateProfile(profile).isEmpty());
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("paddock.ini"));
+        {
+            QSettings settings(path, QSettings::IniFormat);
+            ProfileStore store(&settings);
+            Profile prod = openSandbox(QStringLiteral("Prod"), QStringLiteral("osb.example.com:8080"));
+            prod.id = store.newId(prod.name);
+            prod.notifyBeforeExpiry = {1800s, 300s, 60s};
+            prod.muteNotifications = true;
+            QVERIFY(store.save(prod));
+            Profile quiet = openSandbox(QStringLiteral("Quiet"), QStringLiteral("osb.example.com:8081"));
+            quiet.id = store.newId(quiet.name);
+            quiet.notifyBeforeExpiry = {};
+            QVERIFY(store.save(quiet));
+        }
+        {
+            QSettings settings(path, QSettings::IniFormat);
+            ProfileStore store(&settings);
+            QCOMPARE(store.profile(QStringLiteral("prod"))->notifyBeforeExpiry,
+                     (QList<std::chrono::seconds>{1800s, 300s, 60s}));
+            QVERIFY(store.profile(QStringLiteral("prod"))->muteNotifications);
+            QCOMPARE(store.profile(QStringLiteral("quiet"))->notifyBeforeExpiry, QList<std::chrono::seconds>());
+            QVERIFY(!store.profile(QStringLiteral("quiet"))->muteNotifications);
+            // A file written before notifications: the defaults.
+            settings.beginWriteArray(QStringLiteral("profiles"));
+            settings.setArrayIndex(1);
+            settings.remove(QStringLiteral("notifyBeforeExpiry"));
+            settings.endArray();
+            settings.sync();
+        }
+        QSettings settings(path, QSettings::IniFormat);
+        ProfileStore store(&settings);
+        QCOMPARE(store.profiles().at(1).notifyBeforeExpiry, Profile::DefaultNotifyBeforeExpiry);
+    }
+
     void dockerProfile()
     {
         Profile docker;

@@ -172,6 +172,40 @@ private Q_SLOTS:
         QCOMPARE(QCoro::waitFor(reader.get(id))->state, SandboxState::Paused);
     }
 
+    // The sweeper's closes say so (notifications tell them from a Close the user asked for);
+    // the closes of the manager's stop at quit are the console's own.
+    void theSweepersClosesAreToldApart()
+    {
+        QTemporaryDir dir;
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        Profile profile = localProfile(dir.filePath(QStringLiteral("ws")));
+        profile.ttl = std::chrono::seconds(1);
+        profile.sweepInterval = std::chrono::seconds(1);
+        ProfileSession session(profile, {}, &logs);
+        QSignalSpy events(&session, &ProfileSession::event);
+        auto opened = QCoro::waitFor(session.open(request(QStringLiteral("u"), QStringLiteral("a"))));
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().message));
+        const QString id = (*opened)->id();
+        QTRY_VERIFY_WITH_TIMEOUT(kinds(events).contains(WorkspaceEvent::Kind::Closed), 10000);
+        const auto swept =
+            events.at(kinds(events).indexOf(WorkspaceEvent::Kind::Closed)).constFirst().value<WorkspaceEvent>();
+        QCOMPARE(swept.workspaceId, id);
+        QCOMPARE(swept.actor, WorkspaceEvent::Actor::Sweeper);
+        QVERIFY(!swept.action);
+
+        QCoro::waitFor(session.shutdown());
+
+        // A session whose sweeper does not get to it (the default TTL, an hour).
+        ProfileSession quitting(localProfile(dir.filePath(QStringLiteral("ws"))), {}, &logs);
+        QSignalSpy quitEvents(&quitting, &ProfileSession::event);
+        auto again = QCoro::waitFor(quitting.open(request(QStringLiteral("u"), QStringLiteral("b"))));
+        QVERIFY(again);
+        quitEvents.clear();
+        QCoro::waitFor(quitting.shutdown());
+        QCOMPARE(kinds(quitEvents), (QList<WorkspaceEvent::Kind>{WorkspaceEvent::Kind::Closed}));
+        QCOMPARE(quitEvents.constFirst().constFirst().value<WorkspaceEvent>().actor, WorkspaceEvent::Actor::Console);
+    }
+
     void killIsTheManagersOwn()
     {
         QTemporaryDir dir;
@@ -655,6 +689,7 @@ private Q_SLOTS:
         QVERIFY(!session->cached(QStringLiteral("held")));
         QCOMPARE(kinds(events), (QList<WorkspaceEvent::Kind>{WorkspaceEvent::Kind::Lost}));
         QCOMPARE(events.at(0).at(0).value<WorkspaceEvent>().sandboxId, sandboxId);
+        QCOMPARE(events.at(0).at(0).value<WorkspaceEvent>().actor, WorkspaceEvent::Actor::Elsewhere);
         QCOMPARE(removed.size(), 1);
 
         // A backend that says it lost it first (as Kubernetes' watch does): still once.
