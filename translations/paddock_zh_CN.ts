@@ -1973,17 +1973,6 @@
     </message>
 </context>
 <context>
-    <name>ObservedChanges</name>
-    <message>
-        <source>It expired at %1.</source>
-        <translation>已于 %1 过期。</translation>
-    </message>
-    <message>
-        <source>Deleted, or expired: the system clock changed, so which is not known.</source>
-        <translation>已被删除或已过期：系统时钟发生了变化，无法判断是哪一种。</translation>
-    </message>
-</context>
-<context>
     <name>NotificationPolicy</name>
     <message numerus="yes">
         <source>%n update(s) from Paddock</source>
@@ -2109,6 +2098,17 @@
     <message>
         <source>Show</source>
         <translation>显示</translation>
+    </message>
+</context>
+<context>
+    <name>ObservedChanges</name>
+    <message>
+        <source>It expired at %1.</source>
+        <translation>已于 %1 过期。</translation>
+    </message>
+    <message>
+        <source>Deleted, or expired: the system clock changed, so which is not known.</source>
+        <translation>已被删除或已过期：系统时钟发生了变化，无法判断是哪一种。</translation>
     </message>
 </context>
 <context>
