@@ -198,24 +198,29 @@ private:
     std::unique_ptr<PaddockTest::FakeE2bProcess> m_process;
 };
 
-// paddock-fake-kubernetes keeps no state across a restart (a restart would start an empty
-// cluster): faults only.
+// paddock-fake-kubernetes keeps its objects in <data-dir>/state.json and its CA in <data-dir>/tls,
+// so the kubeconfig written at the first start (one path: one FakeKubernetesProcess) stays good.
 class KubernetesServer final : public Server
 {
 public:
+    KubernetesServer()
+        : m_port(freePort())
+    {
+    }
     QString name() const override { return QStringLiteral("kubernetes"); }
     bool start(double failRate, int latencyMs, quint32 seed) override
     {
-        m_process = std::make_unique<PaddockTest::FakeKubernetesProcess>();
         const bool started =
-            m_process->start({QStringLiteral("--fail-rate"), QString::number(failRate), QStringLiteral("--fail-seed"),
-                              QString::number(seed), QStringLiteral("--latency-ms"), QString::number(latencyMs)});
+            m_process.start({QStringLiteral("--port"), QString::number(m_port), QStringLiteral("--data-dir"),
+                             m_data.path(), QStringLiteral("--fail-rate"), QString::number(failRate),
+                             QStringLiteral("--fail-seed"), QString::number(seed), QStringLiteral("--latency-ms"),
+                             QString::number(latencyMs)});
         if (!started)
-            error = m_process->error();
+            error = m_process.error();
         return started;
     }
-    void kill() override { m_process->stop(); }
-    bool keepsState() const override { return false; }
+    void kill() override { m_process.kill(); }
+    bool keepsState() const override { return true; }
     bool givesRequestIds() const override { return false; }
     Profile profile(const QString &bootstrapFile) const override
     {
@@ -223,7 +228,7 @@ public:
         profile.id = QStringLiteral("soak-kubernetes");
         profile.name = profile.id;
         profile.kind = Profile::Kind::Kubernetes;
-        profile.kubeconfig = m_process->kubeconfigPath();
+        profile.kubeconfig = m_process.kubeconfigPath();
         profile.kubeContext = QStringLiteral("paddock-fake");
         profile.kubeNamespace = QStringLiteral("agentscope");
         profile.bootstrapFile = bootstrapFile;
@@ -233,7 +238,9 @@ public:
     QByteArray key() const override { return {}; }
 
 private:
-    std::unique_ptr<PaddockTest::FakeKubernetesProcess> m_process;
+    int m_port;
+    QTemporaryDir m_data;
+    PaddockTest::FakeKubernetesProcess m_process;
 };
 
 // A real, private Docker engine: no faults are injected into it (the failures are the engine's
@@ -662,8 +669,10 @@ int main(int argc, char **argv)
          QStringLiteral("60")},
         {QStringLiteral("fail-rate"), QStringLiteral("Share of requests that fail (default 0.3)."), QStringLiteral("p"),
          QStringLiteral("0.3")},
-        {QStringLiteral("restarts"), QStringLiteral("Server restarts (default 2)."), QStringLiteral("n"),
-         QStringLiteral("2")},
+        {QStringLiteral("restarts"),
+         QStringLiteral("Times each fake (opensandbox, e2b, kubernetes) is killed (SIGKILL) and started again on "
+                        "its port and data folder, the first followed by a slow period (default 2)."),
+         QStringLiteral("n"), QStringLiteral("2")},
         {QStringLiteral("concurrency"), QStringLiteral("Operations at once (default 8)."), QStringLiteral("n"),
          QStringLiteral("8")},
         {QStringLiteral("seed"), QStringLiteral("Seed of the workload and the faults (default 1)."),
