@@ -210,11 +210,10 @@ public:
     QString name() const override { return QStringLiteral("kubernetes"); }
     bool start(double failRate, int latencyMs, quint32 seed) override
     {
-        const bool started =
-            m_process.start({QStringLiteral("--port"), QString::number(m_port), QStringLiteral("--data-dir"),
-                             m_data.path(), QStringLiteral("--fail-rate"), QString::number(failRate),
-                             QStringLiteral("--fail-seed"), QString::number(seed), QStringLiteral("--latency-ms"),
-                             QString::number(latencyMs)});
+        const bool started = m_process.start(
+            {QStringLiteral("--port"), QString::number(m_port), QStringLiteral("--data-dir"), m_data.path(),
+             QStringLiteral("--fail-rate"), QString::number(failRate), QStringLiteral("--fail-seed"),
+             QString::number(seed), QStringLiteral("--latency-ms"), QString::number(latencyMs)});
         if (!started)
             error = m_process.error();
         return started;

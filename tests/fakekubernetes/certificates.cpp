@@ -69,8 +69,7 @@ bool readBack(const QString &dir, Certificates *out)
     Certificates found;
     found.dir = dir;
     QByteArray caKey;
-    if (!read(dir + u"/ca.crt"_s, &found.caPem, &ignored)
-        || !read(dir + u"/ca.key"_s, &caKey, &ignored)
+    if (!read(dir + u"/ca.crt"_s, &found.caPem, &ignored) || !read(dir + u"/ca.key"_s, &caKey, &ignored)
         || !read(dir + u"/server.crt"_s, &found.serverCertPem, &ignored)
         || !read(dir + u"/server.key"_s, &found.serverKeyPem, &ignored)
         || !read(dir + u"/client.crt"_s, &found.clientCertPem, &ignored)

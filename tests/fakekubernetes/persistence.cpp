@@ -84,8 +84,8 @@ bool FakeKubernetes::loadState(QString *error)
     const QJsonObject state = document.object();
     if (parseError.error != QJsonParseError::NoError || state.value(u"format"_s).toInt() != StateFormat) {
         *error = u"%1 is not a state this server wrote (%2); remove it, or start with another --data-dir"_s.arg(
-            file.fileName(), parseError.error != QJsonParseError::NoError ? parseError.errorString()
-                                                                          : u"no \"format\": 1"_s);
+            file.fileName(),
+            parseError.error != QJsonParseError::NoError ? parseError.errorString() : u"no \"format\": 1"_s);
         return false;
     }
     quint64 rv = state.value(u"resourceVersion"_s).toString().toULongLong();

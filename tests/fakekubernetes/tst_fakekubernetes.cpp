@@ -1827,7 +1827,8 @@ private Q_SLOTS:
         const auto sleeping = [] {
             for (const QString &pid : QDir(u"/proc"_s).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
                 QFile cmdline(u"/proc/"_s + pid + u"/cmdline"_s);
-                if (cmdline.open(QIODevice::ReadOnly) && cmdline.readAll()
+                if (cmdline.open(QIODevice::ReadOnly)
+                    && cmdline.readAll()
                         == QByteArray("sleep\0"
                                       "303\0",
                                       10))
@@ -1853,12 +1854,12 @@ private Q_SLOTS:
                 > rvBefore);
         // A watch from the last resourceVersion goes on; from an earlier one it must list again
         // (the new server's watch cache starts where the old one's state ended).
-        const Reply resumed = call(fake, "GET", pods + u"?watch=true&timeoutSeconds=1&resourceVersion="_s
-                                                   + QString::number(rvBefore));
+        const Reply resumed =
+            call(fake, "GET", pods + u"?watch=true&timeoutSeconds=1&resourceVersion="_s + QString::number(rvBefore));
         QCOMPARE(resumed.status, 200);
         QVERIFY2(!resumed.body.contains("\"ERROR\""), resumed.body.constData());
-        const Reply expired = call(fake, "GET", pods + u"?watch=true&timeoutSeconds=1&resourceVersion="_s
-                                                   + QString::number(rvBefore - 1));
+        const Reply expired = call(
+            fake, "GET", pods + u"?watch=true&timeoutSeconds=1&resourceVersion="_s + QString::number(rvBefore - 1));
         QVERIFY2(expired.body.contains("\"type\":\"ERROR\"") && expired.body.contains("\"code\":410"),
                  expired.body.constData());
         // Still Running, with its files; its container runs again, without what ran in it.
@@ -1874,7 +1875,9 @@ private Q_SLOTS:
         if (!m_kubectl.isEmpty()) {
             const Run listed = kubectlWith(kubeconfig, {u"get"_s, u"pods"_s, u"--no-headers"_s});
             QVERIFY2(listed.exitCode == 0, listed.err.constData());
-            QVERIFY2(QRegularExpression(u"(?m)^as-ws-kept +1/1 +Running +0 "_s).match(QString::fromUtf8(listed.out)).hasMatch(),
+            QVERIFY2(QRegularExpression(u"(?m)^as-ws-kept +1/1 +Running +0 "_s)
+                         .match(QString::fromUtf8(listed.out))
+                         .hasMatch(),
                      listed.out.constData());
         }
 
