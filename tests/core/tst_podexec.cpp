@@ -23,6 +23,7 @@
 #include <QTranslator>
 #include <QtEndian>
 
+#include <algorithm>
 #include <memory>
 
 using namespace Paddock;
@@ -233,7 +234,7 @@ private:
 class ScriptedExecServer final : public QTcpServer
 {
 public:
-    ScriptedExecServer()
+    explicit ScriptedExecServer(quint16 port = 0)
     {
         connect(this, &QTcpServer::newConnection, this, [this] {
             while (QTcpSocket *socket = nextPendingConnection()) {
@@ -256,7 +257,7 @@ public:
                 peers.append(peer);
             }
         });
-        if (!listen(QHostAddress::LocalHost, 0))
+        if (!listen(QHostAddress::LocalHost, port))
             qFatal("cannot listen on 127.0.0.1");
     }
 
@@ -300,6 +301,53 @@ PodExecCommand command(const QStringList &argv)
 QString describe(const Result<PodExecResult> &result)
 {
     return result ? QStringLiteral("exit %1").arg(result->exec.exitCode) : result.error().message;
+}
+
+// The exec client's own log lines ("... handshake 1 failed (...); trying again in 250 ms") while
+// it lives, so that a test can wait for a retry instead of for a time.
+class ExecLog
+{
+public:
+    ExecLog()
+    {
+        s_lines = &m_lines;
+        m_previous = qInstallMessageHandler(&ExecLog::handle);
+        s_previous = m_previous;
+    }
+    ~ExecLog()
+    {
+        qInstallMessageHandler(m_previous);
+        s_lines = nullptr;
+    }
+    Q_DISABLE_COPY_MOVE(ExecLog)
+
+    int retries() const
+    {
+        return int(std::count_if(m_lines.begin(), m_lines.end(),
+                                 [](const QString &line) { return line.contains(QLatin1String("trying again")); }));
+    }
+
+private:
+    static void handle(QtMsgType type, const QMessageLogContext &context, const QString &message)
+    {
+        if (s_lines && qstrcmp(context.category, "paddock.core.kubernetes.exec") == 0)
+            s_lines->append(message);
+        if (s_previous)
+            s_previous(type, context, message);
+    }
+
+    QStringList m_lines;
+    QtMessageHandler m_previous = nullptr;
+    static inline QStringList *s_lines = nullptr;
+    static inline QtMessageHandler s_previous = nullptr;
+};
+
+quint16 closedPort()
+{
+    QTcpServer closed;
+    if (!closed.listen(QHostAddress::LocalHost, 0))
+        qFatal("cannot listen on 127.0.0.1");
+    return closed.serverPort();
 }
 
 } // namespace
@@ -905,20 +953,37 @@ private Q_SLOTS:
         QVERIFY(!result.error().notConnected);
     }
 
+    // Nothing listening (an API server restarting): four handshakes, as the HTTP layer tries a
+    // request, then the error, which says it did not connect.
     void connectionRefused()
     {
-        quint16 port = 0;
-        {
-            QTcpServer closed;
-            QVERIFY(closed.listen(QHostAddress::LocalHost, 0));
-            port = closed.serverPort();
-        }
+        const quint16 port = closedPort();
+        ExecLog log;
         PodExecClient client;
         QNetworkRequest request(QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port) + QString::fromLatin1(ExecPath)));
         const auto result = QCoro::waitFor(client.run(request, command({"true"})));
         QVERIFY(!result);
         QCOMPARE(result.error().kind, Error::Kind::Unreachable);
         QVERIFY2(result.error().notConnected, qPrintable(result.error().message));
+        QCOMPARE(log.retries(), 3);
+    }
+
+    // The API server comes back while the handshake is tried again: the command runs, once.
+    void refusedUntilTheServerIsBack()
+    {
+        const quint16 port = closedPort();
+        ExecLog log;
+        PodExecClient client;
+        QNetworkRequest request(QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port) + QString::fromLatin1(ExecPath)));
+        auto task = client.run(request, command({"echo", "back"}));
+        QTRY_VERIFY_WITH_TIMEOUT(log.retries() >= 1, 15'000);
+        ScriptedExecServer server(port);
+        QTRY_VERIFY_WITH_TIMEOUT(server.upgraded(0), 15'000);
+        server.peer(0)->send(binary(1, "back\n") + status(Success) + closeFrame(1000));
+        const auto result = QCoro::waitFor(std::move(task));
+        QVERIFY2(result, qPrintable(describe(result)));
+        QCOMPARE(result->exec.stdOut, QByteArray("back\n"));
+        QCOMPARE(server.peers.size(), 1);
     }
 
     void badSchemeIsRefused()

@@ -2,6 +2,8 @@
 
 #include <QFile>
 #include <QProcess>
+#include <QSslCertificate>
+#include <QSslKey>
 #include <QStandardPaths>
 
 using namespace Qt::StringLiterals;
@@ -60,7 +62,33 @@ bool issue(const QString &openssl, const QString &dir, const QString &name, cons
                error);
 }
 
+// The files of an earlier start in `dir`, when every one is there and reads as PEM.
+bool readBack(const QString &dir, Certificates *out)
+{
+    QString ignored;
+    Certificates found;
+    found.dir = dir;
+    QByteArray caKey;
+    if (!read(dir + u"/ca.crt"_s, &found.caPem, &ignored) || !read(dir + u"/ca.key"_s, &caKey, &ignored)
+        || !read(dir + u"/server.crt"_s, &found.serverCertPem, &ignored)
+        || !read(dir + u"/server.key"_s, &found.serverKeyPem, &ignored)
+        || !read(dir + u"/client.crt"_s, &found.clientCertPem, &ignored)
+        || !read(dir + u"/client.key"_s, &found.clientKeyPem, &ignored))
+        return false;
+    if (QSslCertificate(found.caPem).isNull() || QSslCertificate(found.serverCertPem).isNull()
+        || QSslCertificate(found.clientCertPem).isNull() || QSslKey(caKey, QSsl::Ec).isNull()
+        || QSslKey(found.serverKeyPem, QSsl::Ec).isNull() || QSslKey(found.clientKeyPem, QSsl::Ec).isNull())
+        return false;
+    *out = found;
+    return true;
+}
+
 } // namespace
+
+bool Certificates::loadOrGenerate(const QString &dir, Certificates *out, QString *error)
+{
+    return readBack(dir, out) || generate(dir, out, error);
+}
 
 bool Certificates::generate(const QString &dir, Certificates *out, QString *error)
 {

@@ -128,7 +128,7 @@ bool FakeKubernetes::start(QString *error)
     m_schemas.load(QJsonDocument::fromJson(m_openApiBytes).object());
 
     if (m_options.tls) {
-        if (!Certificates::generate(m_dataDir + u"/tls"_s, &m_certificates, error))
+        if (!Certificates::loadOrGenerate(m_dataDir + u"/tls"_s, &m_certificates, error))
             return false;
         QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
         tls.setLocalCertificate(QSslCertificate(m_certificates.serverCertPem));
@@ -140,20 +140,30 @@ bool FakeKubernetes::start(QString *error)
         m_clientCertDigest = QSslCertificate(m_certificates.clientCertPem).digest(QCryptographicHash::Sha256);
     }
 
-    for (const QString &name : {u"default"_s, u"kube-system"_s, u"kube-public"_s, u"kube-node-lease"_s})
-        makeNamespace(name);
+    // A data folder of its own holds the state of the last run (persistence.cpp).
+    if (!m_options.dataDir.isEmpty() && !loadState(error))
+        return false;
+    for (const QString &name : {u"default"_s, u"kube-system"_s, u"kube-public"_s, u"kube-node-lease"_s}) {
+        if (!find(Kind::Namespace, QString(), name))
+            makeNamespace(name);
+    }
     for (const QString &name : std::as_const(m_options.namespaces)) {
         if (!name.isEmpty() && !find(Kind::Namespace, QString(), name))
             makeNamespace(name);
     }
-    if (m_options.seed > 0) {
+    if (m_options.seed > 0 && !m_loaded) {
         if (!find(Kind::Namespace, QString(), m_options.seedNamespace))
             makeNamespace(m_options.seedNamespace);
         seed(m_options.seed);
     }
-    // What was made before the server listened is not in the watch history.
+    // What was made before the server listened is not in the watch history; nor is what happened
+    // before a restart (as an API server's watch cache starts at the current resourceVersion).
     m_history.clear();
     m_historyFloor = m_rv;
+    if (m_loaded)
+        resumeLoaded();
+    m_persist = !m_options.dataDir.isEmpty();
+    persist();
 
     if (!m_http.listen(m_options.port, error))
         return false;
@@ -169,9 +179,14 @@ void FakeKubernetes::shutdown()
     m_websockets.close();
     for (Watcher *watcher : std::vector<Watcher *>(m_watchers))
         endWatch(watcher);
+    // A kept data folder keeps the Pods' folders (and state.json, written as it is) for the next
+    // start; their containers and commands end here.
+    persist();
+    m_persist = false;
+    const bool keepFiles = !m_options.dataDir.isEmpty();
     for (auto &[key, entry] : table(Kind::Pod)) {
         if (entry.pod)
-            destroyPodState(entry.pod);
+            destroyPodState(entry.pod, !keepFiles);
         entry.pod = nullptr;
     }
 }

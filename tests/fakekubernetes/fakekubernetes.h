@@ -57,7 +57,7 @@ struct Options
     quint32 failSeed = 0;
     QStringList forbidden; // "verb resource" pairs refused with 403, e.g. "create pods/exec"
     QStringList storageClasses{QStringLiteral("standard")}; // provisioned; a PVC of another class stays Pending
-    QString dataDir; // empty: a temporary directory, removed on exit
+    QString dataDir; // empty: a temporary directory, removed on exit; set: kept, with state.json (persistence.cpp)
     bool bubblewrap = true;
     bool verbose = false;
 };
@@ -273,7 +273,11 @@ private:
     void endFollowers(PodState *pod);
     void beginPodDeletion(const QString &key, qint64 graceSeconds);
     void finishPodDeletion(const QString &key);
-    void destroyPodState(PodState *pod);
+    // Ends its container, its execs and its log streams; `removeFiles`: its folder too (a deletion;
+    // a shutdown that keeps its data folder leaves it for the next start).
+    void destroyPodState(PodState *pod, bool removeFiles = true);
+    // After a restart on a kept data folder: the kubelet takes the Pod up where the last run left it.
+    void resumePod(const QString &key);
     void bindPvc(const QString &key);
     void releasePvcs(const QString &ns);
     void rescheduleWaiting(const QString &ns);
@@ -285,6 +289,12 @@ private:
     QString hostPathIn(const Version &pod, PodState *state, const QString &path) const;
     EnvList containerEnv(const Version &pod) const;
     QString containerWorkingDir(const Version &pod, PodState *state) const;
+
+    // The state kept in <data-dir>/state.json across a restart (persistence.cpp).
+    void persist();
+    bool loadState(QString *error);
+    void resumeLoaded();
+    QString statePath() const;
 
     // Exec and logs (exec.cpp, logs.cpp).
     void exec(HttpConnection *connection, const HttpRequest &request, const QString &ns, const QString &name);
@@ -304,6 +314,8 @@ private:
     std::unique_ptr<QTemporaryDir> m_tempDir;
     QString m_dataDir;
     bool m_stopped = false;
+    bool m_persist = false; // --data-dir: every change is written to state.json before anyone sees it
+    bool m_loaded = false; // this start read a state.json
 
     std::map<QString, Entry> m_objects[3];
     quint64 m_rv = 0;

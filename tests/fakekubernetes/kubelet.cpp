@@ -688,7 +688,59 @@ void FakeKubernetes::beginPodDeletion(const QString &key, qint64 graceSeconds)
     pod->removal.start(static_cast<int>(wait));
 }
 
-void FakeKubernetes::destroyPodState(PodState *pod)
+void FakeKubernetes::resumePod(const QString &key)
+{
+    Entry *entry = table(Kind::Pod).count(key) ? &table(Kind::Pod)[key] : nullptr;
+    if (!entry || !entry->pod)
+        return;
+    PodState *pod = entry->pod;
+    const QJsonObject &object = entry->current->object;
+    const QJsonObject metadata = object.value(u"metadata"_s).toObject();
+    if (metadata.contains(u"deletionTimestamp"_s)) {
+        // The grace period goes on: what is left of it, at most --grace-ms.
+        const std::optional<qint64> deadline = parseTimeNs(metadata.value(u"deletionTimestamp"_s).toString());
+        const qint64 left = deadline ? *deadline / 1'000'000 - QDateTime::currentMSecsSinceEpoch() : 0;
+        pod->removal.start(static_cast<int>(std::clamp<qint64>(left, 0, std::max(0, m_options.graceMs))));
+        return;
+    }
+    const QJsonObject status = object.value(u"status"_s).toObject();
+    const QString phase = status.value(u"phase"_s).toString();
+    if (pod->frozen || phase == u"Succeeded"_s || phase == u"Failed"_s)
+        return;
+    if (!pod->scheduled) {
+        QTimer::singleShot(0, pod, [this, key] { schedule(key); });
+        return;
+    }
+    const QJsonObject state =
+        status.value(u"containerStatuses"_s).toArray().at(0).toObject().value(u"state"_s).toObject();
+    if (state.contains(u"running"_s)) {
+        // Its container ended with the last run (with every command in it): it runs again in
+        // place, on the same folders, and the Pod stays Running. One that never ran (a seeded
+        // Pod never exec'd) starts at its first exec, as before.
+        if (pod->containerStarted) {
+            QTimer::singleShot(0, pod, [this, key] {
+                QString error;
+                if (!ensureContainer(key, &error))
+                    containerExited(key, 128, u"StartError"_s, error);
+            });
+        }
+        return;
+    }
+    const QString reason = state.value(u"waiting"_s).toObject().value(u"reason"_s).toString();
+    if (reason == u"InvalidImageName"_s)
+        return; // it stays so
+    if (reason == u"CrashLoopBackOff"_s) {
+        pod->stage = StageCrashBackOff;
+        pod->kubelet.start(static_cast<int>(std::min<qint64>(
+            qint64(m_options.crashBackoffMs) << std::min(std::max(pod->restarts, 1) - 1, 16), MaxBackoffMs)));
+        return;
+    }
+    // Being created, pulling its image, or in the pull's back-off: the kubelet starts over.
+    pod->stage = StageCreating;
+    pod->kubelet.start(0);
+}
+
+void FakeKubernetes::destroyPodState(PodState *pod, bool removeFiles)
 {
     pod->kubelet.stop();
     pod->removal.stop();
@@ -704,7 +756,8 @@ void FakeKubernetes::destroyPodState(PodState *pod)
         if (session)
             killExec(session);
     }
-    QDir(pod->dir).removeRecursively();
+    if (removeFiles)
+        QDir(pod->dir).removeRecursively();
     pod->deleteLater();
 }
 

@@ -93,7 +93,10 @@ int main(int argc, char **argv)
         {u"fail-rate"_s, u"Probability (0..1) of an injected 429/500/503 or dropped connection."_s, u"P"_s, u"0"_s},
         {u"fail-seed"_s, u"Seed of the failure-injection PRNG."_s, u"S"_s, u"0"_s},
         {u"forbid"_s, u"Refuse with 403 (RBAC), e.g. \"create pods/exec,get namespaces\"."_s, u"RULES"_s},
-        {u"data-dir"_s, u"Keep volumes and Pod folders here (default: a temporary directory)."_s, u"DIR"_s},
+        {u"data-dir"_s,
+         u"Keep volumes, Pod folders, the CA and the objects (state.json) here; a start on it has them back "
+         "(default: a temporary directory, removed on exit)."_s,
+         u"DIR"_s},
         {u"no-bwrap"_s, u"Run containers and exec commands unconfined on this machine (UNSAFE)."_s},
         {u"verbose"_s, u"Log every request (method, target, Accept, Content-Type, User-Agent) on stderr."_s},
     });

@@ -176,6 +176,7 @@ VersionPtr FakeKubernetes::commit(Kind kind, const QString &ns, const QString &n
         entry.current = version;
     }
     ++m_generation[static_cast<int>(kind)];
+    persist(); // before anyone hears of it: a watch event, or the answer that follows
     record(WatchEvent{type, rv, kind, type == WatchEvent::Modified ? previous : VersionPtr(), version});
     return version;
 }

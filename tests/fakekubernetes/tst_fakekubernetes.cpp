@@ -399,15 +399,21 @@ private:
               const QString &extra = u"&stdout=true&stderr=true"_s,
               const std::function<void(QWebSocket &)> &afterOpen = {})
     {
+        return exec(m_fake, name, argv, protocols, extra, afterOpen);
+    }
+    Exec exec(const PaddockTest::FakeKubernetesProcess &fake, const QString &name, const QStringList &argv,
+              const QStringList &protocols, const QString &extra = u"&stdout=true&stderr=true"_s,
+              const std::function<void(QWebSocket &)> &afterOpen = {})
+    {
         Exec result;
         QWebSocket socket;
-        QUrl url = m_fake.base();
+        QUrl url = fake.base();
         url.setScheme(u"wss"_s);
         url.setPath(u"/api/v1/namespaces/%1/pods/%2/exec"_s.arg(Ns, name));
         url.setQuery(execQuery(argv, extra).mid(1), QUrl::StrictMode);
         QNetworkRequest request(url);
-        request.setRawHeader("Authorization", "Bearer " + m_fake.token().toUtf8());
-        socket.setSslConfiguration(m_fake.sslConfiguration());
+        request.setRawHeader("Authorization", "Bearer " + fake.token().toUtf8());
+        socket.setSslConfiguration(fake.sslConfiguration());
         QWebSocketHandshakeOptions options;
         options.setSubprotocols(protocols);
         bool sentAfterOpen = false;
@@ -495,10 +501,14 @@ private:
     };
     Run kubectl(const QStringList &arguments, const QByteArray &input = {}, bool closeInput = true)
     {
+        return kubectlWith(m_fake.kubeconfigPath(), arguments, input, closeInput);
+    }
+    Run kubectlWith(const QString &kubeconfig, const QStringList &arguments, const QByteArray &input = {},
+                    bool closeInput = true)
+    {
         QProcess process;
         process.start(m_kubectl,
-                      QStringList{u"--kubeconfig"_s, m_fake.kubeconfigPath(), u"--cache-dir"_s, m_kubectlCache.path()}
-                          + arguments);
+                      QStringList{u"--kubeconfig"_s, kubeconfig, u"--cache-dir"_s, m_kubectlCache.path()} + arguments);
         Run run;
         if (!process.waitForStarted(WaitMs))
             return run;
@@ -1777,6 +1787,107 @@ private Q_SLOTS:
         QCOMPARE(itemNames(call(fake, "GET", u"/api/v1/namespaces/agentscope/persistentvolumeclaims?limit=1"_s).json())
                      .size(),
                  1);
+    }
+
+    void stateSurvivesARestart()
+    {
+        QTemporaryDir data;
+        QVERIFY(data.isValid());
+        PaddockTest::FakeKubernetesProcess fake;
+        const QStringList options{u"--data-dir"_s, data.path(), u"--pod-start-ms"_s, u"50"_s};
+        QVERIFY2(fake.start(serverArguments(options)), qPrintable(fake.error()));
+        const int port = fake.port();
+        const QString pods = u"/api/v1/namespaces/agentscope/pods"_s;
+        const QString pvcs = u"/api/v1/namespaces/agentscope/persistentvolumeclaims"_s;
+        QCOMPARE(call(fake, "POST", pvcs, compact(pvcManifest(u"as-ws-kept"_s))).status, 201);
+        QCOMPARE(call(fake, "POST", pods,
+                      compact(podManifest(u"as-ws-kept"_s, u"python:3.11-slim"_s, {u"sleep"_s, u"infinity"_s},
+                                          u"as-ws-kept"_s)))
+                     .status,
+                 201);
+        QVERIFY(QTest::qWaitFor([&] { return isRunning(call(fake, "GET", pods + u"/as-ws-kept"_s).json()); }, WaitMs));
+        // A file on the volume, one in the container's own /root, and a process in the background.
+        const Exec write = exec(fake, u"as-ws-kept"_s,
+                                {u"sh"_s, u"-c"_s,
+                                 u"echo data > /workspace/kept; echo home > /root/home; "
+                                 "nohup sleep 303 >/dev/null 2>&1 &"_s},
+                                {u"v5.channel.k8s.io"_s});
+        QCOMPARE(write.status.value(u"status"_s).toString(), u"Success"_s);
+        const QJsonObject podBefore = call(fake, "GET", pods + u"/as-ws-kept"_s).json();
+        const QJsonObject pvcBefore = call(fake, "GET", pvcs + u"/as-ws-kept"_s).json();
+        const quint64 rvBefore = fake.info().value(u"resourceVersion"_s).toString().toULongLong();
+        QVERIFY(rvBefore > 0);
+        const QList<QSslCertificate> ca = fake.caCertificates();
+        // The kubeconfig of the first run, as a client that read it then holds it.
+        const QString kubeconfig = data.filePath(u"first-kubeconfig"_s);
+        QVERIFY(QFile::copy(fake.kubeconfigPath(), kubeconfig));
+        QVERIFY(QFile::exists(data.filePath(u"state.json"_s)));
+
+        fake.kill();
+        const auto sleeping = [] {
+            for (const QString &pid : QDir(u"/proc"_s).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+                QFile cmdline(u"/proc/"_s + pid + u"/cmdline"_s);
+                if (cmdline.open(QIODevice::ReadOnly)
+                    && cmdline.readAll()
+                        == QByteArray("sleep\0"
+                                      "303\0",
+                                      10))
+                    return true;
+            }
+            return false;
+        };
+        // The container and what ran in it died with the server (--no-bwrap leaves strays).
+        if (m_bwrap)
+            QTRY_VERIFY_WITH_TIMEOUT(!sleeping(), WaitMs);
+
+        QVERIFY2(fake.start(serverArguments(QStringList{u"--port"_s, QString::number(port)} + options)),
+                 qPrintable(fake.error()));
+        QCOMPARE(fake.port(), port);
+        QCOMPARE(fake.caCertificates(), ca); // the same CA: the first kubeconfig still trusts it
+        // The objects as they were, resourceVersions and all; the counter did not go back.
+        QCOMPARE(call(fake, "GET", pods + u"/as-ws-kept"_s).json(), podBefore);
+        QCOMPARE(call(fake, "GET", pvcs + u"/as-ws-kept"_s).json(), pvcBefore);
+        QVERIFY(fake.info().value(u"resourceVersion"_s).toString().toULongLong() >= rvBefore);
+        const Reply made = call(fake, "POST", pvcs, compact(pvcManifest(u"as-ws-after"_s)));
+        QCOMPARE(made.status, 201);
+        QVERIFY(made.json().value(u"metadata"_s).toObject().value(u"resourceVersion"_s).toString().toULongLong()
+                > rvBefore);
+        // A watch from the last resourceVersion goes on; from an earlier one it must list again
+        // (the new server's watch cache starts where the old one's state ended).
+        const Reply resumed =
+            call(fake, "GET", pods + u"?watch=true&timeoutSeconds=1&resourceVersion="_s + QString::number(rvBefore));
+        QCOMPARE(resumed.status, 200);
+        QVERIFY2(!resumed.body.contains("\"ERROR\""), resumed.body.constData());
+        const Reply expired = call(
+            fake, "GET", pods + u"?watch=true&timeoutSeconds=1&resourceVersion="_s + QString::number(rvBefore - 1));
+        QVERIFY2(expired.body.contains("\"type\":\"ERROR\"") && expired.body.contains("\"code\":410"),
+                 expired.body.constData());
+        // Still Running, with its files; its container runs again, without what ran in it.
+        const Exec read = exec(fake, u"as-ws-kept"_s, {u"sh"_s, u"-c"_s, u"cat /workspace/kept /root/home"_s},
+                               {u"v5.channel.k8s.io"_s});
+        QCOMPARE(read.out, "data\nhome\n");
+        QVERIFY(isRunning(call(fake, "GET", pods + u"/as-ws-kept"_s).json()));
+        if (m_bwrap)
+            QVERIFY(!sleeping());
+
+        if (m_kubectl.isEmpty() && mustRun())
+            QFAIL("kubectl (1.32) is not installed, and CI=true requires the kubectl tests");
+        if (!m_kubectl.isEmpty()) {
+            const Run listed = kubectlWith(kubeconfig, {u"get"_s, u"pods"_s, u"--no-headers"_s});
+            QVERIFY2(listed.exitCode == 0, listed.err.constData());
+            QVERIFY2(QRegularExpression(u"(?m)^as-ws-kept +1/1 +Running +0 "_s)
+                         .match(QString::fromUtf8(listed.out))
+                         .hasMatch(),
+                     listed.out.constData());
+        }
+
+        // SIGTERM keeps a data folder it was given: the next start has the Pod and its files.
+        QCOMPARE(fake.stop(), 0);
+        QVERIFY(QFile::exists(data.filePath(u"state.json"_s)));
+        QVERIFY2(fake.start(serverArguments(options)), qPrintable(fake.error()));
+        const Exec again = exec(fake, u"as-ws-kept"_s, {u"cat"_s, u"/root/home"_s}, {u"v5.channel.k8s.io"_s});
+        QCOMPARE(again.out, "home\n");
+        QCOMPARE(call(fake, "GET", pvcs + u"/as-ws-after"_s).status, 200);
     }
 
     void sigtermStopsCleanly()

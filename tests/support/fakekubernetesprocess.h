@@ -5,6 +5,8 @@
 // temporary folder it owns, and waits for the base URL on the fake's first stdout line.
 // request() makes a QNetworkRequest that trusts the fake's CA and carries the token; control()
 // calls its test-only /_fake routes; the destructor stops it with SIGTERM (SIGKILL if it lingers).
+// kill() is a crash; start() may be called again after it (or stop()), and writes the kubeconfig
+// to the same path.
 //
 //     PaddockTest::FakeKubernetesProcess fake;
 //     QVERIFY2(fake.start({u"--seed"_s, u"10"_s}), qPrintable(fake.error()));
@@ -115,6 +117,16 @@ public:
             return -1;
         }
         return m_process->exitStatus() == QProcess::NormalExit ? m_process->exitCode() : -1;
+    }
+
+    // SIGKILL, as a crash: nothing of it runs on (its containers and commands die with it). With
+    // --data-dir, start() again with the same folder (and --port) has its objects back.
+    void kill()
+    {
+        if (m_process && m_process->state() != QProcess::NotRunning) {
+            m_process->kill();
+            m_process->waitForFinished();
+        }
     }
 
     QString error() const { return m_error; }

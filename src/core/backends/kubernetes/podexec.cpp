@@ -177,6 +177,8 @@ Error notOfferedError(const QString &pod, const QString &chosen, const QStringLi
 // calls notify() last: the run may resume within it and end, freeing everything it holds.
 // Handshakes of one exec at most (see PodExec::run's handshake).
 constexpr int MaxHandshakes = 6;
+// Of those, when nothing listens (an API server restarting): four, 1.75 s, as the HTTP layer.
+constexpr int NotConnectedHandshakes = 4;
 
 struct Wakeup
 {
@@ -524,7 +526,10 @@ QCoro::Task<Result<PodExecResult>> PodExecClient::execute(std::shared_ptr<Shared
     // The handshake: v5 and v4 offered; refused with 400, once more with v4 alone. Refused on the
     // way (429, 500, 502, 503, 504) or cut before the upgrade, the command has not started: the
     // handshake is tried again after a backoff (0.25 s, twice as long each time), six times in all,
-    // as the HTTP layer tries requests that are safe to repeat.
+    // as the HTTP layer tries requests that are safe to repeat. Cut means the request had left, or
+    // the connection closed before it could (an API server killed during the TLS handshake closes
+    // without a word). Refused (nothing listening, as while an API server restarts) is tried four
+    // times in all, 1.75 s, as the HTTP layer tries it; the error then says it did not connect.
     QStringList offered{ExecProtocolV5, ExecProtocolV4};
     std::unique_ptr<Link> link;
     int handshakes = 0;
@@ -571,9 +576,12 @@ QCoro::Task<Result<PodExecResult>> PodExecClient::execute(std::shared_ptr<Shared
             offered = QStringList{ExecProtocolV4};
             continue;
         }
+        const bool refused = !link->wrote && link->failed && link->error == QAbstractSocket::ConnectionRefusedError;
+        const bool cut = refusal.status == 0 && refusal.chosen.isEmpty()
+            && (link->wrote || !link->failed || link->error == QAbstractSocket::RemoteHostClosedError);
         const bool transient = refusal.status == 429 || refusal.status == 500 || refusal.status == 502
-            || refusal.status == 503 || refusal.status == 504
-            || (refusal.status == 0 && refusal.chosen.isEmpty() && link->wrote);
+            || refusal.status == 503 || refusal.status == 504 || (refused && handshakes < NotConnectedHandshakes)
+            || (!refused && cut);
         if (transient && handshakes < MaxHandshakes) {
             qCInfo(lcKubeExec).noquote() << "exec in pod" << pod << "handshake" << handshakes << "failed ("
                                          << (refusal.status > 0 ? QString::number(refusal.status) : link->errorString)
