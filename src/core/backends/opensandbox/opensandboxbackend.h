@@ -89,8 +89,8 @@ public:
     QCoro::Task<Result<SandboxInfo>> connect(QString sandboxId) override;
     QCoro::Task<Result<SandboxInfo>> resume(QString sandboxId) override;
     QCoro::Task<Result<>> pause(QString sandboxId) override;
-    // Every execd client's reads end (Cancelled), and the clients are resolved again at their
-    // next use.
+    // Every execd client's reads end (Cancelled), those under way and those to come: called at
+    // a session's shutdown, once nothing more is read.
     void cancelReads() override;
     // The POST alone (202: accepted), then the pauses of a job seen through together by one
     // listing polled with backoff until every one is Paused (or cannot be).
