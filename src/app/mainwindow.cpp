@@ -10,7 +10,10 @@
 #include "inspectordock.h"
 #include "liveupdates.h"
 #include "logdock.h"
+#include "metricshistory.h"
+#include "metricspoller.h"
 #include "opendialog.h"
+#include "overviewpanel.h"
 #include "profilesession.h"
 #include "shortcutsdialog.h"
 #include "ui_mainwindow.h"
@@ -222,6 +225,22 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     connect(m_ui->workspaceView->verticalScrollBar(), &QScrollBar::valueChanged, &m_visibleTimer,
             qOverload<>(&QTimer::start));
     connect(m_ui->workspaceView, &QTreeView::expanded, &m_visibleTimer, qOverload<>(&QTimer::start));
+    // CPU and memory of the running rows in view, read at most every 5 s while the window shows.
+    m_metricsHistory = new MetricsHistory(this);
+    m_metrics = new MetricsPoller(m_model, m_metricsHistory, this);
+    m_metrics->setRowsInView([this] {
+        QStringList ids;
+        const QModelIndexList rows = m_ui->workspaceView->rowsInView();
+        for (const QModelIndex &index : rows) {
+            const WorkspaceRecord *record = m_model->record(m_proxy->mapToSource(index));
+            if (record && record->profile == m_profile && record->info.state == SandboxState::Running)
+                ids.append(record->info.sandboxId);
+        }
+        return ids;
+    });
+    connect(&m_visibleTimer, &QTimer::timeout, m_metrics, &MetricsPoller::viewChanged);
+    connect(m_metrics, &MetricsPoller::notice, this,
+            [this](const QString &message) { statusBar()->showMessage(message); });
 
     // Every action is also in the tree's context menu.
     m_ui->workspaceView->setContextMenuPolicy(Qt::ActionsContextMenu);
@@ -272,6 +291,7 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     addDockWidget(Qt::RightDockWidgetArea, m_inspector);
     m_inspector->hide();
     m_inspector->toggleViewAction()->setShortcut(QKeySequence(Qt::Key_F9));
+    m_inspector->overview()->setMetricsHistory(m_metricsHistory);
     m_ui->menuView->insertAction(m_ui->actionRefresh, m_inspector->toggleViewAction());
     connect(m_ui->workspaceView->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &MainWindow::updateInspector);
@@ -338,6 +358,7 @@ void MainWindow::setSession(ProfileSession *session, const QString &profileId, c
     m_model->setCapabilities(profile, session ? session->capabilities() : Capabilities{});
     nameStates();
     m_live->setSession(session);
+    m_metrics->setSession(session, profile);
     updateLogSource();
     updateInspector();
     m_lastRefresh = QDateTime();
@@ -484,6 +505,7 @@ void MainWindow::updateTimers()
         m_tickTimer.stop();
     // Watched only while seen, as the refreshes.
     m_live->setActive(visible);
+    m_metrics->setActive(visible);
 }
 
 bool MainWindow::eventFilter(QObject *watched, QEvent *event)

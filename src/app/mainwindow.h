@@ -33,6 +33,8 @@ class ElidedLabel;
 class InspectorDock;
 class LiveUpdates;
 class LogViewer;
+class MetricsHistory;
+class MetricsPoller;
 class QActionGroup;
 class QLabel;
 class QMenu;
@@ -188,6 +190,8 @@ private:
     InspectorDock *m_inspector;
     QActionGroup *m_languages;
     WindowState *m_windowState = nullptr;
+    MetricsHistory *m_metricsHistory = nullptr; // CPU and memory of the last minutes, for the inspector
+    MetricsPoller *m_metrics = nullptr; // reads them for the rows in view
     QTimer m_refreshTimer;
     QTimer m_tickTimer; // countdowns and the freshness text, once a second
     QTimer m_actionsTimer; // updateActions() once after a burst of state changes

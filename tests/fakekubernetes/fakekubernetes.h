@@ -9,6 +9,7 @@
 #include "certificates.h"
 #include "http.h"
 #include "kubejson.h"
+#include "procusage.h"
 #include "sandbox.h"
 #include "selectors.h"
 #include "validation.h"
@@ -60,6 +61,7 @@ struct Options
     QString dataDir; // empty: a temporary directory, removed on exit
     bool bubblewrap = true;
     bool verbose = false;
+    bool metricsApi = true; // false: no metrics.k8s.io (a cluster without metrics-server)
 };
 
 enum class Kind { Namespace, Pod, Pvc };
@@ -286,6 +288,11 @@ private:
     EnvList containerEnv(const Version &pod) const;
     QString containerWorkingDir(const Version &pod, PodState *state) const;
 
+    // The metrics API, metrics.k8s.io/v1beta1 (metricsapi.cpp).
+    static QByteArray metricsGroupJson(bool aggregatedForm);
+    std::optional<QJsonObject> podMetricsOf(const Version &pod);
+    void metricsRoute(HttpConnection *connection, const HttpRequest &request, const QStringList &segments);
+
     // Exec and logs (exec.cpp, logs.cpp).
     void exec(HttpConnection *connection, const HttpRequest &request, const QString &ns, const QString &name);
     void logs(HttpConnection *connection, const HttpRequest &request, const QString &ns, const QString &name);
@@ -296,6 +303,7 @@ private:
     static void killExec(QObject *session);
 
     Options m_options;
+    CpuMeter m_cpu; // the metrics API's CPU per Pod since its last look
     HttpServer m_http;
     WebSocketAcceptor m_websockets;
     Certificates m_certificates;

@@ -95,6 +95,7 @@ int main(int argc, char **argv)
         {u"forbid"_s, u"Refuse with 403 (RBAC), e.g. \"create pods/exec,get namespaces\"."_s, u"RULES"_s},
         {u"data-dir"_s, u"Keep volumes and Pod folders here (default: a temporary directory)."_s, u"DIR"_s},
         {u"no-bwrap"_s, u"Run containers and exec commands unconfined on this machine (UNSAFE)."_s},
+        {u"no-metrics-api"_s, u"No metrics.k8s.io API (a cluster without metrics-server)."_s},
         {u"verbose"_s, u"Log every request (method, target, Accept, Content-Type, User-Agent) on stderr."_s},
     });
     PaddockFake::addRecordRequestsOption(parser);
@@ -140,6 +141,7 @@ int main(int argc, char **argv)
     }
     options.dataDir = parser.value(u"data-dir"_s);
     options.bubblewrap = !parser.isSet(u"no-bwrap"_s);
+    options.metricsApi = !parser.isSet(u"no-metrics-api"_s);
     options.verbose = parser.isSet(u"verbose"_s);
 
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, signalSockets) != 0)

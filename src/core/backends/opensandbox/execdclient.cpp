@@ -96,6 +96,16 @@ QCoro::Task<Result<bool>> ExecdClient::ping()
     co_return response->status == 200;
 }
 
+QCoro::Task<Result<QByteArray>> ExecdClient::metrics()
+{
+    const HttpRequest fetch = request(QByteArrayLiteral("GET"), QStringLiteral("/metrics"));
+    auto response = co_await send(fetch);
+    if (!response)
+        co_return fail(response.error());
+    QByteArray body = response->body;
+    co_return body;
+}
+
 QByteArray uploadBody(const QList<UploadFile> &files, const QByteArray &boundary)
 {
     QByteArray body;
