@@ -1006,7 +1006,7 @@ private Q_SLOTS:
         QCOMPARE(cell(QStringLiteral("c"), WorkspaceTreeModel::CpuColumn).toString(), QStringLiteral("\u2014"));
         QCOMPARE(cell(QStringLiteral("c"), WorkspaceTreeModel::MemoryColumn).toString(), QStringLiteral("10 MiB"));
         QCOMPARE(cell(QStringLiteral("d"), WorkspaceTreeModel::CpuColumn).toString(), QStringLiteral("\u2014"));
-        QVERIFY(model.metrics(QStringLiteral("local\x1fa")));
+        QVERIFY(model.metrics(QStringLiteral("local\x1f" "a")));
 
         // The same figures again: nothing changes.
         changed.clear();
