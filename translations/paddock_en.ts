@@ -157,6 +157,16 @@
     </message>
 </context>
 <context>
+    <name>MetricsChart</name>
+    <message numerus="yes">
+        <source>CPU %1, memory %2; %n sample(s) over the last %3</source>
+        <translation>
+            <numerusform>CPU %1, memory %2; %n sample over the last %3</numerusform>
+            <numerusform>CPU %1, memory %2; %n samples over the last %3</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>OverviewPanel</name>
     <message numerus="yes">
         <source>%n entry(ies)</source>
