@@ -65,8 +65,9 @@ std::optional<QJsonObject> FakeKubernetes::podMetricsOf(const Version &pod)
     const QJsonArray containers = pod.object.value(u"spec"_s).toObject().value(u"containers"_s).toArray();
     const QString container =
         containers.isEmpty() ? u"main"_s : containers.first().toObject().value(u"name"_s).toString();
-    const QJsonObject usage{{u"cpu"_s, QString::number(std::llround(cores * 1e9)) + u'n'},
-                            {u"memory"_s, QString::number((resident + 1023) / 1024) + u"Ki"_s}};
+    const QString cpu = QString::number(std::llround(cores * 1e9)) + u'n';
+    const QString memory = QString::number((resident + 1023) / 1024) + u"Ki"_s;
+    const QJsonObject usage{{u"cpu"_s, cpu}, {u"memory"_s, memory}};
     return QJsonObject{{u"metadata"_s, meta},
                        {u"timestamp"_s, rfc3339(now)},
                        {u"window"_s, u"10.5s"_s},
