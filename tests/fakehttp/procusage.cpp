@@ -70,11 +70,19 @@ TreeUsage treeUsage(const QList<qint64> &roots)
         return QFileInfo(QStringLiteral("/proc/%1/ns/pid").arg(pid)).symLinkTarget();
     };
     const QString own = QFileInfo(QStringLiteral("/proc/self/ns/pid")).symLinkTarget();
+    // A root may be the namespace's PID 1 or the bubblewrap that made it (still in ours): the
+    // namespaces of the roots and of their children.
     QSet<QString> namespaces;
-    for (const qint64 root : roots) {
-        const QString ns = pidNamespace(root);
+    const auto addNamespace = [&](qint64 pid) {
+        const QString ns = pidNamespace(pid);
         if (!ns.isEmpty() && ns != own)
             namespaces.insert(ns);
+    };
+    for (const qint64 root : roots)
+        addNamespace(root);
+    for (auto it = stats.cbegin(); it != stats.cend(); ++it) {
+        if (roots.contains(it->ppid))
+            addNamespace(it.key());
     }
     for (auto it = stats.cbegin(); it != stats.cend(); ++it) {
         bool ours = !namespaces.isEmpty() && namespaces.contains(pidNamespace(it.key()));

@@ -8,10 +8,10 @@
 
 namespace PaddockFake {
 
-// What a fake's sandbox uses, from /proc: its processes are those in the PID namespace of its
-// PID 1 (PersistentSandbox::initPid(); execs join it with nsenter), or, for a root in the
-// server's own namespace (--no-bwrap), the root and its descendants. A metrics route reports
-// what is measured on them.
+// What a fake's sandbox uses, from /proc: its processes are its roots (its PID 1,
+// PersistentSandbox::initPid(), or --no-bwrap its process; the nsenter processes of its execs)
+// and their descendants, and the processes in the PID namespace of a root or of a root's child
+// where /proc shows it. A metrics route reports what is measured on them.
 struct TreeUsage
 {
     quint64 ticks = 0; // CPU time so far of the processes alive now, in clock ticks

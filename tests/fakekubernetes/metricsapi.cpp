@@ -1,7 +1,7 @@
 // The metrics API (metrics.k8s.io/v1beta1) as metrics-server serves it through the API server's
 // aggregation: PodMetrics of the Pods whose container runs, measured on the container's
-// processes (every process in its sandbox's PID namespace, which holds its execs too, or with
-// --no-bwrap its process and their children), with CPU in nanocores and memory in KiB as
+// processes (every process in its sandbox's PID namespace, or with --no-bwrap its process and its
+// children) and its execs' (nsenter's and theirs), with CPU in nanocores and memory in KiB as
 // metrics-server writes them. See README.md, "Metrics API".
 
 #include "fakekubernetes.h"
@@ -11,6 +11,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 
 #include <cmath>
 
@@ -56,6 +57,16 @@ std::optional<QJsonObject> FakeKubernetes::podMetricsOf(const Version &pod)
         roots.append(state->process->processId());
     if (roots.isEmpty())
         return std::nullopt; // the container is not running (now)
+    // And its execs (nsenter and what it started in the sandbox).
+    for (const QPointer<QObject> &session : std::as_const(state->execs)) {
+        if (!session)
+            continue;
+        const QList<QProcess *> processes = session->findChildren<QProcess *>();
+        for (const QProcess *process : processes) {
+            if (process->processId() > 0)
+                roots.append(process->processId());
+        }
+    }
     const auto [cores, resident] = m_cpu.measure(pod.key, roots);
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     const QJsonObject metadata = pod.object.value(u"metadata"_s).toObject();
