@@ -595,6 +595,7 @@ void WorkspaceTreeModel::setMetrics(const QString &profile, const QStringList &a
     const auto rows = m_byProfile.constFind(profile);
     if (rows == m_byProfile.cend())
         return;
+    std::vector<Node *> changed;
     QHash<QString, const SandboxMetrics *> byId;
     byId.reserve(metrics.size());
     for (const SandboxMetrics &entry : metrics)
@@ -613,9 +614,21 @@ void WorkspaceTreeModel::setMetrics(const QString &profile, const QStringList &a
             node->metrics = std::make_unique<SandboxMetrics>(*now);
         else
             node->metrics.reset();
-        const QModelIndex first = indexOf(node, CpuColumn);
-        Q_EMIT dataChanged(first, first.siblingAtColumn(MemoryColumn),
-                           {Qt::DisplayRole, Qt::ToolTipRole, SortRole, Qt::ForegroundRole});
+        changed.push_back(node);
+    }
+    // One dataChanged per run of neighbouring rows under one parent (the rows in view are mostly
+    // neighbours), on the two columns only.
+    std::sort(changed.begin(), changed.end(), [](const Node *a, const Node *b) {
+        return a->parent != b->parent ? std::less<const Node *>()(a->parent, b->parent) : a->row < b->row;
+    });
+    const QList<int> roles{Qt::DisplayRole, Qt::ToolTipRole, SortRole, Qt::ForegroundRole};
+    for (size_t first = 0; first < changed.size();) {
+        size_t last = first;
+        while (last + 1 < changed.size() && changed[last + 1]->parent == changed[first]->parent
+               && changed[last + 1]->row == changed[last]->row + 1)
+            ++last;
+        Q_EMIT dataChanged(indexOf(changed[first], CpuColumn), indexOf(changed[last], MemoryColumn), roles);
+        first = last + 1;
     }
 }
 

@@ -173,7 +173,8 @@ public:
 
     // CPU and memory of some workspaces of `profile` (MetricsPoller): each row of `asked` (sandbox
     // ids) takes its figures from `metrics`, or none when they hold none for it (absent, never
-    // zero); dataChanged for the two columns of the rows that changed, and nothing else.
+    // zero); dataChanged for the two columns of the rows that changed (one per run of neighbouring
+    // rows), and nothing else.
     void setMetrics(const QString &profile, const QStringList &asked, const QList<Paddock::SandboxMetrics> &metrics);
     // Why a profile's rows show no figures (the server does not report them): the absent cells'
     // tooltip. Empty: they are absent only until asked.

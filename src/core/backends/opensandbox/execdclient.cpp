@@ -98,7 +98,11 @@ QCoro::Task<Result<bool>> ExecdClient::ping()
 
 QCoro::Task<Result<QByteArray>> ExecdClient::metrics()
 {
-    const HttpRequest fetch = request(QByteArrayLiteral("GET"), QStringLiteral("/metrics"));
+    HttpRequest fetch = request(QByteArrayLiteral("GET"), QStringLiteral("/metrics"));
+    // Worth it now or not at all: the next round asks again. A paused sandbox's execd answers
+    // nothing until it is resumed, and a round waits for its slowest sandbox.
+    fetch.retrySafe = false;
+    fetch.transferTimeout = std::chrono::seconds(5);
     auto response = co_await send(fetch);
     if (!response)
         co_return fail(response.error());
