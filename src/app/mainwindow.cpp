@@ -230,6 +230,11 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     m_metrics = new MetricsPoller(m_model, m_metricsHistory, this);
     m_metrics->setRowsInView([this] {
         QStringList ids;
+        // Nothing is read while nothing would show it: both columns hidden, no inspector.
+        const QHeaderView *header = m_ui->workspaceView->header();
+        if (header->isSectionHidden(WorkspaceTreeModel::CpuColumn)
+            && header->isSectionHidden(WorkspaceTreeModel::MemoryColumn) && !m_inspector->isVisible())
+            return ids;
         const QModelIndexList rows = m_ui->workspaceView->rowsInView();
         for (const QModelIndex &index : rows) {
             const WorkspaceRecord *record = m_model->record(m_proxy->mapToSource(index));
