@@ -91,6 +91,15 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     m_live->setDecorator([this] { return decorator(QDateTime::currentDateTimeUtc()); });
     m_proxy->setSourceModel(m_model);
     m_ui->workspaceView->setModel(m_proxy);
+    {
+        // CPU and Memory are the model's last columns; they show after the countdowns, where a
+        // window as wide as the screen still shows them (a saved layout, restored later, wins).
+        QHeaderView *header = m_ui->workspaceView->header();
+        header->moveSection(header->visualIndex(WorkspaceTreeModel::CpuColumn),
+                            header->visualIndex(WorkspaceTreeModel::ExpiryColumn) + 1);
+        header->moveSection(header->visualIndex(WorkspaceTreeModel::MemoryColumn),
+                            header->visualIndex(WorkspaceTreeModel::CpuColumn) + 1);
+    }
     m_ui->workspaceView->sortByColumn(WorkspaceTreeModel::WorkspaceColumn, Qt::AscendingOrder);
     m_ui->workspaceView->header()->setSectionResizeMode(QHeaderView::Interactive);
     m_ui->workspaceView->header()->resizeSection(WorkspaceTreeModel::WorkspaceColumn, 260);

@@ -1,6 +1,8 @@
 #include "workspacetreemodel.h"
 
 #include <QColor>
+#include <QFontMetrics>
+#include <QGuiApplication>
 #include <QIcon>
 #include <QLocale>
 #include <QPainter>
@@ -650,6 +652,15 @@ QString WorkspaceTreeModel::timerStoppedText(const SandboxInfo &info) const
 
 QVariant WorkspaceTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::SizeHintRole
+        && (section == CpuColumn || section == MemoryColumn)) {
+        // Wide enough for a figure that arrives after the columns were fitted to their rows.
+        const QFontMetrics metrics(QGuiApplication::font());
+        const QString widest = section == CpuColumn
+            ? formatCpu(888.8)
+            : tr("%1 / %2").arg(formatBytes(qint64(888) << 20), formatBytes(qint64(88) << 30));
+        return QSize(metrics.horizontalAdvance(widest) + 2 * metrics.height(), metrics.height() + 8);
+    }
     if (orientation != Qt::Horizontal || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
         return {};
     switch (section) {
