@@ -3,9 +3,11 @@
 // holds memory in a workspace folder); OpenSandbox against its fake, with and without execd's
 // route. Docker's figures are checked against a real engine by the conformance suite.
 
+#include "backends/e2b/e2bbackend.h"
 #include "backends/local/localbackend.h"
 #include "backends/local/procmetrics.h"
 #include "backends/opensandbox/opensandboxbackend.h"
+#include "fakee2bprocess.h"
 #include "fakeopensandboxprocess.h"
 #include "metrics.h"
 #include "profilesession.h"
@@ -17,6 +19,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -40,6 +43,17 @@ OpenSandbox::BackendOptions optionsFor(const FakeOpenSandboxProcess &server)
     options.connection.apiKey = "secret";
     options.connection.requestTimeout = 10s;
     options.settleTimeout = 10s;
+    return options;
+}
+
+E2B::BackendOptions e2bOptionsFor(const FakeE2bProcess &server)
+{
+    E2B::BackendOptions options;
+    options.connection.apiUrl = server.apiUrl().toString();
+    options.connection.sandboxUrl = server.envdUrl().toString();
+    options.connection.apiKey = QByteArrayLiteral("e2b_0123456789abcdef");
+    options.connection.requestTimeout = 10s;
+    options.timeout = 3600s;
     return options;
 }
 
@@ -324,6 +338,49 @@ private Q_SLOTS:
         QCOMPARE(metrics.error().kind, Error::Kind::Unsupported);
         QCOMPARE(metrics.error().httpStatus, 404);
         QCOMPARE(metrics.error().message, Backend::metricsNotReported().message);
+    }
+
+    // E2B's /sandboxes/metrics, 100 ids a request: the running ones, in one-core units; a paused
+    // one left out. A server without the route (501): Unsupported.
+    void e2bReadsTheMetricsRoute()
+    {
+        FakeE2bProcess server;
+        QVERIFY2(server.start({QStringLiteral("--seed"), QStringLiteral("150")}), qPrintable(server.error()));
+        E2B::E2BBackend backend(e2bOptionsFor(server));
+        QVERIFY(backend.capabilities().testFlag(Capability::Metrics));
+        const auto all = QCoro::waitFor(backend.list({}));
+        QVERIFY2(all, qPrintable(all ? QString() : all.error().message));
+        QStringList ids;
+        QSet<QString> running;
+        for (const SandboxInfo &info : std::as_const(*all)) {
+            ids.append(info.sandboxId);
+            if (info.state == SandboxState::Running)
+                running.insert(info.sandboxId);
+        }
+        QCOMPARE(ids.size(), 150);
+        QVERIFY(!running.isEmpty() && running.size() < ids.size());
+        server.post(QStringLiteral("/_fake/reset-stats"));
+        const auto metrics = QCoro::waitFor(backend.metrics(ids));
+        QVERIFY2(metrics, qPrintable(metrics ? QString() : metrics.error().message));
+        QCOMPARE(server.stats().value(QLatin1String("requests")).toInt(), 2); // 100 + 50
+        QSet<QString> reported;
+        for (const SandboxMetrics &one : std::as_const(*metrics)) {
+            reported.insert(one.sandboxId);
+            QVERIFY(one.cpuPercent && *one.cpuPercent >= 0);
+            QVERIFY(one.memoryBytes && *one.memoryBytes >= 0);
+            QCOMPARE(one.memoryLimitBytes, std::optional<qint64>(qint64(512) << 20));
+            QVERIFY(one.sampledAt.isValid());
+        }
+        QCOMPARE(reported, running);
+
+        FakeE2bProcess without;
+        QVERIFY2(without.start({QStringLiteral("--seed"), QStringLiteral("3"), QStringLiteral("--no-metrics-route")}),
+                 qPrintable(without.error()));
+        E2B::E2BBackend old(e2bOptionsFor(without));
+        const auto refused = QCoro::waitFor(old.metrics({QStringLiteral("any")}));
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().kind, Error::Kind::Unsupported);
+        QCOMPARE(refused.error().httpStatus, 501);
     }
 };
 
