@@ -191,6 +191,16 @@
     </message>
 </context>
 <context>
+    <name>MetricsChart</name>
+    <message numerus="yes">
+        <source>CPU %1, memory %2; %n sample(s) over the last %3</source>
+        <translation>
+            <numerusform>CPU %1, memory %2; %n sample over the last %3</numerusform>
+            <numerusform>CPU %1, memory %2; %n samples over the last %3</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>NotificationPolicy</name>
     <message numerus="yes">
         <source>%n update(s) from Paddock</source>

@@ -1973,6 +1973,46 @@
     </message>
 </context>
 <context>
+    <name>MetricsChart</name>
+    <message>
+        <source>No CPU or memory figures yet</source>
+        <translation>尚无 CPU 或内存数据</translation>
+    </message>
+    <message>
+        <source>not reported</source>
+        <translation>未报告</translation>
+    </message>
+    <message numerus="yes">
+        <source>CPU %1, memory %2; %n sample(s) over the last %3</source>
+        <translation>
+            <numerusform>CPU %1，内存 %2；最近 %3 内共 %n 个样本</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>CPU and memory of the last minutes</source>
+        <translation>最近几分钟的 CPU 和内存</translation>
+    </message>
+    <message>
+        <source>CPU %1</source>
+        <translation>CPU %1</translation>
+    </message>
+    <message>
+        <source>Memory %1</source>
+        <translation>内存 %1</translation>
+    </message>
+</context>
+<context>
+    <name>MetricsPoller</name>
+    <message>
+        <source>Not reported by this server</source>
+        <translation>此服务器不报告</translation>
+    </message>
+    <message>
+        <source>CPU and memory are not shown for this profile: %1</source>
+        <translation>此配置文件不显示 CPU 和内存：%1</translation>
+    </message>
+</context>
+<context>
     <name>NotificationPolicy</name>
     <message numerus="yes">
         <source>%n update(s) from Paddock</source>
@@ -4657,6 +4697,14 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <source>At most %1 times before expiry.</source>
         <translation>过期前最多通知 %1 次。</translation>
     </message>
+    <message>
+        <source>CPU and memory are not reported by this server</source>
+        <translation>此服务器不报告 CPU 和内存</translation>
+    </message>
+    <message>
+        <source>execd sent metrics that cannot be read</source>
+        <translation>execd 发来的指标无法读取</translation>
+    </message>
 </context>
 <context>
     <name>ProfilesDialog</name>
@@ -6562,6 +6610,54 @@ Workspace &gt; Retry Bootstrap runs it again.</source>
         <translation>
             <numerusform>%n 天前</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Not reported by this backend</source>
+        <translation>此后端不报告</translation>
+    </message>
+    <message>
+        <source>Not reported for this workspace</source>
+        <translation>未报告此工作区的数据</translation>
+    </message>
+    <message>
+        <source>Not measured while the workspace is not running</source>
+        <translation>工作区未运行时不测量</translation>
+    </message>
+    <message>
+        <source>Not measured yet: figures are read for the running workspaces in view</source>
+        <translation>尚未测量：只读取视图中运行中的工作区的数据</translation>
+    </message>
+    <message>
+        <source>%1 of one CPU core, measured at %2</source>
+        <translation>单个 CPU 核心的 %1，测量于 %2</translation>
+    </message>
+    <message>
+        <source>%1, measured at %2</source>
+        <translation>%1，测量于 %2</translation>
+    </message>
+    <message>
+        <source>%1%</source>
+        <translation>%1%</translation>
+    </message>
+    <message>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>CPU the workspace uses now (100% is one core), where its backend reports it</source>
+        <translation>工作区当前使用的 CPU（100% 为一个核心），由其后端报告</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>Memory the workspace uses now, and its limit where it has one, where its backend reports it</source>
+        <translation>工作区当前使用的内存及其上限（如有），由其后端报告</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
     </message>
 </context>
 <context>

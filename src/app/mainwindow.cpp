@@ -14,7 +14,10 @@
 #include "inspectordock.h"
 #include "liveupdates.h"
 #include "logdock.h"
+#include "metricshistory.h"
+#include "metricspoller.h"
 #include "opendialog.h"
+#include "overviewpanel.h"
 #include "profilesession.h"
 #include "savedfilters.h"
 #include "shortcutsdialog.h"
@@ -94,6 +97,15 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     m_live->setDecorator([this] { return decorator(QDateTime::currentDateTimeUtc()); });
     m_proxy->setSourceModel(m_model);
     m_ui->workspaceView->setModel(m_proxy);
+    {
+        // CPU and Memory are the model's last columns; they show after the countdowns, where a
+        // window as wide as the screen still shows them (a saved layout, restored later, wins).
+        QHeaderView *header = m_ui->workspaceView->header();
+        header->moveSection(header->visualIndex(WorkspaceTreeModel::CpuColumn),
+                            header->visualIndex(WorkspaceTreeModel::ExpiryColumn) + 1);
+        header->moveSection(header->visualIndex(WorkspaceTreeModel::MemoryColumn),
+                            header->visualIndex(WorkspaceTreeModel::CpuColumn) + 1);
+    }
     m_ui->workspaceView->sortByColumn(WorkspaceTreeModel::WorkspaceColumn, Qt::AscendingOrder);
     m_ui->workspaceView->header()->setSectionResizeMode(QHeaderView::Interactive);
     m_ui->workspaceView->header()->resizeSection(WorkspaceTreeModel::WorkspaceColumn, 260);
@@ -237,6 +249,27 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     connect(m_ui->workspaceView->verticalScrollBar(), &QScrollBar::valueChanged, &m_visibleTimer,
             qOverload<>(&QTimer::start));
     connect(m_ui->workspaceView, &QTreeView::expanded, &m_visibleTimer, qOverload<>(&QTimer::start));
+    // CPU and memory of the running rows in view, read at most every 5 s while the window shows.
+    m_metricsHistory = new MetricsHistory(this);
+    m_metrics = new MetricsPoller(m_model, m_metricsHistory, this);
+    m_metrics->setRowsInView([this] {
+        QStringList ids;
+        // Nothing is read while nothing would show it: both columns hidden, no inspector.
+        const QHeaderView *header = m_ui->workspaceView->header();
+        if (header->isSectionHidden(WorkspaceTreeModel::CpuColumn)
+            && header->isSectionHidden(WorkspaceTreeModel::MemoryColumn) && !m_inspector->isVisible())
+            return ids;
+        const QModelIndexList rows = m_ui->workspaceView->rowsInView();
+        for (const QModelIndex &index : rows) {
+            const WorkspaceRecord *record = m_model->record(m_proxy->mapToSource(index));
+            if (record && record->profile == m_profile && record->info.state == SandboxState::Running)
+                ids.append(record->info.sandboxId);
+        }
+        return ids;
+    });
+    connect(&m_visibleTimer, &QTimer::timeout, m_metrics, &MetricsPoller::viewChanged);
+    connect(m_metrics, &MetricsPoller::notice, this,
+            [this](const QString &message) { statusBar()->showMessage(message); });
 
     // Every action is also in the tree's context menu.
     m_ui->workspaceView->setContextMenuPolicy(Qt::ActionsContextMenu);
@@ -287,6 +320,7 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     addDockWidget(Qt::RightDockWidgetArea, m_inspector);
     m_inspector->hide();
     m_inspector->toggleViewAction()->setShortcut(QKeySequence(Qt::Key_F9));
+    m_inspector->overview()->setMetricsHistory(m_metricsHistory);
     m_ui->menuView->insertAction(m_ui->actionRefresh, m_inspector->toggleViewAction());
 
     // The event history, under the tree (View > Event History, Ctrl+Shift+H).
@@ -366,6 +400,7 @@ void MainWindow::setSession(ProfileSession *session, const QString &profileId, c
     m_model->setCapabilities(profile, session ? session->capabilities() : Capabilities{});
     nameStates();
     m_live->setSession(session);
+    m_metrics->setSession(session, profile);
     updateLogSource();
     updateInspector();
     m_lastRefresh = QDateTime();
@@ -541,6 +576,7 @@ void MainWindow::updateTimers()
         m_tickTimer.stop();
     // Watched only while seen, as the refreshes.
     m_live->setActive(visible);
+    m_metrics->setActive(visible);
 }
 
 bool MainWindow::eventFilter(QObject *watched, QEvent *event)

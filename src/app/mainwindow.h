@@ -36,6 +36,8 @@ class ElidedLabel;
 class InspectorDock;
 class LiveUpdates;
 class LogViewer;
+class MetricsHistory;
+class MetricsPoller;
 class QActionGroup;
 class SavedFilters;
 class QLabel;
@@ -213,6 +215,8 @@ private:
     QActionGroup *m_languages;
     SavedFilters *m_savedFilters = nullptr;
     WindowState *m_windowState = nullptr;
+    MetricsHistory *m_metricsHistory = nullptr; // CPU and memory of the last minutes, for the inspector
+    MetricsPoller *m_metrics = nullptr; // reads them for the rows in view
     QTimer m_refreshTimer;
     QTimer m_tickTimer; // countdowns and the freshness text, once a second
     QTimer m_actionsTimer; // updateActions() once after a burst of state changes

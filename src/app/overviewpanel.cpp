@@ -2,6 +2,8 @@
 
 #include "backendregistry.h"
 #include "inspect/secretmask.h"
+#include "metricschart.h"
+#include "metricshistory.h"
 #include "profilesession.h"
 #include "shellquote.h"
 #include "workspacetreemodel.h"
@@ -58,6 +60,7 @@ OverviewPanel::OverviewPanel(QWidget *parent)
     , m_copyCommand(new QPushButton(this))
     , m_note(new InspectorNote(this))
     , m_filesNote(new InspectorNote(this))
+    , m_chart(new MetricsChart(this))
     , m_view(new InspectorTreeView(this))
     , m_model(new QStandardItemModel(0, 2, this))
 {
@@ -71,6 +74,8 @@ OverviewPanel::OverviewPanel(QWidget *parent)
     layout->addLayout(buttons);
     layout->addWidget(m_note);
     layout->addWidget(m_filesNote);
+    layout->addWidget(m_chart);
+    m_chart->hide();
     layout->addWidget(m_view, 1);
     m_view->setObjectName(QStringLiteral("overviewView"));
     m_view->setModel(m_model);
@@ -99,6 +104,32 @@ OverviewPanel::OverviewPanel(QWidget *parent)
 
 OverviewPanel::~OverviewPanel() = default;
 
+void OverviewPanel::setMetricsHistory(MetricsHistory *history)
+{
+    if (m_history)
+        disconnect(m_history, nullptr, this, nullptr);
+    m_history = history;
+    if (history) {
+        connect(history, &MetricsHistory::samplesAdded, this, [this](const QString &profile) {
+            if (hasWorkspace() && workspace().session && workspace().session->profileId() == profile)
+                updateChart();
+        });
+    }
+    updateChart();
+}
+
+void OverviewPanel::updateChart()
+{
+    ProfileSession *session = hasWorkspace() ? workspace().session.data() : nullptr;
+    if (!m_history || !session || !session->can(Capability::Metrics)) {
+        m_chart->hide();
+        m_chart->setSamples({});
+        return;
+    }
+    m_chart->setSamples(m_history->samples(session->profileId() + u'\x1f' + workspace().sandbox.sandboxId));
+    m_chart->show();
+}
+
 QString OverviewPanel::idText() const
 {
     if (!hasWorkspace())
@@ -124,6 +155,7 @@ void OverviewPanel::clearShown()
     m_filesNote->clear();
     m_copyId->setEnabled(false);
     m_copyCommand->setEnabled(false);
+    updateChart();
     if (!hasWorkspace()) {
         m_model->removeRows(0, m_model->rowCount());
         return;
@@ -134,6 +166,7 @@ void OverviewPanel::clearShown()
 
 void OverviewPanel::load()
 {
+    updateChart();
     render();
     read();
 }

@@ -3,9 +3,13 @@
 #include "inspectorpanel.h"
 #include "inspectorsupport.h"
 
+#include <QPointer>
+
 #include <optional>
 
 class InspectorNote;
+class MetricsChart;
+class MetricsHistory;
 class QPushButton;
 class QStandardItemModel;
 
@@ -34,6 +38,10 @@ public:
     QPushButton *copyIdButton() const { return m_copyId; }
     QPushButton *copyCommandButton() const { return m_copyCommand; }
     InspectorNote *note() const { return m_note; }
+    // Where the chart of the last minutes' CPU and memory takes its samples (MetricsPoller's);
+    // without one, or for a profile whose backend reports none, there is no chart.
+    void setMetricsHistory(MetricsHistory *history);
+    MetricsChart *metricsChart() const { return m_chart; }
 
 protected:
     void clearShown() override;
@@ -44,11 +52,14 @@ protected:
 private:
     QCoro::Task<void> read();
     void render();
+    void updateChart();
 
     QPushButton *m_copyId;
     QPushButton *m_copyCommand;
     InspectorNote *m_note;
     InspectorNote *m_filesNote;
+    MetricsChart *m_chart;
+    QPointer<MetricsHistory> m_history;
     InspectorTreeView *m_view;
     QStandardItemModel *m_model;
     ReadSlot m_slot;

@@ -108,5 +108,21 @@ bool WorkspaceFilterProxy::lessThan(const QModelIndex &left, const QModelIndex &
             return QVariant::compare(a, b) == QPartialOrdering::Less;
         }
     }
+    if (column == WorkspaceTreeModel::CpuColumn || column == WorkspaceTreeModel::MemoryColumn) {
+        // An absent figure comes after every figure, in either order.
+        const QVariant a = left.data(WorkspaceTreeModel::SortRole);
+        const QVariant b = right.data(WorkspaceTreeModel::SortRole);
+        const bool aAbsent = !a.isValid()
+            && left.data(WorkspaceTreeModel::KindRole).value<WorkspaceTreeModel::Kind>()
+                == WorkspaceTreeModel::Kind::Workspace;
+        const bool bAbsent = !b.isValid()
+            && right.data(WorkspaceTreeModel::KindRole).value<WorkspaceTreeModel::Kind>()
+                == WorkspaceTreeModel::Kind::Workspace;
+        if (aAbsent || bAbsent) {
+            if (aAbsent == bAbsent)
+                return false;
+            return sortOrder() == Qt::AscendingOrder ? bAbsent : aAbsent;
+        }
+    }
     return QSortFilterProxyModel::lessThan(left, right);
 }

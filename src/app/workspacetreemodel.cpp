@@ -3,6 +3,8 @@
 #include "colorscheme.h"
 
 #include <QColor>
+#include <QFontMetrics>
+#include <QGuiApplication>
 #include <QIcon>
 #include <QLocale>
 #include <QPainter>
@@ -12,6 +14,7 @@
 #include <QThreadPool>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <unordered_map>
 #include <utility>
@@ -37,6 +40,7 @@ struct WorkspaceTreeModel::Node
     qint64 expiryMs = 0;
     qint64 activityMs = 0; // its times shown as "3 min ago", ms since the epoch (or none)
     qint64 createdMs = 0;
+    std::unique_ptr<Paddock::SandboxMetrics> metrics; // what it uses, as last reported (none: absent)
 };
 
 namespace {
@@ -394,6 +398,10 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
 {
     const WorkspaceRecord &record = node->record;
     const SandboxInfo &info = record.info;
+    if ((column == CpuColumn || column == MemoryColumn)
+        && (role == Qt::DisplayRole || role == Qt::ToolTipRole || role == SortRole || role == Qt::ForegroundRole
+            || role == Qt::AccessibleDescriptionRole))
+        return metricsData(node, column, role);
     switch (role) {
     case KeyRole:
         return record.key();
@@ -537,9 +545,136 @@ QVariant WorkspaceTreeModel::workspaceData(const Node *node, int column, int rol
         return info.image;
     case SandboxIdColumn:
         return info.sandboxId;
+    case CpuColumn:
+    case MemoryColumn:
+        return metricsData(node, column, role);
     default:
         return {};
     }
+}
+
+QVariant WorkspaceTreeModel::metricsData(const Node *node, int column, int role) const
+{
+    const SandboxMetrics *metrics = node->metrics.get();
+    const bool cpu = column == CpuColumn;
+    const bool present = metrics && (cpu ? metrics->cpuPercent.has_value() : metrics->memoryBytes.has_value());
+    if (!present) {
+        // Absent: sorts after every figure (WorkspaceFilterProxy), shown as a grey dash.
+        if (role == SortRole)
+            return QVariant();
+        if (role == Qt::ForegroundRole)
+            return QColor(0x8a, 0x8a, 0x8a);
+        if (role == Qt::ToolTipRole || role == Qt::AccessibleDescriptionRole) {
+            const QString note = m_metricsNotes.value(node->record.profile);
+            if (!note.isEmpty())
+                return note;
+            if (!capabilities(node->record.profile).testFlag(Capability::Metrics))
+                return tr("Not reported by this backend");
+            if (metrics)
+                return tr("Not reported for this workspace");
+            if (node->record.info.state != SandboxState::Running)
+                return tr("Not measured while the workspace is not running");
+            return tr("Not measured yet: figures are read for the running workspaces in view");
+        }
+        if (role == Qt::DisplayRole)
+            return QStringLiteral("\u2014");
+        return {};
+    }
+    if (role == Qt::ForegroundRole)
+        return {};
+    if (role == SortRole)
+        return cpu ? QVariant(*metrics->cpuPercent) : QVariant(*metrics->memoryBytes);
+    if (role == Qt::ToolTipRole || role == Qt::AccessibleDescriptionRole) {
+        const QString when = m_locale.toString(metrics->sampledAt.toLocalTime(), QLocale::LongFormat);
+        return cpu ? tr("%1 of one CPU core, measured at %2").arg(formatCpu(*metrics->cpuPercent), when)
+                   : tr("%1, measured at %2").arg(formatMemory(*metrics), when);
+    }
+    if (role == Qt::DisplayRole)
+        return cpu ? formatCpu(*metrics->cpuPercent) : formatMemory(*metrics);
+    return {};
+}
+
+QString WorkspaceTreeModel::formatCpu(double percent)
+{
+    return tr("%1%").arg(QLocale().toString(percent, 'f', 1));
+}
+
+QString WorkspaceTreeModel::formatBytes(qint64 bytes)
+{
+    // A decimal only where it says something: "9.5 MiB", "1 GiB", "256 MiB".
+    double value = double(std::max<qint64>(bytes, 0));
+    while (value >= 1024)
+        value /= 1024;
+    const bool fraction = value < 10 && std::abs(value * 10 - std::round(value) * 10) >= 0.5;
+    return QLocale().formattedDataSize(bytes, fraction ? 1 : 0, QLocale::DataSizeIecFormat);
+}
+
+QString WorkspaceTreeModel::formatMemory(const SandboxMetrics &metrics)
+{
+    if (!metrics.memoryBytes)
+        return {};
+    if (!metrics.memoryLimitBytes)
+        return formatBytes(*metrics.memoryBytes);
+    return tr("%1 / %2").arg(formatBytes(*metrics.memoryBytes), formatBytes(*metrics.memoryLimitBytes));
+}
+
+const SandboxMetrics *WorkspaceTreeModel::metrics(const QString &key) const
+{
+    const Node *node = nodeOfKey(key);
+    return node ? node->metrics.get() : nullptr;
+}
+
+void WorkspaceTreeModel::setMetrics(const QString &profile, const QStringList &asked,
+                                    const QList<SandboxMetrics> &metrics)
+{
+    const auto rows = m_byProfile.constFind(profile);
+    if (rows == m_byProfile.cend())
+        return;
+    std::vector<Node *> changed;
+    QHash<QString, const SandboxMetrics *> byId;
+    byId.reserve(metrics.size());
+    for (const SandboxMetrics &entry : metrics)
+        byId.insert(entry.sandboxId, &entry);
+    for (const QString &id : asked) {
+        Node *node = rows->value(id);
+        if (!node)
+            continue;
+        const SandboxMetrics *now = byId.value(id);
+        // Absent for it, before and now: nothing changed. (A new figure, one gone: announced.)
+        if (!now && !node->metrics)
+            continue;
+        if (now && node->metrics && *node->metrics == *now)
+            continue;
+        if (now)
+            node->metrics = std::make_unique<SandboxMetrics>(*now);
+        else
+            node->metrics.reset();
+        changed.push_back(node);
+    }
+    // One dataChanged per run of neighbouring rows under one parent (the rows in view are mostly
+    // neighbours), on the two columns only.
+    std::sort(changed.begin(), changed.end(), [](const Node *a, const Node *b) {
+        return a->parent != b->parent ? std::less<const Node *>()(a->parent, b->parent) : a->row < b->row;
+    });
+    const QList<int> roles{Qt::DisplayRole, Qt::ToolTipRole, SortRole, Qt::ForegroundRole};
+    for (size_t first = 0; first < changed.size();) {
+        size_t last = first;
+        while (last + 1 < changed.size() && changed[last + 1]->parent == changed[first]->parent
+               && changed[last + 1]->row == changed[last]->row + 1)
+            ++last;
+        Q_EMIT dataChanged(indexOf(changed[first], CpuColumn), indexOf(changed[last], MemoryColumn), roles);
+        first = last + 1;
+    }
+}
+
+void WorkspaceTreeModel::setMetricsNote(const QString &profile, const QString &note)
+{
+    if (m_metricsNotes.value(profile) == note)
+        return;
+    if (note.isEmpty())
+        m_metricsNotes.remove(profile);
+    else
+        m_metricsNotes.insert(profile, note);
 }
 
 QString WorkspaceTreeModel::timerStoppedText(const SandboxInfo &info) const
@@ -550,6 +685,15 @@ QString WorkspaceTreeModel::timerStoppedText(const SandboxInfo &info) const
 
 QVariant WorkspaceTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::SizeHintRole
+        && (section == CpuColumn || section == MemoryColumn)) {
+        // Wide enough for a figure that arrives after the columns were fitted to their rows.
+        const QFontMetrics metrics(QGuiApplication::font());
+        const QString widest = section == CpuColumn
+            ? formatCpu(888.8)
+            : tr("%1 / %2").arg(formatBytes(qint64(888) << 20), formatBytes(qint64(88) << 30));
+        return QSize(metrics.horizontalAdvance(widest) + 2 * metrics.height(), metrics.height() + 8);
+    }
     if (orientation != Qt::Horizontal || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
         return {};
     switch (section) {
@@ -575,6 +719,14 @@ QVariant WorkspaceTreeModel::headerData(int section, Qt::Orientation orientation
         return tr("Image");
     case SandboxIdColumn:
         return tr("Sandbox ID");
+    case CpuColumn:
+        return role == Qt::ToolTipRole
+            ? tr("CPU the workspace uses now (100% is one core), where its backend reports it")
+            : tr("CPU");
+    case MemoryColumn:
+        return role == Qt::ToolTipRole
+            ? tr("Memory the workspace uses now, and its limit where it has one, where its backend reports it")
+            : tr("Memory");
     default:
         return {};
     }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "backend.h"
+#include "metrics.h"
 #include "sandbox.h"
 
 #include <QAbstractItemModel>
@@ -65,6 +66,8 @@ public:
         CreatedColumn,
         ImageColumn,
         SandboxIdColumn,
+        CpuColumn, // what the workspace uses now, where its backend reports it (setMetrics)
+        MemoryColumn,
         ColumnCount
     };
     enum Role {
@@ -199,6 +202,20 @@ public:
         return capabilities(profile).testFlag(Paddock::Capability::StopInsteadOfPause);
     }
 
+    // CPU and memory of some workspaces of `profile` (MetricsPoller): each row of `asked` (sandbox
+    // ids) takes its figures from `metrics`, or none when they hold none for it (absent, never
+    // zero); dataChanged for the two columns of the rows that changed (one per run of neighbouring
+    // rows), and nothing else.
+    void setMetrics(const QString &profile, const QStringList &asked, const QList<Paddock::SandboxMetrics> &metrics);
+    // Why a profile's rows show no figures (the server does not report them): the absent cells'
+    // tooltip. Empty: they are absent only until asked.
+    void setMetricsNote(const QString &profile, const QString &note);
+    const Paddock::SandboxMetrics *metrics(const QString &key) const;
+    // "12.5%"; "256 MiB"; "256 MiB / 1 GiB" in the current locale.
+    static QString formatCpu(double percent);
+    static QString formatBytes(qint64 bytes);
+    static QString formatMemory(const Paddock::SandboxMetrics &metrics);
+
     GroupSummary summarize(const QModelIndex &group, const Accept &accept = {}) const;
     // "3 Running · 1 Paused" (with " of N" when not every workspace is counted).
     QString countsText(const GroupSummary &summary) const;
@@ -269,6 +286,7 @@ private:
     void rebuild();
     QVariant groupData(const Node *node, int column, int role) const;
     QVariant workspaceData(const Node *node, int column, int role) const;
+    QVariant metricsData(const Node *node, int column, int role) const;
     static QString agentLabel(const WorkspaceRecord &record);
     static void renumber(std::vector<std::unique_ptr<Node>> &children, size_t from);
     static void setDeadlines(Node *node);
@@ -298,4 +316,5 @@ private:
     QHash<QString, Paddock::Capabilities> m_capabilities; // profile -> what its backend can do
     QSet<QString> m_observed; // profiles whose diffs are collected
     bool m_clearing = false; // removeProfile(): not a listing
+    QHash<QString, QString> m_metricsNotes; // profile -> why its figures are absent
 };

@@ -69,6 +69,18 @@ void WorkspaceView::dataChanged(const QModelIndex &topLeft, const QModelIndex &b
     }
 }
 
+QModelIndexList WorkspaceView::rowsInView() const
+{
+    QModelIndexList rows;
+    const int bottom = viewport()->height();
+    for (QModelIndex index = indexAt(QPoint(0, 0)); index.isValid(); index = indexBelow(index)) {
+        if (visualRect(index).top() > bottom)
+            break;
+        rows.append(index);
+    }
+    return rows;
+}
+
 void WorkspaceView::changeEvent(QEvent *event)
 {
     if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange)

@@ -14,6 +14,10 @@ class WorkspaceView final : public QTreeView
 public:
     explicit WorkspaceView(QWidget *parent = nullptr);
 
+    // The rows in view, top to bottom (column 0 of the view's model): what is worth reading for
+    // them (activity, CPU and memory) is read for these only.
+    QModelIndexList rowsInView() const;
+
 protected:
     void dataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight,
                      const QList<int> &roles = QList<int>()) override;

@@ -29,6 +29,23 @@ QCoro::Task<Result<QByteArray>> Backend::containerLogs(QString, int)
     co_return fail(Error::unsupported(message));
 }
 
+QCoro::Task<Result<QList<SandboxMetrics>>> Backend::metrics(QStringList)
+{
+    co_return fail(metricsNotReported());
+}
+
+Error Backend::metricsNotReported(int httpStatus)
+{
+    Error error = Error::unsupported(Tr::tr("CPU and memory are not reported by this server"));
+    error.httpStatus = httpStatus;
+    return error;
+}
+
+bool Backend::lacksRoute(int httpStatus)
+{
+    return httpStatus == 404 || httpStatus == 405 || httpStatus == 501;
+}
+
 QCoro::Task<Result<>> Backend::followContainerLog(QString, int, std::function<void(QByteArrayView)>,
                                                   std::shared_ptr<CancelToken>)
 {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "metrics.h"
 #include "result.h"
 #include "sandbox.h"
 #include "workspacefiles.h"
@@ -36,6 +37,8 @@ enum class Capability {
     // it at <basedir>/<agent_id>): no user is recorded or listed, and the manager assigns ids with
     // an empty user, as AgentScope's does.
     UserNotRecorded = 0x100,
+    // metrics() answers: what the workspaces use now (CPU, memory), as far as the backend reports it.
+    Metrics = 0x200,
 };
 Q_DECLARE_FLAGS(Capabilities, Capability)
 Q_DECLARE_OPERATORS_FOR_FLAGS(Capabilities)
@@ -135,6 +138,16 @@ public:
     virtual QCoro::Task<Result<>> followContainerLog(QString sandboxId, int tail,
                                                      std::function<void(QByteArrayView)> onData,
                                                      std::shared_ptr<CancelToken> cancel);
+    // Capability::Metrics: what each of `sandboxIds` uses now, one entry per sandbox the backend
+    // has figures for (a sandbox it has none for, paused or gone, is left out; a figure it does
+    // not report is nullopt). A server that does not have the route (404, 405, 501 for it) is an
+    // Error::Kind::Unsupported error, "not reported by this server": callers stop asking. The
+    // default: Unsupported.
+    virtual QCoro::Task<Result<QList<SandboxMetrics>>> metrics(QStringList sandboxIds);
+    // The error metrics() gives where the server (or the backend) reports no figures.
+    static Error metricsNotReported(int httpStatus = 0);
+    // Whether an HTTP status says the server has no such route (404, 405, 501).
+    static bool lacksRoute(int httpStatus);
     // Capability::Files: the workspace's files. A path is a workspace path (confineWorkspacePath:
     // relative to the workdir, or absolute inside the workdir or the gateway home); one that
     // leads out, by `..` or through a symlink, is refused (InvalidArgument) and nothing is read

@@ -367,6 +367,16 @@ QCoro::Task<Result<QByteArray>> ProfileSession::containerLogs(QString sandboxId,
     co_return co_await m_backend->containerLogs(std::move(sandboxId), tail);
 }
 
+QCoro::Task<Result<QList<SandboxMetrics>>> ProfileSession::metrics(QStringList sandboxIds)
+{
+    const auto hold = m_tasks.hold();
+    if (m_shuttingDown)
+        co_return fail(closedError());
+    if (!m_backend->capabilities().testFlag(Capability::Metrics))
+        co_return fail(Backend::metricsNotReported());
+    co_return co_await m_backend->metrics(std::move(sandboxIds));
+}
+
 QCoro::Task<Result<QList<FileEntry>>> ProfileSession::listFolder(QString sandboxId, QString path)
 {
     const auto hold = m_tasks.hold();

@@ -179,6 +179,8 @@ public:
     QCoro::Task<Result<SandboxInfo>> find(QString workspaceId);
     QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId);
     QCoro::Task<Result<QByteArray>> containerLogs(QString sandboxId, int tail);
+    // What the sandboxes use now (Backend::metrics, Capability::Metrics); Unsupported without it.
+    QCoro::Task<Result<QList<SandboxMetrics>>> metrics(QStringList sandboxIds);
     // A workspace's files (Backend::listFolder and the rest). upload() is refused on a read-only
     // profile (InvalidArgument), before anything is read or written.
     QCoro::Task<Result<QList<FileEntry>>> listFolder(QString sandboxId, QString path);

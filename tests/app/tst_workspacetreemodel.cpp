@@ -13,6 +13,7 @@
 #include <QItemSelectionModel>
 #include <QLocale>
 #include <QScopeGuard>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -962,6 +963,111 @@ private Q_SLOTS:
         model.setGrouped(true);
         QCOMPARE(model.rowCount(), 40);
         QCOMPARE(model.workspaceCount(), 90);
+    }
+
+    // CPU and Memory: a figure where one was reported, a grey dash with a reason where none was;
+    // dataChanged on those two columns of the rows that changed only; sorted with every absent
+    // figure after every figure, in either order.
+    void metricsColumns()
+    {
+        WorkspaceTreeModel model;
+        model.setGrouped(false);
+        WorkspaceFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const QString local = QStringLiteral("local");
+        model.setCapabilities(local, Capability::Metrics);
+        model.update(local,
+                     {record(QStringLiteral("a"), QStringLiteral("u"), QStringLiteral("x")),
+                      record(QStringLiteral("b"), QStringLiteral("u"), QStringLiteral("x")),
+                      record(QStringLiteral("c"), QStringLiteral("u"), QStringLiteral("x")),
+                      record(QStringLiteral("d"), QStringLiteral("u"), QStringLiteral("x"))});
+        const auto cell = [&model](const QString &id, int column, int role = Qt::DisplayRole) {
+            return model.indexOfKey(QStringLiteral("local\x1f") + id, column).data(role);
+        };
+        // Nothing asked yet: absent, and said so.
+        QCOMPARE(cell(QStringLiteral("a"), WorkspaceTreeModel::CpuColumn).toString(), QStringLiteral("\u2014"));
+        QCOMPARE(cell(QStringLiteral("a"), WorkspaceTreeModel::CpuColumn, Qt::ForegroundRole).value<QColor>(),
+                 QColor(0x8a, 0x8a, 0x8a));
+        QVERIFY(!cell(QStringLiteral("a"), WorkspaceTreeModel::CpuColumn, Qt::ToolTipRole).toString().isEmpty());
+        QVERIFY(!cell(QStringLiteral("a"), WorkspaceTreeModel::MemoryColumn, WorkspaceTreeModel::SortRole).isValid());
+
+        const QDateTime at(QDate(2026, 12, 6), QTime(2, 0), Qt::UTC);
+        SandboxMetrics a{QStringLiteral("a"), at, 12.5, qint64(256) << 20, qint64(1) << 30};
+        SandboxMetrics b{QStringLiteral("b"), at, 150.0, qint64(3) << 20, std::nullopt};
+        SandboxMetrics c{QStringLiteral("c"), at, std::nullopt, qint64(10) << 20, std::nullopt}; // no CPU figure
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        // "d" is not in view: not asked, not touched.
+        model.setMetrics(local, {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}, {a, b, c});
+        // a, b and c are neighbours: one signal for the three rows, on the two columns.
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed.first().at(0).value<QModelIndex>(),
+                 model.indexOfKey(QStringLiteral("local\x1f"
+                                                 "a"),
+                                  WorkspaceTreeModel::CpuColumn));
+        QCOMPARE(changed.first().at(1).value<QModelIndex>(),
+                 model.indexOfKey(QStringLiteral("local\x1f"
+                                                 "c"),
+                                  WorkspaceTreeModel::MemoryColumn));
+        const QLocale locale;
+        QCOMPARE(cell(QStringLiteral("a"), WorkspaceTreeModel::CpuColumn).toString(),
+                 locale.toString(12.5, 'f', 1) + u'%');
+        QCOMPARE(cell(QStringLiteral("a"), WorkspaceTreeModel::MemoryColumn).toString(),
+                 locale.formattedDataSize(qint64(256) << 20, 0, QLocale::DataSizeIecFormat) + QStringLiteral(" / ")
+                     + locale.formattedDataSize(qint64(1) << 30, 0, QLocale::DataSizeIecFormat));
+        QCOMPARE(cell(QStringLiteral("a"), WorkspaceTreeModel::MemoryColumn).toString(),
+                 QStringLiteral("256 MiB / 1 GiB"));
+        QCOMPARE(cell(QStringLiteral("b"), WorkspaceTreeModel::MemoryColumn).toString(), QStringLiteral("3 MiB"));
+        QCOMPARE(cell(QStringLiteral("c"), WorkspaceTreeModel::CpuColumn).toString(), QStringLiteral("\u2014"));
+        QCOMPARE(cell(QStringLiteral("c"), WorkspaceTreeModel::MemoryColumn).toString(), QStringLiteral("10 MiB"));
+        QCOMPARE(cell(QStringLiteral("d"), WorkspaceTreeModel::CpuColumn).toString(), QStringLiteral("\u2014"));
+        QVERIFY(model.metrics(QStringLiteral("local\x1f"
+                                             "a")));
+
+        // The same figures again: nothing changes.
+        changed.clear();
+        model.setMetrics(local, {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}, {a, b, c});
+        QCOMPARE(changed.size(), 0);
+        // a and c change, b does not: two signals, one row each.
+        a.cpuPercent = 13.0;
+        c.memoryBytes = qint64(11) << 20;
+        model.setMetrics(local, {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}, {a, b, c});
+        QCOMPARE(changed.size(), 2);
+        for (const auto &signal : changed)
+            QCOMPARE(signal.at(0).value<QModelIndex>().row(), signal.at(1).value<QModelIndex>().row());
+        a.cpuPercent = 12.5;
+        c.memoryBytes = qint64(10) << 20;
+        model.setMetrics(local, {QStringLiteral("a"), QStringLiteral("c")}, {a, c});
+
+        // CPU, ascending then descending: the absent ones (c, d) last either way.
+        proxy.sort(WorkspaceTreeModel::CpuColumn, Qt::AscendingOrder);
+        QStringList order = childNames(proxy);
+        QCOMPARE(order.mid(0, 2), (QStringList{QStringLiteral("a"), QStringLiteral("b")}));
+        QCOMPARE(QSet<QString>(order.cbegin() + 2, order.cend()),
+                 (QSet<QString>{QStringLiteral("c"), QStringLiteral("d")}));
+        proxy.sort(WorkspaceTreeModel::CpuColumn, Qt::DescendingOrder);
+        order = childNames(proxy);
+        QCOMPARE(order.mid(0, 2), (QStringList{QStringLiteral("b"), QStringLiteral("a")}));
+        proxy.sort(WorkspaceTreeModel::MemoryColumn, Qt::DescendingOrder);
+        QCOMPARE(childNames(proxy).mid(0, 3),
+                 (QStringList{QStringLiteral("a"), QStringLiteral("c"), QStringLiteral("b")}));
+        QCOMPARE(childNames(proxy).at(3), QStringLiteral("d"));
+
+        // A row asked for and not reported (it paused): absent again.
+        model.setMetrics(local, {QStringLiteral("b")}, {});
+        QCOMPARE(cell(QStringLiteral("b"), WorkspaceTreeModel::CpuColumn).toString(), QStringLiteral("\u2014"));
+        QCOMPARE(cell(QStringLiteral("a"), WorkspaceTreeModel::CpuColumn).toString(),
+                 locale.toString(12.5, 'f', 1) + u'%');
+
+        // A server that does not report them: the note is the absent cells' tooltip.
+        model.setMetricsNote(local, QStringLiteral("Not reported by this server"));
+        QCOMPARE(cell(QStringLiteral("d"), WorkspaceTreeModel::MemoryColumn, Qt::ToolTipRole).toString(),
+                 QStringLiteral("Not reported by this server"));
+        // A backend without the capability says so.
+        model.setMetricsNote(local, {});
+        model.setCapabilities(local, {});
+        QCOMPARE(cell(QStringLiteral("d"), WorkspaceTreeModel::MemoryColumn, Qt::ToolTipRole).toString(),
+                 QStringLiteral("Not reported by this backend"));
     }
 
     void countdownText()

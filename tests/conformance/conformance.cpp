@@ -880,6 +880,46 @@ void BackendConformance::containerLogsAsTheCapabilitySays()
     QVERIFY(!logs.error().message.isEmpty());
 }
 
+// With Capability::Metrics, a sandbox that runs a command burning a core reports CPU above zero
+// and some memory, under its own id, sampled now; an id that is no sandbox is left out, not an
+// error. Without it: Unsupported.
+void BackendConformance::metricsAsTheCapabilitySays()
+{
+    auto sandbox = commandSandbox();
+    QVERIFY2(sandbox, why(sandbox));
+    if (!m_expect.capabilities.testFlag(Capability::Metrics)) {
+        auto none = QCoro::waitFor(m_backend->metrics({sandbox->sandboxId}));
+        QVERIFY2(!none, "metrics without Capability::Metrics");
+        QCOMPARE(none.error().kind, Error::Kind::Unsupported);
+        return;
+    }
+    // A command that burns a core until its time limit ends it, measured while it runs.
+    bool started = false;
+    ExecRequest burn;
+    burn.argv =
+        QStringList{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo started; while :; do :; done")};
+    burn.timeout = 6s;
+    burn.onLine = [&started](OutputChannel, const QByteArray &line) { started = started || line == "started"; };
+    auto burning = m_backend->exec(sandbox->sandboxId, burn);
+    QTRY_VERIFY_WITH_TIMEOUT(started, 30000);
+    const QString missing = m_target->unknownSandboxId();
+    auto metrics = QCoro::waitFor(m_backend->metrics({sandbox->sandboxId, missing}));
+    const auto ended = QCoro::waitFor(burning);
+    QVERIFY2(metrics, why(metrics));
+    QVERIFY2(ended, why(ended));
+    QCOMPARE(metrics->size(), 1);
+    const SandboxMetrics &one = metrics->first();
+    QCOMPARE(one.sandboxId, sandbox->sandboxId);
+    QVERIFY(one.cpuPercent);
+    QVERIFY2(*one.cpuPercent > 0, qPrintable(QString::number(*one.cpuPercent)));
+    QVERIFY(one.memoryBytes);
+    QVERIFY2(*one.memoryBytes > 0, qPrintable(QString::number(*one.memoryBytes)));
+    if (one.memoryLimitBytes)
+        QVERIFY(*one.memoryLimitBytes > 0);
+    QVERIFY(one.sampledAt.isValid());
+    QVERIFY2(qAbs(one.sampledAt.secsTo(QDateTime::currentDateTimeUtc())) < 120, qPrintable(one.sampledAt.toString()));
+}
+
 bool BackendConformance::prepareFiles(SandboxInfo *sandbox, QString *folder)
 {
     if (!m_expect.capabilities.testFlag(Capability::Files)) {

@@ -62,6 +62,7 @@ private Q_SLOTS:
     // What capabilities promise, or refuse.
     void renewAsTheCapabilitySays();
     void containerLogsAsTheCapabilitySays();
+    void metricsAsTheCapabilitySays();
     // Bad input.
     void unknownIdsAreNotFound();
 

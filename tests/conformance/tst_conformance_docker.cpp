@@ -62,14 +62,14 @@ public:
             // profile metadata), and AgentScope's gateway home is in the container: each new
             // container bootstraps again, as AgentScope's do.
             expect.capabilities = {Capability::ContainerLog, Capability::Files, Capability::Exec,
-                                   Capability::StopInsteadOfPause};
+                                   Capability::StopInsteadOfPause, Capability::Metrics};
             expect.profileKind = Profile::Kind::Docker;
             expect.keepsProfileMetadata = false;
             expect.bootstrapSurvivesClose = false;
             return expect;
         }
         expect.capabilities = {Capability::ContainerLog, Capability::DeleteFilesOnKill, Capability::Files,
-                               Capability::Exec};
+                               Capability::Exec, Capability::Metrics};
         if (variant == QLatin1String("stop"))
             expect.capabilities |= Capability::StopInsteadOfPause;
         expect.profileKind = Profile::Kind::Docker;

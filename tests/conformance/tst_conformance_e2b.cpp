@@ -38,7 +38,7 @@ public:
     {
         PaddockTest::ConformanceExpectations expect;
         expect.name = QStringLiteral("e2b");
-        expect.capabilities = {Capability::Renew, Capability::Files, Capability::Exec};
+        expect.capabilities = {Capability::Renew, Capability::Files, Capability::Exec, Capability::Metrics};
         expect.profileKind = Profile::Kind::E2B;
         // A 404 on delete counts as done: a retried DELETE whose first answer was lost.
         expect.killIsIdempotent = true;

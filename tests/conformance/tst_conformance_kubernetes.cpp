@@ -47,7 +47,8 @@ public:
                                Capability::StopInsteadOfPause,
                                Capability::Files,
                                Capability::Exec,
-                               Capability::Watch};
+                               Capability::Watch,
+                               Capability::Metrics};
         expect.profileKind = Profile::Kind::Kubernetes;
         // The watch sees a held Pod deleted by someone else.
         expect.watchesLostSandboxes = true;

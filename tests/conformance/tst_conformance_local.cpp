@@ -31,7 +31,7 @@ public:
     {
         PaddockTest::ConformanceExpectations expect;
         expect.name = QStringLiteral("local");
-        expect.capabilities = {Capability::Files, Capability::Exec};
+        expect.capabilities = {Capability::Files, Capability::Exec, Capability::Metrics};
         // AgentScope's folders belong to their agent, whoever the user: none is recorded.
         if (agentscope())
             expect.capabilities |= Capability::UserNotRecorded;

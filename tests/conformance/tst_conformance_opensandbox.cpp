@@ -38,7 +38,8 @@ public:
     {
         PaddockTest::ConformanceExpectations expect;
         expect.name = QStringLiteral("opensandbox");
-        expect.capabilities = {Capability::ContainerLog, Capability::Renew, Capability::Files, Capability::Exec};
+        expect.capabilities = {Capability::ContainerLog, Capability::Renew, Capability::Files, Capability::Exec,
+                               Capability::Metrics};
         expect.profileKind = Profile::Kind::OpenSandbox;
         // The lease keeper finds a held sandbox gone (404) at its next check.
         expect.watchesLostSandboxes = true;

@@ -822,6 +822,42 @@ private Q_SLOTS:
         auto cleanup = backend();
         QVERIFY(QCoro::waitFor(cleanup->kill(safeName(id), {})));
     }
+
+    // CPU and memory from the metrics API: one list for the namespace's workspaces, each under
+    // its Pod's name, an unknown one left out, no limit. A cluster without metrics-server (404):
+    // Unsupported.
+    void metricsFromTheMetricsApi()
+    {
+        auto k8s = backend();
+        QVERIFY(k8s->capabilities().testFlag(Capability::Metrics));
+        const QString id = newId();
+        auto made = QCoro::waitFor(k8s->create(CreateSpec{id, {}, {}, {}}));
+        QVERIFY2(made, qPrintable(made ? QString() : made.error().message));
+        resetStats();
+        auto metrics = QCoro::waitFor(k8s->metrics({made->sandboxId, u"nope"_qs}));
+        QVERIFY2(metrics, qPrintable(metrics ? QString() : metrics.error().message));
+        QCOMPARE(requests(), 1);
+        QCOMPARE(metrics->size(), 1);
+        const SandboxMetrics &one = metrics->first();
+        QCOMPARE(one.sandboxId, made->sandboxId);
+        QVERIFY(one.cpuPercent && *one.cpuPercent >= 0);
+        QVERIFY(one.memoryBytes && *one.memoryBytes > 0);
+        QCOMPARE(one.memoryLimitBytes, std::nullopt);
+        QVERIFY(one.sampledAt.isValid());
+        QVERIFY(QCoro::waitFor(k8s->kill(made->sandboxId, {})));
+
+        PaddockTest::FakeKubernetesProcess bare;
+        QVERIFY2(bare.start({u"--no-metrics-api"_qs}), qPrintable(bare.error()));
+        BackendOptions without = options();
+        auto connection = lookupConnection(bare.kubeconfigPath(), QStringLiteral("paddock-fake"), {});
+        QVERIFY2(connection, qPrintable(connection ? QString() : connection.error().message));
+        without.cluster.connection = *connection;
+        auto old = backend(without);
+        auto refused = QCoro::waitFor(old->metrics({made->sandboxId}));
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().kind, Error::Kind::Unsupported);
+        QCOMPARE(refused.error().httpStatus, 404);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestKubernetesBackend)

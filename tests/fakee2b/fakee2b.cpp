@@ -719,6 +719,7 @@ HttpResponse FakeE2b::routeApi(const HttpRequest &request)
     // Which route is it (and is the method one it has)?
     enum class Route {
         None,
+        SandboxesMetrics,
         ListV1,
         CreateV1,
         ListV2,
@@ -744,7 +745,9 @@ HttpResponse FakeE2b::routeApi(const HttpRequest &request)
     } else if (s0 == u"v2"_s && segments.value(1) == u"sandboxes"_s && n == 2) {
         route = method == "GET" ? Route::ListV2 : method == "POST" ? Route::CreateV2 : Route::WrongMethod;
     } else if (s0 == u"sandboxes"_s && n == 2 && segments.at(1) == u"metrics"_s) {
-        route = method == "GET" ? Route::NotImplemented : Route::WrongMethod;
+        route = method != "GET"      ? Route::WrongMethod
+            : m_options.metricsRoute ? Route::SandboxesMetrics
+                                     : Route::NotImplemented;
     } else if (s0 == u"sandboxes"_s && n == 2) {
         rawId = segments.at(1);
         route = method == "GET" ? Route::Get : method == "DELETE" ? Route::Kill : Route::WrongMethod;
@@ -792,6 +795,8 @@ HttpResponse FakeE2b::routeApi(const HttpRequest &request)
         id = *parsed;
     }
     switch (route) {
+    case Route::SandboxesMetrics:
+        return sandboxesMetrics(request);
     case Route::ListV1:
         return listSandboxesV1(request);
     case Route::CreateV1:
@@ -1238,6 +1243,30 @@ HttpResponse FakeE2b::refreshSandbox(const QString &id, const HttpRequest &reque
     return HttpResponse::empty(204);
 }
 
+QJsonObject FakeE2b::measuredMetric(Sandbox &sandbox)
+{
+    // The sandbox is its namespace's processes (or, unconfined, each command's own).
+    QList<qint64> roots;
+    if (sandbox.box && sandbox.box->initPid() > 0)
+        roots.append(sandbox.box->initPid());
+    for (const auto &[pid, process] : sandbox.processes) {
+        if (process->running && process->process && process->process->processId() > 0)
+            roots.append(process->process->processId());
+    }
+    const auto [cores, resident] = m_cpu.measure(sandbox.id, roots);
+    const qint64 current = now();
+    // envd's figures: cpuUsedPct of every CPU of the sandbox together, memory in bytes.
+    return QJsonObject{{u"timestamp"_s, formatTime(current)},
+                       {u"timestampUnix"_s, current / NsPerSecond},
+                       {u"cpuCount"_s, sandbox.cpuCount},
+                       {u"cpuUsedPct"_s, std::min(100.0, cores * 100.0 / std::max(1, sandbox.cpuCount))},
+                       {u"memUsed"_s, resident},
+                       {u"memTotal"_s, qint64(sandbox.memoryMB) << 20},
+                       {u"memCache"_s, 0},
+                       {u"diskUsed"_s, 0},
+                       {u"diskTotal"_s, qint64(sandbox.diskSizeMB) << 20}};
+}
+
 HttpResponse FakeE2b::sandboxMetrics(const QString &id)
 {
     Sandbox *sandbox = find(id);
@@ -1245,13 +1274,26 @@ HttpResponse FakeE2b::sandboxMetrics(const QString &id)
         return notFound(id);
     if (sandbox->paused)
         return HttpResponse::json(200, QByteArray("[]"));
-    const qint64 current = now();
-    QByteArray out = "[{\"timestamp\":\"" + formatTime(current).toLatin1() + "\",\"timestampUnix\":"
-        + QByteArray::number(current / NsPerSecond) + ",\"cpuCount\":" + QByteArray::number(sandbox->cpuCount)
-        + ",\"cpuUsedPct\":0,\"memUsed\":0,\"memTotal\":" + QByteArray::number(qint64(sandbox->memoryMB) << 20)
-        + ",\"memCache\":0,\"diskUsed\":0,\"diskTotal\":" + QByteArray::number(qint64(sandbox->diskSizeMB) << 20)
-        + "}]";
-    return HttpResponse::json(200, out);
+    return HttpResponse::json(200, QJsonDocument(QJsonArray{measuredMetric(*sandbox)}).toJson(QJsonDocument::Compact));
+}
+
+HttpResponse FakeE2b::sandboxesMetrics(const HttpRequest &request)
+{
+    const QStringList ids = request.queryValue(u"sandbox_ids"_s).value_or(QString()).split(u',', Qt::SkipEmptyParts);
+    if (ids.isEmpty())
+        return apiError(400, u"sandbox_ids is required"_s);
+    if (ids.size() > 100)
+        return apiError(400, u"at most 100 sandbox ids"_s);
+    QJsonObject sandboxes;
+    for (const QString &raw : ids) {
+        const std::optional<QString> id = shortId(raw);
+        Sandbox *sandbox = id ? find(*id) : nullptr;
+        // Unknown or paused: no entry.
+        if (sandbox && !sandbox->paused)
+            sandboxes.insert(raw, measuredMetric(*sandbox));
+    }
+    return HttpResponse::json(200,
+                              QJsonDocument(QJsonObject{{u"sandboxes"_s, sandboxes}}).toJson(QJsonDocument::Compact));
 }
 
 // ---- test-only routes -----------------------------------------------------------------------

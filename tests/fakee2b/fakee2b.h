@@ -8,6 +8,7 @@
 // README.md in this folder for the options, routes and deviations.
 
 #include "http.h"
+#include "procusage.h"
 #include "sandbox.h"
 
 #include <QJsonObject>
@@ -50,6 +51,7 @@ struct Options
     bool bubblewrap = true;
     QString bubblewrapPath; // found at start when empty
     bool verbose = false;
+    bool metricsRoute = true; // false: GET /sandboxes/metrics answers 501, as before it was served
 };
 
 // How a stream is broken off (a fault a test asks for).
@@ -188,6 +190,10 @@ private:
     HttpResponse setTimeout(const QString &id, const HttpRequest &request);
     HttpResponse refreshSandbox(const QString &id, const HttpRequest &request);
     HttpResponse sandboxMetrics(const QString &id);
+    // GET /sandboxes/metrics?sandbox_ids=a,b: the running ones' figures, measured on their
+    // processes.
+    HttpResponse sandboxesMetrics(const HttpRequest &request);
+    QJsonObject measuredMetric(Sandbox &sandbox);
     void handleFake(HttpConnection *connection, const HttpRequest &request);
     QJsonObject statsJson() const;
     Injection drawInjection();
@@ -248,6 +254,7 @@ private:
     RpcStream *openStream(HttpConnection *connection, const HttpRequest &request, const QByteArray &keepalive);
 
     Options m_options;
+    PaddockFake::CpuMeter m_cpu; // per sandbox: the CPU since its last metric
     HttpServer m_api;
     HttpServer m_envd; // listens only with a port of its own
     std::unique_ptr<QTemporaryDir> m_tempDir;

@@ -70,6 +70,7 @@ int main(int argc, char **argv)
         {u"templates"_s, u"Template aliases that exist (comma-separated)."_s, u"LIST"_s, u"base"_s},
         {u"data-dir"_s, u"Keep the sandboxes' folders here (default: a temporary directory)."_s, u"DIR"_s},
         {u"no-bwrap"_s, u"Run commands unconfined on this machine (UNSAFE; for machines without bubblewrap)."_s},
+        {u"no-metrics-route"_s, u"GET /sandboxes/metrics answers 501, as a server without it."_s},
         {u"verbose"_s, u"Log every request (method and target) on stderr."_s},
     });
     PaddockFake::addRecordRequestsOption(parser);
@@ -102,6 +103,7 @@ int main(int argc, char **argv)
         usageError(u"--templates needs at least one alias"_s);
     options.dataDir = parser.value(u"data-dir"_s);
     options.bubblewrap = !parser.isSet(u"no-bwrap"_s);
+    options.metricsRoute = !parser.isSet(u"no-metrics-route"_s);
     options.verbose = parser.isSet(u"verbose"_s);
 
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, signalSockets) != 0)

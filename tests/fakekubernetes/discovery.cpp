@@ -196,8 +196,10 @@ HttpResponse FakeKubernetes::groups(const HttpRequest &request) const
 {
     const QByteArray version = aggregatedVersion(request);
     if (!version.isEmpty())
-        return aggregated(version, {});
-    return HttpResponse::json(200, R"({"kind":"APIGroupList","apiVersion":"v1","groups":[]})");
+        return aggregated(version, m_options.metricsApi ? metricsGroupJson(true) : QByteArray());
+    return HttpResponse::json(200,
+                              R"({"kind":"APIGroupList","apiVersion":"v1","groups":[)"
+                                  + (m_options.metricsApi ? metricsGroupJson(false) : QByteArray()) + "]}");
 }
 
 HttpResponse FakeKubernetes::resourceList() const

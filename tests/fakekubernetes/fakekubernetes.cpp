@@ -397,6 +397,9 @@ void FakeKubernetes::route(HttpConnection *connection, const HttpRequest &reques
         return getOnly(openApiDocument(request));
     }
     const QStringList segments = request.pathSegments();
+    if (m_options.metricsApi && segments.size() >= 2 && segments.at(0) == u"apis"_s
+        && segments.at(1) == u"metrics.k8s.io"_s)
+        return metricsRoute(connection, request, segments);
     if (segments.size() < 3 || segments.at(0) != u"api"_s || segments.at(1) != u"v1") {
         count(u"get"_s, u"other"_s);
         return connection->send(plainNotFound());

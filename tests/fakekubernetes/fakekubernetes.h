@@ -9,6 +9,7 @@
 #include "certificates.h"
 #include "http.h"
 #include "kubejson.h"
+#include "procusage.h"
 #include "sandbox.h"
 #include "selectors.h"
 #include "validation.h"
@@ -60,6 +61,7 @@ struct Options
     QString dataDir; // empty: a temporary directory, removed on exit; set: kept, with state.json (persistence.cpp)
     bool bubblewrap = true;
     bool verbose = false;
+    bool metricsApi = true; // false: no metrics.k8s.io (a cluster without metrics-server)
 };
 
 enum class Kind { Namespace, Pod, Pvc };
@@ -295,6 +297,10 @@ private:
     bool loadState(QString *error);
     void resumeLoaded();
     QString statePath() const;
+    // The metrics API, metrics.k8s.io/v1beta1 (metricsapi.cpp).
+    static QByteArray metricsGroupJson(bool aggregatedForm);
+    std::optional<QJsonObject> podMetricsOf(const Version &pod);
+    void metricsRoute(HttpConnection *connection, const HttpRequest &request, const QStringList &segments);
 
     // Exec and logs (exec.cpp, logs.cpp).
     void exec(HttpConnection *connection, const HttpRequest &request, const QString &ns, const QString &name);
@@ -306,6 +312,7 @@ private:
     static void killExec(QObject *session);
 
     Options m_options;
+    CpuMeter m_cpu; // the metrics API's CPU per Pod since its last look
     HttpServer m_http;
     WebSocketAcceptor m_websockets;
     Certificates m_certificates;

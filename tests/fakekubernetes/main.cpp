@@ -98,6 +98,7 @@ int main(int argc, char **argv)
          "(default: a temporary directory, removed on exit)."_s,
          u"DIR"_s},
         {u"no-bwrap"_s, u"Run containers and exec commands unconfined on this machine (UNSAFE)."_s},
+        {u"no-metrics-api"_s, u"No metrics.k8s.io API (a cluster without metrics-server)."_s},
         {u"verbose"_s, u"Log every request (method, target, Accept, Content-Type, User-Agent) on stderr."_s},
     });
     PaddockFake::addRecordRequestsOption(parser);
@@ -143,6 +144,7 @@ int main(int argc, char **argv)
     }
     options.dataDir = parser.value(u"data-dir"_s);
     options.bubblewrap = !parser.isSet(u"no-bwrap"_s);
+    options.metricsApi = !parser.isSet(u"no-metrics-api"_s);
     options.verbose = parser.isSet(u"verbose"_s);
 
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, signalSockets) != 0)

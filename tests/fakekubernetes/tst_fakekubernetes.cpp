@@ -634,7 +634,11 @@ private Q_SLOTS:
                  {{"Accept", "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"}});
         QCOMPARE(v2beta1.header("content-type"),
                  "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList");
-        QCOMPARE(v2beta1.json().value(u"items"_s).toArray().size(), 0);
+        // The one group besides the core: the metrics API (metricsapi.cpp).
+        const QJsonArray groups = v2beta1.json().value(u"items"_s).toArray();
+        QCOMPARE(groups.size(), 1);
+        QCOMPARE(groups.at(0).toObject().value(u"metadata"_s).toObject().value(u"name"_s).toString(),
+                 u"metrics.k8s.io"_s);
 
         // Legacy documents for a client that does not ask for the aggregated ones.
         const Reply legacy = get(u"/api"_s);
@@ -642,6 +646,8 @@ private Q_SLOTS:
         QCOMPARE(legacy.json().value(u"kind"_s).toString(), u"APIVersions"_s);
         QCOMPARE(legacy.json().value(u"versions"_s).toArray(), QJsonArray{u"v1"_s});
         QCOMPARE(get(u"/apis"_s).json().value(u"kind"_s).toString(), u"APIGroupList"_s);
+        QCOMPARE(get(u"/apis"_s).json().value(u"groups"_s).toArray().at(0).toObject().value(u"name"_s).toString(),
+                 u"metrics.k8s.io"_s);
         const QJsonObject list = get(u"/api/v1"_s).json();
         QCOMPARE(list.value(u"kind"_s).toString(), u"APIResourceList"_s);
         QStringList listed;
@@ -1947,6 +1953,42 @@ private Q_SLOTS:
         QCOMPARE(missing.exitCode, 1);
         QVERIFY2(missing.err.contains("Error from server (NotFound): pods \"nope\" not found"),
                  missing.err.constData());
+    }
+
+    // The metrics API (metricsapi.cpp): kubectl top finds it through discovery and reads the
+    // Pods' figures, measured on their processes; a Pod's own PodMetrics by name; not found for a
+    // Pod that is not there.
+    void kubectlTopReadsTheMetricsApi()
+    {
+        REQUIRE_KUBECTL();
+        const QString selector = u"app.kubernetes.io/managed-by=agentscope,agentscope.workspace=true"_s;
+        const auto listed = get(u"/apis/metrics.k8s.io/v1beta1/namespaces/agentscope/pods?labelSelector="_s
+                                + QString::fromLatin1(QUrl::toPercentEncoding(selector)));
+        QCOMPARE(listed.status, 200);
+        const QJsonObject list = listed.json();
+        QCOMPARE(list.value(u"kind"_s).toString(), u"PodMetricsList"_s);
+        QCOMPARE(list.value(u"apiVersion"_s).toString(), u"metrics.k8s.io/v1beta1"_s);
+        const QJsonArray items = list.value(u"items"_s).toArray();
+        QVERIFY(!items.isEmpty());
+        const QJsonObject first = items.first().toObject();
+        const QString name = first.value(u"metadata"_s).toObject().value(u"name"_s).toString();
+        const QJsonObject usage =
+            first.value(u"containers"_s).toArray().first().toObject().value(u"usage"_s).toObject();
+        QVERIFY2(usage.value(u"cpu"_s).toString().endsWith(u'n'), qPrintable(usage.value(u"cpu"_s).toString()));
+        QVERIFY2(usage.value(u"memory"_s).toString().endsWith(u"Ki"_s),
+                 qPrintable(usage.value(u"memory"_s).toString()));
+        QCOMPARE(get(u"/apis/metrics.k8s.io/v1beta1/namespaces/agentscope/pods/"_s + name)
+                     .json()
+                     .value(u"kind"_s)
+                     .toString(),
+                 u"PodMetrics"_s);
+        QCOMPARE(get(u"/apis/metrics.k8s.io/v1beta1/namespaces/agentscope/pods/nope"_s).status, 404);
+
+        const Run top = kubectl({u"top"_s, u"pod"_s, u"-n"_s, u"agentscope"_s, u"-l"_s, selector});
+        QVERIFY2(top.exitCode == 0, top.err.constData());
+        QVERIFY2(top.out.startsWith("NAME "), top.out.constData());
+        QVERIFY2(top.out.contains("CPU(cores)") && top.out.contains("MEMORY(bytes)"), top.out.constData());
+        QVERIFY2(top.out.contains(name.toUtf8()), top.out.constData());
     }
 
     void kubectlCreateWithValidation()

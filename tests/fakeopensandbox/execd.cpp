@@ -11,8 +11,11 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QPointer>
 #include <QThread>
+#include <QTimer>
 
+#include <algorithm>
 #include <csignal>
 #include <limits>
 #include <unistd.h>
@@ -174,8 +177,8 @@ void FakeOpenSandbox::routeExecd(Sandbox &sandbox, HttpConnection *connection, c
         return connection->send(makeDirectories(sandbox, request));
     if (is("DELETE", {"directories"}))
         return connection->send(removeDirectories(sandbox, request));
-    if (is("GET", {"metrics"}))
-        return connection->send(metrics());
+    if (is("GET", {"metrics"}) && m_options.metricsRoute)
+        return metrics(connection);
     if (first == u"proxy"_s) {
         // execd's reverse proxy to a port inside the sandbox, where nothing listens.
         return connection->send(HttpResponse::empty(502));
@@ -516,28 +519,64 @@ HttpResponse FakeOpenSandbox::commandLogs(Sandbox &sandbox, const QString &id, c
     return response;
 }
 
-HttpResponse FakeOpenSandbox::metrics()
+namespace {
+
+// The first line of /proc/stat ("cpu user nice system idle iowait irq softirq steal ..."): every
+// jiffy so far, and the idle ones (idle + iowait), as gopsutil counts them.
+std::pair<double, double> cpuJiffies()
 {
-    double totalKib = 0;
-    double availableKib = 0;
-    QFile meminfo(u"/proc/meminfo"_s);
-    if (meminfo.open(QIODevice::ReadOnly)) {
-        for (const QByteArray &line : meminfo.readAll().split('\n')) {
-            const QList<QByteArray> fields = line.simplified().split(' ');
-            if (fields.size() < 2)
-                continue;
-            if (fields.at(0) == "MemTotal:")
-                totalKib = fields.at(1).toDouble();
-            else if (fields.at(0) == "MemAvailable:")
-                availableKib = fields.at(1).toDouble();
-        }
+    QFile stat(u"/proc/stat"_s);
+    if (!stat.open(QIODevice::ReadOnly))
+        return {0, 0};
+    const QList<QByteArray> fields = stat.readLine().simplified().split(' ');
+    double total = 0;
+    double idle = 0;
+    // user nice system idle iowait irq softirq steal (guest and guest_nice are in user and nice)
+    for (qsizetype i = 1; i < fields.size() && i <= 8; ++i) {
+        const double value = fields.at(i).toDouble();
+        total += value;
+        if (i == 4 || i == 5)
+            idle += value;
     }
-    return HttpResponse::json(200,
-                              QJsonObject{{u"cpu_count"_s, QThread::idealThreadCount()},
-                                          {u"cpu_used_pct"_s, 0.0},
-                                          {u"mem_total_mib"_s, totalKib / 1024},
-                                          {u"mem_used_mib"_s, (totalKib - availableKib) / 1024},
-                                          {u"timestamp"_s, nowMs()}});
+    return {total, idle};
+}
+
+} // namespace
+
+void FakeOpenSandbox::metrics(HttpConnection *connection)
+{
+    // execd: cpu.Percent(time.Second, false), then mem.VirtualMemory(): the answer comes a second
+    // after the request.
+    const std::pair<double, double> before = cpuJiffies();
+    QPointer<HttpConnection> alive(connection);
+    QTimer::singleShot(1000, this, [alive, before] {
+        if (!alive)
+            return;
+        const std::pair<double, double> after = cpuJiffies();
+        const double total = after.first - before.first;
+        const double busy = total - (after.second - before.second);
+        const double percent = total > 0 ? std::clamp(busy / total * 100.0, 0.0, 100.0) : 0.0;
+        double totalKib = 0;
+        double availableKib = 0;
+        QFile meminfo(u"/proc/meminfo"_s);
+        if (meminfo.open(QIODevice::ReadOnly)) {
+            for (const QByteArray &line : meminfo.readAll().split('\n')) {
+                const QList<QByteArray> fields = line.simplified().split(' ');
+                if (fields.size() < 2)
+                    continue;
+                if (fields.at(0) == "MemTotal:")
+                    totalKib = fields.at(1).toDouble();
+                else if (fields.at(0) == "MemAvailable:")
+                    availableKib = fields.at(1).toDouble();
+            }
+        }
+        alive->send(HttpResponse::json(200,
+                                       QJsonObject{{u"cpu_count"_s, QThread::idealThreadCount()},
+                                                   {u"cpu_used_pct"_s, percent},
+                                                   {u"mem_total_mib"_s, totalKib / 1024},
+                                                   {u"mem_used_mib"_s, (totalKib - availableKib) / 1024},
+                                                   {u"timestamp"_s, nowMs()}}));
+    });
 }
 
 } // namespace PaddockFake

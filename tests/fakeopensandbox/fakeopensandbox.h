@@ -45,6 +45,7 @@ struct Options
     QString dataDir; // empty: a temporary directory removed on exit, and no state.json
     bool bubblewrap = true;
     QString bubblewrapPath; // found at start when empty
+    bool metricsRoute = true; // false: execd as an older build without GET /metrics (404)
 };
 
 // One command run by a sandbox's execd.
@@ -203,7 +204,9 @@ private:
     HttpResponse removeDirectories(Sandbox &sandbox, const HttpRequest &request);
     HttpResponse moveFiles(Sandbox &sandbox, const HttpRequest &request);
     HttpResponse chmodFiles(Sandbox &sandbox, const HttpRequest &request);
-    HttpResponse metrics();
+    // execd's GET /metrics: as execd does it, the machine's CPU over one second (answered then)
+    // and memory, as the sandbox sees them without lxcfs.
+    void metrics(HttpConnection *connection);
 
     Options m_options;
     HttpServer m_lifecycle;

@@ -67,6 +67,7 @@ int main(int argc, char **argv)
         {u"ping-interval-ms"_s, u"Interval of execd stream pings."_s, u"N"_s, u"3000"_s},
         {u"data-dir"_s, u"Keep sandbox files and state.json here (default: a temporary directory)."_s, u"DIR"_s},
         {u"no-bwrap"_s, u"Run commands unconfined on this machine (UNSAFE; for machines without bubblewrap)."_s},
+        {u"no-metrics-route"_s, u"execd without GET /metrics (404), as an older build."_s},
     });
     PaddockFake::addRecordRequestsOption(parser);
     parser.process(app);
@@ -94,6 +95,7 @@ int main(int argc, char **argv)
     options.pingIntervalMs = intOption(parser, u"ping-interval-ms"_s, 1, 3'600'000);
     options.dataDir = parser.value(u"data-dir"_s);
     options.bubblewrap = !parser.isSet(u"no-bwrap"_s);
+    options.metricsRoute = !parser.isSet(u"no-metrics-route"_s);
 
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, signalSockets) != 0)
         usageError(u"cannot create the signal socket pair"_s);

@@ -1,6 +1,7 @@
 #include "dockerbackend.h"
 
 #include "../../agentscopelayout.h"
+#include "../../bulk.h"
 #include "../../canceltoken.h"
 #include "../../execgroup.h"
 #include "../../isolation.h"
@@ -756,9 +757,10 @@ Capabilities DockerBackend::capabilities() const
     // AgentScope's layout: a close removes the container (its processes end) and keeps the folder,
     // and a kill deletes the folder too.
     if (agentscope())
-        return {Capability::ContainerLog, Capability::Files, Capability::Exec, Capability::StopInsteadOfPause};
+        return {Capability::ContainerLog, Capability::Files, Capability::Exec, Capability::StopInsteadOfPause,
+                Capability::Metrics};
     Capabilities capabilities{Capability::ContainerLog, Capability::DeleteFilesOnKill, Capability::Files,
-                              Capability::Exec};
+                              Capability::Exec, Capability::Metrics};
     if (m_options.stopInsteadOfPause)
         capabilities |= Capability::StopInsteadOfPause;
     return capabilities;
@@ -964,6 +966,46 @@ QCoro::Task<Result<QByteArray>> DockerBackend::containerLogs(QString sandboxId, 
     if (auto ok = usable(); !ok)
         co_return fail(ok.error());
     co_return co_await m_client->logs(sandboxId, tail);
+}
+
+QCoro::Task<Result<QList<SandboxMetrics>>> DockerBackend::metrics(QStringList sandboxIds)
+{
+    if (auto ok = usable(); !ok)
+        co_return fail(ok.error());
+    auto found = std::make_shared<QHash<QString, SandboxMetrics>>();
+    DockerClient *client = m_client.get();
+    std::function<QCoro::Task<Result<>>(const QString &)> read = [client,
+                                                                  found](const QString &id) -> QCoro::Task<Result<>> {
+        const QString sandboxId = id;
+        const auto body = co_await client->stats(sandboxId);
+        if (!body) {
+            if (body.error().kind == Error::Kind::NotFound)
+                co_return Result<>();
+            co_return fail(body.error());
+        }
+        auto metrics = MetricsWire::parseDockerStats(*body);
+        if (!metrics || (!metrics->cpuPercent && !metrics->memoryBytes))
+            co_return Result<>();
+        metrics->sandboxId = sandboxId;
+        if (!metrics->sampledAt.isValid())
+            metrics->sampledAt = QDateTime::currentDateTimeUtc();
+        found->insert(sandboxId, *metrics);
+        co_return Result<>();
+    };
+    const QList<Result<>> results = co_await runBounded<QString>(sandboxIds, 8, std::move(read));
+    QList<SandboxMetrics> list;
+    for (const QString &id : std::as_const(sandboxIds)) {
+        if (const auto it = found->constFind(id); it != found->constEnd())
+            list.append(it.value());
+    }
+    // Figures for some are an answer; an error for every one is the answer.
+    if (list.isEmpty()) {
+        for (const Result<> &result : results) {
+            if (!result)
+                co_return fail(result.error());
+        }
+    }
+    co_return list;
 }
 
 QCoro::Task<Result<std::optional<QDateTime>>> DockerBackend::sessionsActivity(QString sandboxId)

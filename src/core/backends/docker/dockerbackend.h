@@ -111,6 +111,10 @@ public:
     std::optional<TerminalCommand> terminalCommand(const SandboxInfo &sandbox) const override;
     // `docker logs --timestamps --tail N`: the console's container log tails it.
     QCoro::Task<Result<QByteArray>> containerLogs(QString sandboxId, int tail) override;
+    // The engine's stats of each container (GET /containers/<id>/stats?stream=false, eight at
+    // once): CPU and memory as `docker stats` shows them, the memory limit where it has one. A
+    // container that is gone or has no figures (stopped) is left out.
+    QCoro::Task<Result<QList<SandboxMetrics>>> metrics(QStringList sandboxIds) override;
     // Read from the host folder: no round trip to the engine.
     QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId) override;
     // Through the host folder, on worker threads: the layout keeps the gateway home inside

@@ -258,6 +258,20 @@ QCoro::Task<Result<QByteArray>> DockerClient::logs(QString id, int tail)
     co_return logText(response->headers.value("content-type"), response->body);
 }
 
+QCoro::Task<Result<QByteArray>> DockerClient::stats(QString id)
+{
+    HttpRequest request;
+    request.target = target(
+        QStringLiteral("/containers/") + QString::fromLatin1(encoded(id)) + QStringLiteral("/stats"), "stream=false");
+    const auto response = co_await call(std::move(request));
+    if (!response)
+        co_return fail(response.error());
+    if (response->status != 200)
+        co_return fail(errorFor(*response, "read the stats of container " + id.toUtf8()));
+    QByteArray body = response->body;
+    co_return body;
+}
+
 QCoro::Task<Result<int>> DockerClient::exec(QString id, QStringList argv, QString workingDir,
                                             std::function<void(OutputChannel, QByteArrayView)> onOutput,
                                             std::shared_ptr<CancelToken> stopReading)

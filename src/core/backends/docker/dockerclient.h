@@ -113,6 +113,9 @@ public:
     // The last `tail` lines of what the container printed (stdout and stderr as they came), each
     // starting with its RFC 3339 time, as `docker logs --timestamps --tail N` shows them.
     QCoro::Task<Result<QByteArray>> logs(QString id, int tail);
+    // GET /containers/<id>/stats?stream=false: one sample with the one before it (the engine
+    // takes about a second to answer), raw, for MetricsWire::parseDockerStats.
+    QCoro::Task<Result<QByteArray>> stats(QString id);
     // Runs argv in the container and streams its output, demultiplexed, as it comes; the
     // exit code at the end. `stopReading` cancelled while the output streams ends the stream at
     // once (Cancelled); the engine has no way to end the command itself.

@@ -16,7 +16,7 @@ BackendFactory dockerBackendFactory()
     factory.id = QStringLiteral("docker");
     factory.displayName = [] { return Tr::tr("Docker"); };
     factory.capabilities = {Capability::ContainerLog, Capability::DeleteFilesOnKill, Capability::Files,
-                            Capability::Exec};
+                            Capability::Exec, Capability::Metrics};
     factory.profileFields = {QStringLiteral("dockerHost"), QStringLiteral("image"), QStringLiteral("basedir"),
                              QStringLiteral("layout"), QStringLiteral("stopInsteadOfPause")};
     factory.hint = [](const QString &field) -> FieldHint {

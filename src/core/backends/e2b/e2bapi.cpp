@@ -518,6 +518,20 @@ QCoro::Task<Result<>> ControlPlane::pause(QString sandboxId)
     co_return co_await sendForNothing(post);
 }
 
+QCoro::Task<Result<QByteArray>> ControlPlane::metrics(QStringList sandboxIds)
+{
+    QByteArray ids;
+    for (const QString &id : std::as_const(sandboxIds))
+        ids += (ids.isEmpty() ? QByteArray() : QByteArray(",")) + QUrl::toPercentEncoding(id);
+    const HttpRequest fetch =
+        request(QByteArrayLiteral("GET"), QStringLiteral("/sandboxes/metrics"), "sandbox_ids=" + ids);
+    auto response = co_await m_http->send(fetch);
+    if (!response)
+        co_return fail(response.error());
+    QByteArray body = response->body;
+    co_return body;
+}
+
 QCoro::Task<Result<>> ControlPlane::kill(QString sandboxId)
 {
     const HttpRequest del =

@@ -125,6 +125,9 @@ public:
     QCoro::Task<Result<>> kill(QString sandboxId);
     // POST /sandboxes/{id}/timeout: endAt = now + timeout (it can shorten; clamped by the server).
     QCoro::Task<Result<>> setTimeout(QString sandboxId, std::chrono::seconds timeout);
+    // GET /sandboxes/metrics?sandbox_ids=a,b (at most 100 ids), raw for
+    // MetricsWire::parseE2bSandboxesMetrics.
+    QCoro::Task<Result<QByteArray>> metrics(QStringList sandboxIds);
 
 private:
     HttpRequest request(const QByteArray &method, const QString &path, const QByteArray &query = {}) const;

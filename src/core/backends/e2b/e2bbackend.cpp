@@ -84,7 +84,32 @@ WorkspaceLayout E2BBackend::layout(const SandboxInfo &) const
 
 Capabilities E2BBackend::capabilities() const
 {
-    return {Capability::Renew, Capability::Files, Capability::Exec};
+    return {Capability::Renew, Capability::Files, Capability::Exec, Capability::Metrics};
+}
+
+QCoro::Task<Result<QList<SandboxMetrics>>> E2BBackend::metrics(QStringList sandboxIds)
+{
+    QHash<QString, SandboxMetrics> found;
+    // The route takes at most 100 ids.
+    for (qsizetype from = 0; from < sandboxIds.size(); from += 100) {
+        const QStringList some = sandboxIds.mid(from, 100);
+        const auto body = co_await m_api->metrics(some);
+        if (!body) {
+            if (Backend::lacksRoute(body.error().httpStatus))
+                co_return fail(Backend::metricsNotReported(body.error().httpStatus));
+            co_return fail(body.error());
+        }
+        found.insert(MetricsWire::parseE2bSandboxesMetrics(*body));
+    }
+    QList<SandboxMetrics> list;
+    for (const QString &id : std::as_const(sandboxIds)) {
+        if (const auto it = found.constFind(id); it != found.constEnd()) {
+            list.append(it.value());
+            if (!list.last().sampledAt.isValid())
+                list.last().sampledAt = QDateTime::currentDateTimeUtc();
+        }
+    }
+    co_return list;
 }
 
 Result<> E2BBackend::checkConfiguration() const

@@ -83,6 +83,11 @@ public:
     QCoro::Task<Result<bool>> isReady(QString sandboxId) override;
     QCoro::Task<Result<ExecResult>> exec(QString sandboxId, ExecRequest request) override;
     QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId) override;
+    // GET /sandboxes/metrics?sandbox_ids=... (100 ids a request): the sandbox's own view of its
+    // CPU (of every core, turned into 100 = one core) and memory (used, and total as the limit),
+    // as envd last reported them. A sandbox the server has no figures for (paused) is left out;
+    // a server without the route (404, 405, 501): Unsupported.
+    QCoro::Task<Result<QList<SandboxMetrics>>> metrics(QStringList sandboxIds) override;
     QCoro::Task<Result<QList<FileEntry>>> listFolder(QString sandboxId, QString path) override;
     QCoro::Task<Result<FileEntry>> stat(QString sandboxId, QString path) override;
     QCoro::Task<Result<FileChunk>> readFile(QString sandboxId, QString path, qint64 offset, qint64 length) override;

@@ -25,7 +25,7 @@ BackendFactory e2bBackendFactory()
     factory.kind = Profile::Kind::E2B;
     factory.id = QStringLiteral("e2b");
     factory.displayName = [] { return Tr::tr("E2B"); };
-    factory.capabilities = {Capability::Renew, Capability::Files, Capability::Exec};
+    factory.capabilities = {Capability::Renew, Capability::Files, Capability::Exec, Capability::Metrics};
     factory.profileFields = {QStringLiteral("domain"), QStringLiteral("apiUrl"), QStringLiteral("sandboxUrl"),
                              QStringLiteral("image"), QStringLiteral("sandboxTimeout")};
     factory.hint = [](const QString &field) -> FieldHint {

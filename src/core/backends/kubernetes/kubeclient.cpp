@@ -487,6 +487,26 @@ QCoro::Task<Result<QByteArray>> KubeClient::podLog(QString name, int tail)
     co_return response->body;
 }
 
+QCoro::Task<Result<QByteArray>> KubeClient::podMetrics(QString labelSelector)
+{
+    Http::HttpRequest request;
+    QUrl url = m_target.connection.server;
+    QString base = url.path();
+    if (base.endsWith(u'/'))
+        base.chop(1);
+    url.setPath(base + QStringLiteral("/apis/metrics.k8s.io/v1beta1/namespaces/") + m_target.ns
+                + QStringLiteral("/pods"));
+    if (!labelSelector.isEmpty())
+        url.setQuery(QStringLiteral("labelSelector=") + percentEncoded(labelSelector));
+    request.url = url;
+    request.retrySafe = true;
+    auto response = co_await send(request, "list", "pods.metrics.k8s.io");
+    if (!response)
+        co_return fail(response.error());
+    QByteArray body = response->body;
+    co_return body;
+}
+
 QCoro::Task<Result<>> KubeClient::followPodLog(QString name, int tail, std::function<void(QByteArrayView)> onData,
                                                std::shared_ptr<CancelToken> cancel)
 {

@@ -99,6 +99,10 @@ public:
 
     // The last `tail` lines of the workspace container's log with timestamps.
     QCoro::Task<Result<QByteArray>> podLog(QString name, int tail);
+    // GET /apis/metrics.k8s.io/v1beta1/namespaces/<ns>/pods?labelSelector=...: the metrics API's
+    // PodMetricsList, raw (MetricsWire::parsePodMetricsList). A cluster without the metrics API
+    // (no metrics-server) answers 404.
+    QCoro::Task<Result<QByteArray>> podMetrics(QString labelSelector);
     // The log as it is written (follow=true), from `tail` lines back, until the container stops,
     // the connection drops, or `cancel`.
     QCoro::Task<Result<>> followPodLog(QString name, int tail, std::function<void(QByteArrayView)> onData,

@@ -90,7 +90,7 @@ Result<> KubernetesBackend::checkConfiguration() const
 Capabilities KubernetesBackend::capabilities() const
 {
     return Capability::ContainerLog | Capability::ContainerLogStream | Capability::StopInsteadOfPause
-        | Capability::Files | Capability::Exec | Capability::Watch;
+        | Capability::Metrics | Capability::Files | Capability::Exec | Capability::Watch;
 }
 
 QString KubernetesBackend::killWarning(const SandboxInfo &sandbox) const
@@ -1009,6 +1009,30 @@ QCoro::Task<Result<std::optional<QDateTime>>> KubernetesBackend::sessionsActivit
         co_return fail(Error::backend(
             Tr::tr("cannot read when %1 last changed: %2").arg(sessions, QString::fromUtf8(result->stdErr).trimmed())));
     co_return std::optional<QDateTime>(QDateTime::fromSecsSinceEpoch(seconds, Qt::UTC));
+}
+
+QCoro::Task<Result<QList<SandboxMetrics>>> KubernetesBackend::metrics(QStringList sandboxIds)
+{
+    auto hold = m_tasks.hold();
+    if (m_options.configurationError)
+        co_return fail(*m_options.configurationError);
+    const QString selector = managedSelector();
+    const auto body = co_await m_client->podMetrics(selector);
+    if (!body) {
+        if (Backend::lacksRoute(body.error().httpStatus))
+            co_return fail(Backend::metricsNotReported(body.error().httpStatus));
+        co_return fail(body.error());
+    }
+    const QHash<QString, SandboxMetrics> pods = MetricsWire::parsePodMetricsList(*body);
+    QList<SandboxMetrics> list;
+    for (const QString &id : std::as_const(sandboxIds)) {
+        if (const auto it = pods.constFind(id); it != pods.constEnd()) {
+            list.append(it.value());
+            if (!list.last().sampledAt.isValid())
+                list.last().sampledAt = QDateTime::currentDateTimeUtc();
+        }
+    }
+    co_return list;
 }
 
 QCoro::Task<Result<QByteArray>> KubernetesBackend::containerLogs(QString sandboxId, int tail)

@@ -109,6 +109,10 @@ public:
     QCoro::Task<Result<>> download(QString sandboxId, QString path, QString localPath) override;
     QCoro::Task<Result<>> upload(QString sandboxId, QString localPath, QString path) override;
     QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId) override;
+    // The metrics API's PodMetrics of the workspaces' pods (one list by the managed-by label):
+    // CPU and memory summed over each pod's containers, no limit. A pod the API has no figures for
+    // (just started, paused) is left out; a cluster without the metrics API (404): Unsupported.
+    QCoro::Task<Result<QList<SandboxMetrics>>> metrics(QStringList sandboxIds) override;
     QCoro::Task<Result<QByteArray>> containerLogs(QString sandboxId, int tail) override;
     QCoro::Task<Result<>> followContainerLog(QString sandboxId, int tail, std::function<void(QByteArrayView)> onData,
                                              std::shared_ptr<CancelToken> cancel) override;

@@ -95,7 +95,8 @@ BackendFactory kubernetesBackendFactory()
                             Capability::StopInsteadOfPause,
                             Capability::Files,
                             Capability::Exec,
-                            Capability::Watch};
+                            Capability::Watch,
+                            Capability::Metrics};
     factory.profileFields = {QStringLiteral("kubeconfig"),    QStringLiteral("kubeContext"),
                              QStringLiteral("kubeNamespace"), QStringLiteral("image"),
                              QStringLiteral("storageSize"),   QStringLiteral("storageClass")};

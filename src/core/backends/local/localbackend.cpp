@@ -6,6 +6,7 @@
 #include "../../linesplitter.h"
 #include "../../logging.h"
 #include "../../tr.h"
+#include "procmetrics.h"
 
 #include <QCoroFuture>
 #include <QCoroTask>
@@ -18,6 +19,7 @@
 #include <QProcess>
 #include <QSaveFile>
 #include <QStandardPaths>
+#include <QThread>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <csignal>
@@ -571,6 +573,87 @@ QCoro::Task<Result<std::optional<QDateTime>>> LocalBackend::sessionsActivity(QSt
     co_return co_await settled(m_waits, std::move(scan));
 }
 
+namespace Local {
+
+// The last scan of each workspace's processes, for the CPU used since (on the backend's thread).
+struct MetricsHistory
+{
+    struct Last
+    {
+        ProcScan::Folder folder;
+        quint64 uptimeTicks = 0;
+        QDateTime at;
+    };
+    QHash<QString, Last> last;
+};
+
+} // namespace Local
+
+QCoro::Task<Result<QList<SandboxMetrics>>> LocalBackend::metrics(QStringList sandboxIds)
+{
+    if (m_waits.isClosed())
+        co_return fail(closedError());
+    if (!m_metricsHistory)
+        m_metricsHistory = std::make_shared<Local::MetricsHistory>();
+    // Held by this frame: the backend may be gone when the scan ends.
+    const std::shared_ptr<Local::MetricsHistory> history = m_metricsHistory;
+    QHash<QString, QString> folders;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    bool recent = true;
+    for (const QString &id : std::as_const(sandboxIds)) {
+        if (const auto path = workspacePath(id)) {
+            folders.insert(id, *path);
+            const auto last = history->last.constFind(id);
+            if (last == history->last.constEnd() || last->at.msecsTo(now) > 60000)
+                recent = false;
+        }
+    }
+    if (folders.isEmpty())
+        co_return QList<SandboxMetrics>();
+    using Scans = std::pair<std::optional<Local::ProcScan>, Local::ProcScan>;
+    QFuture<Scans> job = QtConcurrent::run([folders = std::move(folders), recent]() -> Scans {
+        QHash<QString, QString> present;
+        for (auto it = folders.begin(); it != folders.end(); ++it) {
+            if (QFileInfo(it.value()).isDir())
+                present.insert(it.key(), it.value());
+        }
+        std::optional<Local::ProcScan> first;
+        if (!recent && !present.isEmpty()) {
+            first = Local::scanProcesses(present);
+            QThread::msleep(250);
+        }
+        return {first, Local::scanProcesses(present)};
+    });
+    const Scans scans = co_await settled(m_waits, std::move(job));
+    QList<SandboxMetrics> result;
+    const Local::ProcScan &scan = scans.second;
+    for (auto it = scan.folders.begin(); it != scan.folders.end(); ++it) {
+        SandboxMetrics metrics;
+        metrics.sandboxId = it.key();
+        metrics.sampledAt = scan.at;
+        metrics.memoryBytes = it.value().residentBytes;
+        if (scans.first && scans.first->folders.contains(it.key())) {
+            metrics.cpuPercent = Local::cpuPercentBetween(scans.first->folders.value(it.key()),
+                                                          scans.first->uptimeTicks, it.value(), scan.uptimeTicks);
+        } else if (const auto last = history->last.constFind(it.key()); last != history->last.constEnd()) {
+            metrics.cpuPercent =
+                Local::cpuPercentBetween(last->folder, last->uptimeTicks, it.value(), scan.uptimeTicks);
+        }
+        history->last.insert(it.key(), {it.value(), scan.uptimeTicks, scan.at});
+        result.append(metrics);
+    }
+    // Forget what is not asked for any more, so the history stays as large as the view.
+    if (history->last.size() > 4 * scan.folders.size() + 1000) {
+        for (auto it = history->last.begin(); it != history->last.end();) {
+            if (it->at.msecsTo(scan.at) > 60000)
+                it = history->last.erase(it);
+            else
+                ++it;
+        }
+    }
+    co_return result;
+}
+
 namespace {
 
 // The files of a workspace on a worker thread: NotFound when it is no workspace (any more).
@@ -729,7 +812,7 @@ QCoro::Task<Result<>> LocalBackend::pause(QString sandboxId)
 
 Capabilities LocalBackend::capabilities() const
 {
-    Capabilities capabilities{Capability::Files, Capability::Exec};
+    Capabilities capabilities{Capability::Files, Capability::Exec, Capability::Metrics};
     if (m_place->agentscope())
         capabilities |= Capability::UserNotRecorded;
     return capabilities;

@@ -12,6 +12,9 @@ namespace Paddock {
 
 class LocalFileWork;
 struct LocalPlace;
+namespace Local {
+struct MetricsHistory;
+}
 
 struct LocalOptions
 {
@@ -91,6 +94,12 @@ public:
     std::optional<TerminalCommand> terminalCommand(const SandboxInfo &sandbox) const override;
     // Read on a worker thread: a large sessions/ folder never stalls the caller's thread.
     QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId) override;
+    // The processes working in each workspace's folder (procmetrics.h: by their working
+    // directory), from /proc on a worker thread: CPU over the time since the last call (within a
+    // minute; else over a quarter of a second measured now), memory as their resident sets. No
+    // limit. A workspace with no process uses nothing (0, measured); one whose folder is gone is
+    // left out.
+    QCoro::Task<Result<QList<SandboxMetrics>>> metrics(QStringList sandboxIds) override;
     // On worker threads: reads beside the other work, an upload in order with it.
     QCoro::Task<Result<QList<FileEntry>>> listFolder(QString sandboxId, QString path) override;
     QCoro::Task<Result<FileEntry>> stat(QString sandboxId, QString path) override;
@@ -109,6 +118,7 @@ private:
     std::unique_ptr<LocalPlace> m_place; // basedir and layout, as the work on other threads gets them
     std::shared_ptr<LocalFileWork> m_work;
     WaitSet m_waits; // closed by the destructor
+    std::shared_ptr<Local::MetricsHistory> m_metricsHistory; // the last scan of each workspace
 };
 
 } // namespace Paddock

@@ -12,7 +12,7 @@ BackendFactory localBackendFactory()
     factory.kind = Profile::Kind::Local;
     factory.id = QStringLiteral("local");
     factory.displayName = [] { return Tr::tr("Local"); };
-    factory.capabilities = {Capability::Files, Capability::Exec};
+    factory.capabilities = {Capability::Files, Capability::Exec, Capability::Metrics};
     factory.profileFields = {QStringLiteral("basedir"), QStringLiteral("layout")};
     factory.hint = [](const QString &field) -> FieldHint {
         if (field == QLatin1String("basedir"))

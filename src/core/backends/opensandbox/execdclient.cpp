@@ -96,6 +96,20 @@ QCoro::Task<Result<bool>> ExecdClient::ping()
     co_return response->status == 200;
 }
 
+QCoro::Task<Result<QByteArray>> ExecdClient::metrics()
+{
+    HttpRequest fetch = request(QByteArrayLiteral("GET"), QStringLiteral("/metrics"));
+    // Worth it now or not at all: the next round asks again. A paused sandbox's execd answers
+    // nothing until it is resumed, and a round waits for its slowest sandbox.
+    fetch.retrySafe = false;
+    fetch.transferTimeout = std::chrono::seconds(5);
+    auto response = co_await send(fetch);
+    if (!response)
+        co_return fail(response.error());
+    QByteArray body = response->body;
+    co_return body;
+}
+
 QByteArray uploadBody(const QList<UploadFile> &files, const QByteArray &boundary)
 {
     QByteArray body;

@@ -103,6 +103,9 @@ public:
     const ExecdTarget &target() const { return m_target; }
 
     QCoro::Task<Result<bool>> ping();
+    // GET /metrics, raw (MetricsWire::parseExecdMetrics); execd measures the CPU over a second
+    // before it answers.
+    QCoro::Task<Result<QByteArray>> metrics();
     // `cancel` cancelled while the command runs: execd interrupts it (DELETE /command, which
     // kills its process group), the stream is let go, and the run ends with a Cancelled error.
     // onData gets the output as it arrives (ExecRequest::onData).

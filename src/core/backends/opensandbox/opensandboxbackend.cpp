@@ -1,5 +1,7 @@
 #include "opensandboxbackend.h"
 
+#include "../../bulk.h"
+
 #include "../../backoff.h"
 #include "../../canceltoken.h"
 #include "../../inspect/secretmask.h"
@@ -377,7 +379,55 @@ QCoro::Task<QList<Result<>>> OpenSandboxBackend::settlePauses(QStringList sandbo
 
 Capabilities OpenSandboxBackend::capabilities() const
 {
-    return {Capability::ContainerLog, Capability::Renew, Capability::Files, Capability::Exec};
+    return {Capability::ContainerLog, Capability::Renew, Capability::Files, Capability::Exec, Capability::Metrics};
+}
+
+QCoro::Task<Result<QList<SandboxMetrics>>> OpenSandboxBackend::metrics(QStringList sandboxIds)
+{
+    auto found = std::make_shared<QHash<QString, SandboxMetrics>>();
+    auto lacking = std::make_shared<int>(0); // the HTTP status of an execd without the route
+    std::function<QCoro::Task<Result<>>(const QString &)> read = [this, found,
+                                                                  lacking](const QString &id) -> QCoro::Task<Result<>> {
+        const QString sandboxId = id;
+        for (int attempt = 1;; ++attempt) {
+            auto handle = co_await acquireExecd(sandboxId);
+            if (!handle)
+                co_return fail(handle.error());
+            const auto body = co_await handle->client->metrics();
+            if (body) {
+                auto metrics = MetricsWire::parseExecdMetrics(*body);
+                if (!metrics)
+                    co_return fail(Error::backend(Tr::tr("execd sent metrics that cannot be read")));
+                metrics->sandboxId = sandboxId;
+                if (!metrics->sampledAt.isValid())
+                    metrics->sampledAt = QDateTime::currentDateTimeUtc();
+                found->insert(sandboxId, *metrics);
+                co_return Result<>();
+            }
+            if (Backend::lacksRoute(body.error().httpStatus)) {
+                *lacking = body.error().httpStatus;
+                co_return fail(body.error());
+            }
+            if (!retryElsewhere(sandboxId, *handle, body.error()) || attempt > 1)
+                co_return fail(body.error());
+        }
+    };
+    const QList<Result<>> results = co_await runBounded<QString>(sandboxIds, 8, std::move(read));
+    QList<SandboxMetrics> list;
+    for (const QString &id : std::as_const(sandboxIds)) {
+        if (const auto it = found->constFind(id); it != found->constEnd())
+            list.append(it.value());
+    }
+    if (list.isEmpty() && *lacking != 0)
+        co_return fail(Backend::metricsNotReported(*lacking));
+    if (list.isEmpty()) {
+        for (const Result<> &result : results) {
+            // A sandbox that is gone or paused has no figures; any other failure is the answer.
+            if (!result && result.error().kind != Error::Kind::NotFound && result.error().kind != Error::Kind::Conflict)
+                co_return fail(result.error());
+        }
+    }
+    co_return list;
 }
 
 QCoro::Task<Result<>> OpenSandboxBackend::kill(QString sandboxId, KillOptions)

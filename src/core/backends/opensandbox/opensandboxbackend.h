@@ -109,6 +109,11 @@ public:
     QCoro::Task<Result<>> upload(QString sandboxId, QString localPath, QString path) override;
     // One execd directory listing of <workdir>/sessions, two levels deep.
     QCoro::Task<Result<std::optional<QDateTime>>> sessionsActivity(QString sandboxId) override;
+    // execd's GET /metrics of each sandbox (eight at once; execd takes a second to measure): the
+    // sandbox's own view of its CPU (of every core, turned into 100 = one core) and memory
+    // (used, and total as the limit). A sandbox whose execd cannot be reached (paused, gone) is
+    // left out; execd without the route (404, 405, 501) and no figures at all: Unsupported.
+    QCoro::Task<Result<QList<SandboxMetrics>>> metrics(QStringList sandboxIds) override;
     // The server's legacy container log endpoint (LifecycleClient::containerLogs).
     QCoro::Task<Result<QByteArray>> containerLogs(QString sandboxId, int tail) override;
 

@@ -13,7 +13,8 @@ BackendFactory openSandboxBackendFactory()
     factory.kind = Profile::Kind::OpenSandbox;
     factory.id = QStringLiteral("opensandbox");
     factory.displayName = [] { return Tr::tr("OpenSandbox"); };
-    factory.capabilities = {Capability::ContainerLog, Capability::Renew, Capability::Files, Capability::Exec};
+    factory.capabilities = {Capability::ContainerLog, Capability::Renew, Capability::Files, Capability::Exec,
+                            Capability::Metrics};
     factory.profileFields = {QStringLiteral("domain"), QStringLiteral("protocol"), QStringLiteral("useServerProxy"),
                              QStringLiteral("image"), QStringLiteral("sandboxTimeout")};
     factory.hint = [](const QString &field) -> FieldHint {
