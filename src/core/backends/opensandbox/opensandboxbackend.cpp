@@ -512,9 +512,7 @@ void OpenSandboxBackend::letExecdReadsGo(const QString &sandboxId)
 void OpenSandboxBackend::cancelReads()
 {
     // Each client's reads end from the event loop: nothing is resumed inside this loop. The
-    // clients stay cached (a shutdown frees them with the backend, after abortAll()): freeing
-    // them here, under the coroutines still winding down, corrupted the heap in one run of four
-    // of the console bench's window.
+    // clients stay cached; a shutdown frees them with the backend, after abortAll().
     for (ExecdClient *client : std::as_const(m_liveExecd))
         client->cancelReads();
 }

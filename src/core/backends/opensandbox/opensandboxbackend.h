@@ -167,8 +167,10 @@ private:
     std::unique_ptr<QNetworkAccessManager> m_network;
     std::unique_ptr<HttpClient> m_http;
     std::unique_ptr<LifecycleClient> m_lifecycle;
+    // Every execd client alive, cached or not, for cancelReads(). Declared before m_execd, so
+    // that it is still there while m_execd's clients go and say so (destroyed()).
+    QSet<ExecdClient *> m_liveExecd;
     QHash<QString, std::shared_ptr<ExecdClient>> m_execd;
-    QSet<ExecdClient *> m_liveExecd; // every execd client alive, cached or not, for cancelReads()
     QHash<QString, Lease> m_leases;
     // A pause request answered 409 (not running): its reason, for the settling to give when the
     // sandbox never gets to Paused (as pause() gives it).
