@@ -491,7 +491,7 @@ private Q_SLOTS:
         DockerBackend backend(options);
         QCOMPARE(backend.capabilities(),
                  Capabilities(Capability::ContainerLog | Capability::Files | Capability::Exec
-                              | Capability::StopInsteadOfPause));
+                              | Capability::StopInsteadOfPause | Capability::Metrics));
         auto listed = QCoro::waitFor(backend.list({}));
         QVERIFY2(listed, qPrintable(listed ? QString() : listed.error().message));
         QCOMPARE(listed->size(), 2);
