@@ -345,10 +345,7 @@ QCoro::Task<Result<SandboxInfo>> ProfileSession::find(QString workspaceId)
     if (found->isEmpty())
         co_return fail(Error::notFound(Tr::tr("no workspace %1").arg(workspaceId)));
     // The newest wins, as AgentScope's managers pick.
-    const auto newest =
-        std::max_element(found->cbegin(), found->cend(),
-                         [](const SandboxInfo &a, const SandboxInfo &b) { return a.createdAt < b.createdAt; });
-    co_return *newest;
+    co_return newestOf(*found);
 }
 
 QCoro::Task<Result<std::optional<QDateTime>>> ProfileSession::sessionsActivity(QString sandboxId)
