@@ -84,8 +84,8 @@
         <translation>取消测试</translation>
     </message>
     <message>
-        <source>&amp;Test Connection</source>
-        <translation>测试连接(&amp;T)</translation>
+        <source>T&amp;est Connection</source>
+        <translation>测试连接(&amp;E)</translation>
     </message>
     <message>
         <source>List the workspaces once with the profile as the form shows it, without saving it</source>
@@ -4753,8 +4753,8 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <translation>此配置文件的工作区所在位置</translation>
     </message>
     <message>
-        <source>&amp;Domain:</source>
-        <translation>域名(&amp;D)：</translation>
+        <source>D&amp;omain:</source>
+        <translation>域名(&amp;O)：</translation>
     </message>
     <message>
         <source>The OpenSandbox server as host or host:port, without a scheme</source>
@@ -4777,8 +4777,8 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <translation>通过服务器访问沙箱，而不是直接访问</translation>
     </message>
     <message>
-        <source>&amp;Use the server as a proxy</source>
-        <translation>将服务器用作代理(&amp;U)</translation>
+        <source>Use the se&amp;rver as a proxy</source>
+        <translation>将服务器用作代理(&amp;R)</translation>
     </message>
     <message>
         <source>API &amp;key:</source>
@@ -4829,8 +4829,8 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <translation>选择工作区文件夹</translation>
     </message>
     <message>
-        <source>Bootstrap &amp;commands:</source>
-        <translation>初始化命令(&amp;C)：</translation>
+        <source>Bootstrap comman&amp;ds:</source>
+        <translation>初始化命令(&amp;D)：</translation>
     </message>
     <message>
         <source>A file with one shell command per line, run when a workspace is first made; empty for the backend&apos;s own</source>
@@ -4853,8 +4853,8 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <translation>哪些用户、智能体和会话共用一个工作区</translation>
     </message>
     <message>
-        <source>Pause when idl&amp;e for:</source>
-        <translation>空闲多久后暂停(&amp;E)：</translation>
+        <source>Pause w&amp;hen idle for:</source>
+        <translation>空闲多久后暂停(&amp;H)：</translation>
     </message>
     <message>
         <source>Open workspaces idle longer than this are closed (paused)</source>
@@ -5031,12 +5031,12 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <translation>已在系统钥匙串中存储密钥。</translation>
     </message>
     <message>
-        <source>Brow&amp;se…</source>
-        <translation>浏览(&amp;S)…</translation>
+        <source>B&amp;rowse…</source>
+        <translation>浏览(&amp;R)…</translation>
     </message>
     <message>
-        <source>Docker &amp;host:</source>
-        <translation>Docker 主机(&amp;H)：</translation>
+        <source>Doc&amp;ker host:</source>
+        <translation>Docker 主机(&amp;K)：</translation>
     </message>
     <message>
         <source>The Docker engine as unix:///path/to/docker.sock or tcp://host:port; empty for DOCKER_HOST, else the system&apos;s engine</source>
@@ -5047,8 +5047,8 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <translation>关闭或暂停工作区时停止其容器（释放内存），而不是冻结容器；恢复时重新启动容器</translation>
     </message>
     <message>
-        <source>Stop containe&amp;rs instead of pausing them</source>
-        <translation>停止容器而不是暂停(&amp;R)</translation>
+        <source>Stop containers instead of pausin&amp;g them</source>
+        <translation>停止容器而不是暂停(&amp;G)</translation>
     </message>
     <message>
         <source>Paste the API key</source>
@@ -5059,8 +5059,8 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <translation>保存在系统钥匙串中，绝不写入文件。没有密钥时，请求不带密钥发送。</translation>
     </message>
     <message>
-        <source>K&amp;ubeconfig:</source>
-        <translation>Kubeconfig(&amp;U)：</translation>
+        <source>&amp;Kubeconfig:</source>
+        <translation>Kubeconfig(&amp;K)：</translation>
     </message>
     <message>
         <source>The kubeconfig file to connect with; empty for KUBECONFIG, else the cluster Paddock runs in, else ~/.kube/config</source>
@@ -5140,8 +5140,8 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <translation>AgentScope 自己的工作区管理器所用的文件夹和容器</translation>
     </message>
     <message>
-        <source>API &amp;URL:</source>
-        <translation>API URL(&amp;U)：</translation>
+        <source>AP&amp;I URL:</source>
+        <translation>API URL(&amp;I)：</translation>
     </message>
     <message>
         <source>The control plane&apos;s URL</source>
@@ -5152,8 +5152,8 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <translation>https://…</translation>
     </message>
     <message>
-        <source>Sandbo&amp;x URL:</source>
-        <translation>沙箱 URL(&amp;X)：</translation>
+        <source>Sandbox U&amp;RL:</source>
+        <translation>沙箱 URL(&amp;R)：</translation>
     </message>
     <message>
         <source>The URL of the sandboxes&apos; own services</source>
@@ -5181,8 +5181,8 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <translation>不为此配置文件的工作区发送桌面通知（过期、初始化失败、丢失的工作区、扫描关闭的工作区）</translation>
     </message>
     <message>
-        <source>&amp;Mute notifications</source>
-        <translation>静音通知(&amp;M)</translation>
+        <source>M&amp;ute notifications</source>
+        <translation>静音通知(&amp;U)</translation>
     </message>
 </context>
 <context>

@@ -75,7 +75,7 @@ void ConnectionTester::changeEvent(QEvent *event)
 
 void ConnectionTester::retranslate()
 {
-    m_button->setText(m_running ? tr("Cancel Test") : tr("&Test Connection"));
+    m_button->setText(m_running ? tr("Cancel Test") : tr("T&est Connection"));
     m_button->setToolTip(tr("List the workspaces once with the profile as the form shows it, without saving it"));
 }
 

@@ -1246,6 +1246,52 @@ private Q_SLOTS:
         QCOMPARE(f.store.profile(QStringLiteral("staging"))->name, QStringLiteral("Staging 2"));
     }
 
+    // Alt+letter reaches one widget: no two of those shown at once (the fields' labels, the
+    // boxes, the buttons, Save and Close) share a mnemonic, on the form of any backend.
+    void mnemonicsAreUnique()
+    {
+        Fixture f;
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QTest::mouseClick(find<QPushButton>(dialog, "addButton"), Qt::LeftButton);
+        auto *kinds = find<QComboBox>(dialog, "kindBox");
+        QVERIFY(kinds->count() >= 2);
+        const auto mnemonic = [](const QString &text) -> QChar {
+            for (qsizetype i = 0; i + 1 < text.size(); ++i) {
+                if (text.at(i) != u'&')
+                    continue;
+                if (text.at(i + 1) != u'&')
+                    return text.at(i + 1).toLower();
+                ++i; // "&&" is a literal ampersand
+            }
+            return {};
+        };
+        for (int kind = 0; kind < kinds->count(); ++kind) {
+            kinds->setCurrentIndex(kind);
+            QHash<QChar, QString> taken;
+            QStringList clashes;
+            const auto take = [&](const QWidget *widget, const QString &text) {
+                if (!widget->isVisibleTo(&dialog))
+                    return;
+                const QChar letter = mnemonic(text);
+                if (letter.isNull())
+                    return;
+                if (taken.contains(letter))
+                    clashes.append(QStringLiteral("'%1': %2 and %3").arg(letter, taken.value(letter), text));
+                else
+                    taken.insert(letter, text);
+            };
+            for (const QLabel *label : dialog.findChildren<QLabel *>())
+                if (label->buddy())
+                    take(label, label->text());
+            for (const QAbstractButton *button : dialog.findChildren<QAbstractButton *>())
+                take(button, button->text());
+            QVERIFY2(clashes.isEmpty(),
+                     qPrintable(kinds->currentText() + QStringLiteral(": ") + clashes.join(QStringLiteral("; "))));
+        }
+    }
+
     void closedWhileStoringKey()
     {
         Fixture f;
