@@ -108,10 +108,6 @@
         <translation>无法读取密钥：%1</translation>
     </message>
     <message>
-        <source>Not tested: type the key first (none is stored for this profile).</source>
-        <translation>未测试：请先输入密钥（此配置文件没有已存储的密钥）。</translation>
-    </message>
-    <message>
         <source>Failed: %1</source>
         <translation>失败：%1</translation>
     </message>
@@ -120,6 +116,10 @@
         <translation>
             <numerusform>已连接：%n 个工作区</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Failed without a key (none is typed or stored for this profile): %1</source>
+        <translation>未使用密钥时失败（此配置文件没有输入或存储的密钥）：%1</translation>
     </message>
 </context>
 <context>

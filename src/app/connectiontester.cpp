@@ -144,12 +144,9 @@ QCoro::Task<void> ConnectionTester::run()
                 key = **stored;
         }
     }
-    if (factory->usesKey && key.isEmpty()) {
-        setRunning(false);
-        showResult(tr("Not tested: type the key first (none is stored for this profile)."), true);
-        Q_EMIT finished(false);
-        co_return;
-    }
+    // No key typed or stored: tried without one, as the console does (an OpenSandbox server
+    // may not ask for one); a refusal then says that there was none.
+    const bool keyless = factory->usesKey && key.isEmpty();
     // The backend lives in this frame until its listing returns, even when the test is cancelled
     // or the dialog closes meanwhile.
     const BackendContext context;
@@ -164,7 +161,11 @@ QCoro::Task<void> ConnectionTester::run()
     setRunning(false);
     if (!listed) {
         qCInfo(lcConnectionTest).noquote() << "the test failed:" << listed.error().message;
-        showResult(tr("Failed: %1").arg(listed.error().message), true);
+        showResult(
+            keyless
+                ? tr("Failed without a key (none is typed or stored for this profile): %1").arg(listed.error().message)
+                : tr("Failed: %1").arg(listed.error().message),
+            true);
         Q_EMIT finished(false);
         co_return;
     }

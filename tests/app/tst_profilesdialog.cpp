@@ -1707,6 +1707,48 @@ private Q_SLOTS:
         QVERIFY2(result->text().startsWith(QLatin1String("Connected: 0 workspace")), qPrintable(result->text()));
     }
 
+    // Without a key typed or stored, the test still asks, as the console does: a server that
+    // needs no key answers; one that needs it refuses, and the result says there was none.
+    void testConnectionWithoutKey()
+    {
+        PaddockTest::FakeOpenSandboxProcess open;
+        QVERIFY2(open.start({QStringLiteral("--seed"), QStringLiteral("2")}), qPrintable(open.error()));
+        PaddockTest::FakeOpenSandboxProcess locked;
+        QVERIFY2(locked.start({QStringLiteral("--api-key"), QStringLiteral("s3cret")}), qPrintable(locked.error()));
+        Fixture f;
+        Profile team;
+        team.id = QStringLiteral("team");
+        team.name = QStringLiteral("Team");
+        team.kind = Profile::Kind::OpenSandbox;
+        team.domain = open.domain();
+        QVERIFY(f.store.save(team));
+        ProfilesDialog dialog(&f.store, &f.keychain, &f.sessionKeys);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        dialog.selectProfile(QStringLiteral("team"));
+        auto *tester = find<ConnectionTester>(dialog, "connectionTester");
+        auto *button = find<QPushButton>(dialog, "testConnectionButton");
+        auto *result = find<ElidedLabel>(dialog, "testConnectionResult");
+        QSignalSpy finished(tester, &ConnectionTester::finished);
+        const auto test = [&] {
+            const qsizetype before = finished.count();
+            QTest::mouseClick(button, Qt::LeftButton);
+            return QTest::qWaitFor([&] { return finished.count() > before; });
+        };
+        QVERIFY(test());
+        QVERIFY2(finished.constLast().at(0).toBool(), qPrintable(result->text()));
+        QVERIFY2(result->text().startsWith(QLatin1String("Connected: 2 workspace")), qPrintable(result->text()));
+
+        retype(find<QLineEdit>(dialog, "domainEdit"), locked.domain());
+        QVERIFY(test());
+        QCOMPARE(finished.constLast().at(0).toBool(), false);
+        QVERIFY2(result->text().startsWith(QLatin1String("Failed without a key (none is typed or stored for this "
+                                                         "profile): ")),
+                 qPrintable(result->text()));
+        QVERIFY(tester->resultIsProblem());
+        QCOMPARE(f.keychain.writes, 0);
+    }
+
     // Test Connection on E2B, against paddock-fake-e2b: the stored key lists, a wrong one typed
     // is refused, and neither is shown.
     void testConnectionE2B()
