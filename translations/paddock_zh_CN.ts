@@ -1097,6 +1097,10 @@
         <source>No longer followed: the sandbox is not running. Show the container log again to follow it.</source>
         <translation>已停止跟随：沙箱未在运行。再次显示容器日志即可重新跟随。</translation>
     </message>
+    <message>
+        <source>No log is open. Select a workspace, then Workspace &gt; Bootstrap Log (Ctrl+L) or Container Log (Ctrl+Shift+L) shows its log here.</source>
+        <translation>没有打开的日志。选择一个工作区，然后用“工作区 &gt; 初始化日志”（Ctrl+L）或“容器日志”（Ctrl+Shift+L）在此显示它的日志。</translation>
+    </message>
 </context>
 <context>
     <name>LogModel</name>

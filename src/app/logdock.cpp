@@ -8,6 +8,8 @@
 #include <QAction>
 #include <QDir>
 #include <QEvent>
+#include <QLabel>
+#include <QStackedWidget>
 #include <QTabWidget>
 
 #include <functional>
@@ -34,16 +36,31 @@ std::function<QString()> readingText(const ContainerLogTail *tail)
 
 LogDock::LogDock(QWidget *parent)
     : QDockWidget(parent)
-    , m_tabs(new QTabWidget(this))
+    , m_pages(new QStackedWidget(this))
+    , m_tabs(new QTabWidget(m_pages))
+    , m_empty(new QLabel(m_pages))
 {
     setObjectName(QStringLiteral("logDock"));
-    setWidget(m_tabs);
+    m_empty->setObjectName(QStringLiteral("noLogText"));
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setWordWrap(true);
+    m_empty->setMargin(12);
+    m_empty->setEnabled(false); // the dim text of a placeholder, in either look
+    m_pages->addWidget(m_empty);
+    m_pages->addWidget(m_tabs);
+    setWidget(m_pages);
     setAllowedAreas(Qt::BottomDockWidgetArea | Qt::RightDockWidgetArea);
     m_tabs->setTabsClosable(true);
     m_tabs->setMovable(true);
     m_tabs->setDocumentMode(true);
     connect(m_tabs, &QTabWidget::tabCloseRequested, this, &LogDock::closeTab);
     retranslate();
+    showTabsOrText();
+}
+
+void LogDock::showTabsOrText()
+{
+    m_pages->setCurrentWidget(m_tabs->count() > 0 ? static_cast<QWidget *>(m_tabs) : m_empty);
 }
 
 LogDock::~LogDock() = default;
@@ -161,6 +178,7 @@ LogViewer *LogDock::showLog(const WorkspaceRecord &record, bool container)
         m_tabs->addTab(viewer, container ? tr("Container: %1").arg(workspace) : tr("Log: %1").arg(workspace));
     m_tabs->setTabToolTip(index, QDir::toNativeSeparators(path));
     m_tabs->setCurrentIndex(index);
+    showTabsOrText();
     show();
     viewer->setFocus();
     return viewer;
@@ -184,6 +202,7 @@ LogViewer *LogDock::showLocalFile(const QString &path, const QString &title)
     index = index < 0 ? m_tabs->addTab(viewer, title) : m_tabs->insertTab(index, viewer, title);
     m_tabs->setTabToolTip(index, QDir::toNativeSeparators(path));
     m_tabs->setCurrentIndex(index);
+    showTabsOrText();
     show();
     raise();
     viewer->setFocus();
@@ -208,6 +227,7 @@ void LogDock::closeTab(int index)
     QWidget *viewer = m_tabs->widget(index);
     m_tabs->removeTab(index);
     delete viewer;
+    showTabsOrText();
     if (m_tabs->count() == 0)
         hide();
 }
@@ -223,6 +243,8 @@ void LogDock::retranslate()
 {
     setWindowTitle(tr("Logs"));
     toggleViewAction()->setText(tr("L&ogs"));
+    m_empty->setText(tr("No log is open. Select a workspace, then Workspace > Bootstrap Log (Ctrl+L) or "
+                        "Container Log (Ctrl+Shift+L) shows its log here."));
     for (int i = 0; i < m_tabs->count(); ++i) {
         if (m_tabs->widget(i)->property(TitleProperty).isValid())
             continue;

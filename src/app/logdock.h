@@ -10,6 +10,8 @@ namespace Paddock {
 class BootstrapLogStore;
 } // namespace Paddock
 class LogViewer;
+class QLabel;
+class QStackedWidget;
 class QTabWidget;
 struct WorkspaceRecord;
 
@@ -18,7 +20,8 @@ struct WorkspaceRecord;
 // followed into a file of its own next to it (as a stream where the source streams it, else by
 // polling) by a ContainerLogTail that its tab owns. The same log again is the same tab (a
 // container log that is no longer followed is followed again). Closing the last tab hides the
-// dock. Its texts follow the language (LanguageChange).
+// dock; shown with no tab (View > Logs, or its place remembered from the last run), it says how
+// to open a log instead of showing an empty panel. Its texts follow the language (LanguageChange).
 //
 // Where logs come from is the profile's: the window sets it with setSource() whenever the
 // profile shown changes (or loses its session). Tabs already open stay: a bootstrap log gets its
@@ -55,6 +58,8 @@ public:
     bool focusLog();
 
     QTabWidget *tabs() const { return m_tabs; }
+    // What the dock says while no log is open (shown instead of the empty tabs).
+    QLabel *emptyText() const { return m_empty; }
 
 Q_SIGNALS:
     // Something to say in the window's status bar.
@@ -67,8 +72,12 @@ private:
     LogViewer *showLog(const WorkspaceRecord &record, bool container);
     void closeTab(int index);
     void retranslate();
+    // The tabs when there are some, else the text saying how to open one.
+    void showTabsOrText();
 
+    QStackedWidget *m_pages;
     QTabWidget *m_tabs;
+    QLabel *m_empty;
     QPointer<Paddock::BootstrapLogStore> m_logs;
     Paddock::ContainerLogSource m_containerLogs;
     QString m_instanceKey;

@@ -24,6 +24,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QDir>
+#include <QLabel>
 #include <QMainWindow>
 #include <QScopeGuard>
 #include <QSignalSpy>
@@ -153,6 +154,41 @@ private Q_SLOTS:
         // There is no such log here: the note says why.
         QTRY_VERIFY2(other->noteText().contains(QLatin1String("it was not opened here")),
                      qPrintable(other->noteText()));
+    }
+
+    // Shown with no log open (View > Logs, or its place remembered from the last run), the dock
+    // says how to open one instead of being an empty panel; the tabs replace the text and it
+    // comes back when the last tab closes.
+    void saysHowToOpenALogWhenNoneIs()
+    {
+        BootstrapLogStore logs(newRoot());
+        QMainWindow window;
+        auto *dock = new LogDock(&window);
+        window.addDockWidget(Qt::BottomDockWidgetArea, dock);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        dock->show();
+        QCOMPARE(dock->tabs()->count(), 0);
+        QLabel *text = dock->emptyText();
+        QVERIFY(text && text->isVisible());
+        QVERIFY(!dock->tabs()->isVisible());
+        QCOMPARE(text->text(),
+                 LogDock::tr("No log is open. Select a workspace, then Workspace > Bootstrap Log "
+                             "(Ctrl+L) or Container Log (Ctrl+Shift+L) shows its log here."));
+
+        dock->setSource(&logs, {}, QStringLiteral("inst"));
+        LogViewer *viewer = dock->showBootstrapLog(record(QStringLiteral("ws1")));
+        QVERIFY(viewer);
+        QVERIFY(dock->tabs()->isVisible());
+        QVERIFY(!text->isVisible());
+
+        // The last tab closed: the dock hides; shown again, it says so again.
+        Q_EMIT dock->tabs()->tabCloseRequested(0);
+        QCOMPARE(dock->tabs()->count(), 0);
+        QVERIFY(!dock->isVisible());
+        dock->show();
+        QVERIFY(text->isVisible());
+        QVERIFY(!dock->tabs()->isVisible());
     }
 
     void theSameWorkspaceTwiceIsTheSameTab()
