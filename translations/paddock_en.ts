@@ -103,13 +103,6 @@
         </translation>
     </message>
     <message numerus="yes">
-        <source>%n workspace(s)</source>
-        <translation>
-            <numerusform>%n workspace</numerusform>
-            <numerusform>%n workspaces</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>updated %n second(s) ago</source>
         <translation>
             <numerusform>updated %n second ago</numerusform>
@@ -594,6 +587,23 @@
         <translation>
             <numerusform>Stopping %n workspace…</numerusform>
             <numerusform>Stopping %n workspaces…</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>WorkspaceCountLabel</name>
+    <message numerus="yes">
+        <source>%n workspace(s)</source>
+        <translation>
+            <numerusform>%n workspace</numerusform>
+            <numerusform>%n workspaces</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n workspace(s) shown</source>
+        <translation>
+            <numerusform>%1 of %n workspace shown</numerusform>
+            <numerusform>%1 of %n workspaces shown</numerusform>
         </translation>
     </message>
 </context>

@@ -1544,12 +1544,6 @@
         <source>Cannot list the workspaces of %1: %2</source>
         <translation>无法列出 %1 的工作区：%2</translation>
     </message>
-    <message numerus="yes">
-        <source>%n workspace(s)</source>
-        <translation>
-            <numerusform>%n 个工作区</numerusform>
-        </translation>
-    </message>
     <message>
         <source>not loaded yet</source>
         <translation>尚未加载</translation>
@@ -6396,6 +6390,21 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <source>Stopping %n workspace(s)…</source>
         <translation>
             <numerusform>正在停止 %n 个工作区…</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>WorkspaceCountLabel</name>
+    <message numerus="yes">
+        <source>%n workspace(s)</source>
+        <translation>
+            <numerusform>%n 个工作区</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n workspace(s) shown</source>
+        <translation>
+            <numerusform>显示 %1 个，共 %n 个工作区</numerusform>
         </translation>
     </message>
 </context>

@@ -24,6 +24,7 @@
 #include "ui_mainwindow.h"
 #include "windowstate.h"
 #include "workspaceactions.h"
+#include "workspacecountlabel.h"
 #include "workspacefilterproxy.h"
 #include "workspacetreemodel.h"
 
@@ -118,6 +119,9 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
         m_ui->workspaceView->header()->resizeSection(column, std::max(timeWidth, 120));
     m_freshness->setAccessibleName(tr("Last refresh"));
     statusBar()->addPermanentWidget(m_freshness);
+    // The count of workspaces (shown by the filter, of all): covered by what the status bar says
+    // meanwhile, back when that is done.
+    statusBar()->addWidget(new WorkspaceCountLabel(m_model, m_proxy, this));
 
     // New groups open expanded; groups the user collapsed stay collapsed.
     connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &MainWindow::expandGroups);
@@ -782,7 +786,6 @@ QCoro::Task<void> MainWindow::refresh()
     // The rows that are new or changed (or marked) get what only the console knows; the others
     // keep theirs (a lookup per row, no allocation, for 10,000 rows).
     bool settling = false;
-    const qsizetype count = listed->size();
     const WorkspaceTreeModel::Decorate decorate = decorator(now);
     // Whether some row is between states, from the listing itself (every row, cheaply).
     for (const SandboxInfo &info : std::as_const(*listed)) {
@@ -802,7 +805,7 @@ QCoro::Task<void> MainWindow::refresh()
     m_live->listingDone();
     m_lastRefresh = now;
     setProfileProblem({});
-    statusBar()->showMessage(tr("%n workspace(s)", nullptr, int(count)));
+    statusBar()->clearMessage(); // the count shows (WorkspaceCountLabel), and no older error
     tick();
     m_visibleTimer.start();
     // A pause on OpenSandbox is asynchronous: the row shows "Pausing" and is looked at again

@@ -49,6 +49,7 @@
 #include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -330,6 +331,52 @@ private Q_SLOTS:
         QCOMPARE(shown->rowCount(), 1);
         QVERIFY(find(shown, QStringLiteral("ws2")).isValid());
         QVERIFY(!find(shown, QStringLiteral("ws1")).isValid());
+    }
+
+    // The status bar counts the workspaces, and those a filter shows; what passes in the status
+    // bar (a menu's status tip, a message) covers the count only while it is said.
+    void statusBarCountsWhatTheFilterShows()
+    {
+        // (English's plural forms.)
+        QCOMPARE(Paddock::useLanguage(QLocale(QLocale::English, QLocale::UnitedStates)), QStringLiteral("en"));
+        QTemporaryDir dir;
+        leaveWorkspace(dir.path(), QStringLiteral("ws1"), QStringLiteral("u1"), QStringLiteral("a"),
+                       QStringLiteral("Running"));
+        leaveWorkspace(dir.path(), QStringLiteral("ws2"), QStringLiteral("u2"), QStringLiteral("a"),
+                       QStringLiteral("Paused"));
+        leaveWorkspace(dir.path(), QStringLiteral("ws3"), QStringLiteral("u2"), QStringLiteral("b"),
+                       QStringLiteral("Running"));
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        MainWindow window(local.get());
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_COMPARE(window.model()->workspaceCount(), 3);
+        auto *count = window.findChild<QLabel *>(QStringLiteral("workspaceCount"));
+        QVERIFY(count);
+        QTRY_COMPARE(count->text(), QStringLiteral("3 workspaces"));
+        QVERIFY(count->isVisible());
+
+        auto *filter = window.findChild<QLineEdit *>(QStringLiteral("filterEdit"));
+        filter->setText(QStringLiteral("u2"));
+        QTRY_COMPARE(count->text(), QStringLiteral("2 of 3 workspaces shown"));
+        auto *state = window.findChild<QComboBox *>(QStringLiteral("stateFilterBox"));
+        state->setCurrentIndex(state->findText(QStringLiteral("Paused")));
+        QTRY_COMPARE(count->text(), QStringLiteral("1 of 3 workspaces shown"));
+
+        // A menu's status tip over it, then gone (the mouse left the entry): the count is back,
+        // without waiting for another listing.
+        window.statusBar()->showMessage(QStringLiteral("Show the selected workspace's bootstrap log"));
+        QVERIFY(!count->isVisible());
+        window.statusBar()->clearMessage();
+        QVERIFY(count->isVisible());
+        QCOMPARE(count->text(), QStringLiteral("1 of 3 workspaces shown"));
+
+        filter->clear();
+        state->setCurrentIndex(0);
+        QTRY_COMPARE(count->text(), QStringLiteral("3 workspaces"));
+        // And in the language chosen.
+        QCOMPARE(Paddock::useLanguage(QLocale(QLocale::Chinese, QLocale::China)), QStringLiteral("zh_CN"));
+        QTRY_COMPARE(count->text(), QStringLiteral("3 个工作区"));
     }
 
     // A filter saved under a name, shown again from the button's menu after another start, and
