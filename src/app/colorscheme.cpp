@@ -133,8 +133,8 @@ void ColorScheme::noPortal(const QString &why)
 {
     // Said once: the portal is asked once, and a portal that appears later is heard through
     // SettingChanged.
-    qCInfo(lcColorScheme).noquote() << "no desktop portal color-scheme (" << why
-                                    << "): following the system reads as light";
+    qCInfo(lcColorScheme).noquote()
+        << QStringLiteral("no desktop portal color-scheme (%1): following the system reads as light").arg(why);
     m_known = true;
     Q_EMIT systemSchemeKnown();
 }

@@ -106,11 +106,13 @@ void Notifier::degrade(Lack lack, const QString &why)
     const QList<Notification> waiting = std::exchange(m_waiting, {});
     if (!m_said.contains(message)) {
         m_said.insert(message);
-        qCInfo(lcNotify).noquote() << (lack == Lack::Bus ? "no D-Bus session bus" : "no notification service")
-                                   << (why.isEmpty() ? QString() : QStringLiteral("(%1)").arg(why))
-                                   << (tray ? "; notifications show at the tray icon"
-                                            : "; and no system tray: no "
-                                              "notifications");
+        // One line, without the stream's spaces around the reason and before the semicolon.
+        qCInfo(lcNotify).noquote() << QStringLiteral("%1%2; %3")
+                                          .arg(lack == Lack::Bus ? QStringLiteral("no D-Bus session bus")
+                                                                 : QStringLiteral("no notification service"),
+                                               why.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(why),
+                                               tray ? QStringLiteral("notifications show at the tray icon")
+                                                    : QStringLiteral("and no system tray: no notifications"));
         Q_EMIT degraded(message);
     }
     for (const Notification &notification : waiting)
