@@ -1998,6 +1998,10 @@
         <source>Memory %1</source>
         <translation>内存 %1</translation>
     </message>
+    <message>
+        <source>Not running: no current CPU or memory figures</source>
+        <translation>未在运行：没有当前的 CPU 或内存数据</translation>
+    </message>
 </context>
 <context>
     <name>MetricsPoller</name>

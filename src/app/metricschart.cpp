@@ -35,6 +35,22 @@ void MetricsChart::setSamples(QList<SandboxMetrics> samples)
     update();
 }
 
+void MetricsChart::setRunning(bool running)
+{
+    if (std::exchange(m_running, running) == running)
+        return;
+    updateText();
+    update();
+}
+
+QStringList MetricsChart::legend() const
+{
+    const SandboxMetrics *last = m_samples.isEmpty() || !m_running ? nullptr : &m_samples.constLast();
+    const QString none = QStringLiteral("\u2014");
+    return {tr("CPU %1").arg(last && last->cpuPercent ? WorkspaceTreeModel::formatCpu(*last->cpuPercent) : none),
+            tr("Memory %1").arg(last && last->memoryBytes ? WorkspaceTreeModel::formatMemory(*last) : none)};
+}
+
 QSize MetricsChart::sizeHint() const
 {
     return {240, fontMetrics().height() * 6};
@@ -70,6 +86,8 @@ double MetricsChart::memoryTop() const
 
 QString MetricsChart::summary() const
 {
+    if (!m_running)
+        return tr("Not running: no current CPU or memory figures");
     if (m_samples.isEmpty())
         return tr("No CPU or memory figures yet");
     const SandboxMetrics &last = m_samples.constLast();
@@ -107,12 +125,9 @@ void MetricsChart::paintEvent(QPaintEvent *)
     painter.drawRect(plot);
 
     // The legend: the last figures, in each line's colour.
-    const SandboxMetrics *last = m_samples.isEmpty() ? nullptr : &m_samples.constLast();
-    const QString cpuText = tr("CPU %1").arg(last && last->cpuPercent ? WorkspaceTreeModel::formatCpu(*last->cpuPercent)
-                                                                      : QStringLiteral("\u2014"));
-    const QString memoryText =
-        tr("Memory %1")
-            .arg(last && last->memoryBytes ? WorkspaceTreeModel::formatMemory(*last) : QStringLiteral("\u2014"));
+    const QStringList texts = MetricsChart::legend();
+    const QString &cpuText = texts.constFirst();
+    const QString &memoryText = texts.constLast();
     painter.setPen(CpuColor);
     painter.drawText(QPointF(2, metrics.ascent()), cpuText);
     painter.setPen(MemoryColor);

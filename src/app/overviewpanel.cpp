@@ -127,6 +127,7 @@ void OverviewPanel::updateChart()
         return;
     }
     m_chart->setSamples(m_history->samples(session->profileId() + u'\x1f' + workspace().sandbox.sandboxId));
+    m_chart->setRunning(workspace().sandbox.state == SandboxState::Running);
     m_chart->show();
 }
 
@@ -174,6 +175,7 @@ void OverviewPanel::load()
 void OverviewPanel::rowUpdated()
 {
     m_rowNewer = true;
+    updateChart(); // paused or stopped meanwhile: the last figures are no longer current
     render();
 }
 

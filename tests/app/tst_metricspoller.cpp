@@ -247,6 +247,16 @@ private Q_SLOTS:
         chart.setSamples({limited});
         QCOMPARE(chart.memoryTop(), double(qint64(1) << 30));
         QVERIFY(chart.accessibleDescription().contains(QStringLiteral("1 GiB")));
+        QCOMPARE(chart.legend().constFirst(), QStringLiteral("CPU ") + WorkspaceTreeModel::formatCpu(10.0));
+
+        // Paused: the last sample is no longer current; the legend and the words say so, and
+        // running again shows the figures.
+        chart.setRunning(false);
+        QCOMPARE(chart.legend(), (QStringList{QStringLiteral("CPU \u2014"), QStringLiteral("Memory \u2014")}));
+        QCOMPARE(chart.accessibleDescription(), QStringLiteral("Not running: no current CPU or memory figures"));
+        chart.render(&image);
+        chart.setRunning(true);
+        QCOMPARE(chart.legend().constFirst(), QStringLiteral("CPU ") + WorkspaceTreeModel::formatCpu(10.0));
     }
 };
 
