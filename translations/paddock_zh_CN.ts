@@ -4041,7 +4041,7 @@
     </message>
     <message>
         <source>the workspace is %1: its files can be read only while it runs</source>
-        <translation>工作区处于 %1 状态：只有在运行时才能读取其文件</translation>
+        <translation>工作区处于“%1”状态：只有在运行时才能读取其文件</translation>
     </message>
     <message>
         <source>a user id is needed: the AgentScope layout keeps each workspace in &lt;base folder&gt;/&lt;user id&gt;/&lt;agent id&gt;</source>
@@ -4706,6 +4706,42 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
     <message>
         <source>execd sent metrics that cannot be read</source>
         <translation>execd 发来的指标无法读取</translation>
+    </message>
+    <message>
+        <source>pending</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>pausing</source>
+        <translation>正在暂停</translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>resuming</source>
+        <translation>正在恢复</translation>
+    </message>
+    <message>
+        <source>stopping</source>
+        <translation>正在停止</translation>
+    </message>
+    <message>
+        <source>terminated</source>
+        <translation>已终止</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
     </message>
 </context>
 <context>

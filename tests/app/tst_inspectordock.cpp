@@ -50,6 +50,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QTabWidget>
@@ -935,6 +936,10 @@ void TestInspectorDock::pausedSandboxIsNotAskedForItsFiles()
     info.state = SandboxState::Paused;
     info.rawState = QStringLiteral("Paused");
     scripted->sandboxes.append(info);
+    SandboxInfo other = info; // read for the first time after the language changed
+    other.sandboxId = QStringLiteral("sbx-2");
+    other.workspaceId = QStringLiteral("ws-paused-2");
+    scripted->sandboxes.append(other);
     TestSession<PaddockTest::ScriptedBackend> remote(std::move(scripted),
                                                      PaddockTest::testProfile(QStringLiteral("r")));
     InspectorDock *dock = showDock();
@@ -946,6 +951,20 @@ void TestInspectorDock::pausedSandboxIsNotAskedForItsFiles()
     QCOMPARE(dock->sessions()->note()->kind(), InspectorNote::Kind::Info);
     openTab(dock->mcp());
     QTRY_VERIFY_WITH_TIMEOUT(dock->mcp()->note()->text().contains(notRunning), Long);
+    // The state in words of the interface's language, not the server's "Paused".
+    QVERIFY2(dock->mcp()->note()->text().contains(QLatin1String("the workspace is paused:")),
+             qPrintable(dock->mcp()->note()->text()));
+    {
+        QCOMPARE(Paddock::useLanguage(QLocale(QStringLiteral("zh_CN"))), QStringLiteral("zh_CN"));
+        const auto english = qScopeGuard([] { Paddock::dropLanguage(); });
+        dock->setWorkspace(remote.get(), other);
+        openTab(dock->mcp());
+        QTRY_VERIFY2_WITH_TIMEOUT(dock->mcp()->note()->text().contains(QStringLiteral("“已暂停”")),
+                                  qPrintable(dock->mcp()->note()->text()), Long);
+        QVERIFY2(!dock->mcp()->note()->text().contains(QLatin1String("Paused")),
+                 qPrintable(dock->mcp()->note()->text()));
+    }
+    QCoreApplication::processEvents(); // the LanguageChange that dropping the language posts
     // The Files tab calls the session's file calls itself: it does not ask.
     openTab(dock->files());
     QVERIFY(!dock->files()->filesReadable());

@@ -111,6 +111,36 @@ Result<ProfileSession *> usable(const WorkspaceRef &ref)
     return ref.session.data();
 }
 
+// A sandbox's state as the user reads it, in the interface's language ("paused"); a state the
+// server names its own way (a Pod's "Stopped") as the server said it.
+QString stateInWords(const SandboxInfo &sandbox)
+{
+    if (!sandbox.rawState.isEmpty()
+        && sandbox.rawState.compare(sandboxStateName(sandbox.state), Qt::CaseInsensitive) != 0)
+        return sandbox.rawState;
+    switch (sandbox.state) {
+    case SandboxState::Pending:
+        return Tr::tr("pending");
+    case SandboxState::Running:
+        return Tr::tr("running");
+    case SandboxState::Pausing:
+        return Tr::tr("pausing");
+    case SandboxState::Paused:
+        return Tr::tr("paused");
+    case SandboxState::Resuming:
+        return Tr::tr("resuming");
+    case SandboxState::Stopping:
+        return Tr::tr("stopping");
+    case SandboxState::Terminated:
+        return Tr::tr("terminated");
+    case SandboxState::Failed:
+        return Tr::tr("failed");
+    case SandboxState::Unknown:
+        break;
+    }
+    return sandbox.rawState.isEmpty() ? Tr::tr("unknown") : sandbox.rawState;
+}
+
 // The session, for a read of the workspace's files: only while the sandbox runs, unless its
 // workdir is a folder on this computer (a paused sandbox's file server does not answer: an
 // OpenSandbox execd is frozen, a stopped Pod has no exec).
@@ -120,10 +150,8 @@ Result<ProfileSession *> filesUsable(const WorkspaceRef &ref)
     if (!session)
         return session;
     if (!ref.filesReadable()) {
-        const QString state =
-            ref.sandbox.rawState.isEmpty() ? sandboxStateName(ref.sandbox.state) : ref.sandbox.rawState;
-        return fail(
-            Error::conflict(Tr::tr("the workspace is %1: its files can be read only while it runs").arg(state)));
+        return fail(Error::conflict(
+            Tr::tr("the workspace is %1: its files can be read only while it runs").arg(stateInWords(ref.sandbox))));
     }
     return session;
 }
