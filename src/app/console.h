@@ -50,6 +50,7 @@ public:
     // already has is offered as one (E2BKeyOffer); then the last profile shown (the Local one the
     // first time) is opened.
     QCoro::Task<void> start();
+    // A profile's id, or AllProfiles::id() for every profile at once.
     QCoro::Task<void> switchTo(QString profileId);
     // The profiles changed (saved or removed in the profiles dialog). A changed profile whose
     // backend, manager or key settings changed is closed (its manager stops, closing what it
@@ -98,6 +99,8 @@ private:
     // Takes a session out of use, shuts it down and frees it (the console waits for that at quit).
     QCoro::Task<void> end(std::unique_ptr<Paddock::ProfileSession> session,
                           Paddock::WorkspaceManager::StopMode mode = Paddock::WorkspaceManager::StopMode::Close);
+    // "All profiles": every profile's session (made if need be), shown together.
+    QCoro::Task<void> switchToAll();
     void showProfiles();
     QCoro::Task<std::optional<QByteArray>> key(QString profileId, QString *problem);
     void offerProfiles(const QString &current);
