@@ -2,6 +2,7 @@
 
 #include "activitytracker.h"
 #include "backendregistry.h"
+#include "broadcast.h"
 #include "liveupdates.h"
 #include "profilesession.h"
 
@@ -45,9 +46,22 @@ AllProfiles::AllProfiles(WorkspaceTreeModel *model, ActivityTracker *activity, Q
     , m_model(model)
     , m_activity(activity)
 {
+    m_applyTimer.setSingleShot(true);
+    m_applyTimer.setInterval(ApplyWindow);
+    connect(&m_applyTimer, &QTimer::timeout, this, [this] {
+        if (const auto turn = std::exchange(m_applyTurn, nullptr))
+            turn->set(true); // every listing waiting is applied now, in this turn of the event loop
+    });
 }
 
-AllProfiles::~AllProfiles() = default;
+AllProfiles::~AllProfiles()
+{
+    // The listings still waiting are dropped: their coroutines end at once, and what awaited
+    // them (refresh()) sees m_ending and says nothing to a window that is going too.
+    m_ending = true;
+    if (const auto turn = std::exchange(m_applyTurn, nullptr))
+        turn->set(false);
+}
 
 AllProfiles::Feed *AllProfiles::feed(const QString &profileId) const
 {
@@ -201,7 +215,7 @@ QCoro::Task<void> AllProfiles::refresh()
         const bool ok = co_await listing;
         listed = listed && ok;
     }
-    if (!self)
+    if (!self || m_ending)
         co_return;
     m_settling = false;
     for (const auto &[id, feed] : m_feeds)
@@ -240,6 +254,18 @@ QCoro::Task<bool> AllProfiles::refreshOne(QString profileId)
         failures = co_await failing;
     if (!self)
         co_return false;
+    {
+        // Applied with the listings that arrive within ApplyWindow of the first: each pass makes
+        // the view lay out every row shown again, whichever profile's rows changed.
+        if (!m_applyTurn)
+            m_applyTurn = std::make_shared<Broadcast<bool>>();
+        const std::shared_ptr<Broadcast<bool>> turn = m_applyTurn;
+        if (!m_applyTimer.isActive())
+            m_applyTimer.start();
+        const bool go = co_await turn->wait();
+        if (!go || !self)
+            co_return false;
+    }
     found = feed(profileId);
     if (!found || found->generation != generation)
         co_return false; // another session (or none) since: its own listing shows it

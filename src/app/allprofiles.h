@@ -11,6 +11,7 @@
 #include <QPointer>
 #include <QSet>
 #include <QString>
+#include <QTimer>
 
 #include <chrono>
 #include <map>
@@ -19,6 +20,7 @@
 namespace Paddock {
 class ProfileSession;
 struct WorkspaceEvent;
+template<typename T> class Broadcast;
 } // namespace Paddock
 class ActivityTracker;
 class LiveUpdates;
@@ -66,8 +68,11 @@ public:
     // its group says it is being opened again.
     void forget(Paddock::ProfileSession *session);
 
-    // Lists every profile at once and applies each listing as it comes; ends when every one has
-    // answered (or failed). A profile whose listing is under way is listed once more after it.
+    // Lists every profile at once and applies the listings as they come, those that arrive
+    // within ApplyWindow of each other in one pass (the view lays its rows out once, not once
+    // per profile); ends when every one has answered (or failed). A profile whose listing is
+    // under way is listed once more after it.
+    static constexpr std::chrono::milliseconds ApplyWindow{50};
     QCoro::Task<void> refresh();
     // One profile's listing, decorating these workspaces' rows again (the manager opened,
     // closed or lost them).
@@ -111,4 +116,9 @@ private:
     bool m_active = false;
     bool m_settling = false;
     quint64 m_generation = 0; // each feed's: a listing for a feed since replaced is dropped
+    // The listings waiting for the next pass: set (true) when ApplyWindow after the first ended,
+    // (false) when this object goes.
+    std::shared_ptr<Paddock::Broadcast<bool>> m_applyTurn;
+    QTimer m_applyTimer;
+    bool m_ending = false; // in the destructor
 };
