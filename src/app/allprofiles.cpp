@@ -386,6 +386,19 @@ QString AllProfiles::statusText(const QString &profileId) const
     return isStale(found) ? say("%1 (stale)").arg(ago) : ago;
 }
 
+QString AllProfiles::problem(const QString &profileId) const
+{
+    const Feed *found = feed(profileId);
+    if (!found)
+        return {};
+    QStringList problems;
+    if (!found->sessionProblem.isEmpty())
+        problems.append(found->sessionProblem);
+    if (!found->listingProblem.isEmpty())
+        problems.append(found->listingProblem);
+    return problems.join(u'\n');
+}
+
 bool AllProfiles::isWarning(const QString &profileId) const
 {
     const Feed *found = feed(profileId);
@@ -430,12 +443,7 @@ void AllProfiles::showGroup(Feed *feed)
     }
     group.status = statusText(feed->id);
     group.warning = isStale(feed);
-    QStringList details;
-    if (!feed->sessionProblem.isEmpty())
-        details.append(feed->sessionProblem);
-    if (!feed->listingProblem.isEmpty())
-        details.append(feed->listingProblem);
-    group.details = details.join(u'\n');
+    group.details = problem(feed->id);
     m_model->setProfileGroup(feed->id, group);
 }
 

@@ -86,6 +86,9 @@ public:
 
     // A profile's freshness or problem, as its group row says it, and whether it is a warning.
     QString statusText(const QString &profileId) const;
+    // What is wrong with a profile in full (it could not be opened, its last listing failed);
+    // empty when nothing is.
+    QString problem(const QString &profileId) const;
     bool isWarning(const QString &profileId) const;
     // The status bar's line over every profile: "4 profiles, updated 3 s ago" or "1 of 4
     // profiles cannot be listed".

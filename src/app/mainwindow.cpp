@@ -108,8 +108,16 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
             m_settleTimer.start();
         Q_EMIT refreshed(listed);
     });
-    // A notification's workspaces, once their profile's listing has them.
-    connect(m_all, &AllProfiles::profileRefreshed, this, [this] { applyPendingSelection(); });
+    connect(m_all, &AllProfiles::profileRefreshed, this, [this](const QString &profile) {
+        applyPendingSelection(); // a notification's workspaces, once their profile's listing has them
+        // Its problem on its entry in the switcher too, as for a profile shown alone.
+        if (const int index = m_ui->profileBox->findData(profile); index >= 0) {
+            const QString problem = m_all->problem(profile);
+            m_ui->profileBox->setItemIcon(
+                index, problem.isEmpty() ? QIcon() : style()->standardIcon(QStyle::SP_MessageBoxWarning));
+            m_ui->profileBox->setItemData(index, problem.isEmpty() ? QVariant() : QVariant(problem), Qt::ToolTipRole);
+        }
+    });
     m_proxy->setSourceModel(m_model);
     m_ui->workspaceView->setModel(m_proxy);
     {

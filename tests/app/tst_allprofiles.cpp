@@ -177,6 +177,10 @@ private Q_SLOTS:
             QVERIFY(down.data(Qt::ForegroundRole).isValid()); // a warning, in colour
             QVERIFY(down.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Profile Down")));
             QCOMPARE(model->recordsUnder(down).size(), 0);
+            // ... and on its entry in the switcher, seen from any profile.
+            QVERIFY(!box->itemIcon(box->findData(QStringLiteral("down"))).isNull());
+            QVERIFY(!box->itemData(box->findData(QStringLiteral("down")), Qt::ToolTipRole).toString().isEmpty());
+            QVERIFY(box->itemIcon(box->findData(QStringLiteral("team-a"))).isNull());
             // The status bar sums them up.
             QCOMPARE(window->freshnessText(), QStringLiteral("1 of 4 profiles not up to date"));
             QVERIFY(window->isStale());
