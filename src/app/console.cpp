@@ -8,6 +8,7 @@
 #include "consoleevents.h"
 #include "e2bkeyoffer.h"
 #include "eventhistory.h"
+#include "expiryfeed.h"
 #include "i18n.h"
 #include "mainwindow.h"
 #include "notificationcenter.h"
@@ -55,6 +56,7 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
     , m_quit(new QuitController(settings, this))
     , m_notifications(new NotificationCenter(this))
     , m_tray(nullptr)
+    , m_expiryFeed(new ExpiryFeed(m_notifications->expiry(), this))
 {
     // Every event is kept (the history reads what earlier runs kept, on a worker thread) and shown.
     connect(m_events, &ConsoleEvents::occurred, m_history.get(), &EventHistory::append);
@@ -110,6 +112,18 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
             [this](const QString &message) { m_window->statusBar()->showMessage(message); });
     m_notifications->notifier()->setTrayProvider([this] { return m_tray->iconForMessages(); });
     m_notifications->notifier()->start();
+    // The open profiles the window does not show are listed in the background for their
+    // expiries (the tree gives the watch the rows of those it shows).
+    m_expiryFeed->setSessions([this] {
+        QList<ProfileSession *> sessions;
+        for (const auto &[id, session] : m_sessions)
+            sessions.append(session.get());
+        return sessions;
+    });
+    m_expiryFeed->setShown([this](const QString &profileId) {
+        return m_window && (m_window->showsAllProfiles() || m_window->profile() == profileId);
+    });
+    m_expiryFeed->start();
 }
 
 void Console::showWorkspaces(const QString &profileId, const QStringList &workspaceIds)

@@ -15,6 +15,7 @@
 
 class ConsoleEvents;
 class EventHistory;
+class ExpiryFeed;
 class MainWindow;
 class NotificationCenter;
 class QuitController;
@@ -71,6 +72,8 @@ public:
     // The desktop notifications, and the optional tray icon.
     NotificationCenter *notifications() const { return m_notifications; }
     TrayController *tray() const { return m_tray; }
+    // Expiry notifications of the open profiles the window does not show.
+    ExpiryFeed *expiryFeed() const { return m_expiryFeed; }
     // A notification's Show: the window in front, the profile shown, the workspaces selected.
     void showWorkspaces(const QString &profileId, const QStringList &workspaceIds);
 
@@ -118,6 +121,7 @@ private:
     QuitController *m_quit;
     NotificationCenter *m_notifications;
     TrayController *m_tray;
+    ExpiryFeed *m_expiryFeed;
     std::map<QString, std::unique_ptr<Paddock::ProfileSession>> m_sessions;
     // Sessions being made (their key is read), by profile id: who asks meanwhile waits for it.
     std::map<QString, std::shared_ptr<Paddock::Broadcast<Paddock::ProfileSession *>>> m_making;

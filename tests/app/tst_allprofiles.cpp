@@ -9,6 +9,7 @@
 #include "allprofiles.h"
 #include "confirmdialog.h"
 #include "console.h"
+#include "expiryfeed.h"
 #include "expirywatch.h"
 #include "fakeopensandboxprocess.h"
 #include "i18n.h"
@@ -285,6 +286,21 @@ private Q_SLOTS:
                          .data(WorkspaceTreeModel::KindRole)
                          .value<WorkspaceTreeModel::Kind>(),
                      WorkspaceTreeModel::Kind::User);
+
+            // Shown alone, Team B; Team A's session is still open, so its expiries are still
+            // watched: listed in the background and given to the watch with its own thresholds.
+            ExpiryFeed *feed = console.expiryFeed();
+            QCoro::waitFor(feed->poll());
+            QStringList fed = feed->fedProfiles();
+            fed.sort();
+            QCOMPARE(fed, (QStringList{QStringLiteral("local"), QStringLiteral("team-a")})); // not the shown one
+            ExpiryWatch *expiry = console.notifications()->expiry();
+            const qint64 soon = QDateTime::currentMSecsSinceEpoch() + 86'400'000 - 5 * 60'000;
+            expiry->setClocks([soon] { return soon; }, [] { return qint64(0); });
+            QSet<QString> profiles;
+            for (const ExpiryWatch::Crossing &crossing : expiry->check())
+                profiles.insert(crossing.profileId);
+            QCOMPARE(profiles, QSet<QString>{QStringLiteral("team-a")});
         }
     }
 };
