@@ -346,8 +346,7 @@ WorkspaceTreeModel::Decorate AllProfiles::decorator(Feed *feed, const QDateTime 
 
 bool AllProfiles::isStale(const Feed *feed) const
 {
-    if (feed->unreachable || !feed->session || feed->forgotten
-        || (!feed->sessionProblem.isEmpty() && !feed->lastRefresh.isValid()))
+    if (feed->unreachable || !feed->session || feed->forgotten)
         return true;
     if (!feed->lastRefresh.isValid())
         return false;
@@ -365,9 +364,10 @@ QString AllProfiles::statusText(const QString &profileId) const
     const auto say = [](const char *text) { return QCoreApplication::translate("MainWindow", text); };
     if (found->forgotten)
         return tr("opening again…");
-    if (!found->session || (!found->sessionProblem.isEmpty() && !found->lastRefresh.isValid()))
-        return QStringLiteral("⚠ ")
-            + (found->sessionProblem.isEmpty() ? tr("cannot be opened") : found->sessionProblem.section(u'\n', 0, 0));
+    // Short, on the row (the columns are fitted to their contents): what went wrong in full is in
+    // its tooltip and on its entry in the switcher.
+    if (!found->session)
+        return QStringLiteral("⚠ ") + tr("cannot be opened");
     if (!found->lastRefresh.isValid()) {
         if (!found->unreachable)
             return say("not loaded yet");

@@ -102,6 +102,10 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
         if (!showsAllProfiles())
             return;
         statusBar()->showMessage(tr("%n workspace(s)", nullptr, int(m_model->workspaceCount())));
+        if (m_fitAllRows && m_model->workspaceCount() > 0) {
+            m_fitAllRows = false;
+            m_windowState->fitNextRows();
+        }
         tick();
         m_visibleTimer.start();
         if (m_all->isSettling() && isVisible())
@@ -474,7 +478,7 @@ void MainWindow::setAllProfiles(const QList<AllProfiles::Entry> &entries)
         m_activity->clearCache();
         m_failures.clear();
         m_stale.clear();
-        m_windowState->fitNextRows();
+        m_fitAllRows = true; // once the first listings are in (the groups come first)
         m_profile = AllProfiles::id();
         m_model->setProfileGroups(true);
         m_actions->setSessionLookup([this](const QString &id) { return m_all->session(id); });
