@@ -87,6 +87,8 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
         offerProfiles(m_window->profile()); // the built-in profile's name is the language's
         for (const Profile &profile : m_profiles.profiles())
             m_notifications->setProfile(profile); // (and the notifications' name of it)
+        if (m_window->showsAllProfiles())
+            switchToAll(); // (and its group's; the sessions stay)
         m_window->setLanguageChoice(code);
     });
     // The refresh interval picked in the window is the shown profile's from then on.

@@ -266,6 +266,19 @@ private Q_SLOTS:
             for (const ExpiryWatch::Crossing &crossing : crossings)
                 profiles.insert(crossing.profileId);
             QCOMPARE(profiles, QSet<QString>{QStringLiteral("team-a")});
+
+            // Another language: the groups say it too (the built-in profile's name included).
+            window->findChild<QAction *>(QStringLiteral("language_zh_CN"))->trigger();
+            QTRY_VERIFY2(
+                groupOf(model, QStringLiteral("local")).data().toString().startsWith(QStringLiteral("本地 — ")),
+                qPrintable(groupOf(model, QStringLiteral("local")).data().toString()));
+            QTRY_VERIFY(
+                groupOf(model, QStringLiteral("team-a")).data().toString().contains(QStringLiteral("秒前更新")));
+            QCOMPARE(box->itemText(0), QStringLiteral("所有配置文件"));
+            QCOMPARE(window->freshnessText(), QStringLiteral("4 个配置文件中有 1 个不是最新"));
+            window->findChild<QAction *>(QStringLiteral("language_en"))->trigger();
+            QTRY_VERIFY(
+                groupOf(model, QStringLiteral("local")).data().toString().startsWith(QStringLiteral("Local — ")));
         }
         {
             // Started again: every profile at once, as it was left.
