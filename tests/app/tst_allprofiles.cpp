@@ -201,6 +201,15 @@ private Q_SLOTS:
             QVERIFY(window->inspectorDock()->hasWorkspace());
             QCOMPARE(window->inspectorDock()->sandbox().sandboxId, fromB->info.sandboxId);
 
+            // CPU and memory of the rows in view, each profile's through its own session.
+            const auto measured = [model](const QString &profile) {
+                const QList<const WorkspaceRecord *> rows = model->recordsUnder(groupOf(model, profile));
+                return std::any_of(rows.cbegin(), rows.cend(), [model](const WorkspaceRecord *row) {
+                    return model->metrics(row->key()) != nullptr;
+                });
+            };
+            QTRY_VERIFY_WITH_TIMEOUT(measured(QStringLiteral("team-a")), 20000);
+
             // A bulk pause of a running row of each server: one confirmation, each part through
             // its own session, both servers reached.
             QList<const WorkspaceRecord *> chosen;
