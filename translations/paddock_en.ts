@@ -2,6 +2,23 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en" sourcelanguage="en">
 <context>
+    <name>AllProfiles</name>
+    <message numerus="yes">
+        <source>%1 of %n profile(s) not up to date</source>
+        <translation>
+            <numerusform>%1 of %n profile not up to date</numerusform>
+            <numerusform>%1 of %n profiles not up to date</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n profile(s), %1</source>
+        <translation>
+            <numerusform>%n profile, %1</numerusform>
+            <numerusform>%n profiles, %1</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ConnectionTester</name>
     <message numerus="yes">
         <source>Connected: %n workspace(s)</source>

@@ -9,6 +9,29 @@
     </message>
 </context>
 <context>
+    <name>AllProfiles</name>
+    <message>
+        <source>opening again…</source>
+        <translation>正在重新打开…</translation>
+    </message>
+    <message>
+        <source>cannot be opened</source>
+        <translation>无法打开</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n profile(s) not up to date</source>
+        <translation>
+            <numerusform>%n 个配置文件中有 %1 个不是最新</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n profile(s), %1</source>
+        <translation>
+            <numerusform>%n 个配置文件，%1</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>AppearanceMenu</name>
     <message>
         <source>&amp;Appearance</source>
@@ -1755,6 +1778,14 @@
     <message>
         <source>The workspace %1 is not listed.</source>
         <translation>工作区 %1 不在列表中。</translation>
+    </message>
+    <message>
+        <source>All profiles</source>
+        <translation>所有配置文件</translation>
+    </message>
+    <message>
+        <source>Every profile&apos;s workspaces, each profile a group of its own</source>
+        <translation>所有配置文件的工作区，每个配置文件自成一组</translation>
     </message>
 </context>
 <context>
@@ -6432,6 +6463,10 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
             <numerusform>正在停止 %n 个工作区…</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Its profile was closed meanwhile</source>
+        <translation>其配置文件已在此期间关闭</translation>
+    </message>
 </context>
 <context>
     <name>WorkspaceCountLabel</name>
@@ -6711,6 +6746,18 @@ Workspace &gt; Retry Bootstrap runs it again.</source>
     <message>
         <source>Memory</source>
         <translation>内存</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>Profile %1</source>
+        <translation>配置文件 %1</translation>
+    </message>
+    <message>
+        <source>Backend: %1</source>
+        <translation>后端：%1</translation>
     </message>
 </context>
 <context>

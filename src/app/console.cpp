@@ -1,5 +1,6 @@
 #include "console.h"
 
+#include "allprofiles.h"
 #include "backendregistry.h"
 #include "backends/e2b/existingkey.h"
 #include "bootstraplog.h"
@@ -7,6 +8,7 @@
 #include "consoleevents.h"
 #include "e2bkeyoffer.h"
 #include "eventhistory.h"
+#include "expiryfeed.h"
 #include "i18n.h"
 #include "mainwindow.h"
 #include "notificationcenter.h"
@@ -37,6 +39,8 @@ namespace {
 
 constexpr auto CurrentProfileKey = "currentProfile";
 constexpr auto LanguageKey = "language"; // a language code; empty or absent: the system's
+// The refresh interval of "All profiles" (seconds; each profile keeps its own for itself).
+constexpr auto AllProfilesIntervalKey = "allProfiles/refreshInterval";
 
 } // namespace
 
@@ -52,6 +56,7 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
     , m_quit(new QuitController(settings, this))
     , m_notifications(new NotificationCenter(this))
     , m_tray(nullptr)
+    , m_expiryFeed(new ExpiryFeed(m_notifications->expiry(), this))
 {
     // Every event is kept (the history reads what earlier runs kept, on a worker thread) and shown.
     connect(m_events, &ConsoleEvents::occurred, m_history.get(), &EventHistory::append);
@@ -82,10 +87,16 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
         offerProfiles(m_window->profile()); // the built-in profile's name is the language's
         for (const Profile &profile : m_profiles.profiles())
             m_notifications->setProfile(profile); // (and the notifications' name of it)
+        if (m_window->showsAllProfiles())
+            switchToAll(); // (and its group's; the sessions stay)
         m_window->setLanguageChoice(code);
     });
     // The refresh interval picked in the window is the shown profile's from then on.
     connect(m_window.get(), &MainWindow::refreshIntervalChosen, this, [this](std::chrono::seconds interval) {
+        if (m_window->showsAllProfiles()) {
+            m_settings->setValue(QLatin1String(AllProfilesIntervalKey), qint64(interval.count()));
+            return;
+        }
         if (auto profile = m_profiles.profile(m_window->profile()); profile && profile->refreshInterval != interval) {
             profile->refreshInterval = interval;
             if (auto saved = m_profiles.save(*profile); !saved)
@@ -103,6 +114,18 @@ Console::Console(QSettings *settings, SecretStore *secrets, const QString &logRo
             [this](const QString &message) { m_window->statusBar()->showMessage(message); });
     m_notifications->notifier()->setTrayProvider([this] { return m_tray->iconForMessages(); });
     m_notifications->notifier()->start();
+    // The open profiles the window does not show are listed in the background for their
+    // expiries (the tree gives the watch the rows of those it shows).
+    m_expiryFeed->setSessions([this] {
+        QList<ProfileSession *> sessions;
+        for (const auto &[id, session] : m_sessions)
+            sessions.append(session.get());
+        return sessions;
+    });
+    m_expiryFeed->setShown([this](const QString &profileId) {
+        return m_window && (m_window->showsAllProfiles() || m_window->profile() == profileId);
+    });
+    m_expiryFeed->start();
 }
 
 void Console::showWorkspaces(const QString &profileId, const QStringList &workspaceIds)
@@ -112,7 +135,8 @@ void Console::showWorkspaces(const QString &profileId, const QStringList &worksp
     m_window->activateWindow();
     // Selected once the profile shows and they are listed.
     m_window->selectWorkspaces(profileId, workspaceIds);
-    if (profileId != m_window->profile() && m_profiles.profile(profileId)) {
+    // In "All profiles" they are shown already, under their profile's group.
+    if (profileId != m_window->profile() && !m_window->showsAllProfiles() && m_profiles.profile(profileId)) {
         offerProfiles(profileId);
         switchTo(profileId);
     }
@@ -158,7 +182,7 @@ QCoro::Task<void> Console::start()
     }
     offerExistingE2BKey(env);
     QString current = m_settings->value(QLatin1String(CurrentProfileKey)).toString();
-    if (!m_profiles.profile(current))
+    if (!m_profiles.profile(current) && !(current == AllProfiles::id() && m_profiles.profiles().size() > 1))
         current = m_profiles.profiles().constFirst().id;
     offerProfiles(current);
     co_await switchTo(current);
@@ -248,8 +272,46 @@ QCoro::Task<ProfileSession *> Console::sessionFor(Profile profile)
     co_return raw;
 }
 
+QCoro::Task<void> Console::switchToAll()
+{
+    // Every profile's session, made at once (their keys read together): a slow keychain or a
+    // profile that cannot be opened holds back no other.
+    m_wanted = AllProfiles::id();
+    const QPointer<Console> self(this);
+    const QList<Profile> profiles = m_profiles.profiles();
+    std::vector<QCoro::Task<ProfileSession *>> making;
+    making.reserve(size_t(profiles.size()));
+    for (const Profile &profile : profiles)
+        making.push_back(sessionFor(profile));
+    QList<AllProfiles::Entry> entries;
+    for (qsizetype i = 0; i < profiles.size(); ++i) {
+        ProfileSession *made = co_await making[size_t(i)];
+        if (!self)
+            co_return;
+        AllProfiles::Entry entry;
+        entry.profileId = profiles.at(i).id;
+        entry.name = profiles.at(i).displayName();
+        entry.session = made;
+        entries.append(entry);
+    }
+    if (m_wanted != AllProfiles::id() || m_quitting)
+        co_return;
+    // Sessions made meanwhile for a profile saved again are the ones that count.
+    for (AllProfiles::Entry &entry : entries)
+        entry.session = session(entry.profileId);
+    m_settings->setValue(QLatin1String(CurrentProfileKey), AllProfiles::id());
+    m_window->setReadOnly(false); // each read-only profile's rows are offered no change
+    m_window->setRefreshInterval(
+        std::chrono::seconds(m_settings->value(QLatin1String(AllProfilesIntervalKey), 15).toLongLong()));
+    m_window->setAllProfiles(entries);
+}
+
 QCoro::Task<void> Console::switchTo(QString profileId)
 {
+    if (profileId == AllProfiles::id()) {
+        co_await switchToAll();
+        co_return;
+    }
     const auto profile = m_profiles.profile(profileId);
     if (!profile)
         co_return;
@@ -287,6 +349,8 @@ QCoro::Task<void> Console::end(std::unique_ptr<ProfileSession> session, Workspac
     const auto hold = m_ending.hold();
     if (m_window && m_window->session() == session.get())
         m_window->setSession(nullptr, session->profileId());
+    if (m_window)
+        m_window->forgetSession(session.get()); // "All profiles" no longer uses it
     co_await session->shutdown(mode);
     session.reset(); // nothing runs in it any more
 }
@@ -344,6 +408,12 @@ QCoro::Task<void> Console::reload(QStringList changedIds)
     // The profile to show is the one chosen last (the user may have switched while sessions
     // ended), if it still exists.
     const QString wanted = m_wanted.isEmpty() ? shown : m_wanted;
+    if (wanted == AllProfiles::id() && m_profiles.profiles().size() > 1) {
+        // Every profile again: the new ones added, the removed ones gone, the saved ones reopened.
+        offerProfiles(wanted);
+        co_await switchToAll();
+        co_return;
+    }
     const QString current = m_profiles.profile(wanted) ? wanted : m_profiles.profiles().constFirst().id;
     offerProfiles(current);
     if (changedIds.contains(current) || current != m_window->profile())

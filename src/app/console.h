@@ -15,6 +15,7 @@
 
 class ConsoleEvents;
 class EventHistory;
+class ExpiryFeed;
 class MainWindow;
 class NotificationCenter;
 class QuitController;
@@ -50,6 +51,7 @@ public:
     // already has is offered as one (E2BKeyOffer); then the last profile shown (the Local one the
     // first time) is opened.
     QCoro::Task<void> start();
+    // A profile's id, or AllProfiles::id() for every profile at once.
     QCoro::Task<void> switchTo(QString profileId);
     // The profiles changed (saved or removed in the profiles dialog). A changed profile whose
     // backend, manager or key settings changed is closed (its manager stops, closing what it
@@ -70,6 +72,8 @@ public:
     // The desktop notifications, and the optional tray icon.
     NotificationCenter *notifications() const { return m_notifications; }
     TrayController *tray() const { return m_tray; }
+    // Expiry notifications of the open profiles the window does not show.
+    ExpiryFeed *expiryFeed() const { return m_expiryFeed; }
     // A notification's Show: the window in front, the profile shown, the workspaces selected.
     void showWorkspaces(const QString &profileId, const QStringList &workspaceIds);
 
@@ -98,6 +102,8 @@ private:
     // Takes a session out of use, shuts it down and frees it (the console waits for that at quit).
     QCoro::Task<void> end(std::unique_ptr<Paddock::ProfileSession> session,
                           Paddock::WorkspaceManager::StopMode mode = Paddock::WorkspaceManager::StopMode::Close);
+    // "All profiles": every profile's session (made if need be), shown together.
+    QCoro::Task<void> switchToAll();
     void showProfiles();
     QCoro::Task<std::optional<QByteArray>> key(QString profileId, QString *problem);
     void offerProfiles(const QString &current);
@@ -115,6 +121,7 @@ private:
     QuitController *m_quit;
     NotificationCenter *m_notifications;
     TrayController *m_tray;
+    ExpiryFeed *m_expiryFeed;
     std::map<QString, std::unique_ptr<Paddock::ProfileSession>> m_sessions;
     // Sessions being made (their key is read), by profile id: who asks meanwhile waits for it.
     std::map<QString, std::shared_ptr<Paddock::Broadcast<Paddock::ProfileSession *>>> m_making;

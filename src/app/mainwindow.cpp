@@ -2,6 +2,7 @@
 
 #include "actionicons.h"
 #include "activitytracker.h"
+#include "allprofiles.h"
 #include "backendregistry.h"
 #include "bootstraplog.h"
 #include "colorscheme.h"
@@ -96,6 +97,32 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     // the listings at the refresh interval reconcile.
     m_live = new LiveUpdates(m_model, this);
     m_live->setDecorator([this] { return decorator(QDateTime::currentDateTimeUtc()); });
+    // "All profiles": every profile's rows under its own group, each through its own session.
+    m_all = new AllProfiles(m_model, m_activity, this);
+    connect(m_all, &AllProfiles::refreshed, this, [this](bool listed) {
+        if (!showsAllProfiles())
+            return;
+        statusBar()->clearMessage(); // the count shows (WorkspaceCountLabel), and no older error
+        if (m_fitAllRows && m_model->workspaceCount() > 0) {
+            m_fitAllRows = false;
+            m_windowState->fitNextRows();
+        }
+        tick();
+        m_visibleTimer.start();
+        if (m_all->isSettling() && isVisible())
+            m_settleTimer.start();
+        Q_EMIT refreshed(listed);
+    });
+    connect(m_all, &AllProfiles::profileRefreshed, this, [this](const QString &profile) {
+        applyPendingSelection(); // a notification's workspaces, once their profile's listing has them
+        // Its problem on its entry in the switcher too, as for a profile shown alone.
+        if (const int index = m_ui->profileBox->findData(profile); index >= 0) {
+            const QString problem = m_all->problem(profile);
+            m_ui->profileBox->setItemIcon(
+                index, problem.isEmpty() ? QIcon() : style()->standardIcon(QStyle::SP_MessageBoxWarning));
+            m_ui->profileBox->setItemData(index, problem.isEmpty() ? QVariant() : QVariant(problem), Qt::ToolTipRole);
+        }
+    });
     m_proxy->setSourceModel(m_model);
     m_ui->workspaceView->setModel(m_proxy);
     {
@@ -256,7 +283,7 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     // CPU and memory of the running rows in view, read at most every 5 s while the window shows.
     m_metricsHistory = new MetricsHistory(this);
     m_metrics = new MetricsPoller(m_model, m_metricsHistory, this);
-    m_metrics->setRowsInView([this] {
+    const auto rowsInView = [this](const QString &profile) {
         QStringList ids;
         // Nothing is read while nothing would show it: both columns hidden, no inspector.
         const QHeaderView *header = m_ui->workspaceView->header();
@@ -266,11 +293,13 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
         const QModelIndexList rows = m_ui->workspaceView->rowsInView();
         for (const QModelIndex &index : rows) {
             const WorkspaceRecord *record = m_model->record(m_proxy->mapToSource(index));
-            if (record && record->profile == m_profile && record->info.state == SandboxState::Running)
+            if (record && record->profile == profile && record->info.state == SandboxState::Running)
                 ids.append(record->info.sandboxId);
         }
         return ids;
-    });
+    };
+    m_metrics->setRowsInView([this, rowsInView] { return rowsInView(m_profile); });
+    m_metrics->setRowsInViewOf(rowsInView); // "All profiles": each profile's
     connect(&m_visibleTimer, &QTimer::timeout, m_metrics, &MetricsPoller::viewChanged);
     connect(m_metrics, &MetricsPoller::notice, this,
             [this](const QString &message) { statusBar()->showMessage(message); });
@@ -368,6 +397,13 @@ void MainWindow::setProfiles(const QList<std::pair<QString, QString>> &profiles,
                         {m_ui->profileBox->itemIcon(i), m_ui->profileBox->itemData(i, Qt::ToolTipRole)});
     }
     m_ui->profileBox->clear();
+    // Every profile in one view, first as "All states" and "All backends" are, where there is
+    // more than one.
+    if (profiles.size() > 1 || current == AllProfiles::id()) {
+        m_ui->profileBox->addItem(tr("All profiles"), AllProfiles::id());
+        m_ui->profileBox->setItemData(0, tr("Every profile's workspaces, each profile a group of its own"),
+                                      Qt::ToolTipRole);
+    }
     for (const auto &[id, name] : profiles) {
         const auto kept = problems.value(id);
         m_ui->profileBox->addItem(kept.first, name, id);
@@ -379,6 +415,12 @@ void MainWindow::setProfiles(const QList<std::pair<QString, QString>> &profiles,
 void MainWindow::setSession(ProfileSession *session, const QString &profileId, const QString &problem)
 {
     const QString profile = session ? session->profileId() : profileId;
+    if (showsAllProfiles() && profile != AllProfiles::id()) {
+        // One profile again: every other profile's group and rows go.
+        m_all->clear();
+        m_model->setProfileGroups(false);
+        m_actions->setSessionLookup({});
+    }
     if (m_session)
         disconnect(m_session, nullptr, this, nullptr);
     m_session = session;
@@ -422,6 +464,80 @@ void MainWindow::setSession(ProfileSession *session, const QString &profileId, c
     if (m_session)
         refresh();
     tick();
+}
+
+void MainWindow::setAllProfiles(const QList<AllProfiles::Entry> &entries)
+{
+    if (!showsAllProfiles() || !m_model->hasProfileGroups()) {
+        // From one profile: its rows go, and every profile's come, each under a group of its own.
+        if (m_session)
+            disconnect(m_session, nullptr, this, nullptr);
+        m_session = nullptr;
+        m_logs = nullptr;
+        m_actions->setSession(nullptr);
+        m_commands->setSession(nullptr);
+        m_live->setSession(nullptr);
+        m_model->setUnreachable(m_profile, {});
+        m_model->removeProfile(m_profile);
+        m_activity->clearCache();
+        m_failures.clear();
+        m_stale.clear();
+        m_fitAllRows = true; // once the first listings are in (the groups come first)
+        m_profile = AllProfiles::id();
+        m_model->setProfileGroups(true);
+        m_actions->setSessionLookup([this](const QString &id) { return m_all->session(id); });
+        m_lastRefresh = QDateTime();
+        m_unreachable = false;
+        m_sessionProblem.clear();
+        setProfileProblem({});
+    }
+    m_all->setRefreshInterval(m_refreshInterval);
+    m_all->setEntries(entries);
+    m_all->setActive(isVisible() && !isMinimized());
+    QList<std::pair<QString, Paddock::ProfileSession *>> sessions;
+    for (const AllProfiles::Entry &entry : entries)
+        sessions.append({entry.profileId, m_all->session(entry.profileId)});
+    m_metrics->setSessions(sessions);
+    {
+        const QSignalBlocker blocker(m_ui->profileBox);
+        if (const int index = m_ui->profileBox->findData(AllProfiles::id()); index >= 0)
+            m_ui->profileBox->setCurrentIndex(index);
+    }
+    nameStates();
+    updateLogSource(nullptr);
+    updateInspector();
+    updateActions();
+    refresh();
+    tick();
+}
+
+ProfileSession *MainWindow::sessionOf(const QString &profileId) const
+{
+    if (showsAllProfiles())
+        return m_all->session(profileId);
+    return profileId == m_profile ? m_session.data() : nullptr;
+}
+
+void MainWindow::forgetSession(ProfileSession *session)
+{
+    m_all->forget(session);
+    if (showsAllProfiles())
+        updateActions();
+}
+
+QString MainWindow::currentProfile() const
+{
+    QModelIndex index = m_proxy->mapToSource(m_ui->workspaceView->currentIndex());
+    if (const WorkspaceRecord *record = m_model->record(index))
+        return record->profile;
+    // A group row: its profile's group is the top one.
+    while (index.parent().isValid())
+        index = index.parent();
+    return index.isValid()
+            && index.data(WorkspaceTreeModel::KindRole).value<WorkspaceTreeModel::Kind>()
+                == WorkspaceTreeModel::Kind::Profile
+        ? index.data(WorkspaceTreeModel::ProfileRole).toString()
+        : m_profile;
 }
 
 void MainWindow::onEvent(const WorkspaceEvent &event)
@@ -522,6 +638,9 @@ void MainWindow::nameStates()
 
 LogViewer *MainWindow::showLog(const WorkspaceRecord &record, bool container)
 {
+    // In "All profiles", the log is the row's profile's (a tab keeps the source it opened with).
+    if (showsAllProfiles())
+        updateLogSource(sessionOf(record.profile));
     return container ? m_logDock->showContainerLog(record) : m_logDock->showBootstrapLog(record);
 }
 
@@ -533,30 +652,39 @@ void MainWindow::showSelectedLog(bool container)
 
 void MainWindow::updateLogSource()
 {
+    updateLogSource(m_session);
+}
+
+void MainWindow::updateLogSource(ProfileSession *session)
+{
     // A tab open keeps the source it was opened with.
-    m_logDock->setSource(m_logs, m_session ? m_session->containerLogSource() : ContainerLogSource{},
-                         m_session ? m_session->instanceKey() : QString());
+    m_logDock->setSource(session ? session->logs() : nullptr,
+                         session ? session->containerLogSource() : ContainerLogSource{},
+                         session ? session->instanceKey() : QString());
 }
 
 void MainWindow::updateInspector()
 {
-    if (!m_session) {
+    if (!m_session && !showsAllProfiles()) {
         m_inspector->clearWorkspace(InspectorDock::Empty::NoProfile);
         return;
     }
     const QModelIndex current = m_proxy->mapToSource(m_ui->workspaceView->currentIndex());
     const WorkspaceRecord *record = m_model->record(current);
-    if (!record || record->profile != m_profile) {
+    // Through the row's own profile's session (in "All profiles", one of several).
+    ProfileSession *session = record ? sessionOf(record->profile) : nullptr;
+    if (!record || !session) {
         m_inspector->clearWorkspace(current.isValid() ? InspectorDock::Empty::Group
                                                       : InspectorDock::Empty::NoSelection);
         return;
     }
-    m_inspector->setWorkspace(m_session, record->info);
+    m_inspector->setWorkspace(session, record->info);
 }
 
 void MainWindow::setRefreshInterval(std::chrono::seconds interval)
 {
     m_refreshInterval = interval;
+    m_all->setRefreshInterval(interval);
     const int index = m_ui->refreshIntervalBox->findData(int(interval.count()));
     if (index >= 0 && index != m_ui->refreshIntervalBox->currentIndex())
         m_ui->refreshIntervalBox->setCurrentIndex(index);
@@ -580,6 +708,7 @@ void MainWindow::updateTimers()
         m_tickTimer.stop();
     // Watched only while seen, as the refreshes.
     m_live->setActive(visible);
+    m_all->setActive(visible && showsAllProfiles());
     m_metrics->setActive(visible);
 }
 
@@ -671,12 +800,12 @@ void MainWindow::selectWorkspaces(const QString &profileId, const QStringList &w
 void MainWindow::applyPendingSelection()
 {
     const auto &[profile, ids] = m_pendingSelection;
-    if (ids.isEmpty() || profile != m_profile)
+    if (ids.isEmpty() || !sessionOf(profile))
         return;
     QItemSelection selection;
     QModelIndex first;
     for (const QString &id : ids) {
-        const WorkspaceRecord *record = m_model->recordOfWorkspace(m_profile, id);
+        const WorkspaceRecord *record = m_model->recordOfWorkspace(profile, id);
         const QModelIndex index = record ? m_proxy->mapFromSource(m_model->indexOfKey(record->key())) : QModelIndex();
         if (!index.isValid())
             continue;
@@ -711,6 +840,11 @@ void MainWindow::refreshFor(const QStringList &workspaceIds)
 
 QCoro::Task<void> MainWindow::refresh()
 {
+    if (showsAllProfiles()) {
+        // Every profile at once, each applied as it comes (AllProfiles::refreshed ends it).
+        co_await m_all->refresh();
+        co_return;
+    }
     if (m_refreshing) {
         m_refreshAgain = true;
         co_return;
@@ -864,19 +998,20 @@ WorkspaceTreeModel::Decorate MainWindow::decorator(const QDateTime &now)
 
 void MainWindow::requestVisibleActivity()
 {
-    if (!m_session || !isVisible())
+    if ((!m_session && !showsAllProfiles()) || !isVisible())
         return;
     QTreeView *view = m_ui->workspaceView;
-    QList<ActivityTracker::Target> targets;
+    QHash<QString, QList<ActivityTracker::Target>> targets; // by profile
     const int bottom = view->viewport()->height();
     for (QModelIndex index = view->indexAt(QPoint(0, 0)); index.isValid(); index = view->indexBelow(index)) {
         if (view->visualRect(index).top() > bottom)
             break;
         const WorkspaceRecord *record = m_model->record(m_proxy->mapToSource(index));
-        if (record && record->profile == m_profile && record->info.state == SandboxState::Running)
-            targets.append({record->key(), record->info.sandboxId});
+        if (record && record->info.state == SandboxState::Running && sessionOf(record->profile))
+            targets[record->profile].append({record->key(), record->info.sandboxId});
     }
-    m_activity->request(m_session, targets);
+    for (auto it = targets.cbegin(); it != targets.cend(); ++it)
+        m_activity->request(sessionOf(it.key()), *it);
 }
 
 void MainWindow::setProfileProblem(const QString &problem)
@@ -916,6 +1051,8 @@ QString MainWindow::profileName() const
 
 QString MainWindow::freshnessText() const
 {
+    if (showsAllProfiles())
+        return m_all->summaryText(); // each profile's own on its group
     if (!m_lastRefresh.isValid()) {
         if (!m_unreachable)
             return tr("not loaded yet");
@@ -934,6 +1071,8 @@ QString MainWindow::freshnessText() const
 
 bool MainWindow::isStale() const
 {
+    if (showsAllProfiles())
+        return m_all->anyWarning();
     if (m_unreachable)
         return true;
     if (!m_lastRefresh.isValid())
@@ -947,6 +1086,9 @@ bool MainWindow::isStale() const
 void MainWindow::tick()
 {
     m_model->tick();
+    if (showsAllProfiles())
+        m_all->tick(); // each profile's freshness, on its group
+
     m_freshness->setText(freshnessText());
     // A stale listing is a warning, in colour and in words (the text says "stale" too).
     m_freshness->setStyleSheet(
@@ -1022,16 +1164,27 @@ void MainWindow::updateActions()
         return std::any_of(records.cbegin(), records.cend(),
                            [this, action](const WorkspaceRecord *record) { return m_actions->fits(action, *record); });
     };
-    const bool canOpen = m_session && m_session->canOpen();
+    // In "All profiles" each row's own profile's session: the chosen row's for its logs and
+    // commands, the current row's (or group's) for Open.
+    const WorkspaceRecord *chosen = chosenRecord({});
+    ProfileSession *rowSession =
+        showsAllProfiles() ? (chosen ? sessionOf(chosen->profile) : nullptr) : m_session.data();
+    ProfileSession *openSession = showsAllProfiles() ? sessionOf(currentProfile()) : m_session.data();
+    if (showsAllProfiles()) {
+        m_commands->setSession(rowSession);
+        m_commands->setReadOnly(m_readOnly || (rowSession && rowSession->profile().readOnly));
+    }
+    const bool canOpen =
+        openSession && openSession->canOpen() && !(showsAllProfiles() && openSession->profile().readOnly);
     m_ui->actionOpen->setEnabled(!m_readOnly && canOpen);
-    m_ui->actionShowLog->setEnabled(m_logs && m_session && !records.isEmpty());
+    m_ui->actionShowLog->setEnabled(rowSession && rowSession->logs() && !records.isEmpty());
     m_ui->actionCopyId->setEnabled(!records.isEmpty());
     m_ui->actionRetryBootstrap->setEnabled(
         !m_readOnly && canOpen && std::any_of(records.cbegin(), records.cend(), [](const WorkspaceRecord *record) {
             return !record->bootstrapFailure.isEmpty();
         }));
-    m_ui->actionShowContainerLog->setEnabled(m_logs && m_session && !records.isEmpty()
-                                             && m_session->can(Capability::ContainerLog));
+    m_ui->actionShowContainerLog->setEnabled(rowSession && rowSession->logs() && !records.isEmpty()
+                                             && rowSession->can(Capability::ContainerLog));
     m_ui->actionClose->setEnabled(!m_readOnly && any(WorkspaceAction::Close));
     m_ui->actionPause->setEnabled(!m_readOnly && any(WorkspaceAction::Pause));
     m_ui->actionResume->setEnabled(!m_readOnly && any(WorkspaceAction::Resume));
@@ -1049,7 +1202,7 @@ void MainWindow::updateActions()
                                                     "Move the expiry of the selected workspaces (shows "
                                                     "old and new expiry first)"));
     m_ui->actionKill->setEnabled(!m_readOnly && any(WorkspaceAction::Kill));
-    m_commands->update(chosenRecord({}));
+    m_commands->update(chosen);
 }
 
 void MainWindow::openWorkspace()
@@ -1150,12 +1303,14 @@ void MainWindow::setSettings(QSettings *settings)
 
 OpenDialog *MainWindow::openDialog(const OpenDialog::Request &prefill)
 {
-    if (!m_session || !m_session->canOpen() || m_readOnly)
+    // In "All profiles", into the current row's (or group's) profile.
+    const QString profile = showsAllProfiles() ? currentProfile() : m_profile;
+    ProfileSession *session = sessionOf(profile);
+    if (!session || !session->canOpen() || m_readOnly || (showsAllProfiles() && session->profile().readOnly))
         return nullptr;
-    auto *dialog = new OpenDialog(m_session, prefill, this);
+    auto *dialog = new OpenDialog(session, prefill, this);
     dialog->setObjectName(QStringLiteral("openDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    const QString profile = m_profile;
     // Whether the id it would open is in the list, and whose it is.
     dialog->setLookup([this, profile](const QString &workspaceId) -> std::optional<OpenDialog::Existing> {
         const WorkspaceRecord *record = m_model->recordOfWorkspace(profile, workspaceId);
@@ -1166,16 +1321,20 @@ OpenDialog *MainWindow::openDialog(const OpenDialog::Request &prefill)
     connect(dialog, &OpenDialog::opened, this,
             [this, profile](const QString &workspaceId, const QString &, const QString &agentId) {
                 // Opening is the console's own access to the workspace.
-                if (profile != m_profile || !m_session)
+                ProfileSession *opened = sessionOf(profile);
+                if (!opened)
                     return;
                 QStringList &agents = m_agentsSeen[profile + u'\x1f' + workspaceId];
                 if (!agentId.isEmpty() && !agents.contains(agentId))
                     agents.append(agentId);
-                if (const auto workspace =
-                        std::dynamic_pointer_cast<SandboxWorkspace>(m_session->cached(workspaceId))) {
+                if (const auto workspace = std::dynamic_pointer_cast<SandboxWorkspace>(opened->cached(workspaceId))) {
                     m_activity->noteAccess(profile + u'\x1f' + workspace->sandbox().sandboxId);
                 }
-                refreshFor({workspaceId}); // its idle deadline moved, its agents may have
+                // Its idle deadline moved, its agents may have.
+                if (showsAllProfiles())
+                    m_all->refreshFor(profile, {workspaceId});
+                else
+                    refreshFor({workspaceId});
             });
     dialog->open();
     return dialog;
@@ -1203,16 +1362,25 @@ QCoro::Task<void> MainWindow::selectIdle(bool thenPause)
 
     // Every running workspace's sessions/ activity is read first (what is cached is not read
     // again), so that an agent busy in its sessions/ folder is not taken for idle.
-    if (m_session) {
-        QList<ActivityTracker::Target> running;
+    {
+        // Of every profile shown ("All profiles": each through its own session).
+        QHash<QString, QList<ActivityTracker::Target>> running;
+        int runningCount = 0;
         for (const WorkspaceRecord *record : m_model->recordsUnder({})) {
-            if (record->profile == m_profile && record->info.state == SandboxState::Running)
-                running.append({record->key(), record->info.sandboxId});
+            if (record->info.state == SandboxState::Running && sessionOf(record->profile)) {
+                running[record->profile].append({record->key(), record->info.sandboxId});
+                ++runningCount;
+            }
         }
-        statusBar()->showMessage(tr("Reading the activity of %n workspace(s)…", nullptr, int(running.size())));
-        co_await m_activity->fetch(m_session, running);
-        if (!self)
-            co_return;
+        if (!running.isEmpty())
+            statusBar()->showMessage(tr("Reading the activity of %n workspace(s)…", nullptr, runningCount));
+        const QStringList profiles = running.keys();
+        for (const QString &profile : profiles) {
+            const QList<ActivityTracker::Target> targets = running.value(profile);
+            co_await m_activity->fetch(sessionOf(profile), targets);
+            if (!self)
+                co_return;
+        }
     }
 
     // Idle since the newest time Paddock knows it was used (idleSince, the rule paddockctl sweep
@@ -1227,7 +1395,7 @@ QCoro::Task<void> MainWindow::selectIdle(bool thenPause)
     int count = 0;
     for (const WorkspaceRecord *record : m_model->recordsUnder({})) {
         const SandboxInfo &info = record->info;
-        if (record->profile != m_profile || info.state != SandboxState::Running)
+        if (info.state != SandboxState::Running || !sessionOf(record->profile))
             continue;
         // Only what is shown can be selected, and only that is counted.
         const QModelIndex index = m_proxy->mapFromSource(m_model->indexOfKey(record->key()));
@@ -1270,7 +1438,7 @@ QCoro::Task<void> MainWindow::selectIdle(bool thenPause)
 
 QCoro::Task<void> MainWindow::runAction(WorkspaceAction action, bool alwaysAsk)
 {
-    if (m_readOnly || !m_session || m_actions->isBusy())
+    if (m_readOnly || (!m_session && !showsAllProfiles()) || m_actions->isBusy())
         co_return;
     QList<WorkspaceRecord> selected;
     for (const WorkspaceRecord *record : selectedRecords())

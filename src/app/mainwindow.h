@@ -1,5 +1,6 @@
 #pragma once
 
+#include "allprofiles.h"
 #include "bootstraplog.h"
 #include "logdock.h"
 #include "opendialog.h"
@@ -71,6 +72,16 @@ public:
     // place. A null session shows `profile` empty, with `problem`.
     void setSession(Paddock::ProfileSession *session, const QString &profile = {}, const QString &problem = {});
     Paddock::ProfileSession *session() const { return m_session; }
+    // "All profiles" (the switcher's entry, AllProfiles::id()): every profile's workspaces at
+    // once, each profile a top-level group with its own freshness and problem, each read and
+    // action through that profile's own session. setSession() shows one profile again.
+    void setAllProfiles(const QList<AllProfiles::Entry> &entries);
+    bool showsAllProfiles() const { return m_profile == AllProfiles::id(); }
+    AllProfiles *allProfiles() const { return m_all; }
+    // The session a row of this profile goes through (null: that profile is not shown here).
+    Paddock::ProfileSession *sessionOf(const QString &profileId) const;
+    // A session that ends (its profile was saved, the console quits) is no longer used.
+    void forgetSession(Paddock::ProfileSession *session);
     WorkspaceActionController *actions() const { return m_actions; }
     // Run Command and Open Terminal.
     CommandActions *commands() const { return m_commands; }
@@ -198,8 +209,15 @@ private:
     void expandGroups(const QModelIndex &parent, int first, int last);
     void applyPendingSelection();
 
+    // The profile of the current row (its group's, for a group row), in "All profiles".
+    QString currentProfile() const;
+    // The log dock's source: this profile's session (the shown one's, else the current row's).
+    void updateLogSource(Paddock::ProfileSession *session);
+
     std::unique_ptr<Ui::MainWindow> m_ui;
     QPointer<Paddock::ProfileSession> m_session;
+    AllProfiles *m_all = nullptr; // the profiles shown under "All profiles"; empty otherwise
+    bool m_fitAllRows = false; // "All profiles" entered: the columns fit its first rows, not its empty groups
     QPointer<Paddock::BootstrapLogStore> m_logs; // the session's
     ActivityTracker *m_activity;
     WorkspaceActionController *m_actions;

@@ -8,6 +8,8 @@
 
 #include <QLoggingCategory>
 
+#include <vector>
+
 using namespace Paddock;
 
 namespace {
@@ -25,8 +27,28 @@ MetricsPoller::MetricsPoller(WorkspaceTreeModel *model, MetricsHistory *history,
 
 MetricsPoller::~MetricsPoller() = default;
 
+void MetricsPoller::setSessions(const QList<std::pair<QString, ProfileSession *>> &sessions)
+{
+    m_session = nullptr;
+    m_profile.clear();
+    m_sessions.clear();
+    m_sinceLast.invalidate();
+    for (const auto &[profile, session] : sessions) {
+        m_sessions.append({profile, session});
+        // A session made again is asked again.
+        if (const auto refused = m_refused.constFind(profile);
+            refused != m_refused.cend() && refused.value() != session) {
+            m_refused.remove(profile);
+            m_model->setMetricsNote(profile, {});
+        }
+    }
+    if (m_active)
+        viewChanged();
+}
+
 void MetricsPoller::setSession(ProfileSession *session, const QString &profile)
 {
+    m_sessions.clear();
     if (session != m_session || profile != m_profile)
         m_sinceLast.invalidate();
     m_session = session;
@@ -63,8 +85,17 @@ void MetricsPoller::viewChanged()
 
 bool MetricsPoller::isRefused(const QString &profile) const
 {
+    for (const auto &[id, session] : m_sessions) {
+        if (id == profile)
+            return isRefusedBy(profile, session);
+    }
+    return isRefusedBy(profile, m_session);
+}
+
+bool MetricsPoller::isRefusedBy(const QString &profile, const ProfileSession *session) const
+{
     const auto refused = m_refused.constFind(profile);
-    return refused != m_refused.cend() && refused.value() && refused.value() == m_session;
+    return refused != m_refused.cend() && refused.value() && refused.value() == session;
 }
 
 void MetricsPoller::turn()
@@ -77,11 +108,30 @@ void MetricsPoller::turn()
 
 QCoro::Task<bool> MetricsPoller::poll()
 {
-    QPointer<ProfileSession> session = m_session;
-    const QString profile = m_profile;
-    if (!session || !session->can(Capability::Metrics) || isRefused(profile) || m_inFlight.contains(profile))
+    if (m_sessions.isEmpty()) {
+        const QStringList ids = m_rows ? m_rows() : QStringList();
+        const bool asked = co_await pollProfile(m_session, m_profile, ids);
+        co_return asked;
+    }
+    // "All profiles": every profile's rows in view, each through its session, at once.
+    std::vector<QCoro::Task<bool>> rounds;
+    for (const auto &[profile, session] : std::as_const(m_sessions)) {
+        const QStringList ids = m_rowsOf ? m_rowsOf(profile) : QStringList();
+        if (!ids.isEmpty())
+            rounds.push_back(pollProfile(session, profile, ids));
+    }
+    bool asked = false;
+    for (auto &round : rounds) {
+        const bool one = co_await round;
+        asked = asked || one;
+    }
+    co_return asked;
+}
+
+QCoro::Task<bool> MetricsPoller::pollProfile(QPointer<ProfileSession> session, QString profile, QStringList ids)
+{
+    if (!session || !session->can(Capability::Metrics) || isRefusedBy(profile, session) || m_inFlight.contains(profile))
         co_return false;
-    const QStringList ids = m_rows ? m_rows() : QStringList();
     if (ids.isEmpty())
         co_return false;
     m_inFlight.insert(profile);

@@ -39,6 +39,11 @@ public:
 
     void setSession(Paddock::ProfileSession *session, const QString &profile);
     void setRowsInView(RowsInView rows) { m_rows = std::move(rows); }
+    // "All profiles": several profiles shown at once, each asked through its own session for
+    // its rows in view (rowsInViewOf), each at most once at a time, in the same round.
+    using RowsInViewOf = std::function<QStringList(const QString &profile)>;
+    void setSessions(const QList<std::pair<QString, Paddock::ProfileSession *>> &sessions);
+    void setRowsInViewOf(RowsInViewOf rows) { m_rowsOf = std::move(rows); }
     // The window is shown (polling) or hidden (not).
     void setActive(bool active);
     bool isActive() const { return m_active; }
@@ -58,12 +63,16 @@ Q_SIGNALS:
 
 private:
     void turn();
+    QCoro::Task<bool> pollProfile(QPointer<Paddock::ProfileSession> session, QString profile, QStringList ids);
+    bool isRefusedBy(const QString &profile, const Paddock::ProfileSession *session) const;
 
     WorkspaceTreeModel *m_model;
     MetricsHistory *m_history;
     QPointer<Paddock::ProfileSession> m_session;
     QString m_profile;
     RowsInView m_rows;
+    RowsInViewOf m_rowsOf;
+    QList<std::pair<QString, QPointer<Paddock::ProfileSession>>> m_sessions; // "All profiles"; empty otherwise
     QTimer m_timer;
     QElapsedTimer m_sinceLast; // since the last request of the current profile
     QSet<QString> m_inFlight; // profiles with a request under way

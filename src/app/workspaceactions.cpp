@@ -15,6 +15,7 @@
 #include <QWidget>
 
 #include <algorithm>
+#include <vector>
 
 using namespace Paddock;
 
@@ -53,9 +54,18 @@ bool WorkspaceActionController::fits(WorkspaceAction action, const WorkspaceReco
     return false;
 }
 
+ProfileSession *WorkspaceActionController::sessionOf(const QString &profileId) const
+{
+    if (!m_sessionOf)
+        return m_session;
+    ProfileSession *session = m_sessionOf(profileId);
+    return session && !session->profile().readOnly ? session : nullptr;
+}
+
 bool WorkspaceActionController::fits(WorkspaceAction action, const WorkspaceRecord &record) const
 {
-    return m_session && fits(action, record, m_session->capabilities());
+    const ProfileSession *session = sessionOf(record.profile);
+    return session && fits(action, record, session->capabilities());
 }
 
 bool WorkspaceActionController::stopsInsteadOfPausing(const QList<const WorkspaceRecord *> &records) const
@@ -77,7 +87,7 @@ void WorkspaceActionController::namePauseAction(QAction *pause, bool stops)
 QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<WorkspaceRecord> selected,
                                                  bool alwaysAsk)
 {
-    if (m_busy || !m_session)
+    if (m_busy)
         co_return;
     // Each action goes only to the workspaces it fits; the rest are skipped and counted.
     QList<WorkspaceRecord> targets;
@@ -93,8 +103,11 @@ QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<W
     const int count = int(targets.size());
     const int skipped = int(selected.size()) - count;
     const QPointer<WorkspaceActionController> self(this);
-    // The run stays with the profile it started on, even if the user switches profiles meanwhile.
-    const QPointer<ProfileSession> session = m_session;
+    // The run stays with the profiles it started on, even if the user switches profiles
+    // meanwhile: each target's session, by profile ("All profiles" has several).
+    QHash<QString, QPointer<ProfileSession>> sessions;
+    for (const WorkspaceRecord &record : std::as_const(targets))
+        sessions.insert(record.profile, sessionOf(record.profile));
 
     // Renew asks with its own dialog: the duration, and every expiry before and after (and once
     // more before shortening any).
@@ -117,7 +130,10 @@ QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<W
     // One confirmation that states the counts and lists the workspaces (for a kill, with the data
     // loss, and Cancel as the default). A kill that keeps files (Docker's host folders) keeps
     // them unless the user ticks the box.
-    const bool keepsFiles = action == WorkspaceAction::Kill && session && session->can(Capability::DeleteFilesOnKill);
+    const bool keepsFiles = action == WorkspaceAction::Kill
+        && std::any_of(sessions.cbegin(), sessions.cend(), [](const QPointer<ProfileSession> &session) {
+                                return session && session->can(Capability::DeleteFilesOnKill);
+                            });
     // Pause (and Close, which pauses) stops these workspaces: their processes end, their files stay.
     QList<const WorkspaceRecord *> targeted;
     for (const WorkspaceRecord &record : std::as_const(targets))
@@ -168,6 +184,7 @@ QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<W
         // (Kubernetes: its Pod and its PVC, with the workspace's files).
         QList<ConfirmDialog::Row> rows;
         for (const WorkspaceRecord &record : std::as_const(targets)) {
+            const QPointer<ProfileSession> session = sessions.value(record.profile);
             const QString warning =
                 action == WorkspaceAction::Kill && session ? session->killWarning(record.info) : QString();
             // As the tree says them: no user or agent recorded reads "unknown".
@@ -195,7 +212,8 @@ QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<W
         if (answer != QDialog::Accepted)
             co_return;
     }
-    if (!session)
+    if (std::none_of(sessions.cbegin(), sessions.cend(),
+                     [](const QPointer<ProfileSession> &session) { return !session.isNull(); }))
         co_return;
 
     m_busy = true;
@@ -241,30 +259,60 @@ QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<W
         }
         return std::nullopt;
     }();
-    QList<SandboxInfo> items;
-    items.reserve(targets.size());
-    for (const WorkspaceRecord &record : std::as_const(targets))
-        items.append(record.info);
+    // The targets split by profile, each part through its own session's bulk job, all at once;
+    // one progress over them all. (One profile: one part, as before.)
+    QStringList profiles;
+    QHash<QString, QList<qsizetype>> parts; // profile -> indices in targets
+    for (qsizetype i = 0; i < targets.size(); ++i) {
+        const QString &profile = targets.at(i).profile;
+        if (!parts.contains(profile))
+            profiles.append(profile);
+        parts[profile].append(i);
+    }
     int done = 0;
-    BulkProgress callbacks;
-    callbacks.cancel = cancel;
-    // The window may close during a bulk run: the items not yet started are then cancelled.
-    callbacks.started = [self, cancel, transition, &targets](qsizetype i) {
-        if (!self) {
-            cancel->cancel();
-            return;
+    std::vector<QCoro::Task<QList<ItemResult>>> runs;
+    QList<ItemResult> results;
+    for (const QString &profile : std::as_const(profiles)) {
+        const QList<qsizetype> part = parts.value(profile);
+        const QPointer<ProfileSession> session = sessions.value(profile);
+        if (!session) {
+            // Its session ended meanwhile (its profile was saved): said per item.
+            for (const qsizetype i : part) {
+                ItemResult gone;
+                gone.sandbox = targets.at(i).info;
+                gone.error = Error{Error::Kind::Cancelled, tr("Its profile was closed meanwhile")};
+                results.append(gone);
+            }
+            continue;
         }
-        if (transition)
-            self->m_model->setState(targets.at(i).key(), *transition);
-    };
-    // A resume is the console's own access to the workspace.
-    callbacks.finished = [&done, progress, self, action, &targets](qsizetype i, const ItemResult &result) {
-        if (progress)
-            progress->setValue(++done);
-        if (self && result.ok() && action == WorkspaceAction::Resume)
-            self->m_activity->noteAccess(targets.at(i).key());
-    };
-    const QList<ItemResult> results = co_await session->run(action, items, options, callbacks);
+        QList<SandboxInfo> items;
+        items.reserve(part.size());
+        for (const qsizetype i : part)
+            items.append(targets.at(i).info);
+        BulkProgress callbacks;
+        callbacks.cancel = cancel;
+        // The window may close during a bulk run: the items not yet started are then cancelled.
+        callbacks.started = [self, cancel, transition, &targets, part](qsizetype i) {
+            if (!self) {
+                cancel->cancel();
+                return;
+            }
+            if (transition)
+                self->m_model->setState(targets.at(part.at(i)).key(), *transition);
+        };
+        // A resume is the console's own access to the workspace.
+        callbacks.finished = [&done, progress, self, action, &targets, part](qsizetype i, const ItemResult &result) {
+            if (progress)
+                progress->setValue(++done);
+            if (self && result.ok() && action == WorkspaceAction::Resume)
+                self->m_activity->noteAccess(targets.at(part.at(i)).key());
+        };
+        runs.push_back(session->run(action, items, options, callbacks));
+    }
+    for (auto &run : runs) {
+        const QList<ItemResult> partResults = co_await run;
+        results.append(partResults);
+    }
     if (progress)
         progress->deleteLater();
     if (!self)

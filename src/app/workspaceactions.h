@@ -9,6 +9,8 @@
 #include <QPointer>
 #include <QString>
 
+#include <functional>
+
 class ActivityTracker;
 class QAction;
 class QWidget;
@@ -37,6 +39,13 @@ public:
     // The profile whose workspaces the actions go to (null: none).
     void setSession(Paddock::ProfileSession *session);
     Paddock::ProfileSession *session() const { return m_session; }
+    // "All profiles": each workspace's action goes to its own profile's session (null: none, and
+    // its row fits no action; nor does a row of a read-only profile). One run splits the
+    // selection by profile, runs each part through its session's bulk job at once, and shows one
+    // progress and one summary. Unset: every row goes to setSession()'s.
+    using SessionOf = std::function<Paddock::ProfileSession *(const QString &profileId)>;
+    void setSessionLookup(SessionOf lookup) { m_sessionOf = std::move(lookup); }
+    Paddock::ProfileSession *sessionOf(const QString &profileId) const;
 
     // Whether `action` can be done to this workspace in its state, on this profile's backend.
     static bool fits(Paddock::WorkspaceAction action, const WorkspaceRecord &record,
@@ -65,5 +74,6 @@ private:
     WorkspaceTreeModel *m_model;
     ActivityTracker *m_activity;
     QPointer<Paddock::ProfileSession> m_session;
+    SessionOf m_sessionOf;
     bool m_busy = false;
 };

@@ -57,8 +57,8 @@ bool WorkspaceFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &so
         return true;
     const auto *model = static_cast<const WorkspaceTreeModel *>(sourceModel());
     const WorkspaceRecord *record = model->record(model->index(sourceRow, 0, sourceParent));
-    if (!record)
-        return false; // a group: shown through its matching workspaces
+    if (!record) // a group: shown through its matching workspaces; a profile's always (its problem, its counts)
+        return !sourceParent.isValid() && model->hasProfileGroups();
     return accepts(*record);
 }
 

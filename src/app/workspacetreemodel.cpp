@@ -290,6 +290,38 @@ QVariant WorkspaceTreeModel::data(const QModelIndex &index, int role) const
 
 QVariant WorkspaceTreeModel::groupData(const Node *node, int column, int role) const
 {
+    if (node->kind == Kind::Profile) {
+        // A profile's group: its name, and its own freshness or problem, on its row.
+        const ProfileGroup info = m_profileInfo.value(node->name);
+        const QString name = info.name.isEmpty() ? node->name : info.name;
+        if (role == ProfileRole)
+            return node->name;
+        if (column == WorkspaceColumn) {
+            switch (role) {
+            case SortRole:
+                return name;
+            case Qt::DisplayRole:
+                return info.status.isEmpty() ? name : tr("%1 — %2").arg(name, info.status);
+            case Qt::ToolTipRole:
+            case Qt::AccessibleDescriptionRole: {
+                QStringList lines{tr("Profile %1").arg(name)};
+                if (!info.backend.isEmpty())
+                    lines.append(tr("Backend: %1").arg(info.backend));
+                if (!info.status.isEmpty())
+                    lines.append(info.status);
+                if (!info.details.isEmpty() && info.details != info.status)
+                    lines.append(info.details);
+                return lines.join(u'\n');
+            }
+            case Qt::ForegroundRole:
+                return info.warning ? QVariant(Tones::warning()) : QVariant();
+            default:
+                break;
+            }
+        }
+        if (column == BackendColumn && (role == Qt::DisplayRole || role == SortRole))
+            return info.backend;
+    }
     if (role == SortRole) {
         switch (column) {
         case StateColumn:
@@ -898,9 +930,14 @@ QString WorkspaceTreeModel::agentLabel(const WorkspaceRecord &record)
 
 WorkspaceTreeModel::Node *WorkspaceTreeModel::groupFor(const WorkspaceRecord &record, bool create)
 {
-    if (!m_grouped)
-        return m_root.get();
     Node *parent = m_root.get();
+    if (m_profileGroups) {
+        parent = profileNode(record.profile, create);
+        if (!parent)
+            return nullptr;
+    }
+    if (!m_grouped)
+        return parent;
     const std::array<std::pair<Kind, QString>, 2> levels{
         {{Kind::User, record.info.userId}, {Kind::Agent, agentLabel(record)}}};
     for (const auto &[kind, name] : levels) {
@@ -930,6 +967,82 @@ WorkspaceTreeModel::Node *WorkspaceTreeModel::groupFor(const WorkspaceRecord &re
         parent = group;
     }
     return parent;
+}
+
+WorkspaceTreeModel::Node *WorkspaceTreeModel::profileNode(const QString &profile, bool create)
+{
+    if (Node *group = m_root->groups.value(profile))
+        return group;
+    if (!create)
+        return nullptr;
+    // Profiles' groups are kept in the order of their names (their ids while they have none).
+    const auto nameOf = [this](const QString &id) {
+        const QString name = m_profileInfo.value(id).name;
+        return name.isEmpty() ? id : name;
+    };
+    const QString name = nameOf(profile);
+    const auto at = std::lower_bound(m_root->children.begin(), m_root->children.end(), name,
+                                     [&nameOf](const std::unique_ptr<Node> &node, const QString &key) {
+                                         return nameOf(node->name).localeAwareCompare(key) < 0;
+                                     });
+    const int row = int(at - m_root->children.begin());
+    auto node = std::make_unique<Node>();
+    node->kind = Kind::Profile;
+    node->parent = m_root.get();
+    node->name = profile;
+    Node *group = node.get();
+    if (!m_rebuilding)
+        beginInsertRows({}, row, row);
+    m_root->children.insert(m_root->children.begin() + row, std::move(node));
+    renumber(m_root->children, size_t(row));
+    m_root->groups.insert(profile, group);
+    if (!m_rebuilding)
+        endInsertRows();
+    return group;
+}
+
+void WorkspaceTreeModel::setProfileGroups(bool on)
+{
+    if (on == m_profileGroups)
+        return;
+    m_profileGroups = on;
+    rebuild();
+}
+
+void WorkspaceTreeModel::setProfileGroup(const QString &profile, const ProfileGroup &group)
+{
+    const auto known = m_profileInfo.constFind(profile);
+    const bool renamed = known == m_profileInfo.cend() || known->name != group.name;
+    const bool changed = known == m_profileInfo.cend() || !(*known == group);
+    if (renamed && known != m_profileInfo.cend() && m_profileGroups && m_root->groups.contains(profile)) {
+        // A new name: its group moves to its place (a rebuild keeps nothing cheaper for 4 rows).
+        m_profileInfo.insert(profile, group);
+        rebuild();
+        return;
+    }
+    m_profileInfo.insert(profile, group);
+    if (!m_profileGroups)
+        return;
+    Node *node = profileNode(profile, true);
+    if (changed && known != m_profileInfo.cend()) {
+        // Its texts only: named roles, so a proxy sorts and filters nothing again.
+        Q_EMIT dataChanged(indexOf(node, WorkspaceColumn), indexOf(node, BackendColumn),
+                           {Qt::DisplayRole, Qt::ToolTipRole, Qt::ForegroundRole, Qt::AccessibleDescriptionRole});
+    }
+}
+
+void WorkspaceTreeModel::removeProfileGroup(const QString &profile)
+{
+    removeProfile(profile);
+    m_profileInfo.remove(profile);
+    if (Node *node = m_root->groups.value(profile); node && node->kind == Kind::Profile)
+        removeNode(node);
+}
+
+QModelIndex WorkspaceTreeModel::indexOfProfileGroup(const QString &profile) const
+{
+    const Node *node = m_profileGroups ? m_root->groups.value(profile) : nullptr;
+    return node ? indexOf(node) : QModelIndex();
 }
 
 void WorkspaceTreeModel::insertWorkspaces(Node *parent, std::vector<std::unique_ptr<Node>> nodes)
@@ -997,6 +1110,16 @@ void WorkspaceTreeModel::recountGroups(Node *parent)
         recountGroups(child.get()); // agents before their user
         recount(child.get());
         Q_EMIT dataChanged(indexOf(child.get(), StateColumn), indexOf(child.get(), StateColumn));
+    }
+}
+
+void WorkspaceTreeModel::recountTree(Node *parent)
+{
+    for (const auto &child : parent->children) {
+        if (child->kind == Kind::Workspace)
+            continue;
+        recountTree(child.get());
+        recount(child.get());
     }
 }
 
@@ -1162,7 +1285,7 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
     // Filling an empty model (the first listing) announces itself as one reset: there is no
     // selection, current row or expanded group to keep yet, and views lay out 10,000 rows once
     // instead of taking some 850 insertions.
-    const bool filling = count > 0 && m_root->children.empty();
+    const bool filling = count > 0 && m_workspaceCount == 0;
     if (filling) {
         beginResetModel();
         m_rebuilding = true;
@@ -1260,45 +1383,40 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
         insertWorkspaces(group, std::move(nodes));
     }
     if (filling) {
-        for (const auto &user : m_root->children) {
-            if (user->kind != Kind::User)
-                continue;
-            for (const auto &agent : user->children)
-                recount(agent.get());
-            recount(user.get());
-        }
+        recountTree(m_root.get());
         m_rebuilding = false;
         endResetModel();
         return;
     }
 
-    if (!m_grouped)
+    if (!m_grouped && !m_profileGroups)
         return;
-    // Empty agent groups go, then empty user groups; the rest are recounted, agents first.
-    QSet<Node *> users;
-    for (Node *group : std::as_const(touched)) {
-        if (group->kind == Kind::Agent)
-            users.insert(group->parent);
-    }
-    for (Node *group : std::as_const(touched)) {
-        if (group->kind != Kind::Agent)
-            continue;
-        if (group->children.empty()) {
-            removeNode(group);
-        } else {
-            recount(group);
-            // Its name stays: only its counts and sort values change (and a proxy sorted by name
-            // need not sort it again).
-            Q_EMIT dataChanged(indexOf(group, StateColumn), indexOf(group, CreatedColumn));
+    // Empty agent groups go, then empty user groups (a profile's group stays, empty or not); the
+    // rest are recounted, agents first, then users, then profiles.
+    QSet<Node *> level = touched;
+    for (const Kind kind : {Kind::Agent, Kind::User, Kind::Profile}) {
+        QSet<Node *> parents; // the next level's, and the groups of a later level touched themselves
+        QList<Node *> now;
+        for (Node *group : std::as_const(level)) {
+            if (group->kind == kind)
+                now.append(group);
+            else if (group != m_root.get() && group->kind != Kind::Workspace)
+                parents.insert(group);
         }
-    }
-    for (Node *user : std::as_const(users)) {
-        if (user->children.empty()) {
-            removeNode(user);
-        } else {
-            recount(user);
-            Q_EMIT dataChanged(indexOf(user, StateColumn), indexOf(user, CreatedColumn));
+        for (Node *group : std::as_const(now)) {
+            Node *parent = group->parent;
+            if (group->children.empty() && kind != Kind::Profile) {
+                removeNode(group);
+            } else {
+                recount(group);
+                // Its name stays: only its counts and sort values change (and a proxy sorted by
+                // name need not sort it again).
+                Q_EMIT dataChanged(indexOf(group, StateColumn), indexOf(group, CreatedColumn));
+            }
+            if (parent && parent != m_root.get())
+                parents.insert(parent);
         }
+        level = std::move(parents);
     }
 }
 
@@ -1394,6 +1512,11 @@ void WorkspaceTreeModel::rebuild()
     m_byProfile.clear();
     m_workspaceCount = 0;
     std::unordered_map<Node *, std::vector<std::unique_ptr<Node>>> placed;
+    if (m_profileGroups) {
+        // Every profile's group, with rows or not (one whose server is down still says why).
+        for (auto it = m_profileInfo.cbegin(); it != m_profileInfo.cend(); ++it)
+            profileNode(it.key(), true);
+    }
     for (const WorkspaceRecord &record : std::as_const(all)) {
         auto node = std::make_unique<Node>();
         node->record = record;
@@ -1401,13 +1524,7 @@ void WorkspaceTreeModel::rebuild()
     }
     for (auto &[group, nodes] : placed)
         insertWorkspaces(group, std::move(nodes));
-    for (const auto &user : m_root->children) {
-        if (user->kind != Kind::User)
-            continue;
-        for (const auto &agent : user->children)
-            recount(agent.get());
-        recount(user.get());
-    }
+    recountTree(m_root.get());
     m_rebuilding = false;
     endResetModel();
 }

@@ -83,6 +83,7 @@ public:
         User,
         Agent,
         Workspace,
+        Profile, // "All profiles": one top-level group per profile (setProfileGroups)
     };
     Q_ENUM(Kind)
 
@@ -120,6 +121,31 @@ public:
     // their selection by KeyRole.
     bool isGrouped() const { return m_grouped; }
     void setGrouped(bool grouped);
+
+    // "All profiles": every profile's rows under a top-level group of its own (above the user and
+    // agent groups, or the flat list), which shows the profile's name, backend, counts and its
+    // own freshness or problem (setProfileGroup). Switching rebuilds the model, as setGrouped().
+    bool hasProfileGroups() const { return m_profileGroups; }
+    void setProfileGroups(bool on);
+    // What a profile's group row says: its name, its backend's name, its freshness ("updated 3 s
+    // ago") or problem, whether that is a warning (amber, with a warning icon), and the whole
+    // text for its tooltip and accessible description. The group stays while its profile has
+    // no rows (a profile whose server is down still shows why). Only the texts that changed are
+    // announced (dataChanged with their roles: a second's tick re-sorts nothing).
+    struct ProfileGroup
+    {
+        QString name;
+        QString backend;
+        QString status;
+        QString details; // the tooltip: the problem in full, and when it was listed
+        bool warning = false;
+        bool operator==(const ProfileGroup &) const = default;
+    };
+    void setProfileGroup(const QString &profile, const ProfileGroup &group);
+    // Drops a profile's group and its rows.
+    void removeProfileGroup(const QString &profile);
+    QModelIndex indexOfProfileGroup(const QString &profile) const;
+    QStringList profileGroups() const { return m_profileInfo.keys(); }
 
     // Replaces the rows of `profile` with `records` (all of that profile's workspaces), in place.
     // Other profiles' rows are left alone.
@@ -282,6 +308,8 @@ private:
     void pruneEmptyGroups(Node *group);
     void recount(Node *group);
     void recountGroups(Node *parent); // every group under parent, and dataChanged for their counts
+    void recountTree(Node *parent); // every group under parent, without a signal (a reset)
+    Node *profileNode(const QString &profile, bool create);
     size_t countSlot(const WorkspaceRecord &record) const; // its slot in StateCounts
     void rebuild();
     QVariant groupData(const Node *node, int column, int role) const;
@@ -317,4 +345,6 @@ private:
     QSet<QString> m_observed; // profiles whose diffs are collected
     bool m_clearing = false; // removeProfile(): not a listing
     QHash<QString, QString> m_metricsNotes; // profile -> why its figures are absent
+    bool m_profileGroups = false;
+    QHash<QString, ProfileGroup> m_profileInfo; // profile -> what its group row says
 };

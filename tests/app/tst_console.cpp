@@ -145,7 +145,8 @@ private Q_SLOTS:
             importedId = console.profiles().profiles().at(1).id;
             QCOMPARE(QCoro::waitFor(secrets.read(importedId))->value_or(QByteArray()), QByteArray("s3cret"));
             auto *box = window->findChild<QComboBox *>(QStringLiteral("profileBox"));
-            QCOMPARE(box->count(), 2);
+            QCOMPARE(box->count(), 3); // "All profiles" first, with two profiles
+            QCOMPARE(box->itemData(0).toString(), QStringLiteral("@all"));
 
             // Switching shows the server's workspaces.
             QCoro::waitFor(console.switchTo(importedId));
@@ -794,9 +795,10 @@ private Q_SLOTS:
         QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("apiKeyEdit")), QStringLiteral("k3y"));
         QVERIFY(QCoro::waitFor(dialog->save()));
 
-        // The switcher offers it at once; shown, it lists the server's workspaces with the key.
-        QTRY_COMPARE(box->count(), 2);
-        const QString id = box->itemData(1).toString();
+        // The switcher offers it at once (and "All profiles", first, now that there are two);
+        // shown, it lists the server's workspaces with the key.
+        QTRY_COMPARE(box->count(), 3);
+        const QString id = box->itemData(2).toString();
         QCOMPARE(QCoro::waitFor(secrets.read(id))->value_or(QByteArray()), QByteArray("k3y"));
         QCoro::waitFor(console.switchTo(id));
         QTRY_COMPARE(window->model()->workspaceCount(), 3);

@@ -802,6 +802,110 @@ private Q_SLOTS:
                  QStringLiteral("Paused"));
     }
 
+    // "All profiles": a top-level group per profile above the user and agent groups (or the flat
+    // list), counting its rows, saying its name, backend and freshness; it stays while its
+    // profile has no rows; its texts change with named roles only; in place under the tester.
+    void profileGroups()
+    {
+        WorkspaceTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.update(QStringLiteral("one"),
+                     {record(QStringLiteral("a"), QStringLiteral("u"), QStringLiteral("x"), SandboxState::Running,
+                             QStringLiteral("one"))});
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        model.setProfileGroups(true); // a rebuild, as setGrouped()
+        QCOMPARE(reset.count(), 1);
+        QCOMPARE(model.rowCount(), 1);
+        const auto group = [](const QString &name, const QString &status, bool warning = false) {
+            WorkspaceTreeModel::ProfileGroup shown;
+            shown.name = name;
+            shown.backend = QStringLiteral("OpenSandbox");
+            shown.status = status;
+            shown.details = warning ? QStringLiteral("connection refused") : QString();
+            shown.warning = warning;
+            return shown;
+        };
+        model.setProfileGroup(QStringLiteral("one"), group(QStringLiteral("Beta"), QStringLiteral("updated 3 s ago")));
+        model.setProfileGroup(QStringLiteral("two"),
+                              group(QStringLiteral("Alpha"),
+                                    QStringLiteral("⚠ cannot reach "
+                                                   "the server"),
+                                    true));
+        // In name order; the profile with no rows stays, with its problem, in colour.
+        QCOMPARE(childNames(model),
+                 (QStringList{QStringLiteral("Alpha — ⚠ cannot reach the server"),
+                              QStringLiteral("Beta — updated 3 s ago")}));
+        const QModelIndex two = model.indexOfProfileGroup(QStringLiteral("two"));
+        QCOMPARE(two.row(), 0);
+        QCOMPARE(two.data(WorkspaceTreeModel::KindRole).value<WorkspaceTreeModel::Kind>(),
+                 WorkspaceTreeModel::Kind::Profile);
+        QCOMPARE(two.data(WorkspaceTreeModel::ProfileRole).toString(), QStringLiteral("two"));
+        QVERIFY(two.data(Qt::ForegroundRole).isValid());
+        QCOMPARE(two.data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("Profile Alpha\nBackend: OpenSandbox\n⚠ cannot reach the server\nconnection refused"));
+        QCOMPARE(two.data(Qt::AccessibleDescriptionRole), two.data(Qt::ToolTipRole));
+        QCOMPARE(two.siblingAtColumn(WorkspaceTreeModel::BackendColumn).data().toString(),
+                 QStringLiteral("OpenSandbox"));
+        const QModelIndex one = model.indexOfProfileGroup(QStringLiteral("one"));
+        QVERIFY(!one.data(Qt::ForegroundRole).isValid());
+        // Under it, the usual user and agent groups.
+        QCOMPARE(childNames(model, one), QStringList{QStringLiteral("u")});
+        QCOMPARE(childNames(model, model.index(0, 0, one)), QStringList{QStringLiteral("x")});
+
+        // A listing of "two": its rows under its group, counted there and nowhere else.
+        model.update(QStringLiteral("two"),
+                     {record(QStringLiteral("a"), QStringLiteral("u"), QStringLiteral("x"), SandboxState::Paused,
+                             QStringLiteral("two")),
+                      record(QStringLiteral("b"), QStringLiteral("v"), QStringLiteral("y"), SandboxState::Running,
+                             QStringLiteral("two"))});
+        QCOMPARE(reset.count(), 1); // in place
+        QCOMPARE(model.recordsUnder(two).size(), 2);
+        QCOMPARE(two.siblingAtColumn(WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("1 Running · 1 Paused"));
+        QCOMPARE(one.siblingAtColumn(WorkspaceTreeModel::StateColumn).data().toString(), QStringLiteral("1 Running"));
+
+        // A new freshness: only its texts, with their roles (a proxy sorts nothing again).
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setProfileGroup(QStringLiteral("one"), group(QStringLiteral("Beta"), QStringLiteral("updated 4 s ago")));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.constFirst().at(0).toModelIndex(), one);
+        QVERIFY(!changed.constFirst().at(2).value<QList<int>>().isEmpty());
+        model.setProfileGroup(QStringLiteral("one"), group(QStringLiteral("Beta"), QStringLiteral("updated 4 s ago")));
+        QCOMPARE(changed.count(), 1); // the same: nothing
+
+        // Its rows all gone: the user and agent groups go, the profile's stays.
+        model.update(QStringLiteral("one"), {});
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.rowCount(model.indexOfProfileGroup(QStringLiteral("one"))), 0);
+        QCOMPARE(model.indexOfProfileGroup(QStringLiteral("one"))
+                     .siblingAtColumn(WorkspaceTreeModel::StateColumn)
+                     .data()
+                     .toString(),
+                 QString()); // nothing to count
+
+        // Flat: the rows right under their profile's group.
+        model.setGrouped(false);
+        QCOMPARE(model.rowCount(model.indexOfProfileGroup(QStringLiteral("two"))), 2);
+        QCOMPARE(model.rowCount(model.indexOfProfileGroup(QStringLiteral("one"))), 0);
+        model.update(QStringLiteral("two"),
+                     {record(QStringLiteral("b"), QStringLiteral("v"), QStringLiteral("y"), SandboxState::Running,
+                             QStringLiteral("two"))});
+        QCOMPARE(model.indexOfProfileGroup(QStringLiteral("two"))
+                     .siblingAtColumn(WorkspaceTreeModel::StateColumn)
+                     .data()
+                     .toString(),
+                 QStringLiteral("1 Running"));
+        model.setGrouped(true);
+
+        // A profile no longer shown goes with its rows; then one profile again.
+        model.removeProfileGroup(QStringLiteral("two"));
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.workspaceCount(), 0);
+        model.setProfileGroups(false);
+        QCOMPARE(model.rowCount(), 0);
+        QVERIFY(!model.indexOfProfileGroup(QStringLiteral("one")).isValid());
+    }
+
     void countdownsTickOnTwoColumnsForRowsWithADeadline()
     {
         WorkspaceTreeModel model;

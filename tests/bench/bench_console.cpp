@@ -75,6 +75,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -87,20 +88,22 @@ using namespace PaddockBench;
 
 namespace {
 
-QList<WorkspaceRecord> listing(int count, int generation, const QDateTime &now)
+// `count` rows of `profile`, spread over `users` users from user-`firstUser` (eight agents each).
+QList<WorkspaceRecord> listing(int count, int generation, const QDateTime &now,
+                               const QString &profile = QStringLiteral("bench"), int users = 50, int firstUser = 0)
 {
     QList<WorkspaceRecord> records;
     records.reserve(count);
     for (int i = 0; i < count; ++i) {
         WorkspaceRecord r;
-        r.profile = QStringLiteral("bench");
+        r.profile = profile;
         // 1% of the rows differ from one generation to the next: half change state, a quarter
         // are replaced by new ones.
         const bool replaced = i % 400 == generation % 400;
         r.info.sandboxId =
             replaced ? QStringLiteral("gen%1-%2").arg(generation).arg(i) : QStringLiteral("ws-%1").arg(i);
         r.info.workspaceId = r.info.sandboxId;
-        r.info.userId = QStringLiteral("user-%1").arg(i % 50);
+        r.info.userId = QStringLiteral("user-%1").arg(firstUser + i % users);
         r.info.agentId = QStringLiteral("agent-%1").arg(i % 8);
         const bool flipped = i % 200 == generation % 200;
         r.info.state = (i % 4 == 0) != flipped ? SandboxState::Paused : SandboxState::Running;
@@ -676,6 +679,139 @@ int faultsWindow(int sandboxes, int refreshes, int downRefreshes, double failRat
 
 } // namespace
 
+// "All profiles": `profiles` profiles of `perProfile` workspaces each in one tree (a top-level group
+// per profile), through the window's proxy and view, every group expanded. A refresh is what
+// AllProfiles does: each profile's listing (1% of its rows changed) applied as it comes, its
+// group's freshness set, the view's share of the work between two listings. Returns the round's
+// medians and worsts: the whole round, and the longest single profile's apply.
+struct AllProfilesFigures
+{
+    double roundMs = 0;
+    double roundWorstMs = 0;
+    double oneMs = 0;
+    double oneWorstMs = 0;
+    double tickMs = 0;
+    int rounds = 0;
+};
+
+AllProfilesFigures allProfilesRefresh(int profiles, int perProfile, bool sharedUsers)
+{
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    WorkspaceTreeModel model;
+    model.setProfileGroups(true);
+    WorkspaceFilterProxy proxy;
+    proxy.setSourceModel(&model);
+    WorkspaceView view;
+    view.setUniformRowHeights(true);
+    view.setSortingEnabled(true);
+    view.setModel(&proxy);
+    view.sortByColumn(WorkspaceTreeModel::WorkspaceColumn, Qt::AscendingOrder);
+    view.resize(1400, 900);
+    view.show();
+    QStringList ids;
+    for (int p = 0; p < profiles; ++p)
+        ids.append(QStringLiteral("profile-%1").arg(p + 1));
+    const auto group = [](const QString &id, const QString &status) {
+        WorkspaceTreeModel::ProfileGroup shown;
+        shown.name = id;
+        shown.backend = QStringLiteral("OpenSandbox");
+        shown.status = status;
+        return shown;
+    };
+    QHash<QString, QDateTime> idleDeadlines;
+    const WorkspaceTreeModel::Decorate decorate = [&idleDeadlines](const QString &, const SandboxInfo &info,
+                                                                   WorkspaceTreeModel::Decoration &decoration) {
+        decoration.idleDeadline.reset();
+        if (const auto it = idleDeadlines.constFind(info.workspaceId); it != idleDeadlines.cend())
+            decoration.idleDeadline = *it;
+    };
+    const auto infos = [&](int generation, const QString &id) {
+        QList<SandboxInfo> listed;
+        // The same 50 users on every server (four times the groups of one profile), or each
+        // server its own share of them (as many groups as one profile of them all).
+        const int users = sharedUsers ? 50 : 50 / int(ids.size());
+        const int first = sharedUsers ? 0 : int(ids.indexOf(id)) * users;
+        for (WorkspaceRecord &record : listing(perProfile, generation, now, id, users, first)) {
+            record.info.fingerprint = fingerprintOf(record.info);
+            idleDeadlines.insert(record.info.workspaceId, *record.idleDeadline);
+            listed.append(record.info);
+        }
+        return listed;
+    };
+    for (const QString &id : std::as_const(ids)) {
+        model.setProfileGroup(id, group(id, QStringLiteral("not loaded yet")));
+        model.update(id, infos(0, id), decorate);
+    }
+    const std::function<void(const QModelIndex &)> expand = [&](const QModelIndex &parent) {
+        for (int row = 0; row < proxy.rowCount(parent); ++row) {
+            const QModelIndex index = proxy.index(row, 0, parent);
+            if (index.data(WorkspaceTreeModel::KindRole).value<WorkspaceTreeModel::Kind>()
+                == WorkspaceTreeModel::Kind::Workspace)
+                return;
+            view.expand(index);
+            expand(index);
+        }
+    };
+    expand({});
+    QApplication::processEvents();
+
+    constexpr int Refreshes = 18; // half applied in one pass, half a profile at a time
+    std::vector<std::vector<QList<SandboxInfo>>> prepared; // round -> profile -> listing
+    for (int generation = 1; generation <= Refreshes; ++generation) {
+        std::vector<QList<SandboxInfo>> round;
+        for (const QString &id : std::as_const(ids))
+            round.push_back(infos(generation, id));
+        prepared.push_back(std::move(round));
+    }
+    std::vector<double> roundMs;
+    std::vector<double> oneMs;
+    int second = 0;
+    for (size_t r = 0; r < prepared.size(); ++r) {
+        auto &round = prepared[r];
+        QElapsedTimer timer;
+        timer.start();
+        if (r % 2 == 0) {
+            // The listings arrived within AllProfiles::ApplyWindow of each other: one pass, then
+            // the view's share of the work once.
+            for (qsizetype p = 0; p < ids.size(); ++p) {
+                model.update(ids.at(p), std::move(round[size_t(p)]), decorate);
+                model.setProfileGroup(ids.at(p), group(ids.at(p), QStringLiteral("updated %1 s ago").arg(second)));
+            }
+            QApplication::processEvents();
+            roundMs.push_back(double(timer.nsecsElapsed()) / 1e6);
+        } else {
+            // Each arrived alone (a slow server): a pass each, the view's share after each.
+            for (qsizetype p = 0; p < ids.size(); ++p) {
+                QElapsedTimer one;
+                one.start();
+                model.update(ids.at(p), std::move(round[size_t(p)]), decorate);
+                model.setProfileGroup(ids.at(p), group(ids.at(p), QStringLiteral("updated %1 s ago").arg(second)));
+                QApplication::processEvents();
+                oneMs.push_back(double(one.nsecsElapsed()) / 1e6);
+            }
+        }
+        ++second;
+    }
+    // The per-second tick's share for the groups: each group's freshness said again.
+    std::vector<double> tickMs;
+    for (int t = 0; t < 20; ++t) {
+        QElapsedTimer timer;
+        timer.start();
+        for (const QString &id : std::as_const(ids))
+            model.setProfileGroup(id, group(id, QStringLiteral("updated %1 s ago").arg(second + t)));
+        QApplication::processEvents();
+        tickMs.push_back(double(timer.nsecsElapsed()) / 1e6);
+    }
+    AllProfilesFigures figures;
+    figures.rounds = int(roundMs.size());
+    figures.roundMs = median(roundMs);
+    figures.roundWorstMs = *std::max_element(roundMs.begin(), roundMs.end());
+    figures.oneMs = median(oneMs);
+    figures.oneWorstMs = *std::max_element(oneMs.begin(), oneMs.end());
+    figures.tickMs = median(tickMs);
+    return figures;
+}
+
 int main(int argc, char **argv)
 {
     qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -1065,6 +1201,25 @@ int main(int argc, char **argv)
     std::printf("  countdown tick with the figures shown    %8.2f ms  (%+.2f ms)  [<= +1 ms]\n",
                 median(tickWithMetricsMs), median(tickWithMetricsMs) - median(tickMs));
     std::fflush(stdout);
+    {
+        // "All profiles": four profiles of a quarter each, in one tree.
+        constexpr int Profiles = 4;
+        for (const bool shared : {false, true}) {
+            const AllProfilesFigures all = allProfilesRefresh(Profiles, count / Profiles, shared);
+            std::printf(
+                "console model, \"All profiles\": %d profiles of %d workspaces, a group each, all expanded, %s\n",
+                Profiles, count / Profiles,
+                shared ? "the same 50 users on each (4x the groups)" : "the 50 users split among them");
+            std::printf(
+                "  refresh changing 1%% of each profile's rows, one pass (median of %d) %6.2f ms  [<= 20 ms]  worst "
+                "%.2f ms\n",
+                all.rounds, all.roundMs, all.roundWorstMs);
+            std::printf("    a listing arriving alone, its own pass (median) %6.2f ms  [<= 20 ms]  worst %.2f ms\n",
+                        all.oneMs, all.oneWorstMs);
+            std::printf("    the groups' freshness, each second       %8.3f ms\n", all.tickMs);
+            std::fflush(stdout);
+        }
+    }
     if (parser.isSet(QStringLiteral("model-only")))
         return 0;
     // The windows' figures each in a fresh process, so that its memory is its own.

@@ -210,6 +210,48 @@ private Q_SLOTS:
         QVERIFY(server.requests.at(2).endsWith(R"({"image":{"uri":"python:3.11-slim"}})"));
     }
 
+    // A retry-safe DELETE whose connection closes after it was sent may have run: its 404 on the
+    // retry says so (Kubernetes' kill then counts it as deleted). After answers that say the
+    // request did not run (503, 429), a 404 is a plain 404.
+    void aRetriedRequestSaysWhetherAnEarlierAttemptMayHaveRun()
+    {
+        ScriptedHttpServer server;
+        server.script.enqueue(ScriptedHttpServer::response(200, R"({"items":[]})"));
+        server.script.enqueue(ScriptedHttpServer::drop());
+        server.script.enqueue(ScriptedHttpServer::response(404, R"({"kind":"Status","code":404})"));
+        server.script.enqueue(ScriptedHttpServer::response(503, "{}"));
+        server.script.enqueue(ScriptedHttpServer::response(429, "{}", "Retry-After: 0\r\n"));
+        server.script.enqueue(ScriptedHttpServer::response(404, R"({"kind":"Status","code":404})"));
+        server.script.enqueue(ScriptedHttpServer::response(504, "{}"));
+        server.script.enqueue(ScriptedHttpServer::response(404, R"({"kind":"Status","code":404})"));
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(4));
+        // A first request leaves a kept-alive connection for the DELETE to reuse: the case where
+        // Qt would otherwise send the body again itself.
+        QVERIFY(QCoro::waitFor(client.send(get(server.url(QStringLiteral("/api/v1/pods"))))));
+        HttpRequest remove;
+        remove.method = "DELETE";
+        remove.url = server.url(QStringLiteral("/api/v1/namespaces/agentscope/pods/as-ws-a"));
+        remove.retrySafe = true;
+        remove.body = R"({"kind":"DeleteOptions","apiVersion":"v1"})";
+        auto result = QCoro::waitFor(client.send(remove));
+        QVERIFY(!result);
+        QCOMPARE(result.error().kind, Error::Kind::NotFound);
+        QVERIFY(result.error().earlierAttemptMayHaveRun);
+        QCOMPARE(client.attempts(), 3); // the GET, the dropped DELETE, its retry: not Qt's own resend
+
+        result = QCoro::waitFor(client.send(remove));
+        QCOMPARE(result.error().kind, Error::Kind::NotFound);
+        QVERIFY(!result.error().earlierAttemptMayHaveRun);
+
+        result = QCoro::waitFor(client.send(remove));
+        QCOMPARE(result.error().kind, Error::Kind::NotFound);
+        QVERIFY(result.error().earlierAttemptMayHaveRun); // a gateway timeout: it may have reached the server
+        QCOMPARE(server.requests.size(), 8);
+        for (int i = 1; i < server.requests.size(); ++i)
+            QVERIFY(server.requests.at(i).endsWith(R"({"kind":"DeleteOptions","apiVersion":"v1"})"));
+    }
+
     // The owner going away ends every request at once, instead of leaving coroutines waiting on
     // replies that the network manager deletes.
     void abortAllEndsWhatIsInFlight()

@@ -638,6 +638,37 @@ private Q_SLOTS:
         QCOMPARE(again.error().kind, Error::Kind::NotFound);
     }
 
+    // A kill whose DELETEs were carried out but whose answers were lost (the connection closed
+    // first) finds nothing on its retries: it did the deleting, so it is done, not "no Pod".
+    void aKillWhoseAnswersWereLostIsDone()
+    {
+        auto k8s = backend();
+        const QString id = newId();
+        QVERIFY(QCoro::waitFor(k8s->create(CreateSpec{id, {}, {}, {}})));
+        const QString name = safeName(id);
+        // A Pod that has ended is deleted at once (no grace period), so the retries find nothing.
+        m_fake.control("POST", u"/_fake/pods/agentscope/%1/status"_qs.arg(name), R"({"phase":"Failed"})");
+        m_fake.control("POST", u"/_fake/reset-stats"_qs);
+        for (const char *resource : {"pods", "persistentvolumeclaims"}) {
+            const QByteArray injected = m_fake.control(
+                "POST", u"/_fake/inject"_qs,
+                QJsonDocument(
+                    QJsonObject{{u"method"_qs, u"DELETE"_qs},
+                                {u"pathPrefix"_qs,
+                                 u"/api/v1/namespaces/agentscope/%1/%2"_qs.arg(QLatin1String(resource), name)},
+                                {u"injection"_qs, u"drop-handled"_qs}})
+                    .toJson());
+            QVERIFY2(injected.contains("pending"), injected.constData());
+        }
+        const auto killed = QCoro::waitFor(k8s->kill(name, {}));
+        QVERIFY2(killed, killed ? "" : qPrintable(killed.error().message));
+        QCOMPARE(pod(name).status, 404);
+        QTRY_COMPARE_WITH_TIMEOUT(pvc(name).status, 404, 10'000);
+        const QJsonObject byVerb = m_fake.stats().value(u"byVerb"_qs).toObject();
+        QCOMPARE(byVerb.value(u"delete pods"_qs).toInt(), 2); // the lost one and its retry
+        QCOMPARE(byVerb.value(u"delete persistentvolumeclaims"_qs).toInt(), 2);
+    }
+
     // Live: a change on the cluster arrives as an event, also after the watch's resourceVersion
     // became too old (410: list again).
     void theWatchReportsChangesAndListsAgainWhenTooOld()

@@ -323,9 +323,19 @@ void FakeKubernetes::onRequest(HttpConnection *connection, const HttpRequest &re
     handle(connection, request);
 }
 
+FakeKubernetes::Injection FakeKubernetes::scriptedInjection(const HttpRequest &request)
+{
+    for (qsizetype i = 0; i < m_scripted.size(); ++i) {
+        if (m_scripted.at(i).method == request.method && request.path.startsWith(m_scripted.at(i).pathPrefix))
+            return m_scripted.takeAt(i).injection;
+    }
+    return Injection::None;
+}
+
 void FakeKubernetes::handle(HttpConnection *connection, const HttpRequest &request)
 {
-    switch (drawInjection()) {
+    const Injection scripted = scriptedInjection(request);
+    switch (scripted != Injection::None ? scripted : drawInjection()) {
     case Injection::None:
         break;
     case Injection::Status429: {
@@ -560,6 +570,28 @@ void FakeKubernetes::handleFake(HttpConnection *connection, const HttpRequest &r
         m_historyFloor = m_rv;
         m_snapshots.clear();
         return json(statsJson());
+    }
+    if (first == u"inject"_s && method == "POST") {
+        static const QHash<QString, Injection> names{{u"429"_s, Injection::Status429},
+                                                     {u"500"_s, Injection::Status500},
+                                                     {u"503"_s, Injection::Status503},
+                                                     {u"drop-handled"_s, Injection::DropHandled},
+                                                     {u"drop-unhandled"_s, Injection::DropUnhandled}};
+        const QJsonObject body = QJsonDocument::fromJson(request.body).object();
+        ScriptedInjection scripted{body.value(u"method"_s).toString().toLatin1(),
+                                   body.value(u"pathPrefix"_s).toString().toUtf8(),
+                                   names.value(body.value(u"injection"_s).toString(), Injection::None)};
+        if (scripted.method.isEmpty() || !scripted.pathPrefix.startsWith('/')
+            || scripted.injection == Injection::None) {
+            return connection->send(
+                HttpResponse::json(400,
+                                   QJsonObject{{u"error"_s,
+                                                u"want {method, pathPrefix, injection: 429|500|503|drop-handled|"
+                                                "drop-unhandled, count}"_s}}));
+        }
+        for (int i = 0, count = std::max(1, body.value(u"count"_s).toInt(1)); i < count; ++i)
+            m_scripted.append(scripted);
+        return json(QJsonObject{{u"pending"_s, int(m_scripted.size())}});
     }
     if (first == u"forbid"_s && method == "POST") {
         QStringList rules;

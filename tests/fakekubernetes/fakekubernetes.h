@@ -202,6 +202,14 @@ private:
         QHash<QString, qint64> byVerb; // "list pods", "get pods/log", ...
     };
     enum class Injection { None, Status429, Status500, Status503, DropHandled, DropUnhandled };
+    // POST /_fake/inject: the next requests of a method to a path beginning so get this.
+    struct ScriptedInjection
+    {
+        QByteArray method;
+        QByteArray pathPrefix;
+        Injection injection = Injection::None;
+    };
+    QList<ScriptedInjection> m_scripted;
 
     // Requests (fakekubernetes.cpp).
     void onRequest(HttpConnection *connection, const HttpRequest &request);
@@ -212,6 +220,7 @@ private:
     std::optional<StatusError> refusedByRbac(const QString &verb, const QString &resource, const QString &ns,
                                              const QString &name) const;
     Injection drawInjection();
+    Injection scriptedInjection(const HttpRequest &request);
     void handleFake(HttpConnection *connection, const HttpRequest &request);
     QJsonObject statsJson() const;
     bool writeKubeconfig(QString *error) const;

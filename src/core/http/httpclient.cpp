@@ -287,6 +287,11 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
 {
     const QNetworkRequest network = networkRequest(request);
     auto delay = m_retry.firstDelay;
+    bool mayHaveRun = false; // an earlier attempt whose outcome is unknown
+    const auto failed = [&mayHaveRun](Error error) {
+        error.earlierAttemptMayHaveRun = mayHaveRun;
+        return fail(std::move(error));
+    };
     for (int attempt = 1;; ++attempt) {
         if (m_closing)
             co_return fail(closedError());
@@ -295,7 +300,10 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
         ++m_attempts;
         QNetworkAccessManager *manager = pickManager();
         std::unique_ptr<QNetworkReply, ReplyDeleter> reply;
-        if (!request.retrySafe && !request.body.isEmpty()) {
+        // Every body goes once: Qt would send it again on its own when a kept-alive connection
+        // closes before the answer, and a retry-safe DELETE's 404 then hid that its first
+        // attempt may have run. Retried here instead, where that is known.
+        if (!request.body.isEmpty()) {
             reply.reset(sendOnce(manager, network, request.method, request.body));
         } else {
             reply.reset(manager->sendCustomRequest(network, request.method, request.body));
@@ -343,10 +351,12 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
                          : isConnectionError(networkError) && (request.retryNotConnected || !notConnected));
         if (!retryable) {
             if (answered) {
-                co_return fail(m_decodeError(response));
+                co_return failed(m_decodeError(response));
             }
-            co_return fail(transportError(request, reply.get()));
+            co_return failed(transportError(request, reply.get()));
         }
+        if (answered ? response.status == 500 || response.status == 502 || response.status == 504 : !notConnected)
+            mayHaveRun = true;
 
         auto wait = delay;
         if (const auto asked = retryAfterDelay(response.headers.value(QByteArrayLiteral("retry-after")),

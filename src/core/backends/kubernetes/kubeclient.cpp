@@ -254,7 +254,7 @@ QCoro::Task<Result<bool>> KubeClient::deleteObject(const char *resource, QString
     Http::HttpRequest request;
     request.method = "DELETE";
     request.url = namespacedUrl(QLatin1String(resource) + u'/' + name);
-    request.retrySafe = true; // deleting twice is deleting once (a 404 the second time)
+    request.retrySafe = true; // deleting twice is deleting once (a 404 the second time, below)
     QJsonObject options{{QStringLiteral("kind"), QStringLiteral("DeleteOptions")},
                         {QStringLiteral("apiVersion"), QStringLiteral("v1")},
                         {QStringLiteral("propagationPolicy"), QStringLiteral("Background")}};
@@ -263,9 +263,15 @@ QCoro::Task<Result<bool>> KubeClient::deleteObject(const char *resource, QString
     request.body = QJsonDocument(options).toJson(QJsonDocument::Compact);
     auto response = co_await send(request, "delete", resource);
     if (!response) {
-        if (response.error().kind == Error::Kind::NotFound)
-            co_return false;
-        co_return fail(response.error());
+        if (response.error().kind != Error::Kind::NotFound)
+            co_return fail(response.error());
+        // Not there on a retry whose earlier attempt may have run (its answer lost): that attempt
+        // deleted it, as far as anyone can tell. Otherwise it was not there to delete.
+        if (response.error().earlierAttemptMayHaveRun) {
+            qCInfo(lcKubeClient).noquote() << resource << name << "was gone on a retry: the earlier attempt deleted it";
+            co_return true;
+        }
+        co_return false;
     }
     co_return true;
 }
