@@ -5234,8 +5234,8 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
         <translation>%1(&amp;T)：</translation>
     </message>
     <message>
-        <source>Notify before e&amp;xpiry:</source>
-        <translation>过期前通知(&amp;X)：</translation>
+        <source>Notify before e&amp;xpiry (minutes):</source>
+        <translation>过期前通知（分钟）(&amp;X)：</translation>
     </message>
     <message>
         <source>Minutes before a workspace expires when the desktop is told, separated by commas (10, 1 by default); empty: no notice</source>

@@ -401,6 +401,9 @@ private Q_SLOTS:
         find<QCheckBox>(dialog, "readOnlyBox")->setChecked(true);
         auto *notifyEdit = find<QLineEdit>(dialog, "notifyBeforeExpiryEdit");
         QCOMPARE(notifyEdit->text(), QStringLiteral("10, 1"));
+        // Its unit is said beside the figures, as the other fields' "s" is.
+        QCOMPARE(find<QLabel>(dialog, "notifyBeforeExpiryLabel")->text(),
+                 QStringLiteral("Notify before e&xpiry (minutes):"));
         // Something not a number of minutes is named under its field, and nothing is saved.
         notifyEdit->setText(QStringLiteral("15, soon"));
         QTest::keyClick(imageEdit, Qt::Key_Return);
