@@ -6761,6 +6761,17 @@ Workspace &gt; Retry Bootstrap runs it again.</source>
     </message>
 </context>
 <context>
+    <name>WorkspaceView</name>
+    <message>
+        <source>No workspace matches the filter.</source>
+        <translation>没有与筛选条件匹配的工作区。</translation>
+    </message>
+    <message>
+        <source>No workspaces here yet. Workspace &gt; Open… (Ctrl+O) opens one.</source>
+        <translation>这里还没有工作区。“工作区 &gt; 打开…”（Ctrl+O）可打开一个。</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>paddock: no display found (neither DISPLAY nor WAYLAND_DISPLAY is set). Run it in a graphical session, or use paddockctl on the command line.</source>

@@ -888,6 +888,7 @@ QCoro::Task<void> MainWindow::refresh()
         setProfileProblem(m_sessionProblem.isEmpty() ? listed.error().message
                                                      : m_sessionProblem + u'\n' + listed.error().message);
         statusBar()->showMessage(tr("Cannot list the workspaces of %1: %2").arg(profileName(), listed.error().message));
+        m_ui->workspaceView->setEmptyHint(false); // an empty list here says nothing of the server
         // What is shown is what was last seen, and says so.
         m_unreachable = true;
         m_cannotReach = listed.error().kind == Error::Kind::Unreachable || listed.error().kind == Error::Kind::Timeout;
@@ -940,6 +941,7 @@ QCoro::Task<void> MainWindow::refresh()
     m_lastRefresh = now;
     setProfileProblem({});
     statusBar()->clearMessage(); // the count shows (WorkspaceCountLabel), and no older error
+    m_ui->workspaceView->setEmptyHint(true); // none listed: the view says how to open one
     tick();
     m_visibleTimer.start();
     // A pause on OpenSandbox is asynchronous: the row shows "Pausing" and is looked at again

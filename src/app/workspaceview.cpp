@@ -1,11 +1,15 @@
 #include "workspaceview.h"
 
 #include "workspacedelegate.h"
+#include "workspacefilterproxy.h"
 #include "workspacetreemodel.h"
 
 #include <QAccessible>
 #include <QEvent>
 #include <QHeaderView>
+#include <QPainter>
+
+#include <utility>
 
 WorkspaceView::WorkspaceView(QWidget *parent)
     : QTreeView(parent)
@@ -104,4 +108,32 @@ void WorkspaceView::doItemsLayout()
 {
     m_layoutPending = false;
     QTreeView::doItemsLayout();
+}
+
+QString WorkspaceView::emptyText() const
+{
+    const QAbstractItemModel *shown = model();
+    if (!shown || shown->rowCount() > 0)
+        return {};
+    const auto *filter = qobject_cast<const WorkspaceFilterProxy *>(shown);
+    if (filter && filter->isFiltering() && filter->sourceModel() && filter->sourceModel()->rowCount() > 0)
+        return tr("No workspace matches the filter.");
+    return m_emptyHint ? tr("No workspaces here yet. Workspace > Open… (Ctrl+O) opens one.") : QString();
+}
+
+void WorkspaceView::setEmptyHint(bool shown)
+{
+    if (std::exchange(m_emptyHint, shown) != shown)
+        viewport()->update();
+}
+
+void WorkspaceView::paintEvent(QPaintEvent *event)
+{
+    QTreeView::paintEvent(event);
+    const QString text = emptyText();
+    if (text.isEmpty())
+        return;
+    QPainter painter(viewport());
+    painter.setPen(palette().color(QPalette::Disabled, QPalette::Text));
+    painter.drawText(QRectF(viewport()->rect()).adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap, text);
 }

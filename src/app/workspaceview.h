@@ -17,6 +17,11 @@ public:
     // The rows in view, top to bottom (column 0 of the view's model): what is worth reading for
     // them (activity, CPU and memory) is read for these only.
     QModelIndexList rowsInView() const;
+    // What the empty view says (painted in its middle): that the filter hides every workspace,
+    // or, once a listing found none (setEmptyHint), how to open one; nothing otherwise (before
+    // the first listing, or when it failed: the status bar says why).
+    QString emptyText() const;
+    void setEmptyHint(bool shown);
 
 protected:
     void dataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight,
@@ -24,6 +29,7 @@ protected:
     void changeEvent(QEvent *event) override;
     void rowsInserted(const QModelIndex &parent, int start, int end) override;
     void rowsAboutToBeRemoved(const QModelIndex &parent, int start, int end) override;
+    void paintEvent(QPaintEvent *event) override;
 
 public:
     void doItemsLayout() override;
@@ -33,4 +39,5 @@ private:
     // Rows came or went: the whole view is laid out and repainted shortly anyway. (Looking rows
     // up now would lay it out at once, once per change.)
     bool m_layoutPending = false;
+    bool m_emptyHint = false;
 };

@@ -21,6 +21,7 @@
 #include "shortcutsdialog.h"
 #include "testsession.h"
 #include "workspacetreemodel.h"
+#include "workspaceview.h"
 
 #ifndef Q_MOC_RUN
 #include "dialogwait.h"
@@ -377,6 +378,35 @@ private Q_SLOTS:
         // And in the language chosen.
         QCOMPARE(Paddock::useLanguage(QLocale(QLocale::Chinese, QLocale::China)), QStringLiteral("zh_CN"));
         QTRY_COMPARE(count->text(), QStringLiteral("3 个工作区"));
+    }
+
+    // A new user's empty list says how to open a workspace; a filter that hides every workspace
+    // says so; a listing that failed says nothing in the list (the status bar says why).
+    void anEmptyListSaysWhatToDo()
+    {
+        QCOMPARE(Paddock::useLanguage(QLocale(QLocale::English, QLocale::UnitedStates)), QStringLiteral("en"));
+        QTemporaryDir dir;
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        MainWindow window;
+        auto *view = window.findChild<WorkspaceView *>(QStringLiteral("workspaceView"));
+        QVERIFY(view);
+        QCOMPARE(view->emptyText(), QString()); // nothing listed yet
+        QSignalSpy refreshed(&window, &MainWindow::refreshed);
+        window.setSession(local.get());
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_VERIFY(!refreshed.isEmpty());
+        QCOMPARE(view->emptyText(), QStringLiteral("No workspaces here yet. Workspace > Open… (Ctrl+O) opens one."));
+        view->grab(); // painted
+
+        leaveWorkspace(dir.path(), QStringLiteral("ws1"), QStringLiteral("u1"), QStringLiteral("a"),
+                       QStringLiteral("Running"));
+        window.refresh();
+        QTRY_COMPARE(window.model()->workspaceCount(), 1);
+        QCOMPARE(view->emptyText(), QString());
+        window.findChild<QLineEdit *>(QStringLiteral("filterEdit"))->setText(QStringLiteral("nobody"));
+        QCOMPARE(view->emptyText(), QStringLiteral("No workspace matches the filter."));
+        view->grab();
     }
 
     // A filter saved under a name, shown again from the button's menu after another start, and
