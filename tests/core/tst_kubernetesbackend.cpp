@@ -10,6 +10,7 @@
 #include "bootstraplog.h"
 #include "bulk.h"
 #include "fakekubernetesprocess.h"
+#include "http/httpclient.h"
 #include "provisioner.h"
 #include "terminalrun.h"
 
@@ -636,6 +637,35 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(pvc(safeName(id)).status, 404, 10'000);
         auto again = QCoro::waitFor(k8s->kill(safeName(id), {}));
         QCOMPARE(again.error().kind, Error::Kind::NotFound);
+    }
+
+    // Qt has OpenSSL keep every TLS session a server hands out in the manager's context for
+    // the ticket's lifetime: a client that makes connection after connection lets go of a
+    // manager after so many handshakes, and of its sessions once its requests have ended.
+    void aClientLetsGoOfTheTlsSessionsOfItsConnections()
+    {
+        QNetworkAccessManager network;
+        Http::HttpClient client(&network);
+        client.setSslConfiguration(m_fake.sslConfiguration());
+        const int requests = 2 * Http::HttpClient::RetireAfterHandshakes + 10;
+        const QNetworkRequest signedIn = m_fake.request(u"/version"_qs);
+        const QList<std::pair<QByteArray, QByteArray>> bearer{{"Authorization", signedIn.rawHeader("Authorization")}};
+        for (int i = 0; i < requests; ++i) {
+            Http::HttpRequest request;
+            request.url = m_fake.request(u"/version"_qs).url();
+            request.headers = bearer;
+            request.retrySafe = true;
+            request.headers.append(std::pair<QByteArray, QByteArray>("Connection", "close")); // a handshake each time
+            const auto answered = QCoro::waitFor(client.send(request));
+            QVERIFY2(answered, answered ? "" : qPrintable(answered.error().message));
+        }
+        QCOMPARE(client.retiredManagers(), 2);
+        QTRY_COMPARE(client.liveManagers(), 1);
+        // And the one in use still works.
+        Http::HttpRequest again;
+        again.url = m_fake.request(u"/version"_qs).url();
+        again.headers = bearer;
+        QVERIFY(QCoro::waitFor(client.send(again)));
     }
 
     // A kill whose DELETEs were carried out but whose answers were lost (the connection closed

@@ -196,8 +196,71 @@ std::optional<std::chrono::milliseconds> retryAfterDelay(const QByteArray &value
 HttpClient::HttpClient(QNetworkAccessManager *network, RetryPolicy retry, QObject *parent)
     : QObject(parent)
     , m_network(network)
+    , m_given(network)
     , m_retry(retry)
 {
+    watch(m_network);
+}
+
+void HttpClient::watch(QNetworkAccessManager *manager)
+{
+    // One `encrypted` per new TLS connection (the reply that made it).
+    connect(manager, &QNetworkAccessManager::encrypted, this, [this, manager] {
+        if (++m_handshakes[manager] >= RetireAfterHandshakes && !m_retiring.contains(manager))
+            retire(manager);
+    });
+}
+
+void HttpClient::retire(QNetworkAccessManager *manager)
+{
+    qCDebug(lcHttp) << "retiring a network manager after" << m_handshakes.value(manager) << "TLS handshakes";
+    m_retiring.insert(manager);
+    ++m_retiredCount;
+    if (manager == m_network) {
+        if (m_ownFirst)
+            m_retired.push_back(std::move(m_ownFirst));
+        m_ownFirst = std::make_unique<QNetworkAccessManager>();
+        m_network = m_ownFirst.get();
+        watch(m_network);
+    } else {
+        const auto extra = std::find_if(m_extra.begin(), m_extra.end(),
+                                        [manager](const auto &owned) { return owned.get() == manager; });
+        if (extra != m_extra.end()) {
+            m_retired.push_back(std::move(*extra));
+            m_extra.erase(extra);
+        }
+    }
+    if (m_busy.value(manager) == 0)
+        doneWith(manager);
+}
+
+void HttpClient::doneWith(QNetworkAccessManager *manager)
+{
+    const int busy = m_busy.value(manager) > 0 ? --m_busy[manager] : 0;
+    if (busy > 0 || !m_retiring.contains(manager))
+        return;
+    // Its last request has ended. Let go of it from the event loop, once the coroutine that
+    // ended that request has let go of its reply (a child of the manager).
+    QTimer::singleShot(0, this, [this, manager] {
+        if (m_busy.value(manager) > 0 || !m_retiring.remove(manager))
+            return;
+        m_busy.remove(manager);
+        m_handshakes.remove(manager);
+        disconnect(manager, nullptr, this, nullptr);
+        if (manager == m_given) {
+            manager->clearConnectionCache(); // the owner's: only its connections (and TLS contexts) go
+            return;
+        }
+        const auto retired = std::find_if(m_retired.begin(), m_retired.end(),
+                                          [manager](const auto &owned) { return owned.get() == manager; });
+        if (retired != m_retired.end())
+            m_retired.erase(retired);
+    });
+}
+
+int HttpClient::liveManagers() const
+{
+    return 1 + int(m_extra.size()) + int(m_retired.size()) + (m_retiring.contains(m_given) ? 1 : 0);
 }
 
 HttpClient::~HttpClient()
@@ -279,6 +342,7 @@ QNetworkAccessManager *HttpClient::pickManager()
     if (m_busy.value(best) >= ConnectionsPerManager && managers * ConnectionsPerManager < m_maxConnections) {
         m_extra.push_back(std::make_unique<QNetworkAccessManager>());
         best = m_extra.back().get();
+        watch(best);
     }
     return best;
 }
@@ -321,7 +385,7 @@ QCoro::Task<Result<HttpResponse>> HttpClient::send(HttpRequest request)
         if (request.cancel)
             request.cancel->remove(cancelId);
         m_replies.remove(reply.get());
-        --m_busy[manager];
+        doneWith(manager);
         --m_inFlight;
         if (m_closing)
             co_return fail(closedError());
@@ -425,7 +489,7 @@ QCoro::Task<Result<HttpResponse>> HttpClient::stream(HttpRequest request, std::f
     m_replies.insert(reply.get());
     co_await reply.get();
     m_replies.remove(reply.get());
-    --m_busy[manager];
+    doneWith(manager);
     --m_inFlight;
     poll.stop();
     if (m_closing)

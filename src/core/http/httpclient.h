@@ -168,6 +168,18 @@ public:
     // The most requests this client ever had on the wire at once.
     int maxInFlight() const { return m_maxInFlight; }
 
+    // A network manager keeps one TLS context per host, and Qt has OpenSSL cache every session
+    // a server gives it there (two tickets per connection, each holding the server's
+    // certificate) for the ticket's lifetime: 2 hours, a week on Go servers. A client that
+    // opens connection after connection (dropped ones, a watch at a time) grew by megabytes an
+    // hour. So a manager that made this many TLS handshakes is retired: new requests go to a
+    // fresh one, and the old one, with its cache, goes once its last request has ended.
+    static constexpr int RetireAfterHandshakes = 128;
+    // How many managers were retired so far (tests, diagnostics).
+    int retiredManagers() const { return m_retiredCount; }
+    // How many managers this client holds now, retired ones still draining included.
+    int liveManagers() const;
+
     // QNetworkAccessManager opens at most six connections to one host and queues the rest. To
     // keep up to `connections` requests really in flight (a bulk pause at concurrency 16),
     // requests beyond six at a time go through extra managers, six each. Default 6: one manager.
@@ -198,10 +210,19 @@ public:
 
 private:
     QNetworkAccessManager *pickManager();
+    void watch(QNetworkAccessManager *manager);
+    void retire(QNetworkAccessManager *manager);
+    void doneWith(QNetworkAccessManager *manager); // a request on it has ended
 
-    QNetworkAccessManager *m_network;
+    QNetworkAccessManager *m_network; // the first manager; given, or made here once the given one retired
+    const QNetworkAccessManager *m_given; // the manager the owner gave, never deleted here
+    std::unique_ptr<QNetworkAccessManager> m_ownFirst;
     std::vector<std::unique_ptr<QNetworkAccessManager>> m_extra;
+    std::vector<std::unique_ptr<QNetworkAccessManager>> m_retired; // draining
     QHash<QNetworkAccessManager *, int> m_busy;
+    QHash<QNetworkAccessManager *, int> m_handshakes;
+    QSet<const QNetworkAccessManager *> m_retiring;
+    int m_retiredCount = 0;
     int m_maxConnections = ConnectionsPerManager;
     int m_inFlight = 0;
     int m_maxInFlight = 0;
