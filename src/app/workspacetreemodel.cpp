@@ -1066,22 +1066,44 @@ void WorkspaceTreeModel::insertWorkspaces(Node *parent, std::vector<std::unique_
 
 void WorkspaceTreeModel::removeNode(Node *node)
 {
-    Node *parent = node->parent;
-    const int row = node->row;
-    beginRemoveRows(indexOf(parent), row, row);
-    if (node->kind == Kind::Workspace) {
-        auto profile = m_byProfile.find(node->record.profile);
-        if (profile != m_byProfile.end() && profile->remove(node->record.info.sandboxId)) {
-            --m_workspaceCount;
-            if (profile->isEmpty())
-                m_byProfile.erase(profile);
+    removeNodes({node});
+}
+
+void WorkspaceTreeModel::removeNodes(std::vector<Node *> nodes)
+{
+    // Each beginRemoveRows() costs every view and proxy a walk over all of its persistent indexes
+    // (a tree view keeps one per expanded group: a thousand in "All profiles" with the same users
+    // on four servers), whatever the number of rows it names. So rows go in runs: by parent, from
+    // the bottom up (a run's removal leaves the rows above it where they are), one signal per run
+    // of neighbouring rows.
+    std::sort(nodes.begin(), nodes.end(), [](const Node *a, const Node *b) {
+        return a->parent != b->parent ? std::less<const Node *>()(a->parent, b->parent) : a->row > b->row;
+    });
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    for (size_t end = 0; end < nodes.size();) {
+        const size_t start = end;
+        Node *parent = nodes[start]->parent;
+        while (++end < nodes.size() && nodes[end]->parent == parent && nodes[end]->row == nodes[end - 1]->row - 1) { }
+        const int first = nodes[end - 1]->row;
+        const int last = nodes[start]->row;
+        beginRemoveRows(indexOf(parent), first, last);
+        for (int row = first; row <= last; ++row) {
+            const Node *node = parent->children[size_t(row)].get();
+            if (node->kind == Kind::Workspace) {
+                auto profile = m_byProfile.find(node->record.profile);
+                if (profile != m_byProfile.end() && profile->remove(node->record.info.sandboxId)) {
+                    --m_workspaceCount;
+                    if (profile->isEmpty())
+                        m_byProfile.erase(profile);
+                }
+            } else {
+                parent->groups.remove(node->name);
+            }
         }
-    } else {
-        parent->groups.remove(node->name);
+        parent->children.erase(parent->children.begin() + first, parent->children.begin() + last + 1);
+        renumber(parent->children, size_t(first));
+        endRemoveRows();
     }
-    parent->children.erase(parent->children.begin() + row);
-    renumber(parent->children, size_t(row));
-    endRemoveRows();
 }
 
 size_t WorkspaceTreeModel::countSlot(const WorkspaceRecord &record) const
@@ -1296,13 +1318,12 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
     // The diff for ObservedChanges, of the rows this pass touches anyway.
     const bool collect = !m_clearing && m_observed.contains(profile);
     ListingDiff diff;
-    // The profile's rows by sandbox id (looked up again after a removal, which may drop it).
-    const QHash<QString, Node *> *rows = nullptr;
-    const auto findRows = [this, &profile, &rows] {
-        const auto found = m_byProfile.constFind(profile);
-        rows = found == m_byProfile.cend() ? nullptr : &*found;
-    };
-    findRows();
+    // Rows that go: those moving to another group, then those that vanished. They all go after
+    // this pass, together, in runs (removeNodes()).
+    std::vector<Node *> leaving;
+    // The profile's rows by sandbox id (nothing is removed from it until the pass is over).
+    const auto found = m_byProfile.constFind(profile);
+    const QHash<QString, Node *> *rows = found == m_byProfile.cend() ? nullptr : &*found;
     for (qsizetype i = 0; i < count; ++i) {
         Node *node = rows ? rows->value(idOf(i)) : nullptr;
         if (node) {
@@ -1335,9 +1356,9 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
                     touched.insert(node->parent);
                 continue;
             }
+            // It leaves its group with the rows that vanished (below), in runs.
             touched.insert(node->parent);
-            removeNode(node);
-            findRows();
+            leaving.push_back(node);
         }
         auto made = std::make_unique<Node>();
         made->kind = Kind::Workspace;
@@ -1347,28 +1368,29 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
         added[group].push_back(std::move(made));
     }
 
-    // Vanished rows go: those of a full listing that it did not list, or those named.
-    std::vector<Node *> gone;
-    if (const auto rows = m_byProfile.constFind(profile); rows != m_byProfile.cend()) {
+    // Vanished rows go: those of a full listing that it did not list, or those named. (A row
+    // moving to another group was stamped: it is not among them.)
+    if (rows) {
+        const auto vanish = [&](Node *node) {
+            if (collect)
+                diff.vanished.append(node->record.info);
+            touched.insert(node->parent);
+            leaving.push_back(node);
+        };
         if (removed) {
             for (const QString &sandboxId : *removed) {
                 Node *node = rows->value(sandboxId);
                 if (node && node->pass != pass)
-                    gone.push_back(node);
+                    vanish(node);
             }
         } else {
             for (Node *node : *rows) {
                 if (node->pass != pass)
-                    gone.push_back(node);
+                    vanish(node);
             }
         }
     }
-    for (Node *node : gone) {
-        if (collect)
-            diff.vanished.append(node->record.info);
-        touched.insert(node->parent);
-        removeNode(node);
-    }
+    removeNodes(std::move(leaving));
     // Said once the rows are in place (at the end of this function).
     const auto report = qScopeGuard([&] {
         if (m_clearing || (!collect && removed))
@@ -1403,10 +1425,11 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
             else if (group != m_root.get() && group->kind != Kind::Workspace)
                 parents.insert(group);
         }
+        std::vector<Node *> empty; // they go together, in runs
         for (Node *group : std::as_const(now)) {
             Node *parent = group->parent;
             if (group->children.empty() && kind != Kind::Profile) {
-                removeNode(group);
+                empty.push_back(group);
             } else {
                 recount(group);
                 // Its name stays: only its counts and sort values change (and a proxy sorted by
@@ -1416,6 +1439,7 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
             if (parent && parent != m_root.get())
                 parents.insert(parent);
         }
+        removeNodes(std::move(empty));
         level = std::move(parents);
     }
 }

@@ -305,6 +305,9 @@ private:
                       const QSet<QString> *removed);
     void insertWorkspaces(Node *parent, std::vector<std::unique_ptr<Node>> nodes);
     void removeNode(Node *node);
+    // Rows (workspaces or groups) that go, one beginRemoveRows per run of neighbouring rows
+    // under each parent.
+    void removeNodes(std::vector<Node *> nodes);
     void pruneEmptyGroups(Node *group);
     void recount(Node *group);
     void recountGroups(Node *parent); // every group under parent, and dataChanged for their counts
