@@ -1069,6 +1069,60 @@ void WorkspaceTreeModel::removeNode(Node *node)
     removeNodes({node});
 }
 
+void WorkspaceTreeModel::liftEmptiedGroups(std::vector<Node *> &leaving,
+                                           const std::unordered_map<Node *, std::vector<std::unique_ptr<Node>>> &added,
+                                           QSet<Node *> &touched)
+{
+    // An agent group all of whose rows go (and that gets none) goes whole instead, and so does a
+    // user group all of whose agent groups go: one removal where there were one for its rows and
+    // one for each group.
+    std::sort(leaving.begin(), leaving.end());
+    leaving.erase(std::unique(leaving.begin(), leaving.end()), leaving.end());
+    const auto emptied = [&added](Node *group, int going) {
+        return group->kind != Kind::Profile && group->parent && going == int(group->children.size())
+            && !added.count(group);
+    };
+    std::unordered_map<Node *, int> going; // a group -> its rows that go
+    for (const Node *node : leaving)
+        ++going[node->parent];
+    std::unordered_map<Node *, int> goingAgents; // a user group -> its agent groups that go whole
+    for (const auto &[group, count] : going) {
+        if (group->kind == Kind::Agent && emptied(group, count))
+            ++goingAgents[group->parent];
+    }
+    if (goingAgents.empty())
+        return;
+    QSet<Node *> whole; // the groups that go whole
+    for (const auto &[user, count] : goingAgents) {
+        if (user->kind == Kind::User && emptied(user, count)) {
+            whole.insert(user);
+            for (const auto &agent : user->children)
+                touched.remove(agent.get());
+            touched.remove(user);
+            touched.insert(user->parent);
+            continue;
+        }
+        for (const auto &agent : user->children) {
+            const auto found = going.find(agent.get());
+            if (found != going.end() && emptied(agent.get(), found->second)) {
+                whole.insert(agent.get());
+                touched.remove(agent.get());
+                touched.insert(user);
+            }
+        }
+    }
+    std::vector<Node *> lifted;
+    for (Node *node : leaving) {
+        Node *agent = node->parent;
+        if (whole.contains(agent) || whole.contains(agent->parent))
+            continue; // its group goes whole
+        lifted.push_back(node);
+    }
+    for (Node *group : std::as_const(whole))
+        lifted.push_back(group);
+    leaving = std::move(lifted);
+}
+
 void WorkspaceTreeModel::removeNodes(std::vector<Node *> nodes)
 {
     // Each beginRemoveRows() costs every view and proxy a walk over all of its persistent indexes
@@ -1087,8 +1141,8 @@ void WorkspaceTreeModel::removeNodes(std::vector<Node *> nodes)
         const int first = nodes[end - 1]->row;
         const int last = nodes[start]->row;
         beginRemoveRows(indexOf(parent), first, last);
-        for (int row = first; row <= last; ++row) {
-            const Node *node = parent->children[size_t(row)].get();
+        // A group goes with whatever it still holds.
+        const std::function<void(const Node *)> forget = [&](const Node *node) {
             if (node->kind == Kind::Workspace) {
                 auto profile = m_byProfile.find(node->record.profile);
                 if (profile != m_byProfile.end() && profile->remove(node->record.info.sandboxId)) {
@@ -1096,9 +1150,16 @@ void WorkspaceTreeModel::removeNodes(std::vector<Node *> nodes)
                     if (profile->isEmpty())
                         m_byProfile.erase(profile);
                 }
-            } else {
-                parent->groups.remove(node->name);
+                return;
             }
+            for (const auto &child : node->children)
+                forget(child.get());
+        };
+        for (int row = first; row <= last; ++row) {
+            const Node *node = parent->children[size_t(row)].get();
+            forget(node);
+            if (node->kind != Kind::Workspace)
+                parent->groups.remove(node->name);
         }
         parent->children.erase(parent->children.begin() + first, parent->children.begin() + last + 1);
         renumber(parent->children, size_t(first));
@@ -1390,6 +1451,8 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
             }
         }
     }
+    if (m_grouped && !leaving.empty())
+        liftEmptiedGroups(leaving, added, touched);
     removeNodes(std::move(leaving));
     // Said once the rows are in place (at the end of this function).
     const auto report = qScopeGuard([&] {
@@ -1414,7 +1477,13 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
     if (!m_grouped && !m_profileGroups)
         return;
     // Empty agent groups go, then empty user groups (a profile's group stays, empty or not); the
-    // rest are recounted, agents first, then users, then profiles.
+    // rest are recounted, agents first, then users, then profiles. A user group whose agent groups
+    // are all empty goes whole, with them: one removal, not one for each and one for it.
+    const std::function<bool(const Node *)> holdsNoWorkspace = [&holdsNoWorkspace](const Node *group) {
+        return std::none_of(group->children.cbegin(), group->children.cend(), [&](const std::unique_ptr<Node> &child) {
+            return child->kind == Kind::Workspace || !holdsNoWorkspace(child.get());
+        });
+    };
     QSet<Node *> level = touched;
     for (const Kind kind : {Kind::Agent, Kind::User, Kind::Profile}) {
         QSet<Node *> parents; // the next level's, and the groups of a later level touched themselves
@@ -1428,8 +1497,9 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
         std::vector<Node *> empty; // they go together, in runs
         for (Node *group : std::as_const(now)) {
             Node *parent = group->parent;
-            if (group->children.empty() && kind != Kind::Profile) {
-                empty.push_back(group);
+            if (kind != Kind::Profile && holdsNoWorkspace(group)) {
+                if (kind != Kind::Agent || parent->kind != Kind::User || !holdsNoWorkspace(parent))
+                    empty.push_back(group);
             } else {
                 recount(group);
                 // Its name stays: only its counts and sort values change (and a proxy sorted by
