@@ -1066,22 +1066,105 @@ void WorkspaceTreeModel::insertWorkspaces(Node *parent, std::vector<std::unique_
 
 void WorkspaceTreeModel::removeNode(Node *node)
 {
-    Node *parent = node->parent;
-    const int row = node->row;
-    beginRemoveRows(indexOf(parent), row, row);
-    if (node->kind == Kind::Workspace) {
-        auto profile = m_byProfile.find(node->record.profile);
-        if (profile != m_byProfile.end() && profile->remove(node->record.info.sandboxId)) {
-            --m_workspaceCount;
-            if (profile->isEmpty())
-                m_byProfile.erase(profile);
-        }
-    } else {
-        parent->groups.remove(node->name);
+    removeNodes({node});
+}
+
+void WorkspaceTreeModel::liftEmptiedGroups(std::vector<Node *> &leaving,
+                                           const std::unordered_map<Node *, std::vector<std::unique_ptr<Node>>> &added,
+                                           QSet<Node *> &touched)
+{
+    // An agent group all of whose rows go (and that gets none) goes whole instead, and so does a
+    // user group all of whose agent groups go: one removal where there were one for its rows and
+    // one for each group.
+    std::sort(leaving.begin(), leaving.end());
+    leaving.erase(std::unique(leaving.begin(), leaving.end()), leaving.end());
+    const auto emptied = [&added](Node *group, int going) {
+        return group->kind != Kind::Profile && group->parent && going == int(group->children.size())
+            && !added.count(group);
+    };
+    std::unordered_map<Node *, int> going; // a group -> its rows that go
+    for (const Node *node : leaving)
+        ++going[node->parent];
+    std::unordered_map<Node *, int> goingAgents; // a user group -> its agent groups that go whole
+    for (const auto &[group, count] : going) {
+        if (group->kind == Kind::Agent && emptied(group, count))
+            ++goingAgents[group->parent];
     }
-    parent->children.erase(parent->children.begin() + row);
-    renumber(parent->children, size_t(row));
-    endRemoveRows();
+    if (goingAgents.empty())
+        return;
+    QSet<Node *> whole; // the groups that go whole
+    for (const auto &[user, count] : goingAgents) {
+        if (user->kind == Kind::User && emptied(user, count)) {
+            whole.insert(user);
+            for (const auto &agent : user->children)
+                touched.remove(agent.get());
+            touched.remove(user);
+            touched.insert(user->parent);
+            continue;
+        }
+        for (const auto &agent : user->children) {
+            const auto found = going.find(agent.get());
+            if (found != going.end() && emptied(agent.get(), found->second)) {
+                whole.insert(agent.get());
+                touched.remove(agent.get());
+                touched.insert(user);
+            }
+        }
+    }
+    std::vector<Node *> lifted;
+    for (Node *node : leaving) {
+        Node *agent = node->parent;
+        if (whole.contains(agent) || whole.contains(agent->parent))
+            continue; // its group goes whole
+        lifted.push_back(node);
+    }
+    for (Node *group : std::as_const(whole))
+        lifted.push_back(group);
+    leaving = std::move(lifted);
+}
+
+void WorkspaceTreeModel::removeNodes(std::vector<Node *> nodes)
+{
+    // Each beginRemoveRows() costs every view and proxy a walk over all of its persistent indexes
+    // (a tree view keeps one per expanded group: a thousand in "All profiles" with the same users
+    // on four servers), whatever the number of rows it names. So rows go in runs: by parent, from
+    // the bottom up (a run's removal leaves the rows above it where they are), one signal per run
+    // of neighbouring rows.
+    std::sort(nodes.begin(), nodes.end(), [](const Node *a, const Node *b) {
+        return a->parent != b->parent ? std::less<const Node *>()(a->parent, b->parent) : a->row > b->row;
+    });
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    for (size_t end = 0; end < nodes.size();) {
+        const size_t start = end;
+        Node *parent = nodes[start]->parent;
+        while (++end < nodes.size() && nodes[end]->parent == parent && nodes[end]->row == nodes[end - 1]->row - 1) { }
+        const int first = nodes[end - 1]->row;
+        const int last = nodes[start]->row;
+        beginRemoveRows(indexOf(parent), first, last);
+        // A group goes with whatever it still holds.
+        const std::function<void(const Node *)> forget = [&](const Node *node) {
+            if (node->kind == Kind::Workspace) {
+                auto profile = m_byProfile.find(node->record.profile);
+                if (profile != m_byProfile.end() && profile->remove(node->record.info.sandboxId)) {
+                    --m_workspaceCount;
+                    if (profile->isEmpty())
+                        m_byProfile.erase(profile);
+                }
+                return;
+            }
+            for (const auto &child : node->children)
+                forget(child.get());
+        };
+        for (int row = first; row <= last; ++row) {
+            const Node *node = parent->children[size_t(row)].get();
+            forget(node);
+            if (node->kind != Kind::Workspace)
+                parent->groups.remove(node->name);
+        }
+        parent->children.erase(parent->children.begin() + first, parent->children.begin() + last + 1);
+        renumber(parent->children, size_t(first));
+        endRemoveRows();
+    }
 }
 
 size_t WorkspaceTreeModel::countSlot(const WorkspaceRecord &record) const
@@ -1296,13 +1379,12 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
     // The diff for ObservedChanges, of the rows this pass touches anyway.
     const bool collect = !m_clearing && m_observed.contains(profile);
     ListingDiff diff;
-    // The profile's rows by sandbox id (looked up again after a removal, which may drop it).
-    const QHash<QString, Node *> *rows = nullptr;
-    const auto findRows = [this, &profile, &rows] {
-        const auto found = m_byProfile.constFind(profile);
-        rows = found == m_byProfile.cend() ? nullptr : &*found;
-    };
-    findRows();
+    // Rows that go: those moving to another group, then those that vanished. They all go after
+    // this pass, together, in runs (removeNodes()).
+    std::vector<Node *> leaving;
+    // The profile's rows by sandbox id (nothing is removed from it until the pass is over).
+    const auto found = m_byProfile.constFind(profile);
+    const QHash<QString, Node *> *rows = found == m_byProfile.cend() ? nullptr : &*found;
     for (qsizetype i = 0; i < count; ++i) {
         Node *node = rows ? rows->value(idOf(i)) : nullptr;
         if (node) {
@@ -1335,9 +1417,9 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
                     touched.insert(node->parent);
                 continue;
             }
+            // It leaves its group with the rows that vanished (below), in runs.
             touched.insert(node->parent);
-            removeNode(node);
-            findRows();
+            leaving.push_back(node);
         }
         auto made = std::make_unique<Node>();
         made->kind = Kind::Workspace;
@@ -1347,28 +1429,31 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
         added[group].push_back(std::move(made));
     }
 
-    // Vanished rows go: those of a full listing that it did not list, or those named.
-    std::vector<Node *> gone;
-    if (const auto rows = m_byProfile.constFind(profile); rows != m_byProfile.cend()) {
+    // Vanished rows go: those of a full listing that it did not list, or those named. (A row
+    // moving to another group was stamped: it is not among them.)
+    if (rows) {
+        const auto vanish = [&](Node *node) {
+            if (collect)
+                diff.vanished.append(node->record.info);
+            touched.insert(node->parent);
+            leaving.push_back(node);
+        };
         if (removed) {
             for (const QString &sandboxId : *removed) {
                 Node *node = rows->value(sandboxId);
                 if (node && node->pass != pass)
-                    gone.push_back(node);
+                    vanish(node);
             }
         } else {
             for (Node *node : *rows) {
                 if (node->pass != pass)
-                    gone.push_back(node);
+                    vanish(node);
             }
         }
     }
-    for (Node *node : gone) {
-        if (collect)
-            diff.vanished.append(node->record.info);
-        touched.insert(node->parent);
-        removeNode(node);
-    }
+    if (m_grouped && !leaving.empty())
+        liftEmptiedGroups(leaving, added, touched);
+    removeNodes(std::move(leaving));
     // Said once the rows are in place (at the end of this function).
     const auto report = qScopeGuard([&] {
         if (m_clearing || (!collect && removed))
@@ -1392,7 +1477,13 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
     if (!m_grouped && !m_profileGroups)
         return;
     // Empty agent groups go, then empty user groups (a profile's group stays, empty or not); the
-    // rest are recounted, agents first, then users, then profiles.
+    // rest are recounted, agents first, then users, then profiles. A user group whose agent groups
+    // are all empty goes whole, with them: one removal, not one for each and one for it.
+    const std::function<bool(const Node *)> holdsNoWorkspace = [&holdsNoWorkspace](const Node *group) {
+        return std::none_of(group->children.cbegin(), group->children.cend(), [&](const std::unique_ptr<Node> &child) {
+            return child->kind == Kind::Workspace || !holdsNoWorkspace(child.get());
+        });
+    };
     QSet<Node *> level = touched;
     for (const Kind kind : {Kind::Agent, Kind::User, Kind::Profile}) {
         QSet<Node *> parents; // the next level's, and the groups of a later level touched themselves
@@ -1403,10 +1494,12 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
             else if (group != m_root.get() && group->kind != Kind::Workspace)
                 parents.insert(group);
         }
+        std::vector<Node *> empty; // they go together, in runs
         for (Node *group : std::as_const(now)) {
             Node *parent = group->parent;
-            if (group->children.empty() && kind != Kind::Profile) {
-                removeNode(group);
+            if (kind != Kind::Profile && holdsNoWorkspace(group)) {
+                if (kind != Kind::Agent || parent->kind != Kind::User || !holdsNoWorkspace(parent))
+                    empty.push_back(group);
             } else {
                 recount(group);
                 // Its name stays: only its counts and sort values change (and a proxy sorted by
@@ -1416,6 +1509,7 @@ void WorkspaceTreeModel::apply(const QString &profile, qsizetype count,
             if (parent && parent != m_root.get())
                 parents.insert(parent);
         }
+        removeNodes(std::move(empty));
         level = std::move(parents);
     }
 }

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 // One workspace as the console shows it: what its backend reports, plus what only the console
@@ -305,6 +306,15 @@ private:
                       const QSet<QString> *removed);
     void insertWorkspaces(Node *parent, std::vector<std::unique_ptr<Node>> nodes);
     void removeNode(Node *node);
+    // Rows (workspaces or groups) that go, one beginRemoveRows per run of neighbouring rows
+    // under each parent.
+    void removeNodes(std::vector<Node *> nodes);
+    // Of the rows that leave their groups in a pass, those of a group that loses them all (and
+    // gains none in `added`) are replaced by their group, and an emptied user group's agent
+    // groups by it; `touched` follows.
+    void liftEmptiedGroups(std::vector<Node *> &leaving,
+                           const std::unordered_map<Node *, std::vector<std::unique_ptr<Node>>> &added,
+                           QSet<Node *> &touched);
     void pruneEmptyGroups(Node *group);
     void recount(Node *group);
     void recountGroups(Node *parent); // every group under parent, and dataChanged for their counts

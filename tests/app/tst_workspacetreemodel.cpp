@@ -785,6 +785,182 @@ private Q_SLOTS:
         QCOMPARE(model.workspaceCount(), 0);
     }
 
+    // Rows come and go in runs: one rowsAboutToBeRemoved per run of neighbouring rows under each
+    // parent (each costs a view or proxy a walk over all of its persistent indexes), the new rows
+    // of a group in one insertion at its end, a user group whose rows all went in one removal with
+    // its agent groups; kept rows, the selection and persistent indexes follow them. Under the
+    // model tester, on the model and on the sorting proxy above it, in "All profiles" and flat.
+    void rowsGoAndComeInRunsUnderSeveralParents_data()
+    {
+        QTest::addColumn<bool>("grouped");
+        QTest::newRow("grouped") << true;
+        QTest::newRow("flat") << false;
+    }
+
+    void rowsGoAndComeInRunsUnderSeveralParents()
+    {
+        QFETCH(bool, grouped);
+        WorkspaceTreeModel model;
+        model.setProfileGroups(true);
+        model.setGrouped(grouped);
+        WorkspaceFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        proxy.sort(WorkspaceTreeModel::WorkspaceColumn, Qt::DescendingOrder); // not the model's order
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const QString p = QStringLiteral("p");
+        const QString q = QStringLiteral("q");
+        const auto row = [](const QString &id, const QString &user, const QString &agent, const QString &profile) {
+            return record(id, user, agent, SandboxState::Running, profile);
+        };
+        // Profile p: a0..a7 under (u, x), b0..b5 under (v, y), c0 alone under (w, z); profile q:
+        // d0..d3 under (u, x) of its own.
+        QList<WorkspaceRecord> pRows;
+        for (int i = 0; i < 8; ++i)
+            pRows.append(row(QStringLiteral("a%1").arg(i), QStringLiteral("u"), QStringLiteral("x"), p));
+        for (int i = 0; i < 6; ++i)
+            pRows.append(row(QStringLiteral("b%1").arg(i), QStringLiteral("v"), QStringLiteral("y"), p));
+        pRows.append(row(QStringLiteral("c0"), QStringLiteral("w"), QStringLiteral("z"), p));
+        QList<WorkspaceRecord> qRows;
+        for (int i = 0; i < 4; ++i)
+            qRows.append(row(QStringLiteral("d%1").arg(i), QStringLiteral("u"), QStringLiteral("x"), q));
+        model.update(p, pRows);
+        model.update(q, qRows);
+        QCOMPARE(model.workspaceCount(), 19);
+        const auto key = [](const QString &profile, const QString &id) -> QString { return profile + u'\x1f' + id; };
+        // The parent of a profile's rows, as a path of names ("p/u/x", or "p" when flat).
+        const auto path = [&model](const QModelIndex &parent) {
+            QStringList names;
+            for (QModelIndex at = parent; at.isValid(); at = at.parent()) {
+                names.prepend(at.data(WorkspaceTreeModel::KindRole).value<WorkspaceTreeModel::Kind>()
+                                      == WorkspaceTreeModel::Kind::Profile
+                                  ? at.data(WorkspaceTreeModel::ProfileRole).toString()
+                                  : model.data(at).toString());
+            }
+            return names.join(u'/');
+        };
+        const QString ux = grouped ? QStringLiteral("p/u/x") : QStringLiteral("p");
+        const QString vy = grouped ? QStringLiteral("p/v/y") : QStringLiteral("p");
+        QCOMPARE(path(model.indexOfKey(key(p, QStringLiteral("a5"))).parent()), ux);
+        QCOMPARE(model.indexOfKey(key(p, QStringLiteral("a5"))).row(), 5);
+
+        // Selected: rows that stay (a4, b2, d1) and rows that go (a2, b5); persistent indexes on
+        // rows that stay, on one that goes and on a group.
+        QItemSelectionModel selection(&proxy);
+        for (const QString &k :
+             {key(p, QStringLiteral("a4")), key(p, QStringLiteral("b2")), key(q, QStringLiteral("d1")),
+              key(p, QStringLiteral("a2")), key(p, QStringLiteral("b5"))})
+            selection.select(proxy.mapFromSource(model.indexOfKey(k)),
+                             QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        selection.setCurrentIndex(proxy.mapFromSource(model.indexOfKey(key(p, QStringLiteral("b2")))),
+                                  QItemSelectionModel::NoUpdate);
+        const QPersistentModelIndex a0 = model.indexOfKey(key(p, QStringLiteral("a0")));
+        const QPersistentModelIndex a4 = model.indexOfKey(key(p, QStringLiteral("a4")));
+        const QPersistentModelIndex b3 = model.indexOfKey(key(p, QStringLiteral("b3")));
+        const QPersistentModelIndex a2 = model.indexOfKey(key(p, QStringLiteral("a2")));
+        const QPersistentModelIndex proxyB3 = proxy.mapFromSource(b3);
+        const QPersistentModelIndex groupY = model.indexOfKey(key(p, QStringLiteral("b3"))).parent();
+
+        // Gone: a1-a3 (a run), a5, a7 and a6 moving to agent t (together the run a5-a7), b0 (a
+        // row alone), b4-b5 (a run at the end), c0 (its agent and user groups with it); new: n0
+        // and n1 under (u, x), n2 under (v, y). Profile q keeps its rows.
+        QList<WorkspaceRecord> next;
+        for (const char *id : {"a0", "a4"})
+            next.append(row(QString::fromLatin1(id), QStringLiteral("u"), QStringLiteral("x"), p));
+        next.append(row(QStringLiteral("a6"), QStringLiteral("u"), QStringLiteral("t"), p));
+        for (const char *id : {"b1", "b2", "b3"})
+            next.append(row(QString::fromLatin1(id), QStringLiteral("v"), QStringLiteral("y"), p));
+        next.append(row(QStringLiteral("n0"), QStringLiteral("u"), QStringLiteral("x"), p));
+        next.append(row(QStringLiteral("n1"), QStringLiteral("u"), QStringLiteral("x"), p));
+        next.append(row(QStringLiteral("n2"), QStringLiteral("v"), QStringLiteral("y"), p));
+
+        QStringList removals; // "parent first-last", as announced
+        QStringList insertions;
+        QObject::connect(&model, &QAbstractItemModel::rowsAboutToBeRemoved, &model,
+                         [&](const QModelIndex &parent, int first, int last) {
+                             removals.append(QStringLiteral("%1 %2-%3").arg(path(parent)).arg(first).arg(last));
+                         });
+        QObject::connect(&model, &QAbstractItemModel::rowsInserted, &model,
+                         [&](const QModelIndex &parent, int first, int last) {
+                             insertions.append(QStringLiteral("%1 %2-%3").arg(path(parent)).arg(first).arg(last));
+                         });
+        QSignalSpy reset(&model, &QAbstractItemModel::modelAboutToBeReset);
+        QSignalSpy layout(&model, &QAbstractItemModel::layoutAboutToBeChanged);
+        model.update(p, next);
+        QCOMPARE(reset.count(), 0);
+        QCOMPARE(layout.count(), 0);
+        removals.sort();
+        insertions.sort();
+        if (grouped) {
+            QCOMPARE(removals,
+                     (QStringList{QStringLiteral("p 2-2"), QStringLiteral("p/u/x 1-3"), QStringLiteral("p/u/x 5-7"),
+                                  QStringLiteral("p/v/y 0-0"), QStringLiteral("p/v/y 4-5")}));
+            // The new agent group t (its row, then a6 in it), and each group's new rows at its end.
+            QCOMPARE(insertions,
+                     (QStringList{QStringLiteral("p/u 0-0"), QStringLiteral("p/u/t 0-0"), QStringLiteral("p/u/x 2-3"),
+                                  QStringLiteral("p/v/y 3-3")}));
+            QCOMPARE(childNames(model, model.indexOfProfileGroup(p)),
+                     (QStringList{QStringLiteral("u"), QStringLiteral("v")}));
+        } else {
+            // One list under p: a1-a3, a5-a7 (a6 stays in it: flat, an agent moves no row), b0,
+            // b4-b5 with c0 after them.
+            QCOMPARE(removals,
+                     (QStringList{QStringLiteral("p 1-3"), QStringLiteral("p 12-14"), QStringLiteral("p 5-5"),
+                                  QStringLiteral("p 7-8")}));
+            QCOMPARE(insertions, (QStringList{QStringLiteral("p 6-8")}));
+        }
+        QCOMPARE(model.workspaceCount(), 13);
+
+        // The rows that stay are where their parents say, with their new row numbers.
+        QVERIFY(a0.isValid());
+        QCOMPARE(a0.row(), 0);
+        QCOMPARE(a4.data(WorkspaceTreeModel::KeyRole).toString(), key(p, QStringLiteral("a4")));
+        QCOMPARE(a4.row(), 1);
+        QCOMPARE(b3.data(WorkspaceTreeModel::KeyRole).toString(), key(p, QStringLiteral("b3")));
+        QCOMPARE(b3.row(), grouped ? 2 : 5);
+        QCOMPARE(proxyB3.data(WorkspaceTreeModel::KeyRole).toString(), key(p, QStringLiteral("b3")));
+        QVERIFY(!a2.isValid());
+        QVERIFY(groupY.isValid());
+        QCOMPARE(QModelIndex(groupY), QModelIndex(b3).parent());
+        for (const QString &id : {QStringLiteral("a0"), QStringLiteral("a4"), QStringLiteral("a6"),
+                                  QStringLiteral("b1"), QStringLiteral("b2"), QStringLiteral("b3"),
+                                  QStringLiteral("n0"), QStringLiteral("n1"), QStringLiteral("n2")}) {
+            const QModelIndex index = model.indexOfKey(key(p, id));
+            QVERIFY2(index.isValid(), qPrintable(id));
+            QCOMPARE(model.index(index.row(), 0, index.parent()), index);
+            QCOMPARE(model.record(index)->info.sandboxId, id);
+        }
+        for (const QString &id : {QStringLiteral("a1"), QStringLiteral("a5"), QStringLiteral("a7"),
+                                  QStringLiteral("b0"), QStringLiteral("b5"), QStringLiteral("c0")})
+            QVERIFY2(!model.indexOfKey(key(p, id)).isValid(), qPrintable(id));
+        if (grouped) {
+            QCOMPARE(
+                childNames(model, model.indexOfKey(key(p, QStringLiteral("a0"))).parent()),
+                (QStringList{QStringLiteral("a0"), QStringLiteral("a4"), QStringLiteral("n0"), QStringLiteral("n1")}));
+            QCOMPARE(path(model.indexOfKey(key(p, QStringLiteral("a6"))).parent()), QStringLiteral("p/u/t"));
+        } else {
+            QCOMPARE(childNames(model, model.indexOfProfileGroup(p)),
+                     (QStringList{QStringLiteral("a0"), QStringLiteral("a4"), QStringLiteral("a6"),
+                                  QStringLiteral("b1"), QStringLiteral("b2"), QStringLiteral("b3"),
+                                  QStringLiteral("n0"), QStringLiteral("n1"), QStringLiteral("n2")}));
+        }
+        // Profile q untouched; the counts follow.
+        QCOMPARE(model.rowCount(model.indexOfProfileGroup(q)), grouped ? 1 : 4);
+        QCOMPARE(model.recordsUnder(model.indexOfProfileGroup(q)).size(), 4);
+        QCOMPARE(model.indexOfProfileGroup(p).siblingAtColumn(WorkspaceTreeModel::StateColumn).data().toString(),
+                 QStringLiteral("9 Running"));
+
+        // The selection: the rows that stay, and the current row.
+        QStringList selectedKeys;
+        for (const QModelIndex &index : selection.selectedRows())
+            selectedKeys.append(index.data(WorkspaceTreeModel::KeyRole).toString());
+        selectedKeys.sort();
+        QCOMPARE(
+            selectedKeys,
+            (QStringList{key(p, QStringLiteral("a4")), key(p, QStringLiteral("b2")), key(q, QStringLiteral("d1"))}));
+        QCOMPARE(selection.currentIndex().data(WorkspaceTreeModel::KeyRole).toString(), key(p, QStringLiteral("b2")));
+    }
+
     void profilesAreSeparate()
     {
         WorkspaceTreeModel model;
