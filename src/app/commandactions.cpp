@@ -32,8 +32,17 @@ void CommandActions::setSettings(QSettings *settings)
     m_history.setSettings(settings);
 }
 
+bool CommandActions::owns(const WorkspaceRecord &record) const
+{
+    // A command runs through the session of the row's own profile only: a row of another
+    // profile (the one shown before) is never sent to this one's server.
+    return m_session && m_session->profileId() == record.profile;
+}
+
 void CommandActions::update(const WorkspaceRecord *chosen)
 {
+    if (chosen && !owns(*chosen))
+        chosen = nullptr;
     const bool live = m_session && !m_session->isShuttingDown() && !m_readOnly;
     const bool canRun = live && m_session->canExec();
     m_run->setVisible(canRun);
@@ -49,7 +58,7 @@ void CommandActions::update(const WorkspaceRecord *chosen)
 
 RunDialog *CommandActions::runCommand(const WorkspaceRecord &record)
 {
-    if (!m_session || m_readOnly || !m_session->canExec())
+    if (!owns(record) || m_readOnly || !m_session->canExec())
         return nullptr;
     auto *dialog = new RunDialog(m_session, record.info, &m_history, m_window);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -59,7 +68,7 @@ RunDialog *CommandActions::runCommand(const WorkspaceRecord &record)
 
 Result<> CommandActions::openTerminal(const WorkspaceRecord &record)
 {
-    const auto command = m_session && !m_readOnly ? m_session->terminalCommand(record.info) : std::nullopt;
+    const auto command = owns(record) && !m_readOnly ? m_session->terminalCommand(record.info) : std::nullopt;
     Result<> launched = command
         ? m_launcher.launch(*command)
         : Result<>(

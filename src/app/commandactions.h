@@ -48,6 +48,7 @@ public:
     QMessageBox *lastMessage() const { return m_message; }
 
 private:
+    bool owns(const WorkspaceRecord &record) const;
     QAction *m_run;
     QAction *m_terminal;
     QWidget *m_window;

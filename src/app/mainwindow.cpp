@@ -298,8 +298,9 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
         }
         return ids;
     };
-    m_metrics->setRowsInView([this, rowsInView] { return rowsInView(m_profile); });
-    m_metrics->setRowsInViewOf(rowsInView); // "All profiles": each profile's
+    // Asked for the poller's own profile's rows (the one its session belongs to), never for
+    // whichever profile the window shows at that moment.
+    m_metrics->setRowsInViewOf(rowsInView);
     connect(&m_visibleTimer, &QTimer::timeout, m_metrics, &MetricsPoller::viewChanged);
     connect(m_metrics, &MetricsPoller::notice, this,
             [this](const QString &message) { statusBar()->showMessage(message); });
@@ -423,6 +424,10 @@ void MainWindow::setSession(ProfileSession *session, const QString &profileId, c
     }
     if (m_session)
         disconnect(m_session, nullptr, this, nullptr);
+    // The session and the profile it shows change together, before the previous profile's rows
+    // go: removing them moves the current row (the inspector follows it), and a row of the
+    // previous profile must never be paired with the new session (sessionOf() checks it too).
+    const QString previous = std::exchange(m_profile, profile);
     m_session = session;
     m_logs = session ? session->logs() : nullptr;
     m_actions->setSession(session);
@@ -432,15 +437,14 @@ void MainWindow::setSession(ProfileSession *session, const QString &profileId, c
         // closed one, what the sweeper paused, a sandbox lost behind our back.
         connect(m_session, &ProfileSession::event, this, &MainWindow::onEvent);
     }
-    m_model->setUnreachable(m_profile, {});
-    if (profile != m_profile) {
-        m_model->removeProfile(m_profile);
+    m_model->setUnreachable(previous, {});
+    if (profile != previous) {
+        m_model->removeProfile(previous);
         m_activity->clearCache();
         m_failures.clear();
         m_stale.clear();
         m_windowState->fitNextRows(); // its ids may be longer
     }
-    m_profile = profile;
     // Its backend's capabilities name its states: a paused workspace of one that stops instead of
     // pausing reads Stopped.
     m_model->setCapabilities(profile, session ? session->capabilities() : Capabilities{});
@@ -513,9 +517,11 @@ void MainWindow::setAllProfiles(const QList<AllProfiles::Entry> &entries)
 
 ProfileSession *MainWindow::sessionOf(const QString &profileId) const
 {
-    if (showsAllProfiles())
-        return m_all->session(profileId);
-    return profileId == m_profile ? m_session.data() : nullptr;
+    ProfileSession *session =
+        showsAllProfiles() ? m_all->session(profileId) : (profileId == m_profile ? m_session.data() : nullptr);
+    // Only the session of that very profile: a row of another profile (one being taken away
+    // while the window switches) gets none, so nothing of it is ever asked of another server.
+    return session && session->profileId() == profileId ? session : nullptr;
 }
 
 void MainWindow::forgetSession(ProfileSession *session)
@@ -638,9 +644,13 @@ void MainWindow::nameStates()
 
 LogViewer *MainWindow::showLog(const WorkspaceRecord &record, bool container)
 {
-    // In "All profiles", the log is the row's profile's (a tab keeps the source it opened with).
+    // The log is the row's profile's, read through its session: none for a row of a profile no
+    // longer shown. In "All profiles" the source is the row's (a tab keeps the one it opened with).
+    ProfileSession *session = sessionOf(record.profile);
+    if (!session)
+        return nullptr;
     if (showsAllProfiles())
-        updateLogSource(sessionOf(record.profile));
+        updateLogSource(session);
     return container ? m_logDock->showContainerLog(record) : m_logDock->showBootstrapLog(record);
 }
 
@@ -976,7 +986,7 @@ WorkspaceTreeModel::Decorate MainWindow::decorator(const QDateTime &now)
                 decoration.bootstrapFailure = failure->message;
         }
         decoration.idleDeadline.reset();
-        if (m_session) {
+        if (m_session && m_session->profileId() == profile) {
             if (const auto remaining = m_session->idleRemaining(info.workspaceId))
                 decoration.idleDeadline = now.addMSecs(remaining->count());
         }

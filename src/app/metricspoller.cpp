@@ -109,7 +109,8 @@ void MetricsPoller::turn()
 QCoro::Task<bool> MetricsPoller::poll()
 {
     if (m_sessions.isEmpty()) {
-        const QStringList ids = m_rows ? m_rows() : QStringList();
+        // The rows of the profile its session belongs to (setRowsInViewOf), never another's.
+        const QStringList ids = m_rowsOf ? m_rowsOf(m_profile) : m_rows ? m_rows() : QStringList();
         const bool asked = co_await pollProfile(m_session, m_profile, ids);
         co_return asked;
     }
@@ -130,7 +131,8 @@ QCoro::Task<bool> MetricsPoller::poll()
 
 QCoro::Task<bool> MetricsPoller::pollProfile(QPointer<ProfileSession> session, QString profile, QStringList ids)
 {
-    if (!session || !session->can(Capability::Metrics) || isRefusedBy(profile, session) || m_inFlight.contains(profile))
+    if (!session || session->profileId() != profile || !session->can(Capability::Metrics)
+        || isRefusedBy(profile, session) || m_inFlight.contains(profile))
         co_return false;
     if (ids.isEmpty())
         co_return false;

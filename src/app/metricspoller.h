@@ -38,9 +38,12 @@ public:
     ~MetricsPoller() override;
 
     void setSession(Paddock::ProfileSession *session, const QString &profile);
+    // The rows in view, when nothing says whose (rowsInViewOf, when set, is asked instead).
     void setRowsInView(RowsInView rows) { m_rows = std::move(rows); }
-    // "All profiles": several profiles shown at once, each asked through its own session for
-    // its rows in view (rowsInViewOf), each at most once at a time, in the same round.
+    // A profile's rows in view: one profile's (setSession's) are asked for by its id, so the ids
+    // always go to the session of the profile they belong to. "All profiles": several profiles
+    // shown at once, each asked through its own session for its rows in view, each at most once
+    // at a time, in the same round.
     using RowsInViewOf = std::function<QStringList(const QString &profile)>;
     void setSessions(const QList<std::pair<QString, Paddock::ProfileSession *>> &sessions);
     void setRowsInViewOf(RowsInViewOf rows) { m_rowsOf = std::move(rows); }

@@ -56,10 +56,13 @@ bool WorkspaceActionController::fits(WorkspaceAction action, const WorkspaceReco
 
 ProfileSession *WorkspaceActionController::sessionOf(const QString &profileId) const
 {
-    if (!m_sessionOf)
-        return m_session;
+    if (!m_sessionOf) {
+        // One profile shown: its session, for its own rows only (a row of the profile shown
+        // before is never acted on through the next one's).
+        return m_session && m_session->profileId() == profileId ? m_session.data() : nullptr;
+    }
     ProfileSession *session = m_sessionOf(profileId);
-    return session && !session->profile().readOnly ? session : nullptr;
+    return session && session->profileId() == profileId && !session->profile().readOnly ? session : nullptr;
 }
 
 bool WorkspaceActionController::fits(WorkspaceAction action, const WorkspaceRecord &record) const

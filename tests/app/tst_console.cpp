@@ -8,6 +8,7 @@
 #include "confirmdialog.h"
 #include "console.h"
 #include "fakeopensandboxprocess.h"
+#include "inspectordock.h"
 #include "logmodel.h"
 #include "logviewer.h"
 #include "mainwindow.h"
@@ -32,6 +33,8 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -766,6 +769,139 @@ private Q_SLOTS:
         for (const QString &id : std::as_const(sandboxes))
             QTRY_COMPARE_WITH_TIMEOUT(QCoro::waitFor(check.get(id))->state, SandboxState::Paused, 10'000);
         QCoro::waitFor(check.shutdown());
+    }
+
+    void noReadOfOneProfilesSandboxesReachesTheNextProfilesServer()
+    {
+        // A new user's pass: six workspaces of "Team" paused at once, the inspector open, then the
+        // switcher moved to a profile whose server fails every request. Nothing of Team (its
+        // sandbox ids) may be asked of that server: every read and action goes through the
+        // session of the row's own profile. (Taking Team's rows away moved the current row from
+        // one Team workspace to the next, and the inspector read each through the new session.)
+        PaddockTest::FakeOpenSandboxProcess team;
+        QVERIFY2(team.start({QStringLiteral("--seed"), QStringLiteral("40")}), qPrintable(team.error()));
+        QTemporaryDir dir;
+        const QString requests = dir.filePath(QStringLiteral("broken-requests.jsonl"));
+        PaddockTest::FakeOpenSandboxProcess broken;
+        QVERIFY2(broken.start({QStringLiteral("--fail-rate"), QStringLiteral("1"), QStringLiteral("--record-requests"),
+                               requests}),
+                 qPrintable(broken.error()));
+        // What reached Broken: its lifecycle requests' method and target.
+        const auto received = [&requests] {
+            QStringList lines;
+            QFile log(requests);
+            if (!log.open(QIODevice::ReadOnly))
+                return lines;
+            while (!log.atEnd()) {
+                const QJsonObject request = QJsonDocument::fromJson(log.readLine()).object();
+                if (request.value(QLatin1String("listener")).toString() != QLatin1String("fake"))
+                    lines.append(request.value(QLatin1String("method")).toString() + u' '
+                                 + request.value(QLatin1String("target")).toString());
+            }
+            return lines;
+        };
+        const auto listings = [&received] {
+            const QStringList lines = received();
+            return std::count_if(lines.cbegin(), lines.cend(), [](const QString &line) {
+                return line.startsWith(QLatin1String("GET /v1/sandboxes?"));
+            });
+        };
+        QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
+        MemorySecretStore secrets;
+        Profile teamProfile;
+        Profile brokenProfile;
+        {
+            ProfileStore store(&settings);
+            Profile local = store.profiles().constFirst();
+            local.basedir = dir.filePath(QStringLiteral("workspaces"));
+            QVERIFY(store.save(local));
+            teamProfile.kind = Profile::Kind::OpenSandbox;
+            teamProfile.name = QStringLiteral("Team");
+            teamProfile.id = store.newId(teamProfile.name);
+            teamProfile.domain = team.domain();
+            QVERIFY(store.save(teamProfile));
+            brokenProfile.kind = Profile::Kind::OpenSandbox;
+            brokenProfile.name = QStringLiteral("Broken");
+            brokenProfile.id = store.newId(brokenProfile.name);
+            brokenProfile.domain = broken.domain();
+            QVERIFY(store.save(brokenProfile));
+        }
+        Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
+        console.window()->resize(1200, 800);
+        console.window()->show();
+        QCoro::waitFor(console.start());
+        QCoro::waitFor(console.switchTo(teamProfile.id));
+        MainWindow *window = console.window();
+        QTRY_COMPARE(window->model()->workspaceCount(), 40);
+        // The inspector open, and the list flat: every row a workspace, the current one moving to
+        // a neighbour as the rows go.
+        window->findChild<InspectorDock *>()->toggleViewAction()->trigger();
+        window->findChild<QAction *>(QStringLiteral("actionGroupByIsolation"))->setChecked(false);
+        auto *view = window->findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        QTRY_COMPARE(view->model()->rowCount(), 40);
+        QStringList teams; // every Team sandbox id
+        for (const WorkspaceRecord *record : window->model()->recordsUnder({}))
+            teams.append(record->info.sandboxId);
+        QCOMPARE(teams.size(), 40);
+        const auto runningRows = [view, window](int atMost) {
+            QItemSelection selection;
+            QModelIndex last;
+            int found = 0;
+            for (int row = 0; row < view->model()->rowCount() && found < atMost; ++row) {
+                const QModelIndex index = view->model()->index(row, 0);
+                const WorkspaceRecord *record = window->model()->record(
+                    window->model()->indexOfKey(index.data(WorkspaceTreeModel::KeyRole).toString()));
+                if (!record || record->info.state != SandboxState::Running)
+                    continue;
+                selection.select(index, index);
+                last = index;
+                ++found;
+            }
+            return std::pair{selection, last};
+        };
+
+        // Six running ones selected, the last one current (a shift-click), and paused at once.
+        {
+            const auto [selection, last] = runningRows(6);
+            QCOMPARE(selection.size(), 6);
+            view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            view->selectionModel()->setCurrentIndex(last, QItemSelectionModel::NoUpdate);
+        }
+        window->findChild<QAction *>(QStringLiteral("actionPause"))->trigger();
+        ConfirmDialog *confirm = nullptr;
+        QTRY_VERIFY((confirm = window->findChild<ConfirmDialog *>(QStringLiteral("confirmAction"))) != nullptr);
+        QTRY_VERIFY(confirm->isVisible());
+        confirm->confirmButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(window->lastActionSummary().contains(QLatin1String("workspace(s) done")), 20'000);
+        QCOMPARE(window->lastActionSummary(), QStringLiteral("6 of 6 workspace(s) done"));
+        QTRY_VERIFY(window->findChild<InspectorDock *>()->hasWorkspace());
+
+        // Then the other profile, and back, a few times (a user trying things): each time a Team
+        // row is current when the switch happens.
+        for (int round = 0; round < 2; ++round) {
+            const qsizetype before = listings();
+            QCoro::waitFor(console.switchTo(brokenProfile.id));
+            QCOMPARE(window->model()->workspaceCount(), 0);
+            QTRY_VERIFY(listings() > before); // its listing reached it (the reads issued before it too)
+            QCoro::waitFor(console.switchTo(teamProfile.id));
+            // (Listed once Broken's listing has given up: one listing runs at a time.)
+            QTRY_COMPARE_WITH_TIMEOUT(window->model()->workspaceCount(), 40, 30'000);
+            QTRY_COMPARE(view->model()->rowCount(), 40);
+            const auto [selection, last] = runningRows(1);
+            QVERIFY(last.isValid());
+            view->selectionModel()->setCurrentIndex(last,
+                                                    QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            QTRY_VERIFY(window->findChild<InspectorDock *>()->hasWorkspace());
+        }
+        // The shutdown waits for every read still running: what was sent has arrived.
+        QCoro::waitFor(console.shutdown());
+
+        const QStringList lines = received();
+        QVERIFY(!lines.isEmpty());
+        for (const QString &line : lines) {
+            for (const QString &id : std::as_const(teams))
+                QVERIFY2(!line.contains(id), qPrintable(line + QStringLiteral(": Team's sandbox asked of Broken")));
+        }
     }
 
     void profilesDialogFeedsTheSwitcher()
