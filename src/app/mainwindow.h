@@ -216,6 +216,7 @@ private:
 
     std::unique_ptr<Ui::MainWindow> m_ui;
     QPointer<Paddock::ProfileSession> m_session;
+    bool m_destroying = false; // in ~MainWindow: coroutines resuming now touch nothing
     AllProfiles *m_all = nullptr; // the profiles shown under "All profiles"; empty otherwise
     bool m_fitAllRows = false; // "All profiles" entered: the columns fit its first rows, not its empty groups
     QPointer<Paddock::BootstrapLogStore> m_logs; // the session's
