@@ -7,14 +7,19 @@
 #include "backendregistry.h"
 #include "backends/local/localbackend.h"
 #include "bootstraplog.h"
+#include "colorscheme.h"
 #include "confirmdialog.h"
+#include "eventhistorydock.h"
 #include "i18n.h"
+#include "inspectordock.h"
 #include "liveupdates.h"
+#include "logdock.h"
 #include "logmodel.h"
 #include "logviewer.h"
 #include "mainwindow.h"
 #include "opendialog.h"
 #include "profilesession.h"
+#include "profileswitcher.h"
 #include "provisioner.h"
 #include "savedfilters.h"
 #include "scriptedbackend.h"
@@ -42,6 +47,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPainter>
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
@@ -57,6 +63,7 @@
 #include <QTreeView>
 #include <QTreeWidget>
 
+#include <cmath>
 #include <optional>
 #include <tuple>
 
@@ -791,6 +798,45 @@ private Q_SLOTS:
         QCOMPARE(header->sectionSize(WorkspaceTreeModel::UserColumn), userWidth);
         QCOMPARE(header->visualIndex(WorkspaceTreeModel::CreatedColumn), 2);
         QCOMPARE(again.size(), QSize(1100, 700));
+    }
+
+    void theProfileSwitcherKeepsItsWidth()
+    {
+        QTemporaryDir dir;
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        MainWindow window(local.get());
+        const QString broken = QStringLiteral("Broken OpenSandbox server");
+        const QString huge = QStringLiteral("A profile whose name goes on and on well past any sensible width, v2");
+        window.setProfiles({{QStringLiteral("local"), QStringLiteral("Team server")},
+                            {QStringLiteral("broken"), broken},
+                            {QStringLiteral("huge"), huge}},
+                           QStringLiteral("local"));
+        window.resize(1600, 1000);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *box = window.findChild<ProfileSwitcher *>(QStringLiteral("profileBox"));
+        QVERIFY(box);
+        const QFontMetrics metrics = box->fontMetrics();
+        // The inspector docked and a long problem beside the switcher: it keeps its width.
+        window.inspectorDock()->toggleViewAction()->trigger();
+        window.setSession(nullptr, QStringLiteral("local"),
+                          QStringLiteral("The keychain could not be read: %1").arg(QString(300, u'x')));
+        QTRY_VERIFY(window.findChild<QLabel *>(QStringLiteral("profileProblemLabel"))->isVisible());
+        QCoreApplication::processEvents();
+        QVERIFY2(box->width() >= metrics.horizontalAdvance(broken) + 16, qPrintable(QString::number(box->width())));
+        QVERIFY(box->width() <= metrics.averageCharWidth() * (ProfileSwitcher::MaxCharacters + 20));
+        QCOMPARE(box->shownText(), QStringLiteral("Team server"));
+        // Past the cap: cut in the middle, whole in the tooltip.
+        box->setCurrentIndex(box->findData(QStringLiteral("huge")));
+        QVERIFY2(box->shownText() != huge && box->shownText().startsWith(QLatin1String("A profile"))
+                     && box->shownText().endsWith(QLatin1String("v2")),
+                 qPrintable(box->shownText()));
+        // The popup is as wide as its entries.
+        box->showPopup();
+        QTRY_VERIFY(box->view()->isVisible());
+        QVERIFY2(box->view()->viewport()->width() >= metrics.horizontalAdvance(huge),
+                 qPrintable(QString::number(box->view()->viewport()->width())));
+        box->hidePopup();
     }
 
     void readOnlyHidesEveryChange()
