@@ -364,6 +364,7 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     m_eventDock->hide();
     m_eventDock->toggleViewAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H));
     m_ui->menuView->insertAction(m_ui->actionRefresh, m_eventDock->toggleViewAction());
+    m_windowState->sizeWhenFirstShown({m_logDock, m_eventDock}, 240);
     connect(m_ui->workspaceView->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &MainWindow::updateInspector);
     // A listing that changed rows (not a tick): the current one may have.

@@ -800,6 +800,45 @@ private Q_SLOTS:
         QCOMPARE(again.size(), QSize(1100, 700));
     }
 
+    void docksStartAtASensibleSize()
+    {
+        QTemporaryDir dir;
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
+        int logsWidth = 0;
+        {
+            MainWindow window(local.get());
+            window.setSettings(&settings);
+            window.resize(1600, 1000);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            // Event History, then the Logs beside it: they share the bottom, neither a sliver.
+            window.eventHistoryDock()->toggleViewAction()->trigger();
+            window.logDock()->toggleViewAction()->trigger();
+            QTRY_VERIFY2(window.logDock()->width() >= 600,
+                         qPrintable(QStringLiteral("%1 beside %2")
+                                        .arg(window.logDock()->width())
+                                        .arg(window.eventHistoryDock()->width())));
+            QVERIFY(window.eventHistoryDock()->width() >= 600);
+            QVERIFY(window.logDock()->height() >= 200);
+            // The user's layout is theirs.
+            window.resizeDocks(QList<QDockWidget *>{window.logDock(), window.eventHistoryDock()}, {1200, 400},
+                               Qt::Horizontal);
+            QTRY_VERIFY(window.logDock()->width() > 2 * window.eventHistoryDock()->width());
+            logsWidth = window.logDock()->width();
+            window.close();
+        }
+        MainWindow again(local.get());
+        again.setSettings(&settings);
+        again.resize(1600, 1000);
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        QTRY_VERIFY(again.logDock()->isVisible());
+        QCoreApplication::processEvents();
+        QVERIFY2(std::abs(again.logDock()->width() - logsWidth) < 20,
+                 qPrintable(QStringLiteral("%1, was %2").arg(again.logDock()->width()).arg(logsWidth)));
+    }
+
     void theProfileSwitcherKeepsItsWidth()
     {
         QTemporaryDir dir;
@@ -837,6 +876,39 @@ private Q_SLOTS:
         QVERIFY2(box->view()->viewport()->width() >= metrics.horizontalAdvance(huge),
                  qPrintable(QString::number(box->view()->viewport()->width())));
         box->hidePopup();
+    }
+
+    void aColumnWidensWhenItsRowsSayMore()
+    {
+        QTemporaryDir dir;
+        const QString basedir = dir.filePath(QStringLiteral("ws"));
+        leaveWorkspace(basedir, QStringLiteral("paused"), QStringLiteral("u"), QStringLiteral("a"),
+                       QStringLiteral("Paused"));
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{basedir, false}), Profile::local(),
+                                       &logs);
+        MainWindow window(local.get());
+        window.resize(1600, 900);
+        window.show();
+        QTRY_COMPARE(window.model()->workspaceCount(), 1);
+        auto *tree = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        QHeaderView *header = tree->header();
+        const int fitted = header->sectionSize(WorkspaceTreeModel::StateColumn);
+        QVERIFY(fitted < tree->fontMetrics().horizontalAdvance(QStringLiteral("Paused, bootstrap failed")));
+        // Its bootstrap failed (recorded by whoever opened it): the row says so, and the column
+        // shows it whole.
+        QVERIFY(
+            logs.recordOutcome(local.backend.instanceKey(), QStringLiteral("paused"), false, QStringLiteral("exit 3")));
+        window.refresh();
+        QTRY_COMPARE(window.model()
+                         ->indexOfKey(QStringLiteral("local\x1fpaused"), WorkspaceTreeModel::StateColumn)
+                         .data()
+                         .toString(),
+                     QStringLiteral("Paused, bootstrap failed"));
+        QTRY_VERIFY2(header->sectionSize(WorkspaceTreeModel::StateColumn)
+                         >= tree->fontMetrics().horizontalAdvance(QStringLiteral("Paused, bootstrap failed")) + 16,
+                     qPrintable(QString::number(header->sectionSize(WorkspaceTreeModel::StateColumn))));
+        local.shutdown();
     }
 
     void readOnlyHidesEveryChange()
