@@ -800,6 +800,53 @@ private Q_SLOTS:
         QCOMPARE(again.size(), QSize(1100, 700));
     }
 
+    void aStateDotStandsOutOnTheSelection()
+    {
+        QTemporaryDir dir;
+        leaveWorkspace(dir.path(), QStringLiteral("paused"), QStringLiteral("u"), QStringLiteral("a"),
+                       QStringLiteral("Paused"));
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        MainWindow window(local.get());
+        window.show();
+        QTRY_COMPARE(window.model()->workspaceCount(), 1);
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        const QModelIndex row = find(view->model(), QStringLiteral("paused"));
+        const QModelIndex state = row.siblingAtColumn(WorkspaceTreeModel::StateColumn);
+        const QColor dot = state.data(Qt::DecorationRole).value<QIcon>().pixmap(16, 16).toImage().pixelColor(8, 8);
+        const auto luminance = [](const QColor &colour) {
+            const auto linear = [](qreal c) { return c <= 0.03928 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); };
+            return 0.2126 * linear(colour.redF()) + 0.7152 * linear(colour.greenF()) + 0.0722 * linear(colour.blueF());
+        };
+        const auto contrast = [&](const QColor &a, const QColor &b) {
+            const qreal la = luminance(a), lb = luminance(b);
+            return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+        };
+        // The worst case: a highlight of the dot's very colour, in a light and a dark scheme.
+        for (QPalette palette : {QApplication::style()->standardPalette(), ColorScheme::darkPalette()}) {
+            palette.setColor(QPalette::Highlight, dot);
+            QStyleOptionViewItem option;
+            option.initFrom(view);
+            option.palette = palette;
+            option.rect = QRect(0, 0, 160, 24);
+            option.state = QStyle::State_Enabled | QStyle::State_Active | QStyle::State_Selected;
+            option.showDecorationSelected = true; // whole rows, as the tree selects them
+            option.decorationSize = QSize(16, 16);
+            option.widget = view;
+            QImage image(option.rect.size(), QImage::Format_ARGB32_Premultiplied);
+            image.fill(Qt::transparent);
+            QPainter painter(&image);
+            view->itemDelegate()->paint(&painter, option, state);
+            painter.end();
+            const int left = view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1;
+            const int top = (option.rect.height() - 16) / 2;
+            // The dot is there, and just outside it something that stands out from it.
+            QVERIFY(contrast(image.pixelColor(left + 8, top + 8), dot) < 1.1);
+            const QColor around = image.pixelColor(left + 13, top + 8);
+            QVERIFY2(contrast(around, dot) >= 2.5,
+                     qPrintable(QStringLiteral("%1 around %2").arg(around.name(), dot.name())));
+        }
+    }
+
     void docksStartAtASensibleSize()
     {
         QTemporaryDir dir;
