@@ -1321,6 +1321,10 @@ OpenDialog *MainWindow::openDialog(const OpenDialog::Request &prefill)
             return std::nullopt;
         return OpenDialog::Existing{record->info.userId, record->info.agentId, m_model->stateText(*record)};
     });
+    connect(m_model, &QAbstractItemModel::rowsInserted, dialog, &OpenDialog::lookupChanged);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, dialog, &OpenDialog::lookupChanged);
+    connect(m_model, &QAbstractItemModel::dataChanged, dialog, &OpenDialog::lookupChanged);
+    connect(m_model, &QAbstractItemModel::modelReset, dialog, &OpenDialog::lookupChanged);
     connect(dialog, &OpenDialog::opened, this,
             [this, profile](const QString &workspaceId, const QString &, const QString &agentId) {
                 // Opening is the console's own access to the workspace.

@@ -1131,6 +1131,10 @@ private Q_SLOTS:
         QVERIFY(!local->cached(QStringLiteral("bobs"))); // bob's workspace was not touched
         QVERIFY(!QFile::exists(logs.path(backend.instanceKey(), QStringLiteral("bobs"))));
         QTRY_COMPARE(window.model()->workspaceCount(), 2);
+        // Now in the list: the dialog says so, not that it would be made.
+        QTRY_VERIFY2(dialog->resolvedText().contains(QLatin1String("It exists (")), qPrintable(dialog->resolvedText()));
+        QVERIFY2(!dialog->resolvedText().contains(QLatin1String("not in the list")),
+                 qPrintable(dialog->resolvedText()));
 
         // Reattaching by id is a deliberate choice, and the dialog says whose workspace that is.
         byId->click();
