@@ -89,13 +89,21 @@ InspectorNote::~InspectorNote() = default;
 
 void InspectorNote::setNote(Kind kind, const QString &text)
 {
+    m_make = nullptr;
     m_text->setTextFormat(Qt::PlainText);
     m_text->setText(text);
     applyKind(kind);
 }
 
+void InspectorNote::setNote(Kind kind, std::function<QString()> text)
+{
+    setNote(kind, text());
+    m_make = std::move(text);
+}
+
 void InspectorNote::setRichNote(Kind kind, const QString &html)
 {
+    m_make = nullptr;
     m_text->setTextFormat(Qt::RichText);
     m_text->setText(html);
     applyKind(kind);
@@ -120,8 +128,18 @@ void InspectorNote::applyKind(Kind kind)
     setVisible(!m_text->text().isEmpty());
 }
 
+void InspectorNote::changeEvent(QEvent *event)
+{
+    QFrame::changeEvent(event);
+    if (event->type() == QEvent::LanguageChange && m_make) {
+        m_text->setText(m_make());
+        setAccessibleDescription(m_text->text());
+    }
+}
+
 void InspectorNote::clear()
 {
+    m_make = nullptr;
     m_text->clear();
     hide();
 }

@@ -64,6 +64,9 @@ public:
     ~InspectorNote() override;
 
     void setNote(Kind kind, const QString &text);
+    // A note made again from `text` when the language changes (an error said with tr() when it
+    // was read): it follows the language without the panel reading again.
+    void setNote(Kind kind, std::function<QString()> text);
     // Rich text (links); the caller escapes what it puts in.
     void setRichNote(Kind kind, const QString &html);
     void clear();
@@ -73,12 +76,16 @@ public:
 Q_SIGNALS:
     void linkActivated(const QString &link);
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     void applyKind(Kind kind);
 
     QLabel *m_icon;
     QLabel *m_text;
     Kind m_kind = Kind::Info;
+    std::function<QString()> m_make; // what makes the text again in another language
 };
 
 // One row of a tree kept in a QStandardItemModel, with its children: syncItems() makes the model

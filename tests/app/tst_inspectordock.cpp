@@ -949,6 +949,17 @@ void TestInspectorDock::pausedSandboxIsNotAskedForItsFiles()
     openTab(dock->sessions());
     QTRY_VERIFY_WITH_TIMEOUT(dock->sessions()->note()->text().contains(notRunning), Long);
     QCOMPARE(dock->sessions()->note()->kind(), InspectorNote::Kind::Info);
+    {
+        // Another language: the note follows it, the core's words in it too, without a new
+        // selection.
+        QCOMPARE(Paddock::useLanguage(QLocale(QStringLiteral("zh_CN"))), QStringLiteral("zh_CN"));
+        const auto english = qScopeGuard([] { Paddock::dropLanguage(); });
+        QTRY_VERIFY2_WITH_TIMEOUT(dock->sessions()->note()->text().contains(QStringLiteral("“已暂停”")),
+                                  qPrintable(dock->sessions()->note()->text()), Long);
+        QVERIFY2(!dock->sessions()->note()->text().contains(notRunning), qPrintable(dock->sessions()->note()->text()));
+    }
+    QCoreApplication::processEvents(); // the LanguageChange that dropping the language posts
+    QTRY_VERIFY_WITH_TIMEOUT(dock->sessions()->note()->text().contains(notRunning), Long);
     openTab(dock->mcp());
     QTRY_VERIFY_WITH_TIMEOUT(dock->mcp()->note()->text().contains(notRunning), Long);
     // The state in words of the interface's language, not the server's "Paused".
