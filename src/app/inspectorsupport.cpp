@@ -18,6 +18,7 @@
 #include <QHash>
 #include <QLabel>
 #include <QLocale>
+#include <QRegularExpression>
 #include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QStyle>
@@ -394,6 +395,17 @@ InspectorNote::Kind noteKind(const Error &error)
 QString sizeText(qint64 bytes)
 {
     return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
+}
+
+QString isoTimeText(const QString &text)
+{
+    // Date, time and zone (Z or an offset), nothing else: a plain date or a bare number is left
+    // as it is.
+    static const QRegularExpression iso(
+        QStringLiteral(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$)"));
+    if (!iso.match(text).hasMatch())
+        return {};
+    return timeText(QDateTime::fromString(text, Qt::ISODateWithMs));
 }
 
 QString timeText(const QDateTime &time)

@@ -169,6 +169,9 @@ InspectorNote::Kind noteKind(const Paddock::Error &error);
 QString sizeText(qint64 bytes);
 // A time in the local zone, in the language's short format with seconds.
 QString timeText(const QDateTime &time);
+// A text that is a whole ISO 8601 time with its zone ("2026-12-06T05:39:12.345Z", as a server
+// sends it among its details) as timeText() says it; empty for any other text.
+QString isoTimeText(const QString &text);
 // A time as AgentScope writes it in a transcript ("2026-08-21T09:12:03.418277", the agent's own
 // local time, no zone): shown as written, to the second.
 QString agentTimeText(const QString &time);

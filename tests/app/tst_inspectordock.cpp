@@ -224,6 +224,7 @@ private Q_SLOTS:
     void pausedSandboxIsNotAskedForItsFiles();
     void windowWiresTheDockToTheCurrentRow();
     void chineseTexts();
+    void serverTimesReadAsTheOtherTimes();
 
 private:
     InspectorDock *showDock();
@@ -1061,6 +1062,20 @@ void TestInspectorDock::chineseTexts()
     Paddock::dropLanguage();
     QTRY_COMPARE(dock->windowTitle(), QStringLiteral("Inspector"));
     QVERIFY(findText(dock->overview()->model(), QStringLiteral("Workspace")).isValid());
+}
+
+void TestInspectorDock::serverTimesReadAsTheOtherTimes()
+{
+    // A server's detail that is a time (OpenSandbox's "Last transition") reads as Created does.
+    const QDateTime when(QDate(2026, 12, 6), QTime(5, 39, 12, 345), Qt::UTC);
+    QCOMPARE(Inspector::isoTimeText(QStringLiteral("2026-12-06T05:39:12.345Z")), Inspector::timeText(when));
+    QCOMPARE(Inspector::isoTimeText(QStringLiteral("2026-12-06T07:39:12+02:00")),
+             Inspector::timeText(when.addMSecs(-345)));
+    QVERIFY(!Inspector::timeText(when).contains(u'T'));
+    // Anything else is not a time.
+    for (const QString &other : {QStringLiteral("2026-12-06"), QStringLiteral("42"), QStringLiteral("node-1"),
+                                 QStringLiteral("2026-12-06T05:39:12.345Z trailing"), QString()})
+        QVERIFY2(Inspector::isoTimeText(other).isEmpty(), qPrintable(other));
 }
 
 QTEST_MAIN(TestInspectorDock)
