@@ -940,8 +940,10 @@ private Q_SLOTS:
         QTRY_COMPARE(window.model()->workspaceCount(), 1);
         auto *tree = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
         QHeaderView *header = tree->header();
-        const int fitted = header->sectionSize(WorkspaceTreeModel::StateColumn);
-        QVERIFY(fitted < tree->fontMetrics().horizontalAdvance(QStringLiteral("Paused, bootstrap failed")));
+        // Fitted to "Paused" first (once the rows are laid out).
+        QTRY_VERIFY2(header->sectionSize(WorkspaceTreeModel::StateColumn)
+                         < tree->fontMetrics().horizontalAdvance(QStringLiteral("Paused, bootstrap failed")),
+                     qPrintable(QString::number(header->sectionSize(WorkspaceTreeModel::StateColumn))));
         // Its bootstrap failed (recorded by whoever opened it): the row says so, and the column
         // shows it whole.
         QVERIFY(
