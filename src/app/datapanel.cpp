@@ -121,10 +121,10 @@ QCoro::Task<void> DataPanel::read()
     if (scanned) {
         m_data = std::move(*scanned);
     } else {
-        m_note->setNote(InspectorNote::Kind::Warning,
-                        tr("The session files could not all be read to find what refers "
-                           "to each data file: %1")
-                            .arg(Inspector::errorText(scanned.error())));
+        m_note->setNote(InspectorNote::Kind::Warning, [error = scanned.error()] {
+            return tr("The session files could not all be read to find what refers to each data file: %1")
+                .arg(Inspector::errorText(error));
+        });
     }
     render();
 }

@@ -102,13 +102,14 @@ void FilesPanel::load()
 {
     m_foldersRef = m_slot.start(workspace());
     if (!filesReadable()) {
-        m_note->setNote(InspectorNote::Kind::Info, filesUnreadableText());
+        m_note->setNote(InspectorNote::Kind::Info, [this] { return filesUnreadableText(); });
         return;
     }
     const WorkspaceLayout layout =
         workspace().session ? workspace().session->layout(workspace().sandbox) : WorkspaceLayout{};
     if (layout.workdir.isEmpty()) {
-        m_note->setNote(InspectorNote::Kind::Info, tr("The profile was closed: there is nothing to read."));
+        m_note->setNote(InspectorNote::Kind::Info,
+                        [] { return tr("The profile was closed: there is nothing to read."); });
         return;
     }
     m_note->clear();

@@ -1,9 +1,12 @@
 #include "inspectorpanel.h"
 
+#include "inspectorsupport.h"
 #include "profilesession.h"
 #include "workspacetreemodel.h"
 
 #include <QEvent>
+
+#include <algorithm>
 
 using namespace Paddock;
 using namespace Paddock::Inspect;
@@ -81,6 +84,16 @@ void InspectorPanel::showEvent(QShowEvent *event)
 void InspectorPanel::changeEvent(QEvent *event)
 {
     QWidget::changeEvent(event);
-    if (event->type() == QEvent::LanguageChange)
-        retranslate();
+    if (event->type() != QEvent::LanguageChange)
+        return;
+    retranslate();
+    // What a note says of a read (an error, a broken file) holds the core's words too, made in the
+    // language of the read: read again, now if the panel shows, else when it is shown.
+    if (!m_loaded)
+        return;
+    const QList<InspectorNote *> notes = findChildren<InspectorNote *>();
+    if (std::none_of(notes.cbegin(), notes.cend(), [](const InspectorNote *note) { return !note->text().isEmpty(); }))
+        return;
+    m_loaded = false;
+    ensureLoaded();
 }

@@ -18,6 +18,7 @@
 #include <QHash>
 #include <QLabel>
 #include <QLocale>
+#include <QRegularExpression>
 #include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QStyle>
@@ -89,13 +90,21 @@ InspectorNote::~InspectorNote() = default;
 
 void InspectorNote::setNote(Kind kind, const QString &text)
 {
+    m_make = nullptr;
     m_text->setTextFormat(Qt::PlainText);
     m_text->setText(text);
     applyKind(kind);
 }
 
+void InspectorNote::setNote(Kind kind, std::function<QString()> text)
+{
+    setNote(kind, text());
+    m_make = std::move(text);
+}
+
 void InspectorNote::setRichNote(Kind kind, const QString &html)
 {
+    m_make = nullptr;
     m_text->setTextFormat(Qt::RichText);
     m_text->setText(html);
     applyKind(kind);
@@ -120,8 +129,18 @@ void InspectorNote::applyKind(Kind kind)
     setVisible(!m_text->text().isEmpty());
 }
 
+void InspectorNote::changeEvent(QEvent *event)
+{
+    QFrame::changeEvent(event);
+    if (event->type() == QEvent::LanguageChange && m_make) {
+        m_text->setText(m_make());
+        setAccessibleDescription(m_text->text());
+    }
+}
+
 void InspectorNote::clear()
 {
+    m_make = nullptr;
     m_text->clear();
     hide();
 }
@@ -376,6 +395,17 @@ InspectorNote::Kind noteKind(const Error &error)
 QString sizeText(qint64 bytes)
 {
     return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
+}
+
+QString isoTimeText(const QString &text)
+{
+    // Date, time and zone (Z or an offset), nothing else: a plain date or a bare number is left
+    // as it is.
+    static const QRegularExpression iso(
+        QStringLiteral(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$)"));
+    if (!iso.match(text).hasMatch())
+        return {};
+    return timeText(QDateTime::fromString(text, Qt::ISODateWithMs));
 }
 
 QString timeText(const QDateTime &time)

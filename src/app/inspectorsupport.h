@@ -64,6 +64,9 @@ public:
     ~InspectorNote() override;
 
     void setNote(Kind kind, const QString &text);
+    // A note made again from `text` when the language changes (an error said with tr() when it
+    // was read): it follows the language without the panel reading again.
+    void setNote(Kind kind, std::function<QString()> text);
     // Rich text (links); the caller escapes what it puts in.
     void setRichNote(Kind kind, const QString &html);
     void clear();
@@ -73,12 +76,16 @@ public:
 Q_SIGNALS:
     void linkActivated(const QString &link);
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     void applyKind(Kind kind);
 
     QLabel *m_icon;
     QLabel *m_text;
     Kind m_kind = Kind::Info;
+    std::function<QString()> m_make; // what makes the text again in another language
 };
 
 // One row of a tree kept in a QStandardItemModel, with its children: syncItems() makes the model
@@ -162,6 +169,9 @@ InspectorNote::Kind noteKind(const Paddock::Error &error);
 QString sizeText(qint64 bytes);
 // A time in the local zone, in the language's short format with seconds.
 QString timeText(const QDateTime &time);
+// A text that is a whole ISO 8601 time with its zone ("2026-12-06T05:39:12.345Z", as a server
+// sends it among its details) as timeText() says it; empty for any other text.
+QString isoTimeText(const QString &text);
 // A time as AgentScope writes it in a transcript ("2026-08-21T09:12:03.418277", the agent's own
 // local time, no zone): shown as written, to the second.
 QString agentTimeText(const QString &time);

@@ -367,6 +367,7 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     m_eventDock->hide();
     m_eventDock->toggleViewAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H));
     m_ui->menuView->insertAction(m_ui->actionRefresh, m_eventDock->toggleViewAction());
+    m_windowState->sizeWhenFirstShown({m_logDock, m_eventDock}, 240);
     connect(m_ui->workspaceView->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &MainWindow::updateInspector);
     // A listing that changed rows (not a tick): the current one may have.
@@ -1343,6 +1344,10 @@ OpenDialog *MainWindow::openDialog(const OpenDialog::Request &prefill)
             return std::nullopt;
         return OpenDialog::Existing{record->info.userId, record->info.agentId, m_model->stateText(*record)};
     });
+    connect(m_model, &QAbstractItemModel::rowsInserted, dialog, &OpenDialog::lookupChanged);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, dialog, &OpenDialog::lookupChanged);
+    connect(m_model, &QAbstractItemModel::dataChanged, dialog, &OpenDialog::lookupChanged);
+    connect(m_model, &QAbstractItemModel::modelReset, dialog, &OpenDialog::lookupChanged);
     connect(dialog, &OpenDialog::opened, this,
             [this, profile](const QString &workspaceId, const QString &, const QString &agentId) {
                 // Opening is the console's own access to the workspace.

@@ -117,6 +117,11 @@ QString OpenDialog::resolvedText() const
     return m_ui->resolvedLabel->text();
 }
 
+void OpenDialog::lookupChanged()
+{
+    updateResolved();
+}
+
 void OpenDialog::updateResolved()
 {
     const auto id = resolve();

@@ -60,6 +60,9 @@ public:
     OpenDialog(Paddock::ProfileSession *session, const Request &prefill, QWidget *parent = nullptr);
     // How the dialog tells whether the workspace it would open exists, and whose it is.
     void setLookup(Lookup lookup);
+    // The list the lookup reads changed (a listing, the workspace just opened): what the dialog
+    // says of the workspace it would open is looked up again.
+    void lookupChanged();
     ~OpenDialog() override;
 
     // What the Open button does.

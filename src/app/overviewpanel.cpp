@@ -267,8 +267,17 @@ void OverviewPanel::render()
     if (m_overview) {
         const auto list = [](const QString &prefix, const QList<std::pair<QString, QString>> &pairs) {
             QList<InspectorItem> rows;
-            for (const auto &[label, value] : pairs)
-                rows.append(field(prefix + label, label, maskValue(value), true));
+            for (const auto &[label, value] : pairs) {
+                // A server's time (OpenSandbox's "Last transition", in ISO 8601) reads as the
+                // other times here do, in the language's format; as sent in its tooltip.
+                if (const QString time = Inspector::isoTimeText(value); !time.isEmpty()) {
+                    InspectorItem item = field(prefix + label, label, time);
+                    item.toolTip = value;
+                    rows.append(item);
+                } else {
+                    rows.append(field(prefix + label, label, maskValue(value), true));
+                }
+            }
             return rows;
         };
         if (!m_overview->details.resources.isEmpty())

@@ -424,8 +424,9 @@ QCoro::Task<void> SessionsPanel::loadList()
     m_inFlight = 0;
     if (!sessions) {
         m_listError = sessions.error();
-        m_note->setNote(Inspector::noteKind(sessions.error()),
-                        tr("The sessions could not be listed: %1").arg(Inspector::errorText(sessions.error())));
+        m_note->setNote(Inspector::noteKind(sessions.error()), [error = sessions.error()] {
+            return tr("The sessions could not be listed: %1").arg(Inspector::errorText(error));
+        });
         co_return;
     }
     m_listError.reset();
@@ -612,9 +613,9 @@ QCoro::Task<void> SessionsPanel::loadTranscript(qint64 offset, int lineBase)
                                       tr("This session has no context.jsonl: nothing of its context was compressed "
                                          "out yet (only tool results were offloaded)."));
         } else {
-            m_transcriptNote->setNote(
-                InspectorNote::Kind::Error,
-                tr("context.jsonl could not be read: %1").arg(Inspector::errorText(result.error())));
+            m_transcriptNote->setNote(InspectorNote::Kind::Error, [error = result.error()] {
+                return tr("context.jsonl could not be read: %1").arg(Inspector::errorText(error));
+            });
         }
     } else {
         TranscriptProgress done = *result;

@@ -16,18 +16,29 @@ void WorkspaceDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opt
 
     const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, widget) + 1;
     QRect rect = option.rect.adjusted(margin, 0, -margin, 0);
-    if (const QVariant decoration = index.data(Qt::DecorationRole); decoration.isValid()) {
-        const QSize size = option.decorationSize;
-        const QRect iconRect(rect.left(), rect.top() + (rect.height() - size.height()) / 2, size.width(),
-                             size.height());
-        decoration.value<QIcon>().paint(painter, iconRect);
-        rect.setLeft(iconRect.right() + 1 + margin);
-    }
-
     const bool selected = option.state & QStyle::State_Selected;
     const QPalette::ColorGroup group = !(option.state & QStyle::State_Enabled) ? QPalette::Disabled
         : (option.state & QStyle::State_Active)                                ? QPalette::Normal
                                                                                : QPalette::Inactive;
+    if (const QVariant decoration = index.data(Qt::DecorationRole); decoration.isValid()) {
+        const QSize size = option.decorationSize;
+        const QRect iconRect(rect.left(), rect.top() + (rect.height() - size.height()) / 2, size.width(),
+                             size.height());
+        if (selected) {
+            // A state dot on the selection's colour (a blue Paused on a blue highlight) would
+            // vanish: a halo of the selected text's colour keeps it apart, in light and dark.
+            painter->save();
+            painter->setRenderHint(QPainter::Antialiasing);
+            painter->setPen(Qt::NoPen);
+            painter->setBrush(option.palette.color(group, QPalette::HighlightedText));
+            const qreal halo = size.width() * 13.0 / 16.0; // the dot is 10 of 16
+            painter->drawEllipse(QRectF(iconRect).center(), halo / 2, halo / 2);
+            painter->restore();
+        }
+        decoration.value<QIcon>().paint(painter, iconRect);
+        rect.setLeft(iconRect.right() + 1 + margin);
+    }
+
     QColor colour = option.palette.color(group, selected ? QPalette::HighlightedText : QPalette::Text);
     if (!selected) {
         if (const QVariant foreground = index.data(Qt::ForegroundRole); foreground.canConvert<QColor>())

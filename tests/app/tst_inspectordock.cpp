@@ -224,6 +224,7 @@ private Q_SLOTS:
     void pausedSandboxIsNotAskedForItsFiles();
     void windowWiresTheDockToTheCurrentRow();
     void chineseTexts();
+    void serverTimesReadAsTheOtherTimes();
 
 private:
     InspectorDock *showDock();
@@ -949,6 +950,17 @@ void TestInspectorDock::pausedSandboxIsNotAskedForItsFiles()
     openTab(dock->sessions());
     QTRY_VERIFY_WITH_TIMEOUT(dock->sessions()->note()->text().contains(notRunning), Long);
     QCOMPARE(dock->sessions()->note()->kind(), InspectorNote::Kind::Info);
+    {
+        // Another language: the note follows it, the core's words in it too, without a new
+        // selection.
+        QCOMPARE(Paddock::useLanguage(QLocale(QStringLiteral("zh_CN"))), QStringLiteral("zh_CN"));
+        const auto english = qScopeGuard([] { Paddock::dropLanguage(); });
+        QTRY_VERIFY2_WITH_TIMEOUT(dock->sessions()->note()->text().contains(QStringLiteral("“已暂停”")),
+                                  qPrintable(dock->sessions()->note()->text()), Long);
+        QVERIFY2(!dock->sessions()->note()->text().contains(notRunning), qPrintable(dock->sessions()->note()->text()));
+    }
+    QCoreApplication::processEvents(); // the LanguageChange that dropping the language posts
+    QTRY_VERIFY_WITH_TIMEOUT(dock->sessions()->note()->text().contains(notRunning), Long);
     openTab(dock->mcp());
     QTRY_VERIFY_WITH_TIMEOUT(dock->mcp()->note()->text().contains(notRunning), Long);
     // The state in words of the interface's language, not the server's "Paused".
@@ -1050,6 +1062,20 @@ void TestInspectorDock::chineseTexts()
     Paddock::dropLanguage();
     QTRY_COMPARE(dock->windowTitle(), QStringLiteral("Inspector"));
     QVERIFY(findText(dock->overview()->model(), QStringLiteral("Workspace")).isValid());
+}
+
+void TestInspectorDock::serverTimesReadAsTheOtherTimes()
+{
+    // A server's detail that is a time (OpenSandbox's "Last transition") reads as Created does.
+    const QDateTime when(QDate(2026, 12, 6), QTime(5, 39, 12, 345), Qt::UTC);
+    QCOMPARE(Inspector::isoTimeText(QStringLiteral("2026-12-06T05:39:12.345Z")), Inspector::timeText(when));
+    QCOMPARE(Inspector::isoTimeText(QStringLiteral("2026-12-06T07:39:12+02:00")),
+             Inspector::timeText(when.addMSecs(-345)));
+    QVERIFY(!Inspector::timeText(when).contains(u'T'));
+    // Anything else is not a time.
+    for (const QString &other : {QStringLiteral("2026-12-06"), QStringLiteral("42"), QStringLiteral("node-1"),
+                                 QStringLiteral("2026-12-06T05:39:12.345Z trailing"), QString()})
+        QVERIFY2(Inspector::isoTimeText(other).isEmpty(), qPrintable(other));
 }
 
 QTEST_MAIN(TestInspectorDock)

@@ -7,14 +7,19 @@
 #include "backendregistry.h"
 #include "backends/local/localbackend.h"
 #include "bootstraplog.h"
+#include "colorscheme.h"
 #include "confirmdialog.h"
+#include "eventhistorydock.h"
 #include "i18n.h"
+#include "inspectordock.h"
 #include "liveupdates.h"
+#include "logdock.h"
 #include "logmodel.h"
 #include "logviewer.h"
 #include "mainwindow.h"
 #include "opendialog.h"
 #include "profilesession.h"
+#include "profileswitcher.h"
 #include "provisioner.h"
 #include "savedfilters.h"
 #include "scriptedbackend.h"
@@ -42,6 +47,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPainter>
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
@@ -57,6 +63,7 @@
 #include <QTreeView>
 #include <QTreeWidget>
 
+#include <cmath>
 #include <optional>
 #include <tuple>
 
@@ -793,6 +800,166 @@ private Q_SLOTS:
         QCOMPARE(again.size(), QSize(1100, 700));
     }
 
+    void aStateDotStandsOutOnTheSelection()
+    {
+        QTemporaryDir dir;
+        leaveWorkspace(dir.path(), QStringLiteral("paused"), QStringLiteral("u"), QStringLiteral("a"),
+                       QStringLiteral("Paused"));
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        MainWindow window(local.get());
+        window.show();
+        QTRY_COMPARE(window.model()->workspaceCount(), 1);
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        const QModelIndex row = find(view->model(), QStringLiteral("paused"));
+        const QModelIndex state = row.siblingAtColumn(WorkspaceTreeModel::StateColumn);
+        const QColor dot = state.data(Qt::DecorationRole).value<QIcon>().pixmap(16, 16).toImage().pixelColor(8, 8);
+        const auto luminance = [](const QColor &colour) {
+            const auto linear = [](qreal c) { return c <= 0.03928 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); };
+            return 0.2126 * linear(colour.redF()) + 0.7152 * linear(colour.greenF()) + 0.0722 * linear(colour.blueF());
+        };
+        const auto contrast = [&](const QColor &a, const QColor &b) {
+            const qreal la = luminance(a), lb = luminance(b);
+            return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+        };
+        // The worst case: a highlight of the dot's very colour, in a light and a dark scheme.
+        for (QPalette palette : {QApplication::style()->standardPalette(), ColorScheme::darkPalette()}) {
+            palette.setColor(QPalette::Highlight, dot);
+            QStyleOptionViewItem option;
+            option.initFrom(view);
+            option.palette = palette;
+            option.rect = QRect(0, 0, 160, 24);
+            option.state = QStyle::State_Enabled | QStyle::State_Active | QStyle::State_Selected;
+            option.showDecorationSelected = true; // whole rows, as the tree selects them
+            option.decorationSize = QSize(16, 16);
+            option.widget = view;
+            QImage image(option.rect.size(), QImage::Format_ARGB32_Premultiplied);
+            image.fill(Qt::transparent);
+            QPainter painter(&image);
+            view->itemDelegate()->paint(&painter, option, state);
+            painter.end();
+            const int left = view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1;
+            const int top = (option.rect.height() - 16) / 2;
+            // The dot is there, and just outside it something that stands out from it.
+            QVERIFY(contrast(image.pixelColor(left + 8, top + 8), dot) < 1.1);
+            const QColor around = image.pixelColor(left + 13, top + 8);
+            QVERIFY2(contrast(around, dot) >= 2.5,
+                     qPrintable(QStringLiteral("%1 around %2").arg(around.name(), dot.name())));
+        }
+    }
+
+    void docksStartAtASensibleSize()
+    {
+        QTemporaryDir dir;
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
+        int logsWidth = 0;
+        {
+            MainWindow window(local.get());
+            window.setSettings(&settings);
+            window.resize(1600, 1000);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            // Event History, then the Logs beside it: they share the bottom, neither a sliver.
+            window.eventHistoryDock()->toggleViewAction()->trigger();
+            window.logDock()->toggleViewAction()->trigger();
+            QTRY_VERIFY2(window.logDock()->width() >= 600,
+                         qPrintable(QStringLiteral("%1 beside %2")
+                                        .arg(window.logDock()->width())
+                                        .arg(window.eventHistoryDock()->width())));
+            QVERIFY(window.eventHistoryDock()->width() >= 600);
+            QVERIFY(window.logDock()->height() >= 200);
+            // The user's layout is theirs.
+            window.resizeDocks(QList<QDockWidget *>{window.logDock(), window.eventHistoryDock()}, {1200, 400},
+                               Qt::Horizontal);
+            QTRY_VERIFY(window.logDock()->width() > 2 * window.eventHistoryDock()->width());
+            logsWidth = window.logDock()->width();
+            window.close();
+        }
+        MainWindow again(local.get());
+        again.setSettings(&settings);
+        again.resize(1600, 1000);
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        QTRY_VERIFY(again.logDock()->isVisible());
+        QCoreApplication::processEvents();
+        QVERIFY2(std::abs(again.logDock()->width() - logsWidth) < 20,
+                 qPrintable(QStringLiteral("%1, was %2").arg(again.logDock()->width()).arg(logsWidth)));
+    }
+
+    void theProfileSwitcherKeepsItsWidth()
+    {
+        QTemporaryDir dir;
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        MainWindow window(local.get());
+        const QString broken = QStringLiteral("Broken OpenSandbox server");
+        const QString huge = QStringLiteral("A profile whose name goes on and on well past any sensible width, v2");
+        window.setProfiles({{QStringLiteral("local"), QStringLiteral("Team server")},
+                            {QStringLiteral("broken"), broken},
+                            {QStringLiteral("huge"), huge}},
+                           QStringLiteral("local"));
+        window.resize(1600, 1000);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *box = window.findChild<ProfileSwitcher *>(QStringLiteral("profileBox"));
+        QVERIFY(box);
+        const QFontMetrics metrics = box->fontMetrics();
+        // The inspector docked and a long problem beside the switcher: it keeps its width.
+        window.inspectorDock()->toggleViewAction()->trigger();
+        window.setSession(nullptr, QStringLiteral("local"),
+                          QStringLiteral("The keychain could not be read: %1").arg(QString(300, u'x')));
+        QTRY_VERIFY(window.findChild<QLabel *>(QStringLiteral("profileProblemLabel"))->isVisible());
+        QCoreApplication::processEvents();
+        QVERIFY2(box->width() >= metrics.horizontalAdvance(broken) + 16, qPrintable(QString::number(box->width())));
+        QVERIFY(box->width() <= metrics.averageCharWidth() * (ProfileSwitcher::MaxCharacters + 20));
+        QCOMPARE(box->shownText(), QStringLiteral("Team server"));
+        // Past the cap: cut in the middle, whole in the tooltip.
+        box->setCurrentIndex(box->findData(QStringLiteral("huge")));
+        QVERIFY2(box->shownText() != huge && box->shownText().startsWith(QLatin1String("A profile"))
+                     && box->shownText().endsWith(QLatin1String("v2")),
+                 qPrintable(box->shownText()));
+        // The popup is as wide as its entries.
+        box->showPopup();
+        QTRY_VERIFY(box->view()->isVisible());
+        QVERIFY2(box->view()->viewport()->width() >= metrics.horizontalAdvance(huge),
+                 qPrintable(QString::number(box->view()->viewport()->width())));
+        box->hidePopup();
+    }
+
+    void aColumnWidensWhenItsRowsSayMore()
+    {
+        QTemporaryDir dir;
+        const QString basedir = dir.filePath(QStringLiteral("ws"));
+        leaveWorkspace(basedir, QStringLiteral("paused"), QStringLiteral("u"), QStringLiteral("a"),
+                       QStringLiteral("Paused"));
+        BootstrapLogStore logs(dir.filePath(QStringLiteral("logs")));
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{basedir, false}), Profile::local(),
+                                       &logs);
+        MainWindow window(local.get());
+        window.resize(1600, 900);
+        window.show();
+        QTRY_COMPARE(window.model()->workspaceCount(), 1);
+        auto *tree = window.findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        QHeaderView *header = tree->header();
+        // Fitted to "Paused" first (once the rows are laid out).
+        QTRY_VERIFY2(header->sectionSize(WorkspaceTreeModel::StateColumn)
+                         < tree->fontMetrics().horizontalAdvance(QStringLiteral("Paused, bootstrap failed")),
+                     qPrintable(QString::number(header->sectionSize(WorkspaceTreeModel::StateColumn))));
+        // Its bootstrap failed (recorded by whoever opened it): the row says so, and the column
+        // shows it whole.
+        QVERIFY(
+            logs.recordOutcome(local.backend.instanceKey(), QStringLiteral("paused"), false, QStringLiteral("exit 3")));
+        window.refresh();
+        QTRY_COMPARE(window.model()
+                         ->indexOfKey(QStringLiteral("local\x1fpaused"), WorkspaceTreeModel::StateColumn)
+                         .data()
+                         .toString(),
+                     QStringLiteral("Paused, bootstrap failed"));
+        QTRY_VERIFY2(header->sectionSize(WorkspaceTreeModel::StateColumn)
+                         >= tree->fontMetrics().horizontalAdvance(QStringLiteral("Paused, bootstrap failed")) + 16,
+                     qPrintable(QString::number(header->sectionSize(WorkspaceTreeModel::StateColumn))));
+        local.shutdown();
+    }
+
     void readOnlyHidesEveryChange()
     {
         QTemporaryDir dir;
@@ -966,6 +1133,10 @@ private Q_SLOTS:
         QVERIFY(!local->cached(QStringLiteral("bobs"))); // bob's workspace was not touched
         QVERIFY(!QFile::exists(logs.path(backend.instanceKey(), QStringLiteral("bobs"))));
         QTRY_COMPARE(window.model()->workspaceCount(), 2);
+        // Now in the list: the dialog says so, not that it would be made.
+        QTRY_VERIFY2(dialog->resolvedText().contains(QLatin1String("It exists (")), qPrintable(dialog->resolvedText()));
+        QVERIFY2(!dialog->resolvedText().contains(QLatin1String("not in the list")),
+                 qPrintable(dialog->resolvedText()));
 
         // Reattaching by id is a deliberate choice, and the dialog says whose workspace that is.
         byId->click();
