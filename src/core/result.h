@@ -28,9 +28,10 @@ struct Error
     // Unreachable, and the request never left: no connection could be made (refused, no such
     // host), so it did not run and may be sent again, to the same address or a new one.
     bool notConnected = false;
-    // A request sent again: an earlier attempt's outcome is unknown (its connection dropped after
-    // it was sent, or a 500, 502 or 504), so it may have run. A DELETE's 404 then most likely
-    // means that attempt deleted it.
+    // A request with a body sent again: an earlier attempt's outcome is unknown (its connection
+    // dropped after it was sent, or a 500, 502 or 504), so it may have run. A DELETE's 404 then
+    // most likely means that attempt deleted it. (Requests without a body may still be resent
+    // by Qt itself, unseen, and never set it.)
     bool earlierAttemptMayHaveRun = false;
 
     static Error invalidArgument(const QString &message) { return {Kind::InvalidArgument, message}; }

@@ -14,6 +14,7 @@
 
 #include <QLocale>
 #include <QNetworkAccessManager>
+#include <QNetworkProxy>
 #include <QTcpServer>
 #include <QTest>
 #include <QTimeZone>
@@ -250,6 +251,29 @@ private Q_SLOTS:
         QCOMPARE(server.requests.size(), 8);
         for (int i = 1; i < server.requests.size(); ++i)
             QVERIFY(server.requests.at(i).endsWith(R"({"kind":"DeleteOptions","apiVersion":"v1"})"));
+    }
+
+    // The managers the client makes itself (beyond six requests at once, and in place of one
+    // retired) go through the given one's proxy, a kubeconfig's proxy-url, like it.
+    void everyManagerGoesThroughTheGivenProxy()
+    {
+        ScriptedHttpServer proxy;
+        for (int i = 0; i < 12; ++i)
+            proxy.script.enqueue(QByteArray()); // held: all twelve in flight at once
+        QNetworkAccessManager network;
+        network.setProxy(QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), proxy.serverPort()));
+        auto client = std::make_unique<HttpClient>(&network, quickRetries(2));
+        client->setMaxConnections(12);
+        std::vector<QCoro::Task<Result<HttpResponse>>> sending;
+        for (int i = 0; i < 12; ++i)
+            sending.push_back(
+                client->send(get(QUrl(QStringLiteral("http://paddock-target.invalid/v1/sandboxes/%1").arg(i)))));
+        QTRY_COMPARE(proxy.requests.size(), 12);
+        for (const QByteArray &request : std::as_const(proxy.requests))
+            QVERIFY2(request.startsWith("GET http://paddock-target.invalid/v1/sandboxes/"), request.constData());
+        client.reset(); // ends the twelve
+        for (auto &task : sending)
+            QVERIFY(task.isReady());
     }
 
     // The owner going away ends every request at once, instead of leaving coroutines waiting on

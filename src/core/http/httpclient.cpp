@@ -9,6 +9,7 @@
 #include <QCoroTask>
 
 #include <QNetworkAccessManager>
+#include <QNetworkProxy>
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QPointer>
@@ -202,6 +203,13 @@ HttpClient::HttpClient(QNetworkAccessManager *network, RetryPolicy retry, QObjec
     watch(m_network);
 }
 
+std::unique_ptr<QNetworkAccessManager> HttpClient::makeManager() const
+{
+    auto manager = std::make_unique<QNetworkAccessManager>();
+    manager->setProxy(m_given->proxy());
+    return manager;
+}
+
 void HttpClient::watch(QNetworkAccessManager *manager)
 {
     // One `encrypted` per new TLS connection (the reply that made it).
@@ -219,7 +227,7 @@ void HttpClient::retire(QNetworkAccessManager *manager)
     if (manager == m_network) {
         if (m_ownFirst)
             m_retired.push_back(std::move(m_ownFirst));
-        m_ownFirst = std::make_unique<QNetworkAccessManager>();
+        m_ownFirst = makeManager();
         m_network = m_ownFirst.get();
         watch(m_network);
     } else {
@@ -247,20 +255,25 @@ void HttpClient::doneWith(QNetworkAccessManager *manager)
         m_busy.remove(manager);
         m_handshakes.remove(manager);
         disconnect(manager, nullptr, this, nullptr);
-        if (manager == m_given) {
-            manager->clearConnectionCache(); // the owner's: only its connections (and TLS contexts) go
-            return;
-        }
+        // The owner's is only no longer used here: others may send on it (execd's command
+        // streams), so its connections are left to Qt's idle expiry.
         const auto retired = std::find_if(m_retired.begin(), m_retired.end(),
                                           [manager](const auto &owned) { return owned.get() == manager; });
-        if (retired != m_retired.end())
-            m_retired.erase(retired);
+        if (retired == m_retired.end())
+            return;
+        // Deleted from the event loop's own level, never inside a loop nested in a reply's
+        // signal; with this client if it goes first.
+        QNetworkAccessManager *going = retired->release();
+        m_retired.erase(retired);
+        going->setParent(this);
+        going->deleteLater();
     });
 }
 
 int HttpClient::liveManagers() const
 {
-    return 1 + int(m_extra.size()) + int(m_retired.size()) + (m_retiring.contains(m_given) ? 1 : 0);
+    return 1 + int(m_extra.size()) + int(m_retired.size()) + (m_retiring.contains(m_given) ? 1 : 0)
+        + int(findChildren<QNetworkAccessManager *>(Qt::FindDirectChildrenOnly).size()); // going
 }
 
 HttpClient::~HttpClient()
@@ -340,7 +353,7 @@ QNetworkAccessManager *HttpClient::pickManager()
     }
     const int managers = int(m_extra.size()) + 1;
     if (m_busy.value(best) >= ConnectionsPerManager && managers * ConnectionsPerManager < m_maxConnections) {
-        m_extra.push_back(std::make_unique<QNetworkAccessManager>());
+        m_extra.push_back(makeManager());
         best = m_extra.back().get();
         watch(best);
     }

@@ -210,6 +210,8 @@ public:
 
 private:
     QNetworkAccessManager *pickManager();
+    // A manager of our own, with the given one's proxy (a kubeconfig's proxy-url).
+    std::unique_ptr<QNetworkAccessManager> makeManager() const;
     void watch(QNetworkAccessManager *manager);
     void retire(QNetworkAccessManager *manager);
     void doneWith(QNetworkAccessManager *manager); // a request on it has ended
