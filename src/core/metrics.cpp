@@ -97,6 +97,13 @@ std::optional<qint64> wholeBytes(double value)
     return static_cast<qint64>(std::llround(std::floor(value)));
 }
 
+// A memory limit: a whole, positive number of bytes (a fraction of one byte is no limit).
+std::optional<qint64> limitBytes(double value)
+{
+    const auto bytes = wholeBytes(value);
+    return bytes && *bytes > 0 ? bytes : std::nullopt;
+}
+
 std::optional<double> number(const QJsonValue &value)
 {
     if (!value.isDouble())
@@ -215,7 +222,7 @@ std::optional<SandboxMetrics> parseDockerStats(const QByteArray &json)
             used -= *cache;
         metrics.memoryBytes = wholeBytes(used);
         if (const auto limit = number(memory.value(QLatin1String("limit"))); limit && *limit > 0)
-            metrics.memoryLimitBytes = wholeBytes(*limit);
+            metrics.memoryLimitBytes = limitBytes(*limit);
     }
     return metrics;
 }
@@ -235,7 +242,7 @@ std::optional<SandboxMetrics> parseExecdMetrics(const QByteArray &json)
     if (const auto used = number(object.value(QLatin1String("mem_used_mib"))); used && *used >= 0)
         metrics.memoryBytes = wholeBytes(*used * MiB);
     if (const auto total = number(object.value(QLatin1String("mem_total_mib"))); total && *total > 0)
-        metrics.memoryLimitBytes = wholeBytes(*total * MiB);
+        metrics.memoryLimitBytes = limitBytes(*total * MiB);
     return metrics;
 }
 
@@ -257,7 +264,7 @@ std::optional<SandboxMetrics> e2bMetric(const QJsonObject &object)
     if (const auto used = number(object.value(QLatin1String("memUsed"))); used && *used >= 0)
         metrics.memoryBytes = wholeBytes(*used);
     if (const auto total = number(object.value(QLatin1String("memTotal"))); total && *total > 0)
-        metrics.memoryLimitBytes = wholeBytes(*total);
+        metrics.memoryLimitBytes = limitBytes(*total);
     return metrics;
 }
 

@@ -233,6 +233,11 @@ private Q_SLOTS:
             {"timestampUnix":2,"cpuCount":1,"cpuUsedPct":3,"memUsed":5,"memTotal":6}])");
         QVERIFY(last);
         QCOMPARE(last->memoryBytes, std::optional<qint64>(5));
+        // A limit of a fraction of a byte is no limit (found by fuzz_metrics).
+        const auto fraction = parseE2bSandboxesMetrics(R"({"sandboxes":{"sbx-1":{"timestampUnix":1,"cpuCount":1,
+            "cpuUsedPct":1,"memUsed":1,"memTotal":0.5}}})");
+        QCOMPARE(fraction.value(QStringLiteral("sbx-1")).memoryLimitBytes, std::nullopt);
+        QCOMPARE(parseExecdMetrics(R"({"mem_used_mib":1,"mem_total_mib":1e-7})")->memoryLimitBytes, std::nullopt);
     }
 
     // The CPU between two scans counts what each process used in between, and all of the time of
