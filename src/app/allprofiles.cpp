@@ -325,13 +325,7 @@ WorkspaceTreeModel::Decorate AllProfiles::decorator(Feed *feed, const QDateTime 
     ActivityTracker *activity = m_activity;
     return [session, failures, activity, now](const QString &profile, const SandboxInfo &info,
                                               WorkspaceTreeModel::Decoration &decoration) {
-        decoration.bootstrapFailure.clear();
-        if (!failures.isEmpty()) {
-            const auto failure = failures.constFind(info.workspaceId);
-            if (failure != failures.cend()
-                && (!info.createdAt.isValid() || failure->at >= info.createdAt.addSecs(-120)))
-                decoration.bootstrapFailure = failure->message;
-        }
+        decoration.bootstrapFailure = BootstrapLogStore::failureOf(failures, info.workspaceId, info.createdAt);
         decoration.idleDeadline.reset();
         if (session) {
             if (const auto remaining = session->idleRemaining(info.workspaceId))

@@ -989,16 +989,7 @@ WorkspaceTreeModel::Decorate MainWindow::decorator(const QDateTime &now)
     const bool perUser = m_session && m_session->isolation() == IsolationPolicy::PerUser;
     return [this, now, perUser](const QString &profile, const SandboxInfo &info,
                                 WorkspaceTreeModel::Decoration &decoration) {
-        const QHash<QString, BootstrapLogStore::Failure> &failures = m_failures;
-        decoration.bootstrapFailure.clear();
-        if (!failures.isEmpty()) {
-            // Only a failure of this sandbox: one made after it (AgentScope made the workspace
-            // again) has not failed. (Two minutes for the server's clock and ours to differ.)
-            const auto failure = failures.constFind(info.workspaceId);
-            if (failure != failures.cend()
-                && (!info.createdAt.isValid() || failure->at >= info.createdAt.addSecs(-120)))
-                decoration.bootstrapFailure = failure->message;
-        }
+        decoration.bootstrapFailure = BootstrapLogStore::failureOf(m_failures, info.workspaceId, info.createdAt);
         decoration.idleDeadline.reset();
         if (m_session && m_session->profileId() == profile) {
             if (const auto remaining = m_session->idleRemaining(info.workspaceId))

@@ -172,6 +172,15 @@ Result<> BootstrapLogStore::recordOutcome(const QString &instanceKey, const QStr
     return {};
 }
 
+QString BootstrapLogStore::failureOf(const QHash<QString, Failure> &failures, const QString &workspaceId,
+                                     const QDateTime &sandboxCreatedAt)
+{
+    const auto failure = failures.constFind(workspaceId);
+    if (failure == failures.cend() || (sandboxCreatedAt.isValid() && failure->at < sandboxCreatedAt.addSecs(-120)))
+        return {};
+    return failure->message;
+}
+
 QHash<QString, BootstrapLogStore::Failure> BootstrapLogStore::readFailures(const QString &folder)
 {
     QHash<QString, Failure> failures;

@@ -72,6 +72,11 @@ public:
         bool operator==(const Failure &) const = default;
     };
     static QHash<QString, Failure> readFailures(const QString &folder);
+    // The failure of this sandbox among them, or an empty string: one recorded before the
+    // sandbox was made (AgentScope made the workspace again since) is not its own. Two minutes
+    // allow for the server's clock and ours to differ.
+    static QString failureOf(const QHash<QString, Failure> &failures, const QString &workspaceId,
+                             const QDateTime &sandboxCreatedAt);
 
 Q_SIGNALS:
     void lineAppended(const QString &instanceKey, const QString &workspaceId, const Paddock::LogLine &line);
