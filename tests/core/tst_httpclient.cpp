@@ -255,6 +255,36 @@ private Q_SLOTS:
 
     // The managers the client makes itself (beyond six requests at once, and in place of one
     // retired) go through the given one's proxy, a kubeconfig's proxy-url, like it.
+    void aRequestWithoutABodySendsNone()
+    {
+        // GET and DELETE go without an upload device: no Content-Length, no body (a device, even
+        // an empty one, cost a listing of 10,000 E2B sandboxes 13% of its time). A POST or PUT
+        // without a body still says Content-Length: 0, which servers may insist on (411).
+        ScriptedHttpServer server;
+        for (int i = 0; i < 4; ++i)
+            server.script.enqueue(ScriptedHttpServer::response(200, "{}"));
+        QNetworkAccessManager network;
+        HttpClient client(&network, quickRetries(1));
+        for (const QByteArray &method :
+             {QByteArray("GET"), QByteArray("DELETE"), QByteArray("POST"), QByteArray("PUT")}) {
+            HttpRequest request = get(server.url(QStringLiteral("/v1/things")));
+            request.method = method;
+            const auto response = QCoro::waitFor(client.send(request));
+            QVERIFY2(response, method.constData());
+        }
+        QCOMPARE(server.requests.size(), 4);
+        for (int i = 0; i < 2; ++i) {
+            const QByteArray sent = server.requests.at(i).toLower();
+            QVERIFY2(!sent.contains("content-length"), server.requests.at(i).constData());
+            QVERIFY2(sent.endsWith("\r\n\r\n"), server.requests.at(i).constData());
+        }
+        QVERIFY(server.requests.at(0).startsWith("GET /v1/things HTTP/1.1"));
+        QVERIFY(server.requests.at(1).startsWith("DELETE /v1/things HTTP/1.1"));
+        for (int i = 2; i < 4; ++i)
+            QVERIFY2(server.requests.at(i).toLower().contains("content-length: 0\r\n"),
+                     server.requests.at(i).constData());
+    }
+
     void everyManagerGoesThroughTheGivenProxy()
     {
         ScriptedHttpServer proxy;
