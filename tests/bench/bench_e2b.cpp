@@ -121,6 +121,7 @@ QCoro::Task<int> run(int sandboxes, int pauses, int latencyMs, int concurrency)
         std::vector<double> bareMs;
         std::vector<double> listMs;
         std::vector<double> cpuUs;
+        std::vector<double> pagesLeft;
         RawListing bare;
         for (int round = 0; round < Rounds; ++round) {
             bare = co_await fetchPagesBare(&network, server.apiUrl());
@@ -131,6 +132,7 @@ QCoro::Task<int> run(int sandboxes, int pauses, int latencyMs, int concurrency)
             auto listed = co_await client.list({}, {});
             cpuUs.push_back((cpuSeconds() - cpuBefore) * 1e6 / sandboxes);
             listMs.push_back(double(timer.nsecsElapsed()) / 1e6);
+            pagesLeft.push_back(client.lastListingPagesLeft());
             if (!listed || listed->size() != sandboxes) {
                 std::fprintf(stderr, "list failed: %s\n",
                              listed ? qPrintable(QStringLiteral("%1 listed").arg(listed->size()))
@@ -160,6 +162,8 @@ QCoro::Task<int> run(int sandboxes, int pauses, int latencyMs, int concurrency)
         std::printf("  bare fetch of the same pages        %9.1f ms  (median of %d)\n", median(bareMs), Rounds);
         std::printf("  ControlPlane::list                  %9.1f ms  = %.2f x the bare fetch [<= 1.5 x] (median)\n",
                     wallMs, listRatio);
+        std::printf("  pages left to parse after the last  %9.0f     (of %d; the rest parsed as they came)\n",
+                    median(pagesLeft), bare.pages);
         std::printf("  parsing the pages on one thread     %9.1f ms  (%lld sandboxes, best of 5)\n", parseMs,
                     qlonglong(parsedCount));
         std::printf("  client CPU per sandbox listed       %9.2f us  [<= 20 us]\n", cpuPerSandboxUs);

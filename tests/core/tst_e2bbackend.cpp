@@ -21,6 +21,10 @@
 #endif
 
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -99,6 +103,8 @@ class TestE2BBackend : public QObject
 private Q_SLOTS:
     void envelopesAreCutAsBytesArrive();
     void aPageIsReadAsTheServerWroteIt();
+    void stringsAreTheirTextWithOrWithoutEscapes();
+    void aListingIsEveryPageInTheServersOrder();
     void listFollowsNextTokenAndFiltersByMetadata();
     void metadataWithSeparatorsRoundTrips();
     void reattachTakesTheNewestWithAWarning();
@@ -201,6 +207,96 @@ void TestE2BBackend::aPageIsReadAsTheServerWroteIt()
     QVERIFY(!page("{}"));
     QVERIFY(!page("[" + a.left(a.size() - 20)));
     QVERIFY(!E2B::parseSandbox("[]"));
+}
+
+void TestE2BBackend::stringsAreTheirTextWithOrWithoutEscapes()
+{
+    // Strings without escapes are read where they stand in the page, the others unescaped:
+    // whitespace around values, escapes of every kind, an escaped spelling of AgentScope's keys,
+    // empty strings, and a string that ends in an escaped quote.
+    const QByteArray body = R"([ { "sandboxID" : "i\u0061" , "state" :"running"  ,)"
+                            "\n\t"
+                            R"("templateID":"t\\1", "alias" : "" , "startedAt" : "2026-12-05T10:00:00Z" ,)"
+                            R"( "endAt":"2026-12-05T11:00:00Z"	, "metadata" : { "agentscope.agent.id" : "a \"q\"" ,)"
+                            R"("agentscope\u002euser.id":"u\/1" , "agentscope.workspace\u002Eid" : "w\u4e2d" , )"
+                            R"("note" : "ends\"", "empty":""} } , )"
+                            R"({"sandboxID":"ib","metadata":{"agentscope.workspace.id":"w-b"},)"
+                            R"("state":"paused","endAt":"2026-12-05T09:00:00Z"} ])";
+    E2B::HttpResponse response;
+    response.status = 200;
+    response.body = body;
+    const auto page = E2B::parseListPage(response);
+    QVERIFY(page);
+    QCOMPARE(page->sandboxes.size(), 2);
+    const SandboxInfo &a = page->sandboxes.at(0);
+    QCOMPARE(a.sandboxId, QStringLiteral("ia"));
+    QCOMPARE(a.state, SandboxState::Running);
+    QCOMPARE(a.image, QStringLiteral("t\\1"));
+    QCOMPARE(a.createdAt, QDateTime(QDate(2026, 12, 5), QTime(10, 0), Qt::UTC));
+    QCOMPARE(a.expiresAt.value_or(QDateTime()), QDateTime(QDate(2026, 12, 5), QTime(11, 0), Qt::UTC));
+    QCOMPARE(a.agentId, QStringLiteral("a \"q\""));
+    QCOMPARE(a.userId, QStringLiteral("u/1"));
+    QCOMPARE(a.workspaceId, QStringLiteral("w中"));
+    const QMap<QString, QString> metadata{{QStringLiteral("agentscope.agent.id"), QStringLiteral("a \"q\"")},
+                                          {QStringLiteral("agentscope.user.id"), QStringLiteral("u/1")},
+                                          {QStringLiteral("agentscope.workspace.id"), QStringLiteral("w中")},
+                                          {QStringLiteral("note"), QStringLiteral("ends\"")},
+                                          {QStringLiteral("empty"), QString()}};
+    QCOMPARE(a.metadata, metadata);
+    const SandboxInfo &b = page->sandboxes.at(1);
+    QCOMPARE(b.sandboxId, QStringLiteral("ib"));
+    QCOMPARE(b.workspaceId, QStringLiteral("w-b"));
+    QCOMPARE(b.state, SandboxState::Paused);
+    QCOMPARE(b.pausedAt, QDateTime(QDate(2026, 12, 5), QTime(9, 0), Qt::UTC));
+}
+
+void TestE2BBackend::aListingIsEveryPageInTheServersOrder()
+{
+    // Pages are parsed by whichever side claims them first (the idle-priority thread as they
+    // arrive, every core once the last is in): each page once, joined in the server's order. With
+    // no latency the fetch outruns the idle thread; at 20 ms a page it keeps up.
+    for (const int latencyMs : {0, 20}) {
+        FakeE2bProcess server;
+        QVERIFY2(server.start({QStringLiteral("--seed"), QStringLiteral("1000"), QStringLiteral("--latency-ms"),
+                               QString::number(latencyMs)}),
+                 qPrintable(server.error()));
+        QNetworkAccessManager network;
+        // The server's order, page by page, read with Qt's own JSON.
+        QStringList expected;
+        QByteArray token;
+        do {
+            QUrl url = server.apiUrl();
+            url.setPath(QStringLiteral("/v2/sandboxes"));
+            url.setQuery(QStringLiteral("limit=100")
+                         + (token.isEmpty() ? QString() : QStringLiteral("&nextToken=") + QString::fromLatin1(token)));
+            QNetworkRequest request(url);
+            request.setRawHeader("X-API-Key", Key.toByteArray());
+            std::unique_ptr<QNetworkReply> reply(network.get(request));
+            QSignalSpy finished(reply.get(), &QNetworkReply::finished);
+            QVERIFY(reply->isFinished() || finished.wait(10'000));
+            const QJsonArray page = QJsonDocument::fromJson(reply->readAll()).array();
+            for (const QJsonValue &sandbox : page)
+                expected.append(sandbox.toObject().value(QLatin1String("sandboxID")).toString());
+            token = reply->rawHeader("X-Next-Token");
+        } while (!token.isEmpty());
+        QCOMPARE(expected.size(), 1000);
+
+        HttpClient http(&network);
+        ConnectionConfig config;
+        config.apiUrl = server.apiUrl().toString();
+        config.apiKey = Key.toByteArray();
+        ControlPlane client(&http, config);
+        for (int round = 0; round < 3; ++round) {
+            const auto listed = QCoro::waitFor(client.list({}, {}));
+            QVERIFY2(listed, qPrintable(listed ? QString() : listed.error().message));
+            QStringList ids;
+            for (const SandboxInfo &info : std::as_const(*listed))
+                ids.append(info.sandboxId);
+            QCOMPARE(ids, expected);
+            QVERIFY(client.lastListingPagesLeft() >= 0 && client.lastListingPagesLeft() <= 10);
+            qInfo("latency %d ms: %d of 10 pages left for the end", latencyMs, client.lastListingPagesLeft());
+        }
+    }
 }
 
 void TestE2BBackend::listFollowsNextTokenAndFiltersByMetadata()

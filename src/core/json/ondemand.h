@@ -80,15 +80,20 @@ public:
                 return;
         }
     }
-    QString string(od::value &value)
-    {
-        std::string_view s;
-        return value.get_string().get(s) ? QString() : text(s);
-    }
-    // A string as simdjson unescaped it, valid while the document is read; empty when the value
-    // is not a string.
+    QString string(od::value &value) { return text(view(value)); }
+    // A string's text, valid while the document is read; empty when the value is not a string.
+    // One without escapes (nearly every one) is read where it stands in the document; only one
+    // with a backslash is unescaped by simdjson into its string buffer, a copy.
     std::string_view view(od::value &value)
     {
+        std::string_view token = value.raw_json_token();
+        while (!token.empty() && isJsonSpace(token.back()))
+            token.remove_suffix(1);
+        if (token.size() >= 2 && token.front() == '"' && token.back() == '"') {
+            const std::string_view inside = token.substr(1, token.size() - 2);
+            if (inside.find('\\') == std::string_view::npos)
+                return inside;
+        }
         std::string_view s;
         return value.get_string().get(s) ? std::string_view() : s;
     }
@@ -121,8 +126,8 @@ public:
     }
     QString shared(od::value &value)
     {
-        std::string_view s;
-        return value.get_string().get(s) ? QString() : shared(s);
+        const std::string_view s = view(value);
+        return s.empty() ? QString() : shared(s);
     }
     int integer(od::value &value, int fallback)
     {
@@ -151,8 +156,8 @@ public:
     }
     std::optional<QDateTime> time(od::value &value)
     {
-        std::string_view s;
-        if (value.get_string().get(s))
+        const std::string_view s = view(value);
+        if (s.empty())
             return std::nullopt;
         return timeFrom(s);
     }
@@ -169,6 +174,7 @@ public:
     }
 
 private:
+    static bool isJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
     static constexpr size_t SharedSlots = 1024;
     struct Slot
     {

@@ -109,9 +109,12 @@ public:
 
     const ConnectionConfig &config() const { return m_config; }
 
-    // Every page, following X-Next-Token: the next page is asked for as soon as a page's headers
-    // arrive, while that page is parsed on a worker thread.
+    // Every page, following X-Next-Token: the next page is asked for as soon as a page has
+    // arrived, while that page is parsed on a worker thread.
     QCoro::Task<Result<QList<SandboxInfo>>> list(QStringList states, QMap<QString, QString> metadata);
+    // Of the last listing's pages, how many the idle-priority thread had not begun when the last
+    // one arrived (then parsed on every core at normal priority): for benchmarks and tests.
+    int lastListingPagesLeft() const { return m_lastPagesLeft; }
     QCoro::Task<Result<SandboxRecord>> get(QString sandboxId);
     // POST /v2/sandboxes with an explicit timeout; sent once (a create must not run twice).
     QCoro::Task<Result<SandboxRecord>> create(QString templateName, QMap<QString, QString> metadata,
@@ -136,9 +139,12 @@ private:
 
     HttpClient *m_http;
     ConnectionConfig m_config;
-    // Listed pages are parsed here, one at a time (see list()); its destructor waits for a parse
-    // still running.
+    // Listed pages are parsed here while the fetch goes on, one at a time, at idle priority; the
+    // rest, once it is over, in m_finisher (see list()). Their destructors wait for a parse still
+    // running.
     QThreadPool m_parser;
+    QThreadPool m_finisher;
+    int m_lastPagesLeft = 0;
 };
 
 } // namespace Paddock::E2B
