@@ -903,7 +903,14 @@ void BackendConformance::metricsAsTheCapabilitySays()
     auto burning = m_backend->exec(sandbox->sandboxId, burn);
     QTRY_VERIFY_WITH_TIMEOUT(started, 30000);
     const QString missing = m_target->unknownSandboxId();
-    auto metrics = QCoro::waitFor(m_backend->metrics({sandbox->sandboxId, missing}));
+    // Sampled again until the burn shows: a command that has only just started may not have
+    // used a whole clock tick yet (on a loaded machine it waits for a core), which reads as 0.
+    Result<QList<SandboxMetrics>> metrics = fail(Error::backend(QStringLiteral("not sampled")));
+    const auto burnShows = [&] {
+        metrics = QCoro::waitFor(m_backend->metrics({sandbox->sandboxId, missing}));
+        return metrics && metrics->size() == 1 && metrics->first().cpuPercent && *metrics->first().cpuPercent > 0;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(burnShows(), 5000);
     const auto ended = QCoro::waitFor(burning);
     QVERIFY2(metrics, why(metrics));
     QVERIFY2(ended, why(ended));
