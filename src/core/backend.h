@@ -178,10 +178,11 @@ public:
     // (refused, say) and is being tried again, when what it reports cannot be relied on. The
     // default: never.
     virtual bool isWatchLive() const { return false; }
-    // Ends the reads under way that a server may hold unanswered (OpenSandbox: execd of a paused
-    // sandbox), each with a Cancelled error, and leaves actions alone. ProfileSession::shutdown()
-    // calls it once its manager has stopped, so that a quit waits for actions, not for reads'
-    // timeouts. The default: nothing (where every read ends on its own soon).
+    // Ends the reads under way that a server may hold unanswered (the listings of OpenSandbox,
+    // Kubernetes and E2B; OpenSandbox's execd of a paused sandbox), each with a Cancelled error,
+    // and leaves actions alone. ProfileSession::shutdown() calls it once its manager has stopped,
+    // so that a quit waits for actions, not for reads' timeouts. The default: nothing (where
+    // every read ends on its own soon: local folders, the local Docker daemon).
     virtual void cancelReads() { }
 
 protected:

@@ -105,6 +105,7 @@ private Q_SLOTS:
     void aPageIsReadAsTheServerWroteIt();
     void stringsAreTheirTextWithOrWithoutEscapes();
     void aListingIsEveryPageInTheServersOrder();
+    void aClosingProfileDoesNotWaitForASilentListing();
     void listFollowsNextTokenAndFiltersByMetadata();
     void metadataWithSeparatorsRoundTrips();
     void reattachTakesTheNewestWithAWarning();
@@ -297,6 +298,28 @@ void TestE2BBackend::aListingIsEveryPageInTheServersOrder()
             qInfo("latency %d ms: %d of 10 pages left for the end", latencyMs, client.lastListingPagesLeft());
         }
     }
+}
+
+void TestE2BBackend::aClosingProfileDoesNotWaitForASilentListing()
+{
+    // A server that takes the listing and never answers: closing the profile ends the listing
+    // (Cancelled) instead of waiting out its timeouts (10 s, then once more), which held a quit.
+    ScriptedHttpServer api;
+    api.script.enqueue(QByteArray()); // accept, never answer
+    BackendOptions options;
+    options.connection.apiUrl = api.url({}).toString();
+    options.connection.sandboxUrl = api.url({}).toString();
+    options.connection.apiKey = Key.toByteArray();
+    options.connection.requestTimeout = 10s;
+    TestSession<E2BBackend> session(std::make_unique<E2BBackend>(options),
+                                    testProfile(QStringLiteral("silent"), Profile::Kind::E2B));
+    auto listing = session->list({});
+    QTRY_COMPARE(api.requests.size(), 1);
+    session.shutdown();
+    const auto listed = QCoro::waitFor(std::move(listing));
+    QVERIFY(!listed);
+    QCOMPARE(listed.error().kind, Error::Kind::Cancelled);
+    QCOMPARE(api.requests.size(), 1);
 }
 
 void TestE2BBackend::listFollowsNextTokenAndFiltersByMetadata()

@@ -9,7 +9,10 @@
 #include "backends/opensandbox/wire.h"
 #include "bootstraplog.h"
 #include "fakeopensandboxprocess.h"
+#include "profilesession.h"
 #include "provisioner.h"
+#include "scriptedhttpserver.h"
+#include "testsession.h"
 #include "workspacemanager.h"
 
 #ifndef Q_MOC_RUN
@@ -300,6 +303,29 @@ private Q_SLOTS:
     // while the sandbox runs (asked beside the GET when it is not cached, so both are in flight at
     // once; taken from the cache when it is), and no secret: not the env, not a secret argument
     // of the entrypoint, not execd's access token, not the API key.
+    void aClosingProfileDoesNotWaitForASilentListing()
+    {
+        // A server that takes the listing and never answers: closing the profile ends the
+        // listing (Cancelled) instead of waiting out its timeouts (10 s, then once more).
+        PaddockTest::ScriptedHttpServer api;
+        api.script.enqueue(QByteArray()); // accept, never answer
+        BackendOptions options;
+        options.connection.domain = QStringLiteral("127.0.0.1:%1").arg(api.serverPort());
+        options.connection.apiKey = "secret";
+        options.connection.requestTimeout = 10s;
+        options.retry = quickRetries();
+        PaddockTest::TestSession<OpenSandboxBackend> session(
+            std::make_unique<OpenSandboxBackend>(options),
+            PaddockTest::testProfile(QStringLiteral("silent"), Profile::Kind::OpenSandbox));
+        auto listing = session->list({});
+        QTRY_COMPARE(api.requests.size(), 1);
+        session.shutdown();
+        const auto listed = QCoro::waitFor(std::move(listing));
+        QVERIFY(!listed);
+        QCOMPARE(listed.error().kind, Error::Kind::Cancelled);
+        QCOMPARE(api.requests.size(), 1);
+    }
+
     void detailsSayWhatTheServerSaysAndNoSecret()
     {
         FakeOpenSandboxProcess server;

@@ -536,8 +536,9 @@ QCoro::Task<Result<QList<SandboxInfo>>> ControlPlane::list(QStringList states, Q
     QList<std::shared_ptr<PendingPage>> pending;
     QList<QFuture<void>> parsing;
     for (int page = 0; page < MaxPages; ++page) {
-        const HttpRequest listing = request(QByteArrayLiteral("GET"), QStringLiteral("/v2/sandboxes"),
-                                            listQuery(states, metadata, PageSize, token));
+        HttpRequest listing = request(QByteArrayLiteral("GET"), QStringLiteral("/v2/sandboxes"),
+                                      listQuery(states, metadata, PageSize, token));
+        listing.cancel = m_reads;
         auto response = co_await m_http->send(listing);
         if (!response) {
             // The pages already in are not parsed for nothing (nor waited for by a destructor).

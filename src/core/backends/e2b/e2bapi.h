@@ -1,5 +1,6 @@
 #pragma once
 
+#include "../../canceltoken.h"
 #include "../../http/httpclient.h"
 #include "../../result.h"
 #include "../../sandbox.h"
@@ -115,6 +116,9 @@ public:
     // Of the last listing's pages, how many the idle-priority thread had not begun when the last
     // one arrived (then parsed on every core at normal priority): for benchmarks and tests.
     int lastListingPagesLeft() const { return m_lastPagesLeft; }
+    // Ends the listings under way (and every later one) with a Cancelled error: a server that
+    // takes a listing and never answers would hold a closing profile for the request's timeouts.
+    void cancelReads() { m_reads->cancel(); }
     QCoro::Task<Result<SandboxRecord>> get(QString sandboxId);
     // POST /v2/sandboxes with an explicit timeout; sent once (a create must not run twice).
     QCoro::Task<Result<SandboxRecord>> create(QString templateName, QMap<QString, QString> metadata,
@@ -145,6 +149,7 @@ private:
     QThreadPool m_parser;
     QThreadPool m_finisher;
     int m_lastPagesLeft = 0;
+    std::shared_ptr<CancelToken> m_reads = std::make_shared<CancelToken>();
 };
 
 } // namespace Paddock::E2B

@@ -358,6 +358,11 @@ QCoro::Task<Result<>> E2BBackend::pause(QString sandboxId)
     co_return fail(paused.error());
 }
 
+void E2BBackend::cancelReads()
+{
+    m_api->cancelReads();
+}
+
 QCoro::Task<Result<>> E2BBackend::kill(QString sandboxId, KillOptions)
 {
     if (auto key = validateKey(m_options.connection.apiKey); !key)

@@ -96,6 +96,8 @@ public:
     // `e2b sandbox connect <id>` (E2B's CLI, with its own login) where the profile uses E2B's
     // own service; nullopt for another API URL, which the CLI is not told.
     std::optional<TerminalCommand> terminalCommand(const SandboxInfo &sandbox) const override;
+    // The listings under way end (a closing profile waits for actions, not for a silent server).
+    void cancelReads() override;
 
 private:
     // One POST /v2/sandboxes and what follows it (the workdir, the sandbox as listed).

@@ -350,6 +350,7 @@ QCoro::Task<Result<ListPage<View>>> KubeClient::listAll(const char *resource, QS
         url.setQuery(query, QUrl::StrictMode);
         request.url = url;
         request.retrySafe = true;
+        request.cancel = m_reads;
         return request;
     };
     ListPage<View> all;

@@ -5,6 +5,7 @@
 // watch), the namespace, pod logs (a tail and a followed stream), and the request an exec
 // websocket starts from.
 
+#include "../../canceltoken.h"
 #include "../../http/httpclient.h"
 #include "../../result.h"
 #include "kubeconfig.h"
@@ -88,6 +89,9 @@ public:
     // parsed on a worker thread. The list's resourceVersion is where a watch starts.
     QCoro::Task<Result<ListPage<PodView>>> listPods(QString labelSelector, int pageSize = 500);
     QCoro::Task<Result<ListPage<PvcView>>> listPvcs(QString labelSelector, int pageSize = 500);
+    // Ends the listings under way (and every later one) with a Cancelled error: an API server
+    // that takes a listing and never answers would hold a closing profile for its timeouts.
+    void cancelReads() { m_reads->cancel(); }
 
     // Watches from `resourceVersion` with bookmarks until the server ends the stream (after
     // `timeout`), the connection drops, or `cancel`; `onEvent` gets each event as it arrives,
@@ -140,6 +144,7 @@ private:
     ClusterTarget m_target;
     std::unique_ptr<QNetworkAccessManager> m_network;
     std::unique_ptr<Http::HttpClient> m_http;
+    std::shared_ptr<CancelToken> m_reads = std::make_shared<CancelToken>(); // listings: cancelReads()
     Authorization m_used; // the last credentials sent
     quint64 m_identityGeneration = 0; // whose plugin client certificate the TLS settings carry
 };

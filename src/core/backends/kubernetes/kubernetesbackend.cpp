@@ -1055,6 +1055,12 @@ QCoro::Task<Result<>> KubernetesBackend::followContainerLog(QString sandboxId, i
 
 // Watching ----------------------------------------------------------------------------------
 
+void KubernetesBackend::cancelReads()
+{
+    if (m_client)
+        m_client->cancelReads();
+}
+
 void KubernetesBackend::setWatching(bool watching)
 {
     if (watching == m_watching || m_closing)

@@ -119,6 +119,8 @@ public:
     QString killWarning(const SandboxInfo &sandbox) const override;
 
     void setWatching(bool watching) override;
+    // The listings under way end (a closing profile waits for actions, not for a silent server).
+    void cancelReads() override;
     bool isWatching() const { return m_watching; }
     bool isWatchLive() const override;
 

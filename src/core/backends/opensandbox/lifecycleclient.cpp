@@ -180,8 +180,9 @@ HttpRequest LifecycleClient::request(const QByteArray &method, const QString &pa
 
 QCoro::Task<Result<ListPage>> LifecycleClient::fetchPage(QStringList states, QMap<QString, QString> metadata, int page)
 {
-    const HttpRequest listing =
+    HttpRequest listing =
         request(QByteArrayLiteral("GET"), QStringLiteral("/sandboxes"), listQuery(states, metadata, page, PageSize));
+    listing.cancel = m_reads;
     auto response = co_await m_http->send(listing);
     if (!response)
         co_return fail(response.error());

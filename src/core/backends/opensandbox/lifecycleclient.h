@@ -1,5 +1,6 @@
 #pragma once
 
+#include "../../canceltoken.h"
 #include "../../result.h"
 #include "../../sandbox.h"
 #include "http.h"
@@ -82,6 +83,9 @@ public:
     // then any that hasNextPage still announces; each sandbox once. Pages are parsed on a
     // worker thread. Metadata values are matched in their encoded form.
     QCoro::Task<Result<QList<SandboxInfo>>> list(QStringList states, QMap<QString, QString> metadata);
+    // Ends the listings under way (and every later one) with a Cancelled error: a server that
+    // takes a listing and never answers would hold a closing profile for the request's timeouts.
+    void cancelReads() { m_reads->cancel(); }
     QCoro::Task<Result<SandboxInfo>> get(QString sandboxId);
     // The same GET, read for the inspector's overview (parseSandboxDetails).
     QCoro::Task<Result<SandboxDetails>> details(QString sandboxId);
@@ -113,6 +117,7 @@ private:
     QCoro::Task<Result<>> sendForNothing(HttpRequest request); // 2xx with no body to read
 
     HttpClient *m_http;
+    std::shared_ptr<CancelToken> m_reads = std::make_shared<CancelToken>(); // listings: cancelReads()
     ConnectionConfig m_config;
 };
 

@@ -515,6 +515,8 @@ void OpenSandboxBackend::cancelReads()
     // clients stay cached; a shutdown frees them with the backend, after abortAll().
     for (ExecdClient *client : std::as_const(m_liveExecd))
         client->cancelReads();
+    // And the listings: a server that takes one and never answers held a quit for a minute.
+    m_lifecycle->cancelReads();
 }
 
 bool OpenSandboxBackend::retryElsewhere(const QString &sandboxId, const ExecdHandle &used, const Error &error)
