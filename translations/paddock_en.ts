@@ -606,6 +606,13 @@
             <numerusform>Stopping %n workspaces…</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n selected workspace(s) are in read-only profiles and are skipped.</source>
+        <translation>
+            <numerusform>%n selected workspace is in a read-only profile and is skipped.</numerusform>
+            <numerusform>%n selected workspaces are in read-only profiles and are skipped.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>WorkspaceCountLabel</name>

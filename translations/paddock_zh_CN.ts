@@ -60,6 +60,14 @@
         <source>Open Terminal</source>
         <translation>打开终端</translation>
     </message>
+    <message>
+        <source>Workspace %1 is not in the profile the actions work on now (the profile shown changed): choose it again.</source>
+        <translation>工作区 %1 不在当前操作所针对的配置文件中（显示的配置文件已更改）：请重新选择它。</translation>
+    </message>
+    <message>
+        <source>This profile is read-only: it opens no terminal into its workspaces.</source>
+        <translation>此配置文件为只读：不会为其工作区打开终端。</translation>
+    </message>
 </context>
 <context>
     <name>ConfirmDialog</name>
@@ -1786,6 +1794,14 @@
     <message>
         <source>Every profile&apos;s workspaces, each profile a group of its own</source>
         <translation>所有配置文件的工作区，每个配置文件自成一组</translation>
+    </message>
+    <message>
+        <source>Open a workspace</source>
+        <translation>打开工作区</translation>
+    </message>
+    <message>
+        <source>Open it in which profile?</source>
+        <translation>在哪个配置文件中打开？</translation>
     </message>
 </context>
 <context>
@@ -6466,6 +6482,12 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
     <message>
         <source>Its profile was closed meanwhile</source>
         <translation>其配置文件已在此期间关闭</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n selected workspace(s) are in read-only profiles and are skipped.</source>
+        <translation>
+            <numerusform>选中的工作区中有 %n 个属于只读配置文件，将被跳过。</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -68,12 +68,24 @@ RunDialog *CommandActions::runCommand(const WorkspaceRecord &record)
 
 Result<> CommandActions::openTerminal(const WorkspaceRecord &record)
 {
-    const auto command = owns(record) && !m_readOnly ? m_session->terminalCommand(record.info) : std::nullopt;
-    Result<> launched = command
-        ? m_launcher.launch(*command)
-        : Result<>(
-            fail(Error::unsupported(tr("This workspace has no terminal command: its backend cannot be reached from "
-                                       "a terminal on this computer."))));
+    // Why there is no terminal, in the user's terms: a row of another profile than the one
+    // acted on (the profile shown changed meanwhile), a read-only profile, or a backend that no
+    // terminal here can reach.
+    Result<> launched;
+    if (!owns(record)) {
+        launched = fail(Error::invalidArgument(
+            tr("Workspace %1 is not in the profile the actions work on now (the profile shown changed): "
+               "choose it again.")
+                .arg(record.info.workspaceId.isEmpty() ? record.info.sandboxId : record.info.workspaceId)));
+    } else if (m_readOnly) {
+        launched =
+            fail(Error::invalidArgument(tr("This profile is read-only: it opens no terminal into its workspaces.")));
+    } else if (const auto command = m_session->terminalCommand(record.info)) {
+        launched = m_launcher.launch(*command);
+    } else {
+        launched = fail(Error::unsupported(tr("This workspace has no terminal command: its backend cannot be "
+                                              "reached from a terminal on this computer.")));
+    }
     if (!launched) {
         if (m_message)
             m_message->close();

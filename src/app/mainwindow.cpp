@@ -40,6 +40,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -467,6 +468,7 @@ void MainWindow::setSession(ProfileSession *session, const QString &profileId, c
     updateInspector();
     m_lastRefresh = QDateTime();
     m_unreachable = false;
+    newRefreshGeneration();
     {
         const QSignalBlocker blocker(m_ui->profileBox);
         if (const int index = m_ui->profileBox->findData(profile); index >= 0)
@@ -500,8 +502,9 @@ void MainWindow::setAllProfiles(const QList<AllProfiles::Entry> &entries)
         m_stale.clear();
         m_fitAllRows = true; // once the first listings are in (the groups come first)
         m_profile = AllProfiles::id();
+        newRefreshGeneration();
         m_model->setProfileGroups(true);
-        m_actions->setSessionLookup([this](const QString &id) { return m_all->session(id); });
+        m_actions->setSessionLookup([this](const QString &id) { return m_all ? m_all->session(id) : nullptr; });
         m_lastRefresh = QDateTime();
         m_unreachable = false;
         m_sessionProblem.clear();
@@ -538,7 +541,8 @@ ProfileSession *MainWindow::sessionOf(const QString &profileId) const
 
 void MainWindow::forgetSession(ProfileSession *session)
 {
-    m_all->forget(session);
+    if (m_all) // null once the window is being destroyed (~MainWindow)
+        m_all->forget(session);
     if (showsAllProfiles())
         updateActions();
 }
@@ -706,7 +710,8 @@ void MainWindow::updateInspector()
 void MainWindow::setRefreshInterval(std::chrono::seconds interval)
 {
     m_refreshInterval = interval;
-    m_all->setRefreshInterval(interval);
+    if (m_all)
+        m_all->setRefreshInterval(interval);
     const int index = m_ui->refreshIntervalBox->findData(int(interval.count()));
     if (index >= 0 && index != m_ui->refreshIntervalBox->currentIndex())
         m_ui->refreshIntervalBox->setCurrentIndex(index);
@@ -730,7 +735,8 @@ void MainWindow::updateTimers()
         m_tickTimer.stop();
     // Watched only while seen, as the refreshes.
     m_live->setActive(visible);
-    m_all->setActive(visible && showsAllProfiles());
+    if (m_all)
+        m_all->setActive(visible && showsAllProfiles());
     m_metrics->setActive(visible);
 }
 
@@ -853,6 +859,13 @@ void MainWindow::changeEvent(QEvent *event)
         updateTimers();
 }
 
+void MainWindow::newRefreshGeneration()
+{
+    ++m_refreshGeneration;
+    m_refreshing = false;
+    m_refreshAgain = false;
+}
+
 void MainWindow::refreshFor(const QStringList &workspaceIds)
 {
     for (const QString &id : workspaceIds)
@@ -877,7 +890,9 @@ QCoro::Task<void> MainWindow::refresh()
         co_return;
     m_refreshing = true;
     // The window may be closed while the listing runs: nothing of it is touched after that. The
-    // user may also switch profiles meanwhile: an answer for another profile is dropped.
+    // user may also switch profiles meanwhile: an answer for another profile is dropped, and
+    // the other profile's own listing is not held up by this one (m_refreshGeneration).
+    const quint64 generation = m_refreshGeneration;
     const QPointer<MainWindow> self(this);
     const QString profile = m_profile;
     const QPointer<ProfileSession> session = m_session;
@@ -892,20 +907,16 @@ QCoro::Task<void> MainWindow::refresh()
     // What a watch reports while the listing runs is newer than it may be: applied again after it.
     m_live->listingStarted();
     auto listed = co_await session->list(everything);
-    if (!self)
+    if (!self || generation != m_refreshGeneration)
         co_return;
     QHash<QString, BootstrapLogStore::Failure> failures;
     if (failing.isValid()) {
         failures = co_await failing;
-        if (!self)
+        if (!self || generation != m_refreshGeneration)
             co_return;
     }
     m_refreshing = false;
-    if (profile != m_profile || session != m_session) {
-        m_live->listingDone();
-        refresh();
-        co_return;
-    }
+    Q_ASSERT(profile == m_profile && session == m_session);
     if (!listed) {
         // The listing's error, after what was wrong when the profile was opened (no keychain, so
         // no key: that is why the server says 401).
@@ -1186,19 +1197,16 @@ void MainWindow::updateActions()
     const WorkspaceRecord *chosen = chosenRecord({});
     ProfileSession *rowSession =
         showsAllProfiles() ? (chosen ? sessionOf(chosen->profile) : nullptr) : m_session.data();
-    ProfileSession *openSession = showsAllProfiles() ? sessionOf(currentProfile()) : m_session.data();
     if (showsAllProfiles()) {
         m_commands->setSession(rowSession);
         m_commands->setReadOnly(m_readOnly || (rowSession && rowSession->profile().readOnly));
     }
-    const bool canOpen =
-        openSession && openSession->canOpen() && !(showsAllProfiles() && openSession->profile().readOnly);
-    m_ui->actionOpen->setEnabled(!m_readOnly && canOpen);
+    m_ui->actionOpen->setEnabled(!openTargets().isEmpty());
     m_ui->actionShowLog->setEnabled(rowSession && rowSession->logs() && !records.isEmpty());
     m_ui->actionCopyId->setEnabled(!records.isEmpty());
     m_ui->actionRetryBootstrap->setEnabled(
-        !m_readOnly && canOpen && std::any_of(records.cbegin(), records.cend(), [](const WorkspaceRecord *record) {
-            return !record->bootstrapFailure.isEmpty();
+        std::any_of(records.cbegin(), records.cend(), [this](const WorkspaceRecord *record) {
+            return !record->bootstrapFailure.isEmpty() && canOpenInto(record->profile);
         }));
     m_ui->actionShowContainerLog->setEnabled(rowSession && rowSession->logs() && !records.isEmpty()
                                              && rowSession->can(Capability::ContainerLog));
@@ -1242,7 +1250,56 @@ void MainWindow::openWorkspace()
                                   .data(WorkspaceTreeModel::SortRole)
                                   .toString();
     }
-    openDialog(prefill);
+    const QStringList targets = openTargets();
+    if (targets.size() <= 1) {
+        if (!targets.isEmpty())
+            openDialog(prefill, targets.constFirst());
+        return;
+    }
+    // "All profiles" with no row chosen: into which profile, asked first.
+    QStringList names;
+    for (const QString &profile : targets) {
+        ProfileSession *session = sessionOf(profile);
+        names.append(session ? session->profile().name : profile);
+    }
+    auto *ask = new QInputDialog(this);
+    ask->setObjectName(QStringLiteral("openProfileDialog"));
+    ask->setAttribute(Qt::WA_DeleteOnClose);
+    ask->setWindowTitle(tr("Open a workspace"));
+    ask->setLabelText(tr("Open it in which profile?"));
+    ask->setComboBoxItems(names);
+    ask->setComboBoxEditable(false);
+    connect(ask, &QInputDialog::accepted, this, [this, ask, targets, prefill] {
+        // By position: two profiles may have the same name.
+        const auto *box = ask->findChild<QComboBox *>();
+        const int index = box ? box->currentIndex() : -1;
+        if (index >= 0 && index < targets.size() && canOpenInto(targets.at(index)))
+            openDialog(prefill, targets.at(index));
+    });
+    ask->open();
+}
+
+bool MainWindow::canOpenInto(const QString &profile) const
+{
+    ProfileSession *session = sessionOf(profile);
+    return !m_readOnly && session && session->canOpen() && !(showsAllProfiles() && session->profile().readOnly);
+}
+
+QStringList MainWindow::openTargets() const
+{
+    if (!showsAllProfiles())
+        return canOpenInto(m_profile) ? QStringList{m_profile} : QStringList{};
+    const QString current = currentProfile();
+    if (current != AllProfiles::id())
+        return canOpenInto(current) ? QStringList{current} : QStringList{};
+    QStringList targets;
+    if (m_all) {
+        for (const QString &profile : m_all->profiles()) {
+            if (canOpenInto(profile))
+                targets.append(profile);
+        }
+    }
+    return targets;
 }
 
 const WorkspaceRecord *MainWindow::chosenRecord(const std::function<bool(const WorkspaceRecord &)> &fits) const
@@ -1282,7 +1339,8 @@ void MainWindow::retryBootstrap()
     request.agentId = record->info.agentId;
     request.workspaceId = record->info.workspaceId;
     request.byId = true;
-    if (OpenDialog *dialog = openDialog(request))
+    // Into its own profile (in "All profiles" the current row may be another profile's).
+    if (OpenDialog *dialog = openDialog(request, record->profile))
         dialog->start();
 }
 
@@ -1318,13 +1376,11 @@ void MainWindow::setSettings(QSettings *settings)
     m_savedFilters->setSettings(settings);
 }
 
-OpenDialog *MainWindow::openDialog(const OpenDialog::Request &prefill)
+OpenDialog *MainWindow::openDialog(const OpenDialog::Request &prefill, const QString &profile)
 {
-    // In "All profiles", into the current row's (or group's) profile.
-    const QString profile = showsAllProfiles() ? currentProfile() : m_profile;
-    ProfileSession *session = sessionOf(profile);
-    if (!session || !session->canOpen() || m_readOnly || (showsAllProfiles() && session->profile().readOnly))
+    if (!canOpenInto(profile))
         return nullptr;
+    ProfileSession *session = sessionOf(profile);
     auto *dialog = new OpenDialog(session, prefill, this);
     dialog->setObjectName(QStringLiteral("openDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);

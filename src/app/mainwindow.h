@@ -174,13 +174,21 @@ protected:
 
 private:
     QList<const WorkspaceRecord *> selectedRecords() const;
+    // The profile shown changed: a listing under way is for the one before (m_refreshGeneration).
+    void newRefreshGeneration();
     QCoro::Task<void> runAction(Paddock::WorkspaceAction action, bool alwaysAsk = false);
     void onEvent(const Paddock::WorkspaceEvent &event);
     // Idle triage: selects the running workspaces idle longer than the minutes the user gives
     // (then pauses them, asking first, when `thenPause`).
     QCoro::Task<void> selectIdle(bool thenPause);
     void openWorkspace();
-    OpenDialog *openDialog(const OpenDialog::Request &prefill);
+    // Opens into `profile` (a profile shown here that can open workspaces), else nothing.
+    OpenDialog *openDialog(const OpenDialog::Request &prefill, const QString &profile);
+    // Whether Open may open into this profile now.
+    bool canOpenInto(const QString &profile) const;
+    // The profiles Open opens into: the one shown; in "All profiles" the current row's (or
+    // group's), or with none every profile shown that can (the user picks one).
+    QStringList openTargets() const;
     // The current row if it is selected (and fits), else the first selected workspace that does.
     const WorkspaceRecord *chosenRecord(const std::function<bool(const WorkspaceRecord &)> &fits) const;
     void copyIds();
@@ -244,8 +252,12 @@ private:
     QTimer m_inspectorTimer; // the inspector told once after a burst of changes to the rows
     std::chrono::seconds m_refreshInterval{15};
     QDateTime m_lastRefresh; // UTC; invalid until the first good listing
-    bool m_refreshing = false;
+    bool m_refreshing = false; // a listing of the profile shown is under way
     bool m_refreshAgain = false; // asked for while one ran
+    // Moves on whenever the profile shown changes: a listing of the previous one still under way
+    // (a server that does not answer holds it for its retries) is dropped when it ends, and the
+    // new profile's listing starts at once instead of waiting behind it.
+    quint64 m_refreshGeneration = 0;
     bool m_readOnly = false;
     bool m_quitGuard = false;
     bool m_quitConfirmed = false;

@@ -64,6 +64,8 @@ public:
     // says of the workspace it would open is looked up again.
     void lookupChanged();
     ~OpenDialog() override;
+    // The session it opens through (null once that session ended).
+    Paddock::ProfileSession *session() const { return m_session; }
 
     // What the Open button does.
     QCoro::Task<void> start();

@@ -65,6 +65,12 @@ ProfileSession *WorkspaceActionController::sessionOf(const QString &profileId) c
     return session && session->profileId() == profileId && !session->profile().readOnly ? session : nullptr;
 }
 
+bool WorkspaceActionController::isReadOnlyProfile(const QString &profileId) const
+{
+    const ProfileSession *session = m_sessionOf ? m_sessionOf(profileId) : nullptr;
+    return session && session->profileId() == profileId && session->profile().readOnly;
+}
+
 bool WorkspaceActionController::fits(WorkspaceAction action, const WorkspaceRecord &record) const
 {
     const ProfileSession *session = sessionOf(record.profile);
@@ -95,16 +101,19 @@ QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<W
     // Each action goes only to the workspaces it fits; the rest are skipped and counted.
     QList<WorkspaceRecord> targets;
     QList<WorkspaceRecord> notFitting;
+    int readOnlySkipped = 0; // rows of read-only profiles ("All profiles"): said apart
     for (const WorkspaceRecord &record : std::as_const(selected)) {
         if (fits(action, record))
             targets.append(record);
+        else if (isReadOnlyProfile(record.profile))
+            ++readOnlySkipped;
         else if (action == WorkspaceAction::Renew)
             notFitting.append(record); // the Renew dialog says why each kind is skipped
     }
     if (targets.isEmpty())
         co_return;
     const int count = int(targets.size());
-    const int skipped = int(selected.size()) - count;
+    const int skipped = int(selected.size()) - count - readOnlySkipped;
     const QPointer<WorkspaceActionController> self(this);
     // The run stays with the profiles it started on, even if the user switches profiles
     // meanwhile: each target's session, by profile ("All profiles" has several).
@@ -180,9 +189,14 @@ QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<W
             new ConfirmDialog(action == WorkspaceAction::Kill ? QMessageBox::Warning : QMessageBox::Question,
                               m_window->windowTitle(), text, m_window);
         box->setObjectName(QStringLiteral("confirmAction"));
+        QStringList skips;
+        if (readOnlySkipped > 0)
+            skips.append(
+                tr("%n selected workspace(s) are in read-only profiles and are skipped.", nullptr, readOnlySkipped));
         if (skipped > 0)
-            box->setInformativeText(
-                tr("%n selected workspace(s) do not fit this action and are skipped.", nullptr, skipped));
+            skips.append(tr("%n selected workspace(s) do not fit this action and are skipped.", nullptr, skipped));
+        if (!skips.isEmpty())
+            box->setInformativeText(skips.join(u' '));
         // A kill says, for each workspace, what it deletes when that is more than its sandbox
         // (Kubernetes: its Pod and its PVC, with the workspace's files).
         QList<ConfirmDialog::Row> rows;

@@ -46,6 +46,8 @@ public:
     using SessionOf = std::function<Paddock::ProfileSession *(const QString &profileId)>;
     void setSessionLookup(SessionOf lookup) { m_sessionOf = std::move(lookup); }
     Paddock::ProfileSession *sessionOf(const QString &profileId) const;
+    // "All profiles": whether this row's profile is read-only (its rows are skipped, and said so).
+    bool isReadOnlyProfile(const QString &profileId) const;
 
     // Whether `action` can be done to this workspace in its state, on this profile's backend.
     static bool fits(Paddock::WorkspaceAction action, const WorkspaceRecord &record,

@@ -16,6 +16,7 @@
 #include "inspectordock.h"
 #include "mainwindow.h"
 #include "notificationcenter.h"
+#include "opendialog.h"
 #include "profilesession.h"
 #include "workspaceactions.h"
 #include "workspacetreemodel.h"
@@ -29,6 +30,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QInputDialog>
 #include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
@@ -324,6 +326,105 @@ private Q_SLOTS:
                 profiles.insert(crossing.profileId);
             QCOMPARE(profiles, QSet<QString>{QStringLiteral("team-a")});
         }
+    }
+
+    void openWithNoRowAsksWhichProfileAndReadOnlyRowsAreSaidApart()
+    {
+        // With no row (or group) current, Open is not greyed out: it asks which profile to open
+        // into (never a read-only one), and opens there through that profile's own session; from
+        // a row, its profile. A bulk action skips a read-only profile's rows and says why.
+        PaddockTest::FakeOpenSandboxProcess a;
+        PaddockTest::FakeOpenSandboxProcess b;
+        QVERIFY2(a.start({QStringLiteral("--seed"), QStringLiteral("6")}), qPrintable(a.error()));
+        QVERIFY2(b.start({QStringLiteral("--seed"), QStringLiteral("3")}), qPrintable(b.error()));
+        Setup setup;
+        QVERIFY(prepare(setup, a, b));
+        {
+            ProfileStore store(setup.settings.get());
+            std::optional<Profile> teamB = store.profile(QStringLiteral("team-b"));
+            QVERIFY(teamB);
+            teamB->readOnly = true;
+            QVERIFY(store.save(*teamB));
+        }
+        Console console(setup.settings.get(), &setup.secrets, setup.dir.filePath(QStringLiteral("logs")));
+        const auto stop = qScopeGuard([&console] { QCoro::waitFor(console.shutdown()); });
+        MainWindow *window = console.window();
+        window->show();
+        QCoro::waitFor(console.start());
+        QCoro::waitFor(console.switchTo(AllProfiles::id()));
+        WorkspaceTreeModel *model = window->model();
+        QTRY_COMPARE(model->workspaceCount(), 2 + 6 + 3);
+        auto *view = window->findChild<QTreeView *>(QStringLiteral("workspaceView"));
+        auto *proxy = static_cast<QAbstractProxyModel *>(view->model());
+        view->selectionModel()->clear();
+        view->selectionModel()->setCurrentIndex(QModelIndex(), QItemSelectionModel::Clear);
+        auto *open = window->findChild<QAction *>(QStringLiteral("actionOpen"));
+        QTRY_VERIFY(open->isEnabled());
+        open->trigger();
+        auto *ask = window->findChild<QInputDialog *>(QStringLiteral("openProfileDialog"));
+        QVERIFY(ask);
+        QTRY_VERIFY(ask->isVisible());
+        auto *choices = ask->findChild<QComboBox *>();
+        QVERIFY(choices);
+        QStringList names;
+        for (int i = 0; i < choices->count(); ++i)
+            names.append(choices->itemText(i));
+        QVERIFY2(names.contains(QStringLiteral("Team A")), qPrintable(names.join(u',')));
+        QVERIFY2(!names.contains(QStringLiteral("Team B")), qPrintable(names.join(u','))); // read-only
+        choices->setCurrentIndex(int(names.indexOf(QStringLiteral("Team A"))));
+        ask->accept();
+        auto *dialog = window->findChild<OpenDialog *>(QStringLiteral("openDialog"));
+        QVERIFY(dialog);
+        QCOMPARE(dialog->session(), console.session(QStringLiteral("team-a")));
+        dialog->close();
+        QTRY_VERIFY(!window->findChild<OpenDialog *>(QStringLiteral("openDialog")));
+        QTRY_VERIFY(!window->findChild<QInputDialog *>(QStringLiteral("openProfileDialog")));
+
+        // From a row of Team A: straight into Team A, nothing asked.
+        QList<const WorkspaceRecord *> running;
+        for (const WorkspaceRecord *record : model->recordsUnder(groupOf(model, QStringLiteral("team-a")))) {
+            if (record->info.state == SandboxState::Running)
+                running.append(record);
+        }
+        QVERIFY(running.size() >= 2);
+        view->selectionModel()->setCurrentIndex(proxy->mapFromSource(model->indexOfKey(running.at(0)->key())),
+                                                QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        open->trigger();
+        dialog = window->findChild<OpenDialog *>(QStringLiteral("openDialog"));
+        QVERIFY(dialog);
+        QCOMPARE(dialog->session(), console.session(QStringLiteral("team-a")));
+        QVERIFY(!window->findChild<QInputDialog *>(QStringLiteral("openProfileDialog")));
+        dialog->close();
+
+        // Two running rows of Team A and one of the read-only Team B, paused together: the
+        // confirmation says the read-only one is skipped, and why.
+        const WorkspaceRecord *fromB = nullptr;
+        for (const WorkspaceRecord *record : model->recordsUnder(groupOf(model, QStringLiteral("team-b")))) {
+            if (record->info.state == SandboxState::Running)
+                fromB = record;
+        }
+        QVERIFY(fromB);
+        QItemSelection selection;
+        for (const WorkspaceRecord *record : {running.at(0), running.at(1), fromB}) {
+            const QModelIndex index = proxy->mapFromSource(model->indexOfKey(record->key()));
+            selection.select(index, index);
+        }
+        view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        auto *pause = window->findChild<QAction *>(QStringLiteral("actionPause"));
+        QTRY_VERIFY(pause->isEnabled());
+        QString said;
+        QString asked;
+        QTimer::singleShot(0, this, [window, &said, &asked] {
+            auto *confirm = window->findChild<ConfirmDialog *>(QStringLiteral("confirmAction"));
+            QVERIFY(confirm);
+            asked = confirm->text();
+            said = confirm->informativeText();
+            confirm->reject();
+        });
+        pause->trigger();
+        QTRY_VERIFY(!said.isEmpty());
+        QCOMPARE(said, QStringLiteral("1 selected workspace is in a read-only profile and is skipped."));
+        QVERIFY2(asked.startsWith(QStringLiteral("Pause 2 workspaces")), qPrintable(asked));
     }
 };
 

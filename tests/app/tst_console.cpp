@@ -388,6 +388,51 @@ private Q_SLOTS:
         QCoro::waitFor(console.shutdown());
     }
 
+    void aSilentServerDoesNotHoldBackTheNextProfilesListing()
+    {
+        // A server that takes the listing and never answers: the profile switched to next is
+        // listed at once, not after that listing's retries and timeouts (it waited behind it).
+        PaddockTest::ScriptedHttpServer silent;
+        for (int i = 0; i < 8; ++i)
+            silent.script.enqueue(QByteArray()); // accept, never answer
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
+        MemorySecretStore secrets;
+        Profile quiet;
+        {
+            ProfileStore store(&settings);
+            Profile local = store.profiles().constFirst();
+            local.basedir = dir.filePath(QStringLiteral("workspaces"));
+            QVERIFY(store.save(local));
+            quiet.kind = Profile::Kind::OpenSandbox;
+            quiet.name = QStringLiteral("Silent");
+            quiet.id = store.newId(quiet.name);
+            quiet.domain = QStringLiteral("127.0.0.1:%1").arg(silent.serverPort());
+            QVERIFY(store.save(quiet));
+        }
+        QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("workspaces/ws1/.paddock"))));
+        QFile metadata(dir.filePath(QStringLiteral("workspaces/ws1/.paddock/workspace.json")));
+        QVERIFY(metadata.open(QIODevice::WriteOnly));
+        metadata.write(R"({"workspaceId":"ws1","userId":"u","agentId":"a","state":"Running"})");
+        metadata.close();
+        Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
+        console.window()->show();
+        QCoro::waitFor(console.start());
+        MainWindow *window = console.window();
+        QTRY_COMPARE(window->model()->workspaceCount(), 1);
+
+        QCoro::waitFor(console.switchTo(quiet.id));
+        QTRY_VERIFY(!silent.requests.isEmpty()); // its listing is on the wire, unanswered
+        QCOMPARE(window->model()->workspaceCount(), 0);
+        QCoro::waitFor(console.switchTo(QStringLiteral("local")));
+        QTRY_COMPARE(window->model()->workspaceCount(), 1);
+        QVERIFY(window->profileProblem().isEmpty());
+        // Listed while the silent server still holds the listing it took (30 s, then once more).
+        for (const QByteArray &request : std::as_const(silent.requests))
+            QVERIFY2(request.startsWith("GET "), request.constData());
+        QCoro::waitFor(console.shutdown());
+    }
+
     void rowsOfAServerThatGoesAwayShowAsLastSeen()
     {
         QTemporaryDir dir;

@@ -350,6 +350,25 @@ private Q_SLOTS:
         for (const char *name :
              {"$TERMINAL", "x-terminal-emulator", "gnome-terminal", "konsole", "xfce4-terminal", "xterm"})
             QVERIFY2(box->text().contains(QLatin1String(name)), qPrintable(box->text()));
+
+        // A row of another profile, or a read-only profile: said as such, not as a backend
+        // without a terminal, and nothing is started.
+        started.clear();
+        window.commands()->setLauncher(
+            TerminalLauncher(which, QString(), [&](const QString &program, const QStringList &, const QString &) {
+                started = program;
+                return true;
+            }));
+        WorkspaceRecord elsewhere = record;
+        elsewhere.profile = QStringLiteral("another-profile");
+        QVERIFY(!window.commands()->openTerminal(elsewhere));
+        QVERIFY2(window.commands()->lastMessage()->text().contains(QLatin1String("not in the profile")),
+                 qPrintable(window.commands()->lastMessage()->text()));
+        window.commands()->setReadOnly(true);
+        QVERIFY(!window.commands()->openTerminal(record));
+        QVERIFY2(window.commands()->lastMessage()->text().contains(QLatin1String("read-only")),
+                 qPrintable(window.commands()->lastMessage()->text()));
+        QVERIFY(started.isEmpty());
     }
 
     void everyEmulatorGetsTheCommandItsWay_data()
