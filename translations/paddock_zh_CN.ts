@@ -2306,6 +2306,10 @@
         <source>The workspace %1 in the id field is another one: choose “Reattach to workspace id” to open it.</source>
         <translation>ID 框中的工作区 %1 是另一个工作区：如需打开它，请选择“按工作区 ID 重新连接”。</translation>
     </message>
+    <message>
+        <source>Open workspace in %1</source>
+        <translation>在“%1”中打开工作区</translation>
+    </message>
 </context>
 <context>
     <name>OverviewPanel</name>

@@ -1260,7 +1260,7 @@ void MainWindow::openWorkspace()
     QStringList names;
     for (const QString &profile : targets) {
         ProfileSession *session = sessionOf(profile);
-        names.append(session ? session->profile().name : profile);
+        names.append(session ? session->profile().displayName() : profile);
     }
     auto *ask = new QInputDialog(this);
     ask->setObjectName(QStringLiteral("openProfileDialog"));
@@ -1269,6 +1269,7 @@ void MainWindow::openWorkspace()
     ask->setLabelText(tr("Open it in which profile?"));
     ask->setComboBoxItems(names);
     ask->setComboBoxEditable(false);
+    ask->setTextValue(names.constFirst()); // else the box shows none chosen
     connect(ask, &QInputDialog::accepted, this, [this, ask, targets, prefill] {
         // By position: two profiles may have the same name.
         const auto *box = ask->findChild<QComboBox *>();

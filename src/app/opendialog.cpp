@@ -23,6 +23,7 @@ OpenDialog::OpenDialog(ProfileSession *session, const Request &prefill, QWidget 
     , m_instanceKey(session ? session->instanceKey() : QString())
 {
     m_ui->setupUi(this);
+    updateTitle();
     m_ui->logView->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     // A long bootstrap keeps its last lines; the file keeps everything.
     m_ui->logView->setMaximumBlockCount(20'000);
@@ -203,8 +204,15 @@ void OpenDialog::changeEvent(QEvent *event)
     QDialog::changeEvent(event);
     if (event->type() == QEvent::LanguageChange) {
         m_ui->retranslateUi(this);
+        updateTitle();
         updateResolved();
     }
+}
+
+void OpenDialog::updateTitle()
+{
+    if (m_session)
+        setWindowTitle(tr("Open workspace in %1").arg(m_session->profile().displayName()));
 }
 
 void OpenDialog::setFieldsEnabled(bool enabled)

@@ -89,6 +89,8 @@ private:
     Paddock::WorkspaceRequest currentRequest() const;
     Paddock::Result<QString> resolve() const;
     void updateMode();
+    // The title names the profile it opens into (in "All profiles" any of them).
+    void updateTitle();
     void updateResolved();
     void setFieldsEnabled(bool enabled);
     void onLine(const QString &instanceKey, const QString &workspaceId, const Paddock::LogLine &line);

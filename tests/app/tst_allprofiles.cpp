@@ -371,6 +371,8 @@ private Q_SLOTS:
             names.append(choices->itemText(i));
         QVERIFY2(names.contains(QStringLiteral("Team A")), qPrintable(names.join(u',')));
         QVERIFY2(!names.contains(QStringLiteral("Team B")), qPrintable(names.join(u','))); // read-only
+        QVERIFY2(names.contains(QStringLiteral("Local")), qPrintable(names.join(u','))); // as shown
+        QCOMPARE(choices->currentIndex(), 0); // one is chosen from the start
         choices->setCurrentIndex(int(names.indexOf(QStringLiteral("Team A"))));
         ask->accept();
         auto *dialog = window->findChild<OpenDialog *>(QStringLiteral("openDialog"));

@@ -1331,7 +1331,7 @@ private Q_SLOTS:
                      .data()
                      .toString(),
                  QStringLiteral("已暂停"));
-        QCOMPARE(dialog->windowTitle(), QStringLiteral("打开工作区"));
+        QCOMPARE(dialog->windowTitle(), QStringLiteral("在“本地”中打开工作区")); // its profile named
         QCOMPARE(window.findChild<QAction *>(QStringLiteral("actionResume"))->text(), QStringLiteral("恢复(&U)"));
         QCOMPARE(window.findChild<QComboBox *>(QStringLiteral("stateFilterBox"))->itemText(0),
                  QStringLiteral("所有状态"));
@@ -1343,7 +1343,7 @@ private Q_SLOTS:
 
         QCOMPARE(Paddock::useLanguage(QLocale(QLocale::English, QLocale::UnitedStates)), QStringLiteral("en"));
         QTRY_COMPARE(file->title(), QStringLiteral("&File"));
-        QTRY_COMPARE(dialog->windowTitle(), QStringLiteral("Open workspace"));
+        QTRY_COMPARE(dialog->windowTitle(), QStringLiteral("Open workspace in Local"));
         QCOMPARE(window.findChild<QComboBox *>(QStringLiteral("refreshIntervalBox"))->itemText(1),
                  QStringLiteral("5 seconds")); // English plurals
         dialog->close();
