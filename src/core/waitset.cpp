@@ -92,8 +92,12 @@ QCoro::Task<bool> WaitSet::finished(QFuture<void> work, OnClose onClose)
         work.waitForFinished();
         co_return true;
     }
-    if (work.isFinished())
+    if (work.isFinished()) {
+        // isFinished() is a relaxed load: what the worker wrote before it finished is seen only
+        // after an acquire, which waitForFinished() (the future's mutex) gives at once here.
+        work.waitForFinished();
         co_return true;
+    }
     std::function<void()> finish;
     if (onClose == OnClose::Finish)
         finish = [work]() mutable { work.waitForFinished(); };
