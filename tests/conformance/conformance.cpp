@@ -906,11 +906,20 @@ void BackendConformance::metricsAsTheCapabilitySays()
     // Sampled again until the burn shows: a command that has only just started may not have
     // used a whole clock tick yet (on a loaded machine it waits for a core), which reads as 0.
     Result<QList<SandboxMetrics>> metrics = fail(Error::backend(QStringLiteral("not sampled")));
+    QString seen;
     const auto burnShows = [&] {
         metrics = QCoro::waitFor(m_backend->metrics({sandbox->sandboxId, missing}));
+        if (!metrics)
+            seen = metrics.error().message;
+        else if (metrics->size() != 1)
+            seen = QStringLiteral("%1 entries").arg(metrics->size());
+        else
+            seen = metrics->first().cpuPercent ? QString::number(*metrics->first().cpuPercent) : QStringLiteral("none");
         return metrics && metrics->size() == 1 && metrics->first().cpuPercent && *metrics->first().cpuPercent > 0;
     };
-    QTRY_VERIFY_WITH_TIMEOUT(burnShows(), 5000);
+    // QTRY_* evaluates its expression again after it held: once shown, it stays shown.
+    bool shown = false;
+    QTRY_VERIFY2_WITH_TIMEOUT(shown || (shown = burnShows()), qPrintable(seen), 5000);
     const auto ended = QCoro::waitFor(burning);
     QVERIFY2(metrics, why(metrics));
     QVERIFY2(ended, why(ended));
