@@ -1330,8 +1330,9 @@ void MainWindow::copyIds()
 
 void MainWindow::retryBootstrap()
 {
-    const WorkspaceRecord *record =
-        chosenRecord([](const WorkspaceRecord &candidate) { return !candidate.bootstrapFailure.isEmpty(); });
+    const WorkspaceRecord *record = chosenRecord([this](const WorkspaceRecord &candidate) {
+        return !candidate.bootstrapFailure.isEmpty() && canOpenInto(candidate.profile);
+    });
     if (!record)
         return;
     // That very workspace, by its id: opening it runs its bootstrap again (its marker is missing).

@@ -840,8 +840,10 @@ QCoro::Task<void> ProfileSession::shutdown(WorkspaceManager::StopMode mode)
     const auto done = m_shutdownDone;
     qCInfo(lcSession).noquote() << "closing profile" << m_profile.id;
     co_await m_manager->stop(mode);
-    // The reads under way are let go (a paused sandbox's execd would hold them to their
-    // timeouts); the actions are waited for.
+    // The reads under way are let go (a paused sandbox's execd, or a server that took a listing
+    // and never answers, would hold them to their timeouts); the actions are waited for. (A bulk
+    // pause still settling by listing, on OpenSandbox or Kubernetes, then reports its pauses as
+    // cancelled: they were sent, and nothing shows the report of a quit.)
     m_backend->cancelReads();
     // Every action, read and bulk job under way ends before anything it uses is freed.
     co_await m_tasks.idle();

@@ -253,9 +253,9 @@ void TestE2BBackend::stringsAreTheirTextWithOrWithoutEscapes()
 
 void TestE2BBackend::aListingIsEveryPageInTheServersOrder()
 {
-    // Pages are parsed by whichever side claims them first (the idle-priority thread as they
+    // Pages are parsed by whichever side claims them first (the low-priority thread as they
     // arrive, every core once the last is in): each page once, joined in the server's order. With
-    // no latency the fetch outruns the idle thread; at 20 ms a page it keeps up.
+    // no latency the fetch outruns the parsing thread; at 20 ms a page it keeps up.
     for (const int latencyMs : {0, 20}) {
         FakeE2bProcess server;
         QVERIFY2(server.start({QStringLiteral("--seed"), QStringLiteral("1000"), QStringLiteral("--latency-ms"),
@@ -294,7 +294,6 @@ void TestE2BBackend::aListingIsEveryPageInTheServersOrder()
             for (const SandboxInfo &info : std::as_const(*listed))
                 ids.append(info.sandboxId);
             QCOMPARE(ids, expected);
-            QVERIFY(client.lastListingPagesLeft() >= 0 && client.lastListingPagesLeft() <= 10);
             qInfo("latency %d ms: %d of 10 pages left for the end", latencyMs, client.lastListingPagesLeft());
         }
     }

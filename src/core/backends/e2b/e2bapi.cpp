@@ -18,6 +18,11 @@
 #include <optional>
 #include <string_view>
 
+#ifdef Q_OS_LINUX
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+
 namespace Paddock::E2B {
 
 namespace {
@@ -53,17 +58,20 @@ bool ownValue(std::string_view key)
 // The metadata keys AgentScope writes, as QStrings whose copies touch no reference count.
 const QString &workspaceIdKeyText()
 {
-    static const QString key = WorkspaceIdKey;
+    static const QString key = QStringLiteral("agentscope.workspace.id");
+    Q_ASSERT(key == WorkspaceIdKey);
     return key;
 }
 const QString &userIdKeyText()
 {
-    static const QString key = UserIdKey;
+    static const QString key = QStringLiteral("agentscope.user.id");
+    Q_ASSERT(key == UserIdKey);
     return key;
 }
 const QString &agentIdKeyText()
 {
-    static const QString key = AgentIdKey;
+    static const QString key = QStringLiteral("agentscope.agent.id");
+    Q_ASSERT(key == AgentIdKey);
     return key;
 }
 
@@ -457,7 +465,6 @@ ControlPlane::ControlPlane(HttpClient *http, ConnectionConfig config, QObject *p
 {
     m_http->setErrorDecoder(decodeError);
     m_parser.setMaxThreadCount(1);
-    m_parser.setThreadPriority(QThread::IdlePriority);
 }
 
 HttpRequest ControlPlane::request(const QByteArray &method, const QString &path, const QByteArray &query) const
@@ -503,7 +510,22 @@ QCoro::Task<Result<>> ControlPlane::sendForNothing(HttpRequest request)
 
 namespace {
 
-// A listed page on its way to being parsed, by whichever side claims it first: the idle-priority
+// The calling thread at the lowest priority a process may give itself, nice 19 (Linux keeps a
+// nice value per thread), once per thread. Not SCHED_IDLE: a thread of that class, preempted while
+// it holds a lock the GUI thread then wants (its pool's, its malloc arena's), can be kept off the
+// CPU far longer on a busy machine, and it measured no better here.
+void lowerThisThreadsPriority()
+{
+#ifdef Q_OS_LINUX
+    static thread_local bool lowered = false;
+    if (!lowered) {
+        lowered = true;
+        setpriority(PRIO_PROCESS, id_t(gettid()), 19); // failing is harmless: it runs as it is
+    }
+#endif
+}
+
+// A listed page on its way to being parsed, by whichever side claims it first: the low-priority
 // parsing thread while the fetch goes on, or, once the fetch is over, the listing itself, which
 // hands the page to a thread of normal priority.
 struct PendingPage
@@ -526,13 +548,13 @@ QCoro::Task<Result<QList<SandboxInfo>>> ControlPlane::list(QStringList states, Q
 {
     QByteArray token;
     // Each page is parsed while the next one travels (the next page needs only this one's
-    // X-Next-Token), on the control plane's one parsing thread, which runs at idle priority: it
-    // takes only CPU that the fetch (this thread, Qt's network thread, a local server) leaves.
-    // At normal priority it kept a woken network thread off its core until its page was done:
-    // 10,000 sandboxes took 1.23-1.57 times the bare fetch of their pages on two cores, at idle
-    // priority 1.11-1.30. Once the last page is in, the pages the idle thread has not begun are
-    // claimed here and parsed at normal priority on every core: a busy machine delays a listing
-    // by at most the one page the idle thread is in.
+    // X-Next-Token), on the control plane's one parsing thread, which runs at nice 19: it takes
+    // little CPU from the fetch (this thread, Qt's network thread, a local server). At normal
+    // priority it kept a woken network thread off its core until its page was done: 10,000
+    // sandboxes took 1.23-1.57 times the bare fetch of their pages on two cores, at nice 19
+    // 1.04-1.28 (src/core/backends/e2b/README.md). Once the last page is in, the pages that
+    // thread has not begun are claimed here and parsed at normal priority on every core: a busy
+    // machine delays a listing by at most the one page the low-priority thread is in.
     QList<std::shared_ptr<PendingPage>> pending;
     QList<QFuture<void>> parsing;
     for (int page = 0; page < MaxPages; ++page) {
@@ -542,14 +564,15 @@ QCoro::Task<Result<QList<SandboxInfo>>> ControlPlane::list(QStringList states, Q
         auto response = co_await m_http->send(listing);
         if (!response) {
             // The pages already in are not parsed for nothing (nor waited for by a destructor).
-            for (const std::shared_ptr<PendingPage> &page : std::as_const(pending))
-                page->claim();
+            for (const std::shared_ptr<PendingPage> &left : std::as_const(pending))
+                left->claim();
             co_return fail(response.error());
         }
         token = response->headers.value(QByteArrayLiteral("x-next-token"));
         auto next = std::make_shared<PendingPage>();
         next->response = std::move(*response);
         parsing.append(QtConcurrent::run(&m_parser, [next] {
+            lowerThisThreadsPriority();
             if (next->claim())
                 next->parse();
         }));
@@ -557,7 +580,7 @@ QCoro::Task<Result<QList<SandboxInfo>>> ControlPlane::list(QStringList states, Q
         if (token.isEmpty())
             break;
     }
-    // The idle thread's task for a page claimed here runs later and does nothing.
+    // The parsing thread's task for a page claimed here runs later and does nothing.
     m_lastPagesLeft = 0;
     for (qsizetype i = 0; i < pending.size(); ++i) {
         const std::shared_ptr<PendingPage> &page = pending.at(i);

@@ -113,7 +113,7 @@ public:
     // Every page, following X-Next-Token: the next page is asked for as soon as a page has
     // arrived, while that page is parsed on a worker thread.
     QCoro::Task<Result<QList<SandboxInfo>>> list(QStringList states, QMap<QString, QString> metadata);
-    // Of the last listing's pages, how many the idle-priority thread had not begun when the last
+    // Of the last listing's pages, how many the low-priority thread had not begun when the last
     // one arrived (then parsed on every core at normal priority): for benchmarks and tests.
     int lastListingPagesLeft() const { return m_lastPagesLeft; }
     // Ends the listings under way (and every later one) with a Cancelled error: a server that
@@ -143,7 +143,7 @@ private:
 
     HttpClient *m_http;
     ConnectionConfig m_config;
-    // Listed pages are parsed here while the fetch goes on, one at a time, at idle priority; the
+    // Listed pages are parsed here while the fetch goes on, one at a time, at nice 19; the
     // rest, once it is over, in m_finisher (see list()). Their destructors wait for a parse still
     // running.
     QThreadPool m_parser;
