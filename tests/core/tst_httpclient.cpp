@@ -253,8 +253,6 @@ private Q_SLOTS:
             QVERIFY(server.requests.at(i).endsWith(R"({"kind":"DeleteOptions","apiVersion":"v1"})"));
     }
 
-    // The managers the client makes itself (beyond six requests at once, and in place of one
-    // retired) go through the given one's proxy, a kubeconfig's proxy-url, like it.
     void aRequestWithoutABodySendsNone()
     {
         // GET and DELETE go without an upload device: no Content-Length, no body (a device, even
@@ -285,6 +283,8 @@ private Q_SLOTS:
                      server.requests.at(i).constData());
     }
 
+    // The managers the client makes itself (beyond six requests at once, and in place of one
+    // retired) go through the given one's proxy, a kubeconfig's proxy-url, like it.
     void everyManagerGoesThroughTheGivenProxy()
     {
         ScriptedHttpServer proxy;

@@ -299,10 +299,6 @@ private Q_SLOTS:
                  Error::Kind::NotFound);
     }
 
-    // The overview's details: the server's own reason and message, its facts, execd's endpoint
-    // while the sandbox runs (asked beside the GET when it is not cached, so both are in flight at
-    // once; taken from the cache when it is), and no secret: not the env, not a secret argument
-    // of the entrypoint, not execd's access token, not the API key.
     void aClosingProfileDoesNotWaitForASilentListing()
     {
         // A server that takes the listing and never answers: closing the profile ends the
@@ -326,6 +322,10 @@ private Q_SLOTS:
         QCOMPARE(api.requests.size(), 1);
     }
 
+    // The overview's details: the server's own reason and message, its facts, execd's endpoint
+    // while the sandbox runs (asked beside the GET when it is not cached, so both are in flight at
+    // once; taken from the cache when it is), and no secret: not the env, not a secret argument
+    // of the entrypoint, not execd's access token, not the API key.
     void detailsSayWhatTheServerSaysAndNoSecret()
     {
         FakeOpenSandboxProcess server;
