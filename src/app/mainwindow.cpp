@@ -157,7 +157,9 @@ MainWindow::MainWindow(ProfileSession *session, QWidget *parent)
     connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &MainWindow::expandGroups);
     connect(m_proxy, &QAbstractItemModel::modelReset, this, [this] { expandGroups({}, 0, m_proxy->rowCount() - 1); });
 
-    // Filters: text (focused with /, cleared with Esc) and state.
+    // Filters: text (focused with /, cleared with Esc) and state. The text filter keeps room for
+    // what one types (a long profile problem beside it squeezed it to a sliver).
+    m_ui->filterEdit->setMinimumWidth(m_ui->filterEdit->fontMetrics().averageCharWidth() * 24);
     connect(m_ui->filterEdit, &QLineEdit::textChanged, m_proxy, &WorkspaceFilterProxy::setText);
     connect(m_ui->actionFocusFilter, &QAction::triggered, this, [this] {
         m_ui->filterEdit->setFocus(Qt::ShortcutFocusReason);

@@ -300,6 +300,26 @@ private Q_SLOTS:
         report->close();
     }
 
+    void aLongProfileProblemLeavesTheFilterUsable()
+    {
+        // A profile's problem shows next to the switcher (elided, whole in its tooltip); however
+        // long, the filter keeps room for what one types into it (it was squeezed to a sliver).
+        QTemporaryDir dir;
+        PaddockTest::TestSession local(std::make_unique<LocalBackend>(LocalOptions{dir.path(), false}));
+        MainWindow window(local.get());
+        window.resize(1000, 600);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QString problem;
+        for (int i = 0; i < 30; ++i)
+            problem += QStringLiteral("the server at 127.0.0.1 did not answer in time; ");
+        window.setSession(nullptr, QStringLiteral("broken"), problem);
+        QCOMPARE(window.profileProblem(), problem);
+        auto *filter = window.findChild<QLineEdit *>(QStringLiteral("filterEdit"));
+        const int room = filter->fontMetrics().horizontalAdvance(QStringLiteral("Filter by id, user"));
+        QTRY_VERIFY2(filter->width() >= room, qPrintable(QStringLiteral("%1 < %2").arg(filter->width()).arg(room)));
+    }
+
     void filtersByTextAndStateAndSlashFocuses()
     {
         QTemporaryDir dir;
