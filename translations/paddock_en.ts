@@ -613,6 +613,13 @@
             <numerusform>%n selected workspaces are in read-only profiles and are skipped.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n skipped (read-only profile)</source>
+        <translation>
+            <numerusform>%n skipped (read-only profile)</numerusform>
+            <numerusform>%n skipped (read-only profiles)</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>WorkspaceCountLabel</name>

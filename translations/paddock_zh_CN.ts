@@ -6493,6 +6493,12 @@ AgentScope：AgentScope 的 LocalWorkspaceManager 所用的文件夹 &lt;文件�
             <numerusform>选中的工作区中有 %n 个属于只读配置文件，将被跳过。</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n skipped (read-only profile)</source>
+        <translation>
+            <numerusform>%n 个已跳过（只读配置文件）</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>WorkspaceCountLabel</name>

@@ -353,6 +353,9 @@ QCoro::Task<void> WorkspaceActionController::run(WorkspaceAction action, QList<W
         summary += QStringLiteral("; ") + tr("%n cancelled", nullptr, cancelled);
     if (!failures.isEmpty())
         summary += QStringLiteral("; ") + tr("%n failed", nullptr, int(failures.size()));
+    // What was not even tried, said here too: a single workspace is done without a confirmation.
+    if (readOnlySkipped > 0)
+        summary += QStringLiteral("; ") + tr("%n skipped (read-only profile)", nullptr, readOnlySkipped);
     Q_EMIT busyChanged(false);
     Q_EMIT finished(summary);
     if (!self)

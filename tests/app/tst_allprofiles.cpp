@@ -427,6 +427,19 @@ private Q_SLOTS:
         QTRY_VERIFY(!said.isEmpty());
         QCOMPARE(said, QStringLiteral("1 selected workspace is in a read-only profile and is skipped."));
         QVERIFY2(asked.startsWith(QStringLiteral("Pause 2 workspaces")), qPrintable(asked));
+
+        // One of Team A's and the read-only one: done without asking, and the summary says so.
+        QItemSelection two;
+        for (const WorkspaceRecord *record : {running.at(0), fromB}) {
+            const QModelIndex index = proxy->mapFromSource(model->indexOfKey(record->key()));
+            two.select(index, index);
+        }
+        view->selectionModel()->select(two, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QSignalSpy finished(window->actions(), &WorkspaceActionController::finished);
+        pause->trigger();
+        QTRY_COMPARE(finished.size(), 1);
+        QCOMPARE(finished.constFirst().at(0).toString(),
+                 QStringLiteral("1 of 1 workspace done; 1 skipped (read-only profile)"));
     }
 };
 
