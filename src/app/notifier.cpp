@@ -141,6 +141,13 @@ void Notifier::notify(const Notification &notification)
 
 void Notifier::sendDBus(const Notification &notification)
 {
+    // An update of a group whose notification's id is not back yet waits for it (the latest
+    // update only): sent at once, it would replace nothing and show a second notification.
+    if (notification.replaces && m_sending.contains(notification.group)) {
+        m_held.insert(notification.group, notification);
+        return;
+    }
+    ++m_sending[notification.group];
     const uint replaces = notification.replaces ? m_idOfGroup.value(notification.group) : 0;
     QStringList actions;
     if (m_capabilities.contains(QLatin1String("actions")))
@@ -158,11 +165,16 @@ void Notifier::sendDBus(const Notification &notification)
     auto *watcher = new QDBusPendingCallWatcher(QDBusConnection::sessionBus().asyncCall(call, 10000), this);
     connect(watcher, &QDBusPendingCallWatcher::finished, this, [this, notification](QDBusPendingCallWatcher *finished) {
         finished->deleteLater();
+        if (--m_sending[notification.group] <= 0)
+            m_sending.remove(notification.group);
         const QDBusPendingReply<uint> reply = *finished;
         if (reply.isError()) {
-            // The service went away (a daemon that crashed): the fallback from now on, said once.
+            // The service went away (a daemon that crashed): the fallback from now on, said once,
+            // with the latest of the group's notifications.
+            const Notification latest =
+                m_held.contains(notification.group) ? m_held.take(notification.group) : notification;
             degrade(Lack::Service, reply.error().message());
-            notify(notification);
+            notify(latest);
             return;
         }
         const uint id = reply.value();
@@ -170,6 +182,8 @@ void Notifier::sendDBus(const Notification &notification)
             m_byId.remove(before);
         m_idOfGroup.insert(notification.group, id);
         m_byId.insert(id, notification);
+        if (!m_sending.contains(notification.group) && m_held.contains(notification.group))
+            notify(m_held.take(notification.group)); // now with the id it replaces
     });
 }
 

@@ -90,6 +90,8 @@ private:
     QStringList m_capabilities;
     QList<Notification> m_waiting; // while probing
     QHash<QString, uint> m_idOfGroup; // the server's id of each group's notification
+    QHash<QString, int> m_sending; // groups whose Notify calls have not all answered yet
+    QHash<QString, Notification> m_held; // each such group's latest update, sent once it has
     QHash<uint, Notification> m_byId;
     QSet<QString> m_said; // degraded messages said
     QString m_degradedText;
