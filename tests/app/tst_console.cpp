@@ -103,6 +103,33 @@ public:
     std::shared_ptr<Broadcast<bool>> open = std::make_shared<Broadcast<bool>>();
 };
 
+// The Local profile kept in `dir`/workspaces, and an OpenSandbox profile named `name` at
+// 127.0.0.1:`port`: that profile's id (empty when a profile could not be saved).
+QString saveLocalAndOpenSandbox(QSettings *settings, const QTemporaryDir &dir, const QString &name, quint16 port)
+{
+    ProfileStore store(settings);
+    Profile local = store.profiles().constFirst();
+    local.basedir = dir.filePath(QStringLiteral("workspaces"));
+    if (!store.save(local))
+        return {};
+    Profile remote;
+    remote.kind = Profile::Kind::OpenSandbox;
+    remote.name = name;
+    remote.id = store.newId(name);
+    remote.domain = QStringLiteral("127.0.0.1:%1").arg(port);
+    return store.save(remote) ? remote.id : QString();
+}
+
+// One running workspace, ws1, in the Local profile's folder (saveLocalAndOpenSandbox's).
+bool leaveLocalWorkspace(const QTemporaryDir &dir)
+{
+    if (!QDir().mkpath(dir.filePath(QStringLiteral("workspaces/ws1/.paddock"))))
+        return false;
+    QFile metadata(dir.filePath(QStringLiteral("workspaces/ws1/.paddock/workspace.json")));
+    return metadata.open(QIODevice::WriteOnly)
+        && metadata.write(R"({"workspaceId":"ws1","userId":"u","agentId":"a","state":"Running"})") > 0;
+}
+
 } // namespace
 
 class TestConsole final : public QObject
@@ -354,30 +381,16 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
         MemorySecretStore secrets;
-        Profile gone;
-        {
-            ProfileStore store(&settings);
-            Profile local = store.profiles().constFirst();
-            local.basedir = dir.filePath(QStringLiteral("workspaces"));
-            QVERIFY(store.save(local));
-            gone.kind = Profile::Kind::OpenSandbox;
-            gone.name = QStringLiteral("Gone");
-            gone.id = store.newId(gone.name);
-            gone.domain = QStringLiteral("127.0.0.1:%1").arg(port);
-            QVERIFY(store.save(gone));
-        }
-        QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("workspaces/ws1/.paddock"))));
-        QFile metadata(dir.filePath(QStringLiteral("workspaces/ws1/.paddock/workspace.json")));
-        QVERIFY(metadata.open(QIODevice::WriteOnly));
-        metadata.write(R"({"workspaceId":"ws1","userId":"u","agentId":"a","state":"Running"})");
-        metadata.close();
+        const QString goneId = saveLocalAndOpenSandbox(&settings, dir, QStringLiteral("Gone"), port);
+        QVERIFY(!goneId.isEmpty());
+        QVERIFY(leaveLocalWorkspace(dir));
         Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
         console.window()->show();
         QCoro::waitFor(console.start());
         MainWindow *window = console.window();
         QTRY_COMPARE(window->model()->workspaceCount(), 1);
 
-        QCoro::waitFor(console.switchTo(gone.id));
+        QCoro::waitFor(console.switchTo(goneId));
         QTRY_VERIFY(!window->profileProblem().isEmpty());
         QVERIFY2(window->profileProblem().contains(QLatin1String("127.0.0.1")), qPrintable(window->profileProblem()));
         QCOMPARE(window->model()->workspaceCount(), 0);
@@ -398,30 +411,16 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
         MemorySecretStore secrets;
-        Profile quiet;
-        {
-            ProfileStore store(&settings);
-            Profile local = store.profiles().constFirst();
-            local.basedir = dir.filePath(QStringLiteral("workspaces"));
-            QVERIFY(store.save(local));
-            quiet.kind = Profile::Kind::OpenSandbox;
-            quiet.name = QStringLiteral("Silent");
-            quiet.id = store.newId(quiet.name);
-            quiet.domain = QStringLiteral("127.0.0.1:%1").arg(silent.serverPort());
-            QVERIFY(store.save(quiet));
-        }
-        QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("workspaces/ws1/.paddock"))));
-        QFile metadata(dir.filePath(QStringLiteral("workspaces/ws1/.paddock/workspace.json")));
-        QVERIFY(metadata.open(QIODevice::WriteOnly));
-        metadata.write(R"({"workspaceId":"ws1","userId":"u","agentId":"a","state":"Running"})");
-        metadata.close();
+        const QString quietId = saveLocalAndOpenSandbox(&settings, dir, QStringLiteral("Silent"), silent.serverPort());
+        QVERIFY(!quietId.isEmpty());
+        QVERIFY(leaveLocalWorkspace(dir));
         Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
         console.window()->show();
         QCoro::waitFor(console.start());
         MainWindow *window = console.window();
         QTRY_COMPARE(window->model()->workspaceCount(), 1);
 
-        QCoro::waitFor(console.switchTo(quiet.id));
+        QCoro::waitFor(console.switchTo(quietId));
         QTRY_VERIFY(!silent.requests.isEmpty()); // its listing is on the wire, unanswered
         QCOMPARE(window->model()->workspaceCount(), 0);
         QCoro::waitFor(console.switchTo(QStringLiteral("local")));
@@ -497,18 +496,9 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QSettings settings(dir.filePath(QStringLiteral("paddock.ini")), QSettings::IniFormat);
         MemorySecretStore secrets;
-        Profile keyless;
-        {
-            ProfileStore store(&settings);
-            Profile local = store.profiles().constFirst();
-            local.basedir = dir.filePath(QStringLiteral("workspaces"));
-            QVERIFY(store.save(local));
-            keyless.kind = Profile::Kind::OpenSandbox;
-            keyless.name = QStringLiteral("Other server");
-            keyless.id = store.newId(keyless.name);
-            keyless.domain = QStringLiteral("127.0.0.1:%1").arg(other.serverPort());
-            QVERIFY(store.save(keyless));
-        }
+        const QString keylessId =
+            saveLocalAndOpenSandbox(&settings, dir, QStringLiteral("Other server"), other.serverPort());
+        QVERIFY(!keylessId.isEmpty());
         other.script.enqueue(PaddockTest::ScriptedHttpServer::response(
             200,
             R"({"items":[],"pagination":{"page":1,"pageSize":200,"totalItems":0,"totalPages":0,)"
@@ -516,7 +506,7 @@ private Q_SLOTS:
         Console console(&settings, &secrets, dir.filePath(QStringLiteral("logs")));
         console.window()->show();
         QCoro::waitFor(console.start());
-        QCoro::waitFor(console.switchTo(keyless.id));
+        QCoro::waitFor(console.switchTo(keylessId));
         QTRY_VERIFY(!other.requests.isEmpty());
         QVERIFY2(other.requests.constFirst().startsWith("GET /v1/sandboxes?"), other.requests.constFirst().constData());
         for (const QByteArray &request : std::as_const(other.requests)) {

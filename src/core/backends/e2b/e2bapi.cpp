@@ -123,73 +123,11 @@ void readMetadata(Json::Reader &r, Json::od::value &value, SandboxInfo &info)
     info.metadata = QMap<QString, QString>(std::move(map));
 }
 
-// One member of a sandbox (a listing's or a GET's) into its record. `info` is where the record's
-// SandboxInfo goes (a listing's page list, or record.info), so a listed sandbox is made in place
-// instead of moved. The first letter of the name picks the one or three names to compare it
-// with (a listing of 10,000 has 130,000 members).
-void readMember(Json::Reader &r, Json::od::raw_json_string key, Json::od::value &value, SandboxInfo &info,
-                SandboxRecord &record)
-{
-    switch (key.raw()[0]) {
-    case 's':
-        if (key == "sandboxID")
-            info.sandboxId = r.string(value);
-        else if (key == "state")
-            info.rawState = r.shared(value);
-        else if (key == "startedAt")
-            record.startedAt = r.time(value).value_or(QDateTime());
-        break;
-    case 't':
-        if (key == "templateID")
-            record.templateId = r.shared(value);
-        break;
-    case 'a':
-        if (key == "alias")
-            record.alias = r.shared(value);
-        break;
-    case 'e':
-        if (key == "endAt") {
-            record.endAt = r.time(value).value_or(QDateTime());
-        } else if (key == "envdVersion") {
-            record.envdVersion = r.shared(value);
-        } else if (key == "envdAccessToken") {
-            const std::string_view token = r.view(value);
-            record.envdAccessToken = QByteArray(token.data(), qsizetype(token.size()));
-        }
-        break;
-    case 'm':
-        if (key == "metadata")
-            readMetadata(r, value, info);
-        else if (key == "memoryMB")
-            record.memoryMB = r.integer(value, 0);
-        break;
-    case 'c':
-        if (key == "cpuCount")
-            record.cpuCount = r.integer(value, 0);
-        break;
-    case 'd':
-        if (key == "diskSizeMB")
-            record.diskSizeMB = r.integer(value, 0);
-        else if (key == "domain")
-            record.domain = r.shared(value);
-        break;
-    case 'l':
-        if (key == "lifecycle") {
-            r.fields(value, [&](Json::od::raw_json_string field, Json::od::value &v) {
-                if (field == "onTimeout")
-                    record.onTimeout = r.shared(v);
-            });
-        }
-        break;
-    default:
-        break;
-    }
-}
-
 // A listed sandbox's member: only what a listing keeps (the SandboxInfo, and the template and
 // times it is made from). The rest of a record (cpu, memory, disk, envd's version, the domain,
 // the lifecycle) is for one sandbox's details, read by readMember from its GET; a listing of
-// 10,000 skips it unread.
+// 10,000 skips it unread. The first letter of the name picks the one or three names to compare
+// it with (a listing of 10,000 has 130,000 members).
 void readListedMember(Json::Reader &r, Json::od::raw_json_string key, Json::od::value &value, SandboxInfo &info,
                       SandboxRecord &record)
 {
@@ -220,6 +158,34 @@ void readListedMember(Json::Reader &r, Json::od::raw_json_string key, Json::od::
         break;
     default:
         break;
+    }
+}
+
+// One member of a sandbox's GET into its record: what only one sandbox's details show, else
+// what a listing keeps too (readListedMember). `info` is record.info.
+void readMember(Json::Reader &r, Json::od::raw_json_string key, Json::od::value &value, SandboxInfo &info,
+                SandboxRecord &record)
+{
+    if (key == "envdVersion") {
+        record.envdVersion = r.shared(value);
+    } else if (key == "envdAccessToken") {
+        const std::string_view token = r.view(value);
+        record.envdAccessToken = QByteArray(token.data(), qsizetype(token.size()));
+    } else if (key == "memoryMB") {
+        record.memoryMB = r.integer(value, 0);
+    } else if (key == "cpuCount") {
+        record.cpuCount = r.integer(value, 0);
+    } else if (key == "diskSizeMB") {
+        record.diskSizeMB = r.integer(value, 0);
+    } else if (key == "domain") {
+        record.domain = r.shared(value);
+    } else if (key == "lifecycle") {
+        r.fields(value, [&](Json::od::raw_json_string field, Json::od::value &v) {
+            if (field == "onTimeout")
+                record.onTimeout = r.shared(v);
+        });
+    } else {
+        readListedMember(r, key, value, info, record);
     }
 }
 
